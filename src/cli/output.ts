@@ -1,0 +1,75 @@
+// How results reach the user: a plain table on stdout, or JSON with --json. Logs and progress go to
+// stderr so that stdout stays machine-readable.
+import { GexwhError } from '../errors.js';
+
+export type Row = Record<string, unknown>;
+
+export interface Output {
+  json: boolean;
+  quiet: boolean;
+  verbose: boolean;
+  /** The command's result: JSON with --json, else the given text. */
+  result(value: unknown, text: () => string): void;
+  /** A line for humans on stderr (suppressed by --quiet). */
+  info(line: string): void;
+  /** A line only with --verbose. */
+  debug(line: string): void;
+  warn(line: string): void;
+}
+
+export function createOutput(flags: { json: boolean; quiet: boolean; verbose: boolean }): Output {
+  return {
+    ...flags,
+    result(value, text) {
+      process.stdout.write(flags.json ? `${JSON.stringify(value, jsonReplacer, 2)}\n` : `${text()}\n`);
+    },
+    info(line) {
+      if (!flags.quiet) process.stderr.write(`${line}\n`);
+    },
+    debug(line) {
+      if (flags.verbose) process.stderr.write(`${line}\n`);
+    },
+    warn(line) {
+      process.stderr.write(`warning: ${line}\n`);
+    },
+  };
+}
+
+/** BigInt (DuckDB BIGINT) and Date values as JSON. */
+export function jsonReplacer(_key: string, value: unknown): unknown {
+  if (typeof value === 'bigint') return Number.isSafeInteger(Number(value)) ? Number(value) : value.toString();
+  return value;
+}
+
+export function formatCell(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  if (value instanceof Date) return value.toISOString();
+  if (typeof value === 'number') return Number.isInteger(value) ? String(value) : String(Math.round(value * 1e6) / 1e6);
+  if (Array.isArray(value)) return value.map(formatCell).join(',');
+  if (typeof value === 'object') return JSON.stringify(value, jsonReplacer);
+  return String(value);
+}
+
+/** A left-aligned text table with a header line; numbers right-aligned. */
+export function formatTable(rows: readonly Row[], columns?: readonly string[]): string {
+  const cols = columns ?? (rows[0] ? Object.keys(rows[0]) : []);
+  if (cols.length === 0) return '(no rows)';
+  const cells = rows.map((row) => cols.map((c) => formatCell(row[c])));
+  const widths = cols.map((c, i) => Math.max(c.length, ...cells.map((r) => r[i]!.length)));
+  const numeric = cols.map((c) => rows.length > 0 && rows.every((r) => r[c] === null || r[c] === undefined || typeof r[c] === 'number' || typeof r[c] === 'bigint'));
+  const line = (values: string[]) =>
+    values.map((v, i) => (numeric[i] ? v.padStart(widths[i]!) : v.padEnd(widths[i]!))).join('  ').trimEnd();
+  return [line([...cols]), line(widths.map((w) => '-'.repeat(w))), ...cells.map(line)].join('\n');
+}
+
+/** An error as the user sees it: the message, the API slug and every hint, never a stack. */
+export function describeError(error: unknown, verbose: boolean): string {
+  if (error instanceof GexwhError) {
+    const slug = 'slug' in error && typeof error.slug === 'string' ? `${error.slug}: ` : '';
+    const hints = Object.entries(error.hints).map(([k, v]) => `  ${k}: ${formatCell(v)}`);
+    return [`error: ${slug}${error.message}`, ...hints].join('\n');
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  const stack = verbose && error instanceof Error && error.stack ? `\n${error.stack}` : '';
+  return `error: unexpected failure: ${message}${stack}`;
+}

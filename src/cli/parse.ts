@@ -1,0 +1,17 @@
+// Option value parsers for commander: they reject bad values with a message naming what is allowed.
+import { InvalidArgumentError } from 'commander';
+
+export function integerOption(min: number, max = Number.MAX_SAFE_INTEGER) {
+  return (value: string): number => {
+    if (!/^-?\d+$/.test(value.trim())) throw new InvalidArgumentError(`expected a whole number from ${min} to ${max}, got "${value}"`);
+    const n = Number(value);
+    if (n < min || n > max) throw new InvalidArgumentError(`expected a whole number from ${min} to ${max}, got ${n}`);
+    return n;
+  };
+}
+
+/** Repeatable and comma-separated: `--symbol BTC --symbol ETH,SOL` → [BTC, ETH, SOL]. */
+export function listOption(value: string, previous: string[] | undefined): string[] {
+  const items = value.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  return [...(previous ?? []), ...items];
+}

@@ -1,0 +1,139 @@
+// Settings of a run: flag > env > config file > default (DESIGN §1). The config file is validated with
+// zod; an unknown key or a bad value is a UsageError naming the field and what is allowed.
+import { existsSync, readFileSync } from 'node:fs';
+import { z } from 'zod';
+import { AuthError, UsageError } from '../errors.js';
+
+export const DEFAULT_CONFIG_PATH = 'gexwh.config.json';
+export const DEFAULT_DB = 'data/gex.duckdb';
+export const DEFAULT_ARCHIVE = 'data/raw';
+
+const listOfStrings = z.union([z.string(), z.array(z.string())]).transform((v) => (Array.isArray(v) ? v : [v]));
+const count = z.int().nonnegative();
+
+/** The config file: the options' long names in camelCase; never the key itself. */
+export const ConfigFileSchema = z.strictObject({
+  db: z.string().min(1).optional(),
+  archive: z.string().min(1).optional(),
+  baseUrl: z.string().min(1).optional(),
+  exchange: listOfStrings.optional(),
+  symbol: listOfStrings.optional(),
+  files: listOfStrings.optional(),
+  since: z.string().optional(),
+  until: z.string().optional(),
+  maxCredits: count.optional(),
+  reserveCredits: count.optional(),
+  maxRequests: count.optional(),
+  concurrency: z.int().min(1).max(32).optional(),
+  order: z.enum(['newest', 'oldest']).optional(),
+  fillLevels: z.boolean().optional(),
+});
+export type ConfigFile = z.infer<typeof ConfigFileSchema>;
+
+/** Global options every command takes (as commander hands them over). */
+export interface GlobalFlags {
+  db?: string;
+  archive?: string;
+  baseUrl?: string;
+  apiKeyFile?: string;
+  config?: string;
+  json?: boolean;
+  quiet?: boolean;
+  verbose?: boolean;
+}
+
+export interface GlobalSettings {
+  db: string;
+  archive: string;
+  baseUrl: string | undefined;
+  json: boolean;
+  quiet: boolean;
+  verbose: boolean;
+  config: ConfigFile;
+  /** Where the key comes from, for messages; never the key. */
+  apiKeyFile: string | undefined;
+}
+
+export function loadConfigFile(path: string | undefined): ConfigFile {
+  const explicit = path !== undefined;
+  const file = path ?? DEFAULT_CONFIG_PATH;
+  if (!existsSync(file)) {
+    if (explicit) throw new UsageError(`--config: file not found: ${file}`);
+    return {};
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (error) {
+    throw new UsageError(`config file ${file}: not valid JSON (${(error as Error).message})`);
+  }
+  const parsed = ConfigFileSchema.safeParse(raw);
+  if (!parsed.success) throw new UsageError(`config file ${file}: ${describeIssues(parsed.error)}`);
+  return parsed.data;
+}
+
+function describeIssues(error: z.ZodError): string {
+  return error.issues
+    .map((issue) => {
+      const field = issue.path.join('.') || '(top level)';
+      if (issue.code === 'unrecognized_keys') {
+        return `unknown field(s) ${issue.keys.map((k) => `"${k}"`).join(', ')}; allowed: ${Object.keys(ConfigFileSchema.shape).join(', ')}`;
+      }
+      return `field "${field}": ${issue.message}`;
+    })
+    .join('; ');
+}
+
+export function resolveGlobals(flags: GlobalFlags, env: NodeJS.ProcessEnv = process.env): GlobalSettings {
+  const config = loadConfigFile(flags.config);
+  const baseUrl = flags.baseUrl ?? env.GEX_BASE_URL ?? config.baseUrl;
+  if (baseUrl !== undefined) checkBaseUrl(baseUrl);
+  return {
+    db: flags.db ?? env.GEXWH_DB ?? config.db ?? DEFAULT_DB,
+    archive: flags.archive ?? env.GEXWH_ARCHIVE ?? config.archive ?? DEFAULT_ARCHIVE,
+    baseUrl,
+    json: flags.json ?? false,
+    quiet: flags.quiet ?? false,
+    verbose: flags.verbose ?? false,
+    config,
+    apiKeyFile: flags.apiKeyFile,
+  };
+}
+
+function checkBaseUrl(value: string): void {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new UsageError(`--base-url: not a URL: "${value}"; expected e.g. https://api.example.com`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    throw new UsageError(`--base-url: scheme ${url.protocol} not allowed; use https (or http for a local emulator)`);
+  }
+  if (url.username || url.password) throw new UsageError('--base-url: must not contain user info');
+}
+
+export function requireBaseUrl(settings: GlobalSettings): string {
+  if (settings.baseUrl === undefined) {
+    throw new UsageError('no API base URL: set --base-url, GEX_BASE_URL or "baseUrl" in the config file (the root that holds /api/v1)');
+  }
+  return settings.baseUrl;
+}
+
+/** The API key, from GEX_API_KEY or --api-key-file. Never from a flag value or the config file. */
+export function readApiKey(settings: GlobalSettings, env: NodeJS.ProcessEnv = process.env): string {
+  if (settings.apiKeyFile !== undefined) {
+    let text: string;
+    try {
+      text = readFileSync(settings.apiKeyFile, 'utf8');
+    } catch (error) {
+      throw new UsageError(`--api-key-file: cannot read ${settings.apiKeyFile} (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+    }
+    const key = text.trim();
+    if (key === '') throw new AuthError(`--api-key-file: ${settings.apiKeyFile} is empty`);
+    return key;
+  }
+  const key = env.GEX_API_KEY?.trim();
+  if (!key) throw new AuthError('no API key: set GEX_API_KEY or pass --api-key-file PATH');
+  return key;
+}

@@ -1,0 +1,85 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { AuthError, UsageError } from '../../src/errors.js';
+import { loadConfigFile, readApiKey, resolveGlobals } from '../../src/cli/settings.js';
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'gexwh-settings-'));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+function configFile(content: unknown): string {
+  const path = join(dir, 'gexwh.config.json');
+  writeFileSync(path, typeof content === 'string' ? content : JSON.stringify(content));
+  return path;
+}
+
+describe('config file', () => {
+  it('accepts the documented fields', () => {
+    const path = configFile({ db: 'x.duckdb', symbol: ['BTC'], files: 'levels', maxCredits: 5, order: 'oldest', fillLevels: true });
+    expect(loadConfigFile(path)).toEqual({ db: 'x.duckdb', symbol: ['BTC'], files: ['levels'], maxCredits: 5, order: 'oldest', fillLevels: true });
+  });
+
+  it('rejects an unknown field, naming it and the allowed ones', () => {
+    const path = configFile({ apiKey: 'gex_x' });
+    expect(() => loadConfigFile(path)).toThrow(UsageError);
+    expect(() => loadConfigFile(path)).toThrow(/unknown field.*"apiKey".*allowed: db, archive/);
+  });
+
+  it('rejects a bad value naming the field', () => {
+    expect(() => loadConfigFile(configFile({ maxCredits: -1 }))).toThrow(/field "maxCredits"/);
+    expect(() => loadConfigFile(configFile({ order: 'random' }))).toThrow(/field "order"/);
+    expect(() => loadConfigFile(configFile({ concurrency: 0 }))).toThrow(/field "concurrency"/);
+  });
+
+  it('rejects a file that is not JSON', () => {
+    expect(() => loadConfigFile(configFile('{ not json'))).toThrow(/not valid JSON/);
+  });
+
+  it('an explicit --config that does not exist is a usage error; a missing default is fine', () => {
+    expect(() => loadConfigFile(join(dir, 'nope.json'))).toThrow(/--config: file not found/);
+  });
+});
+
+describe('precedence', () => {
+  it('flag > env > config > default', () => {
+    const config = configFile({ db: 'from-config.duckdb', archive: 'config-raw' });
+    const env = { GEXWH_DB: 'from-env.duckdb' };
+    expect(resolveGlobals({ config, db: 'from-flag.duckdb' }, env).db).toBe('from-flag.duckdb');
+    expect(resolveGlobals({ config }, env).db).toBe('from-env.duckdb');
+    expect(resolveGlobals({ config }, {}).db).toBe('from-config.duckdb');
+    expect(resolveGlobals({ config }, {}).archive).toBe('config-raw');
+    expect(resolveGlobals({ config: configFile({}) }, {}).archive).toBe('data/raw');
+  });
+
+  it('rejects a base URL with another scheme or user info', () => {
+    expect(() => resolveGlobals({ baseUrl: 'ftp://x', config: configFile({}) }, {})).toThrow(/--base-url/);
+    expect(() => resolveGlobals({ baseUrl: 'https://u:p@x', config: configFile({}) }, {})).toThrow(/user info/);
+  });
+});
+
+describe('API key', () => {
+  const settings = (apiKeyFile?: string) => ({ ...resolveGlobals({ config: configFile({}) }, {}), apiKeyFile });
+
+  it('comes from GEX_API_KEY', () => {
+    expect(readApiKey(settings(), { GEX_API_KEY: ' gex_abc \n' })).toBe('gex_abc');
+  });
+
+  it('comes from --api-key-file, trimmed', () => {
+    const file = join(dir, 'key');
+    writeFileSync(file, 'gex_fromfile\n');
+    expect(readApiKey(settings(file), {})).toBe('gex_fromfile');
+  });
+
+  it('no key is an auth error telling where to put it', () => {
+    expect(() => readApiKey(settings(), {})).toThrow(AuthError);
+    expect(() => readApiKey(settings(), {})).toThrow(/GEX_API_KEY or pass --api-key-file/);
+  });
+
+  it('an unreadable key file is a usage error naming the option', () => {
+    expect(() => readApiKey(settings(join(dir, 'missing')), {})).toThrow(/--api-key-file: cannot read/);
+  });
+});
