@@ -1,0 +1,138 @@
+// sync.files (the ledger of downloaded file versions), sync.manifest and sync.coverage.
+import type { DuckDBConnection } from '@duckdb/node-api';
+import type { FileKind } from './layouts.js';
+import { toIsoTimestamp } from './values.js';
+
+export const FILE_STATUSES = ['loaded', 'failed_verify', 'failed_load', 'superseded'] as const;
+export type FileStatus = (typeof FILE_STATUSES)[number];
+
+/** Identifies a daily file independent of its version. */
+export interface FileKeyParts {
+  exchange: string;
+  symbol: string;
+  sessionDate: string;
+  file: FileKind;
+}
+
+/** One file version as the ledger records it. */
+export interface LedgerFile extends FileKeyParts {
+  sha256: string;
+  bytes?: number | null;
+  rows?: number | null;
+  archivePath?: string | null;
+  downloadedAt?: Date | string | null;
+}
+
+export function fileKey(parts: FileKeyParts): string {
+  return `${parts.exchange}|${parts.symbol}|${parts.sessionDate}|${parts.file}`;
+}
+
+const UPSERT_LEDGER = `
+  INSERT INTO sync.files (exchange, symbol, session_date, file, sha256, bytes, rows, archive_path,
+                          downloaded_at, loaded_at, status, error, updated_at)
+  VALUES ($1, $2, $3::DATE, $4, $5, $6, $7, $8, $9::TIMESTAMPTZ, $10::TIMESTAMPTZ, $11, $12, $13::TIMESTAMPTZ)
+  ON CONFLICT (exchange, symbol, session_date, file, sha256) DO UPDATE SET
+    bytes = coalesce(excluded.bytes, sync.files.bytes),
+    rows = coalesce(excluded.rows, sync.files.rows),
+    archive_path = coalesce(excluded.archive_path, sync.files.archive_path),
+    downloaded_at = coalesce(excluded.downloaded_at, sync.files.downloaded_at),
+    loaded_at = excluded.loaded_at,
+    status = excluded.status,
+    error = excluded.error,
+    updated_at = excluded.updated_at`;
+
+/** A failure never demotes a version that is loaded: its rows are in the tables. */
+const KEEP_LOADED = ` WHERE sync.files.status <> 'loaded' OR excluded.status = 'loaded'`;
+
+/**
+ * Records a file version's status (failed_verify, failed_load; the loader records loaded and
+ * superseded itself). A failure status leaves an already loaded version of the same sha alone.
+ */
+export async function recordFileStatus(
+  conn: DuckDBConnection,
+  file: LedgerFile,
+  status: FileStatus,
+  error?: string,
+  now: Date = new Date(),
+): Promise<void> {
+  const loadedAt = status === 'loaded' ? now.toISOString() : null;
+  await conn.run(UPSERT_LEDGER + KEEP_LOADED, [
+    file.exchange,
+    file.symbol,
+    file.sessionDate,
+    file.file,
+    file.sha256,
+    file.bytes ?? null,
+    file.rows ?? null,
+    file.archivePath ?? null,
+    file.downloadedAt ? toIsoTimestamp(file.downloadedAt) : null,
+    loadedAt,
+    status,
+    error ?? null,
+    now.toISOString(),
+  ]);
+}
+
+/** The loaded sha256 per file key (fileKey()). */
+export async function loadedFiles(conn: DuckDBConnection): Promise<Map<string, string>> {
+  const reader = await conn.runAndReadAll(
+    `SELECT exchange, symbol, session_date::VARCHAR AS session_date, file, sha256
+       FROM sync.files WHERE status = 'loaded'`,
+  );
+  const result = new Map<string, string>();
+  for (const row of reader.getRowObjectsJS()) {
+    const key = fileKey({
+      exchange: String(row.exchange),
+      symbol: String(row.symbol),
+      sessionDate: String(row.session_date),
+      file: String(row.file) as FileKind,
+    });
+    result.set(key, String(row.sha256));
+  }
+  return result;
+}
+
+export interface LedgerRow extends FileKeyParts {
+  sha256: string;
+  bytes: number | null;
+  rows: number | null;
+  archivePath: string | null;
+  downloadedAt: string | null;
+  loadedAt: string | null;
+  status: FileStatus;
+  error: string | null;
+}
+
+function numberOrNull(value: unknown): number | null {
+  return value === null || value === undefined ? null : Number(value);
+}
+
+function stringOrNull(value: unknown): string | null {
+  return value === null || value === undefined ? null : String(value);
+}
+
+/** Every ledger row, optionally of one status (verify, status, repair read this). */
+export async function listLedger(conn: DuckDBConnection, status?: FileStatus): Promise<LedgerRow[]> {
+  const reader = await conn.runAndReadAll(
+    `SELECT exchange, symbol, session_date::VARCHAR AS session_date, file, sha256, bytes, rows, archive_path,
+            strftime(downloaded_at, '%Y-%m-%dT%H:%M:%S.%gZ') AS downloaded_at,
+            strftime(loaded_at, '%Y-%m-%dT%H:%M:%S.%gZ') AS loaded_at, status, error
+       FROM sync.files WHERE $1::VARCHAR IS NULL OR status = $1::VARCHAR
+      ORDER BY exchange, symbol, session_date, file, updated_at`,
+    [status ?? null],
+  );
+  return reader.getRowObjectsJS().map((row) => ({
+    exchange: String(row.exchange),
+    symbol: String(row.symbol),
+    sessionDate: String(row.session_date),
+    file: String(row.file) as FileKind,
+    sha256: String(row.sha256),
+    bytes: numberOrNull(row.bytes),
+    rows: numberOrNull(row.rows),
+    archivePath: stringOrNull(row.archive_path),
+    downloadedAt: stringOrNull(row.downloaded_at),
+    loadedAt: stringOrNull(row.loaded_at),
+    status: String(row.status) as FileStatus,
+    error: stringOrNull(row.error),
+  }));
+}

@@ -1,0 +1,156 @@
+// sync.manifest (every manifest row last seen) and sync.coverage (remote coverage last seen).
+import type { DuckDBConnection } from '@duckdb/node-api';
+import type { FileKind } from './layouts.js';
+import { toIsoTimestamp } from './values.js';
+
+/** A manifest row as the API sends it (spec: File manifest row). */
+export interface ManifestRow {
+  session_date: string;
+  file: FileKind;
+  rows: number;
+  bytes: number;
+  sha256: string;
+  schema_version: number;
+}
+
+/** A coverage row as the API sends it (spec: Coverage row). */
+export interface CoverageRow {
+  exchange: string;
+  symbol: string;
+  first_ts: string | null;
+  last_ts: string | null;
+  sessions: number | null;
+  files_first_date: string | null;
+  files_last_date: string | null;
+}
+
+const STAGE = 'gexwh_manifest_stage';
+
+/**
+ * Upserts manifest rows of one (exchange, symbol). Fast for a whole history (100k+ rows): an
+ * appender fills a temp table, then one INSERT OR REPLACE merges it. Rows seen twice (page
+ * overlap) are merged, the last one winning.
+ */
+export async function upsertManifest(
+  conn: DuckDBConnection,
+  exchange: string,
+  symbol: string,
+  rows: readonly ManifestRow[],
+  listedAt: Date | string,
+): Promise<number> {
+  const unique = new Map<string, ManifestRow>();
+  for (const row of rows) unique.set(`${row.session_date}|${row.file}`, row);
+  if (unique.size === 0) return 0;
+
+  await conn.run(
+    `CREATE OR REPLACE TEMP TABLE ${STAGE} (
+       session_date VARCHAR, file VARCHAR, rows BIGINT, bytes BIGINT, sha256 VARCHAR, schema_version INTEGER)`,
+  );
+  try {
+    const appender = await conn.createAppender(STAGE, 'main', 'temp');
+    for (const row of unique.values()) {
+      appender.appendVarchar(row.session_date);
+      appender.appendVarchar(row.file);
+      appender.appendBigInt(BigInt(row.rows));
+      appender.appendBigInt(BigInt(row.bytes));
+      appender.appendVarchar(row.sha256);
+      appender.appendInteger(row.schema_version);
+      appender.endRow();
+    }
+    appender.flushSync();
+    appender.closeSync();
+    await conn.run(
+      `INSERT OR REPLACE INTO sync.manifest
+         (exchange, symbol, session_date, file, rows, bytes, sha256, schema_version, listed_at)
+       SELECT $1, $2, session_date::DATE, file, rows, bytes, sha256, schema_version, $3::TIMESTAMPTZ
+         FROM temp.main.${STAGE}`,
+      [exchange, symbol, toIsoTimestamp(listedAt)],
+    );
+  } finally {
+    await conn.run(`DROP TABLE IF EXISTS temp.main.${STAGE}`);
+  }
+  return unique.size;
+}
+
+/** The newest session_date in sync.manifest for one (exchange, symbol), or null. */
+export async function manifestNewestDate(conn: DuckDBConnection, exchange: string, symbol: string): Promise<string | null> {
+  const reader = await conn.runAndReadAll(
+    'SELECT max(session_date)::VARCHAR AS newest FROM sync.manifest WHERE exchange = $1 AND symbol = $2',
+    [exchange, symbol],
+  );
+  const newest = reader.getRowObjectsJS()[0]?.newest;
+  return newest === null || newest === undefined ? null : String(newest);
+}
+
+export interface StoredManifestRow extends ManifestRow {
+  exchange: string;
+  symbol: string;
+}
+
+/** Manifest rows held locally, optionally for one (exchange, symbol); newest first. */
+export async function listManifest(conn: DuckDBConnection, exchange?: string, symbol?: string): Promise<StoredManifestRow[]> {
+  const reader = await conn.runAndReadAll(
+    `SELECT exchange, symbol, session_date::VARCHAR AS session_date, file, rows, bytes, sha256, schema_version
+       FROM sync.manifest
+      WHERE ($1::VARCHAR IS NULL OR exchange = $1::VARCHAR) AND ($2::VARCHAR IS NULL OR symbol = $2::VARCHAR)
+      ORDER BY exchange, symbol, session_date DESC, file`,
+    [exchange ?? null, symbol ?? null],
+  );
+  return reader.getRowObjectsJS().map((row) => ({
+    exchange: String(row.exchange),
+    symbol: String(row.symbol),
+    session_date: String(row.session_date),
+    file: String(row.file) as FileKind,
+    rows: Number(row.rows),
+    bytes: Number(row.bytes),
+    sha256: String(row.sha256),
+    schema_version: Number(row.schema_version),
+  }));
+}
+
+/** Replaces the stored coverage of the (exchange, symbol) pairs given, in one transaction. */
+export async function upsertCoverage(conn: DuckDBConnection, rows: readonly CoverageRow[], fetchedAt: Date | string): Promise<void> {
+  await conn.run('BEGIN TRANSACTION');
+  try {
+    for (const row of rows) {
+      await conn.run(
+        `INSERT OR REPLACE INTO sync.coverage
+           (exchange, symbol, first_ts, last_ts, sessions, files_first_date, files_last_date, fetched_at)
+         VALUES ($1, $2, $3::TIMESTAMPTZ, $4::TIMESTAMPTZ, $5, $6::DATE, $7::DATE, $8::TIMESTAMPTZ)`,
+        [
+          row.exchange,
+          row.symbol,
+          row.first_ts,
+          row.last_ts,
+          row.sessions,
+          row.files_first_date,
+          row.files_last_date,
+          toIsoTimestamp(fetchedAt),
+        ],
+      );
+    }
+    await conn.run('COMMIT');
+  } catch (error) {
+    await conn.run('ROLLBACK');
+    throw error;
+  }
+}
+
+/** Coverage rows held locally, as the API shapes them. */
+export async function listCoverage(conn: DuckDBConnection): Promise<CoverageRow[]> {
+  const reader = await conn.runAndReadAll(
+    `SELECT exchange, symbol,
+            strftime(first_ts, '%Y-%m-%dT%H:%M:%SZ') AS first_ts, strftime(last_ts, '%Y-%m-%dT%H:%M:%SZ') AS last_ts,
+            sessions, files_first_date::VARCHAR AS files_first_date, files_last_date::VARCHAR AS files_last_date
+       FROM sync.coverage ORDER BY exchange, symbol`,
+  );
+  return reader.getRowObjectsJS().map((row) => ({
+    exchange: String(row.exchange),
+    symbol: String(row.symbol),
+    first_ts: row.first_ts === null ? null : String(row.first_ts),
+    last_ts: row.last_ts === null ? null : String(row.last_ts),
+    sessions: row.sessions === null ? null : Number(row.sessions),
+    files_first_date: row.files_first_date === null ? null : String(row.files_first_date),
+    files_last_date: row.files_last_date === null ? null : String(row.files_last_date),
+  }));
+}

@@ -1,0 +1,93 @@
+// Versioned schema migrations: sql/NNN_name.sql files applied in order, each in one transaction
+// together with its row in sync.migrations, so a crash never leaves a half-applied version.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { findSqlDir } from './sql-dir.js';
+
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+const MIGRATION_FILE = /^(\d{3,})_([A-Za-z0-9_-]+)\.sql$/;
+
+/** Parses a folder listing into ordered migrations; pure apart from reading the files. */
+export function listMigrations(dir: string = findSqlDir()): Migration[] {
+  const migrations: Migration[] = [];
+  for (const entry of readdirSync(dir)) {
+    const match = MIGRATION_FILE.exec(entry);
+    if (!match) continue;
+    migrations.push({ version: Number(match[1]), name: match[2] ?? entry, sql: readFileSync(join(dir, entry), 'utf8') });
+  }
+  migrations.sort((a, b) => a.version - b.version);
+  for (let i = 1; i < migrations.length; i += 1) {
+    if (migrations[i]?.version === migrations[i - 1]?.version) {
+      throw new Error(`gexwh: two migrations share version ${migrations[i]?.version} in ${dir}`);
+    }
+  }
+  return migrations;
+}
+
+async function ensureMigrationsTable(conn: DuckDBConnection): Promise<void> {
+  await conn.run('CREATE SCHEMA IF NOT EXISTS sync');
+  await conn.run(
+    `CREATE TABLE IF NOT EXISTS sync.migrations (
+       version INTEGER PRIMARY KEY, name VARCHAR NOT NULL, applied_at TIMESTAMPTZ NOT NULL)`,
+  );
+}
+
+/** Versions already applied, ascending. Empty for a fresh warehouse. */
+export async function appliedVersions(conn: DuckDBConnection): Promise<number[]> {
+  const exists = await conn.runAndReadAll(
+    `SELECT count(*)::INTEGER AS n FROM information_schema.tables
+      WHERE table_schema = 'sync' AND table_name = 'migrations'`,
+  );
+  if (Number(exists.getRowObjectsJS()[0]?.n ?? 0) === 0) return [];
+  const reader = await conn.runAndReadAll('SELECT version FROM sync.migrations ORDER BY version');
+  return reader.getRowObjectsJS().map((row) => Number(row.version));
+}
+
+export interface MigrateOptions {
+  /** Folder of NNN_name.sql files; defaults to the package's sql/. */
+  dir?: string;
+  /** Stop after this version (tests use it to build an older warehouse). */
+  upTo?: number;
+}
+
+/** Applies every pending migration; returns the versions applied now. */
+export async function migrate(conn: DuckDBConnection, options: MigrateOptions = {}): Promise<number[]> {
+  await ensureMigrationsTable(conn);
+  const done = new Set(await appliedVersions(conn));
+  const applied: number[] = [];
+  for (const migration of listMigrations(options.dir)) {
+    if (done.has(migration.version)) continue;
+    if (options.upTo !== undefined && migration.version > options.upTo) break;
+    await applyOne(conn, migration);
+    applied.push(migration.version);
+  }
+  return applied;
+}
+
+async function applyOne(conn: DuckDBConnection, migration: Migration): Promise<void> {
+  await conn.run('BEGIN TRANSACTION');
+  try {
+    await conn.run(migration.sql);
+    await conn.run('INSERT INTO sync.migrations (version, name, applied_at) VALUES ($1, $2, now())', [
+      migration.version,
+      migration.name,
+    ]);
+    await conn.run('COMMIT');
+  } catch (error) {
+    await conn.run('ROLLBACK');
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new Error(`gexwh: migration ${migration.version}_${migration.name} failed: ${reason}`, { cause: error });
+  }
+}
+
+/** The latest version shipped in sql/ (what a fully migrated warehouse reports). */
+export function latestVersion(dir?: string): number {
+  const all = listMigrations(dir);
+  return all.length === 0 ? 0 : (all[all.length - 1]?.version ?? 0);
+}

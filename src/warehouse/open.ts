@@ -1,0 +1,86 @@
+// Opens the DuckDB warehouse: creates its folder, pins the session to UTC, maps DuckDB's file-lock
+// error to LockError (exit 5), and applies pending migrations when opened for writing.
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import { LockError } from '../errors.js';
+import { migrate, type MigrateOptions } from './migrations.js';
+
+export interface Warehouse {
+  readonly path: string;
+  readonly readOnly: boolean;
+  readonly connection: DuckDBConnection;
+  /** Idempotent. */
+  close(): void;
+}
+
+export interface OpenOptions {
+  readOnly?: boolean;
+  /** Migration folder and cut-off (tests); by default every migration in sql/. */
+  migrations?: MigrateOptions;
+}
+
+export const IN_MEMORY = ':memory:';
+
+/** DuckDB names the holder: `Conflicting lock is held in /usr/bin/node (PID 4251)`. */
+export function parseLockHolderPid(message: string): number | undefined {
+  const match = /Could not set lock on file[\s\S]*?\(PID (\d+)\)/i.exec(message);
+  return match ? Number(match[1]) : undefined;
+}
+
+function isLockMessage(message: string): boolean {
+  return /Could not set lock on file/i.test(message);
+}
+
+export async function openWarehouse(path: string, options: OpenOptions = {}): Promise<Warehouse> {
+  const readOnly = options.readOnly ?? false;
+  const dbPath = path === IN_MEMORY ? path : resolve(path);
+  if (dbPath !== IN_MEMORY && !readOnly) mkdirSync(dirname(dbPath), { recursive: true });
+
+  const instance = await createInstance(dbPath, readOnly);
+  let connection: DuckDBConnection | undefined;
+  try {
+    connection = await instance.connect();
+    await pinUtc(connection);
+    if (!readOnly) await migrate(connection, options.migrations);
+  } catch (error) {
+    connection?.closeSync();
+    instance.closeSync();
+    throw error;
+  }
+  const conn = connection;
+  let closed = false;
+  return {
+    path: dbPath,
+    readOnly,
+    connection: conn,
+    close() {
+      if (closed) return;
+      closed = true;
+      conn.closeSync();
+      instance.closeSync();
+    },
+  };
+}
+
+async function createInstance(dbPath: string, readOnly: boolean): Promise<DuckDBInstance> {
+  try {
+    // fromCache: one process never holds the same file twice (POSIX locks would not stop it).
+    return await DuckDBInstance.fromCache(dbPath, readOnly ? { access_mode: 'READ_ONLY' } : {});
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    if (!isLockMessage(message)) throw error;
+    const pid = parseLockHolderPid(message);
+    const holder = pid === undefined ? 'another process' : `process ${pid}`;
+    throw new LockError(`the warehouse ${dbPath} is in use by ${holder}`, { db: dbPath, pid }, { cause: error });
+  }
+}
+
+/**
+ * TIMESTAMPTZ text must round-trip as UTC whatever the machine's zone. TimeZone cannot go in the
+ * instance options (ICU is not loaded yet at that point), so it is set once the connection exists.
+ */
+async function pinUtc(connection: DuckDBConnection): Promise<void> {
+  await connection.run("SET GLOBAL TimeZone = 'UTC'");
+  await connection.run("SET TimeZone = 'UTC'");
+}
