@@ -1,0 +1,59 @@
+// Calendar dates as ISO `YYYY-MM-DD` strings. A date is a day in some calendar, not an instant, so
+// the arithmetic runs on UTC midnights where no DST can shift it. ISO date strings sort
+// lexicographically in date order, which the sync code relies on.
+
+const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** The years the API accepts in date parameters. */
+export const MIN_YEAR = 2020;
+export const MAX_YEAR = 2100;
+
+/** True for a real calendar date written `YYYY-MM-DD` (no 2025-02-30, no 2025-2-3). */
+export function isIsoDate(value: string): boolean {
+  const match = ISO_DATE.exec(value);
+  if (match === null) return false;
+  const ms = Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3]));
+  return new Date(ms).toISOString().slice(0, 10) === value;
+}
+
+/** True for a real date whose year the API accepts (2020–2100). */
+export function isApiDate(value: string): boolean {
+  if (!isIsoDate(value)) return false;
+  const year = Number(value.slice(0, 4));
+  return year >= MIN_YEAR && year <= MAX_YEAR;
+}
+
+function utcMidnightOf(isoDate: string): number {
+  if (!isIsoDate(isoDate)) throw new RangeError(`not a YYYY-MM-DD date: "${isoDate}"`);
+  return Date.parse(`${isoDate}T00:00:00Z`);
+}
+
+export function addDays(isoDate: string, days: number): string {
+  return new Date(utcMidnightOf(isoDate) + days * DAY_MS).toISOString().slice(0, 10);
+}
+
+/** Whole days from `from` to `to` (positive when `to` is later). */
+export function daysBetween(from: string, to: string): number {
+  return Math.round((utcMidnightOf(to) - utcMidnightOf(from)) / DAY_MS);
+}
+
+/** 0 = Sunday … 6 = Saturday. */
+export function weekdayOf(isoDate: string): number {
+  return new Date(utcMidnightOf(isoDate)).getUTCDay();
+}
+
+export function isWeekend(isoDate: string): boolean {
+  const day = weekdayOf(isoDate);
+  return day === 0 || day === 6;
+}
+
+export function compareDates(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+export function maxDate(a: string | null, b: string | null): string | null {
+  if (a === null) return b;
+  if (b === null) return a;
+  return a >= b ? a : b;
+}

@@ -1,0 +1,53 @@
+// Session calendars of the spec: the session date is the UTC date for crypto and the New York date
+// for TradFi. TradFi sessions are weekdays only; there is no holiday calendar (the spec has none),
+// so a holiday counts as a session that simply has no data.
+
+import { DateTime } from 'luxon';
+import { addDays, isWeekend } from './dates.js';
+
+export type Market = 'crypto' | 'tradfi';
+export const NEW_YORK = 'America/New_York';
+
+/** The market of a history venue: `tradfi` is TradFi, every other venue is crypto. */
+export function marketOf(exchange: string): Market {
+  return exchange.toLowerCase() === 'tradfi' ? 'tradfi' : 'crypto';
+}
+
+/** The calendar date of an instant in the market's time zone (UTC or New York). */
+export function sessionDateOf(market: Market, instant: Date | number): string {
+  const ms = typeof instant === 'number' ? instant : instant.getTime();
+  if (!Number.isFinite(ms)) throw new RangeError('sessionDateOf: invalid instant');
+  if (market === 'crypto') return new Date(ms).toISOString().slice(0, 10);
+  const date = DateTime.fromMillis(ms, { zone: NEW_YORK }).toISODate();
+  if (date === null) throw new RangeError('sessionDateOf: instant outside the supported range');
+  return date;
+}
+
+/**
+ * Today's date in the market's calendar. For TradFi on a weekend this is the weekend date itself;
+ * use latestSessionOnOrBefore() for the session that trades.
+ */
+export function todaySession(market: Market, now: Date | number): string {
+  return sessionDateOf(market, now);
+}
+
+/** TradFi: the date itself on a weekday, else the Friday before. Crypto: the date itself. */
+export function latestSessionOnOrBefore(market: Market, isoDate: string): string {
+  let date = addDays(isoDate, 0); // validates
+  if (market === 'tradfi') while (isWeekend(date)) date = addDays(date, -1);
+  return date;
+}
+
+/**
+ * The compare rule of the spec: the reference date is today minus N days in the market's calendar;
+ * the session used is the latest on or before it (a weekend reference gives the Friday).
+ */
+export function compareReferenceDate(market: Market, now: Date | number, nDays: number): string {
+  if (!Number.isInteger(nDays) || nDays < 0) throw new RangeError(`compareReferenceDate: bad day count ${nDays}`);
+  return addDays(todaySession(market, now), -nDays);
+}
+
+/** The session a compare over N days reads: latestSessionOnOrBefore(compareReferenceDate(...)). */
+export function compareSessionDate(market: Market, now: Date | number, nDays: number): string {
+  return latestSessionOnOrBefore(market, compareReferenceDate(market, now, nDays));
+}
