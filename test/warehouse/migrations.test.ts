@@ -1,0 +1,111 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { findSqlDir } from '../../src/warehouse/sql-dir.js';
+import { appliedVersions, latestVersion, listMigrations } from '../../src/warehouse/migrations.js';
+import { openWarehouse } from '../../src/warehouse/open.js';
+import { makeTempDir, query } from './fixtures.js';
+
+describe('migrations', () => {
+  it('finds sql/ at the package root from the module folder', () => {
+    const dir = findSqlDir();
+    expect(dir.endsWith('sql')).toBe(true);
+    expect(listMigrations(dir)[0]?.name).toBe('schema');
+  });
+
+  it('skips a dist/ folder that holds a package.json but no sql/', () => {
+    const { dir, cleanup } = makeTempDir();
+    try {
+      mkdirSync(join(dir, 'sql'));
+      writeFileSync(join(dir, 'package.json'), '{}');
+      mkdirSync(join(dir, 'dist', 'src', 'warehouse'), { recursive: true });
+      writeFileSync(join(dir, 'dist', 'package.json'), '{}');
+      expect(findSqlDir(join(dir, 'dist', 'src', 'warehouse'))).toBe(join(dir, 'sql'));
+    } finally {
+      cleanup();
+    }
+  });
+
+  it('builds a fresh warehouse at the latest version with the contract tables', async () => {
+    const { dir, cleanup } = makeTempDir();
+    const wh = await openWarehouse(join(dir, 'new', 'gex.duckdb'));
+    try {
+      expect(await appliedVersions(wh.connection)).toEqual(listMigrations().map((m) => m.version));
+      expect(Math.max(...(await appliedVersions(wh.connection)))).toBe(latestVersion());
+      const tables = await query(wh, `SELECT table_schema || '.' || table_name AS t FROM information_schema.tables ORDER BY 1`);
+      const names = tables.map((r) => r.t);
+      for (const t of ['main.levels', 'main.strikes_total', 'main.strikes_by_expiry', 'sync.coverage', 'sync.manifest', 'sync.files', 'sync.runs', 'sync.migrations']) {
+        expect(names).toContain(t);
+      }
+      const tz = await query(wh, `SELECT current_setting('TimeZone') AS tz, TIMESTAMPTZ '2026-11-20T14:15:00Z'::VARCHAR AS ts`);
+      expect(tz[0]).toEqual({ tz: 'UTC', ts: '2026-11-20 14:15:00+00' });
+    } finally {
+      wh.close();
+      cleanup();
+    }
+  });
+
+  it('upgrades an older warehouse on reopen, each migration recorded once', async () => {
+    const { dir, cleanup } = makeTempDir();
+    const sqlDir = join(dir, 'sql');
+    mkdirSync(sqlDir);
+    writeFileSync(join(sqlDir, '001_base.sql'), 'CREATE SCHEMA IF NOT EXISTS sync; CREATE TABLE t (a INTEGER);');
+    writeFileSync(join(sqlDir, '002_more.sql'), 'ALTER TABLE t ADD COLUMN b VARCHAR; CREATE VIEW v AS SELECT a, b FROM t;');
+    const db = join(dir, 'old.duckdb');
+    try {
+      const old = await openWarehouse(db, { migrations: { dir: sqlDir, upTo: 1 } });
+      await old.connection.run('INSERT INTO t VALUES (7)');
+      expect(await appliedVersions(old.connection)).toEqual([1]);
+      old.close();
+
+      const upgraded = await openWarehouse(db, { migrations: { dir: sqlDir } });
+      try {
+        expect(await appliedVersions(upgraded.connection)).toEqual([1, 2]);
+        expect(await query(upgraded, 'SELECT a, b FROM v')).toEqual([{ a: 7, b: null }]);
+        const recorded = await query(upgraded, 'SELECT version, name FROM sync.migrations ORDER BY version');
+        expect(recorded).toEqual([{ version: 1, name: 'base' }, { version: 2, name: 'more' }]);
+      } finally {
+        upgraded.close();
+      }
+    } finally {
+      cleanup();
+    }
+  });
+
+  it('the real 001 alone, reopened, reaches the latest schema', async () => {
+    const { dir, cleanup } = makeTempDir();
+    const db = join(dir, 'gex.duckdb');
+    try {
+      (await openWarehouse(db, { migrations: { upTo: 1 } })).close();
+      const wh = await openWarehouse(db);
+      try {
+        expect(Math.max(...(await appliedVersions(wh.connection)))).toBe(latestVersion());
+      } finally {
+        wh.close();
+      }
+    } finally {
+      cleanup();
+    }
+  });
+
+  it('rolls back a failing migration whole', async () => {
+    const { dir, cleanup } = makeTempDir();
+    const sqlDir = join(dir, 'sql');
+    mkdirSync(sqlDir);
+    writeFileSync(join(sqlDir, '001_ok.sql'), 'CREATE TABLE t (a INTEGER);');
+    writeFileSync(join(sqlDir, '002_bad.sql'), 'CREATE TABLE u (a INTEGER); SELECT * FROM no_such_table;');
+    const db = join(dir, 'x.duckdb');
+    try {
+      await expect(openWarehouse(db, { migrations: { dir: sqlDir } })).rejects.toThrow(/migration 2_bad failed/);
+      const wh = await openWarehouse(db, { migrations: { dir: sqlDir, upTo: 1 } });
+      try {
+        expect(await appliedVersions(wh.connection)).toEqual([1]);
+        expect(await query(wh, `SELECT count(*)::INTEGER AS n FROM information_schema.tables WHERE table_name = 'u'`)).toEqual([{ n: 0 }]);
+      } finally {
+        wh.close();
+      }
+    } finally {
+      cleanup();
+    }
+  });
+});
