@@ -1,0 +1,185 @@
+// Parsing and validation of the user's sync selection (flags or config values). Pure: every problem
+// is a UsageError naming the option and what is allowed, so the CLI exits 2 with a useful message.
+
+import { UsageError } from '../errors.js';
+import { isApiDate, MAX_YEAR, MIN_YEAR } from '../time/dates.js';
+import { EXCHANGES, FILE_KINDS, type Exchange, type FileKind } from '../warehouse/layouts.js';
+
+export { EXCHANGES as HISTORY_EXCHANGES, FILE_KINDS, type Exchange, type FileKind };
+
+export const ORDERS = ['newest', 'oldest'] as const;
+export type Order = (typeof ORDERS)[number];
+
+export const SYMBOL_PATTERN = /^[A-Z0-9._-]{1,20}$/;
+export const DEFAULT_CONCURRENCY = 4;
+export const MAX_CONCURRENCY = 32;
+
+/** A list option as it arrives: one comma list, repeated values (each maybe a comma list), or absent. */
+export type ListInput = string | readonly string[] | undefined;
+/** A count as it arrives: a flag's text or a config number. */
+export type CountInput = string | number | undefined;
+
+/** Splits comma lists and repeated values, trims, drops empty items and duplicates (first wins). */
+export function splitList(input: ListInput): string[] {
+  if (input === undefined) return [];
+  const values = typeof input === 'string' ? [input] : input;
+  const items = values.flatMap((value) => value.split(',')).map((item) => item.trim()).filter((item) => item !== '');
+  return [...new Set(items)];
+}
+
+function allowedText(allowed: readonly string[]): string {
+  return allowed.join(', ');
+}
+
+function requireNonEmpty(option: string, items: string[], allowed: string): void {
+  if (items.length === 0) throw new UsageError(`${option}: empty list; allowed: ${allowed}`);
+}
+
+/** History venues, case-insensitive. Absent → undefined (every venue). */
+export function parseExchanges(input: ListInput, option = '--exchange'): Exchange[] | undefined {
+  if (input === undefined) return undefined;
+  const items = splitList(input).map((item) => item.toLowerCase());
+  requireNonEmpty(option, items, allowedText(EXCHANGES));
+  for (const item of items) {
+    if (!(EXCHANGES as readonly string[]).includes(item)) {
+      const hint = item === 'all' ? ' (omit the option to select every venue)' : '';
+      throw new UsageError(`${option}: unknown history venue "${item}"; allowed: ${allowedText(EXCHANGES)}${hint}`);
+    }
+  }
+  return [...new Set(items)] as Exchange[];
+}
+
+/** Symbols, upper-cased. Absent → undefined (every symbol). */
+export function parseSymbols(input: ListInput, option = '--symbol'): string[] | undefined {
+  if (input === undefined) return undefined;
+  const items = splitList(input).map((item) => item.toUpperCase());
+  const allowed = 'symbols of 1 to 20 characters A-Z 0-9 . _ -';
+  requireNonEmpty(option, items, allowed);
+  for (const item of items) {
+    if (!SYMBOL_PATTERN.test(item) || /^\.+$/.test(item)) {
+      throw new UsageError(`${option}: bad symbol ${JSON.stringify(item)}; allowed: ${allowed}`);
+    }
+  }
+  return [...new Set(items)];
+}
+
+/** File kinds, case-insensitive. Absent → all three. */
+export function parseFiles(input: ListInput, option = '--files'): FileKind[] {
+  if (input === undefined) return [...FILE_KINDS];
+  const items = splitList(input).map((item) => item.toLowerCase());
+  requireNonEmpty(option, items, allowedText(FILE_KINDS));
+  for (const item of items) {
+    if (!(FILE_KINDS as readonly string[]).includes(item)) {
+      throw new UsageError(`${option}: unknown file kind ${JSON.stringify(item)}; allowed: ${allowedText(FILE_KINDS)}`);
+    }
+  }
+  // Canonical order, so plans and messages do not depend on how the user typed the list.
+  return FILE_KINDS.filter((kind) => items.includes(kind));
+}
+
+/** A real date `YYYY-MM-DD` in the years the API accepts. */
+export function parseDate(input: string | undefined, option: string): string | undefined {
+  if (input === undefined) return undefined;
+  const value = input.trim();
+  if (!isApiDate(value)) {
+    throw new UsageError(`${option}: bad date ${JSON.stringify(input)}; expected a real date YYYY-MM-DD in ${MIN_YEAR}–${MAX_YEAR}`);
+  }
+  return value;
+}
+
+export interface DateRange {
+  since?: string;
+  until?: string;
+}
+
+/** `--since` and `--until`, both inclusive; since must not be after until. */
+export function parseDateRange(since: string | undefined, until: string | undefined): DateRange {
+  const range: DateRange = {};
+  const from = parseDate(since, '--since');
+  const to = parseDate(until, '--until');
+  if (from !== undefined) range.since = from;
+  if (to !== undefined) range.until = to;
+  if (from !== undefined && to !== undefined && from > to) {
+    throw new UsageError(`--since ${from} is after --until ${to}; since must be on or before until`);
+  }
+  return range;
+}
+
+export function parseOrder(input: string | undefined, option = '--order'): Order {
+  if (input === undefined) return 'newest';
+  const value = input.trim().toLowerCase();
+  if (!(ORDERS as readonly string[]).includes(value)) {
+    throw new UsageError(`${option}: unknown order ${JSON.stringify(input)}; allowed: ${allowedText(ORDERS)}`);
+  }
+  return value as Order;
+}
+
+/** A non-negative integer (flags give text: digits only, no sign, exponent or fraction). */
+export function parseCount(input: CountInput, option: string): number | undefined {
+  if (input === undefined) return undefined;
+  const text = typeof input === 'number' ? String(input) : input.trim();
+  const value = /^\d+$/.test(text) ? Number(text) : Number.NaN;
+  if (!Number.isSafeInteger(value)) {
+    throw new UsageError(`${option}: bad count ${JSON.stringify(String(input))}; expected a whole number 0 or more`);
+  }
+  return value;
+}
+
+export function parseConcurrency(input: CountInput, option = '--concurrency'): number {
+  const value = parseCount(input, option);
+  if (value === undefined) return DEFAULT_CONCURRENCY;
+  if (value < 1 || value > MAX_CONCURRENCY) {
+    throw new UsageError(`${option}: ${value} is out of range; allowed: 1 to ${MAX_CONCURRENCY}`);
+  }
+  return value;
+}
+
+/** The raw selection of a sync or plan run, after flag > env > config precedence was applied. */
+export interface RawSyncSelection {
+  exchange?: ListInput;
+  symbol?: ListInput;
+  files?: ListInput;
+  since?: string;
+  until?: string;
+  order?: string;
+  maxCredits?: CountInput;
+  reserveCredits?: CountInput;
+  maxRequests?: CountInput;
+  concurrency?: CountInput;
+}
+
+export interface SyncSelection {
+  /** undefined: every venue of the coverage. */
+  exchanges?: Exchange[];
+  /** undefined: every symbol of the coverage. */
+  symbols?: string[];
+  files: FileKind[];
+  since?: string;
+  until?: string;
+  order: Order;
+  maxCredits?: number;
+  /** Credits left unspent for the user's own use; 0 by default. */
+  reserveCredits: number;
+  maxRequests?: number;
+  concurrency: number;
+}
+
+/** Validates a whole selection; the first problem found is thrown as a UsageError. */
+export function parseSyncSelection(raw: RawSyncSelection): SyncSelection {
+  const selection: SyncSelection = {
+    files: parseFiles(raw.files),
+    order: parseOrder(raw.order),
+    reserveCredits: parseCount(raw.reserveCredits, '--reserve-credits') ?? 0,
+    concurrency: parseConcurrency(raw.concurrency),
+    ...parseDateRange(raw.since, raw.until),
+  };
+  const exchanges = parseExchanges(raw.exchange);
+  const symbols = parseSymbols(raw.symbol);
+  const maxCredits = parseCount(raw.maxCredits, '--max-credits');
+  const maxRequests = parseCount(raw.maxRequests, '--max-requests');
+  if (exchanges !== undefined) selection.exchanges = exchanges;
+  if (symbols !== undefined) selection.symbols = symbols;
+  if (maxCredits !== undefined) selection.maxCredits = maxCredits;
+  if (maxRequests !== undefined) selection.maxRequests = maxRequests;
+  return selection;
+}
