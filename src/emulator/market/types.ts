@@ -17,6 +17,8 @@ export interface SymbolInfo {
   market: Market;
   /** Single live venues listing options on this symbol (crypto), or ['tradfi']. */
   venues: readonly string[];
+  /** Single venues with history (crypto: venues minus binance; `combined` sums them), or ['tradfi']. */
+  historyVenues: readonly string[];
 }
 
 /** The levels fields of the spec, in the spec's order. */
@@ -105,6 +107,14 @@ export interface Capture {
   expirations: ExpirationChain[]; // sorted by date, only those not expired at the capture
 }
 
+/** Net GEX recomputed at hypothetical spot prices; its zero crossings are the gamma flips. */
+export interface NetGexProfile {
+  prices: number[]; // ascending, about ±15% of spot
+  netGex: number[]; // USD per 1% at each price
+  /** Interpolated prices of every sign change, ascending; levels.flip is the one nearest to spot. */
+  crossings: number[];
+}
+
 export interface MarketOptions {
   seed: number;
   /** How many non-expired expirations a crypto symbol lists (TradFi uses about the same). */
@@ -136,6 +146,15 @@ export interface MarketModel {
    * caller's business (it depends on the clock), so it is not here.
    */
   capture(symbol: string, venues: readonly string[], timestampUtc: Date): Capture;
+
+  /** TOTAL levels of capture(...) alone, cached per (symbol, venues, slot): cheap for /history/levels. */
+  totalLevels(symbol: string, venues: readonly string[], timestampUtc: Date): LevelsFields;
+
+  /**
+   * The net-GEX profile behind `flip`/`flip_count` at a capture: TOTAL (default) or one expiration
+   * (ISO date); also gives every flip point for /gex/by-strike-enhanced markers.
+   */
+  profile(symbol: string, venues: readonly string[], timestampUtc: Date, expiration?: string): NetGexProfile;
 
   /** Expirations listed at `now` (expired ones removed, with the one-hour grace), sorted. */
   expirationsAt(symbol: string, now: Date): ExpirationInfo[];

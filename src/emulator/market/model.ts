@@ -1,0 +1,243 @@
+// The synthetic market: ties the calendar, spot walk, books, snapshots and daily files together
+// behind the MarketModel contract, with bounded caches (a capture is pure, so caching is safe).
+
+import { buildExpirationBook, type ExpirationBook, type SessionFrame } from './book.js';
+import * as calendar from './calendar.js';
+import { selectSymbols, venuesOfHistoryExchange, type SymbolSpec } from './catalog.js';
+import { EXPIRATION_GRACE_MS, listedExpirations } from './expirations.js';
+import { CsvWriter, dailyFileOf, FILE_HEADERS, formatTimestamp, levelsCsvFields, rowPrefix, SCHEMA_VERSION, strikeCsvFields } from './files.js';
+import { LruCache } from './lru.js';
+import { roundPrice } from './numbers.js';
+import { zeroCrossings } from './profile.js';
+import { chainProfile, chainState, expirationLevels, termMetrics, totalLevels, totalStrikes, type ChainState } from './snapshot.js';
+import { SpotModel } from './spot.js';
+import type { Capture, DailyFile, ExpirationChain, ExpirationInfo, FileKind, LevelsFields, Market, MarketModel, MarketOptions, NetGexProfile, StrikeRow, SymbolInfo } from './types.js';
+
+const FILE_CACHE_BYTES = 256 * 1024 * 1024;
+const TOTAL_LEVELS_CACHE_ENTRIES = 200_000;
+
+interface Session {
+  frame: SessionFrame;
+  books: Map<string, ExpirationBook>;
+}
+
+/** A capture's inputs before any levels are computed. */
+interface Snapshot {
+  spec: SymbolSpec;
+  frame: SessionFrame;
+  venues: readonly string[];
+  timestampMs: number;
+  spot: number;
+  chains: ChainState[];
+}
+
+class SyntheticMarket implements MarketModel {
+  readonly symbols: readonly SymbolInfo[];
+  private readonly specs: Map<string, SymbolSpec>;
+  private readonly spot: SpotModel;
+  private readonly sessions = new LruCache<string, Session>(512);
+  private readonly captures = new LruCache<string, Capture>(256);
+  private readonly totals = new LruCache<string, LevelsFields>(TOTAL_LEVELS_CACHE_ENTRIES);
+  private readonly csvTexts = new LruCache<string, { text: string; rows: number }>(FILE_CACHE_BYTES / 2, (v) => v.text.length);
+  private readonly files = new LruCache<string, DailyFile>(FILE_CACHE_BYTES / 2, (v) => v.bytes.length);
+
+  constructor(readonly options: MarketOptions) {
+    if (!Number.isInteger(options.expirations) || options.expirations < 1) throw new RangeError('expirations must be a positive integer');
+    if (!Number.isInteger(options.strikes) || options.strikes < 2) throw new RangeError('strikes must be an integer ≥ 2');
+    calendar.utcMidnight(options.historyStart);
+    const specs = selectSymbols(options.symbols);
+    this.specs = new Map(specs.map((spec) => [spec.symbol, spec]));
+    this.symbols = specs.map((spec) => ({ symbol: spec.symbol, market: spec.market, venues: spec.venues, historyVenues: spec.historyVenues }));
+    this.spot = new SpotModel(options.seed);
+  }
+
+  symbolInfo(symbol: string): SymbolInfo | undefined {
+    return this.symbols.find((info) => info.symbol === symbol.toUpperCase());
+  }
+
+  sessionDateOf(market: Market, instant: Date): string {
+    return calendar.sessionDateOf(market, instant);
+  }
+
+  sessionCaptures(market: Market, sessionDate: string): Date[] {
+    return calendar.sessionCaptureTimes(market, sessionDate).map((ms) => new Date(ms));
+  }
+
+  latestCaptureAtOrBefore(market: Market, instant: Date): Date | null {
+    const ms = calendar.latestCaptureAtOrBefore(market, instant.getTime(), this.options.historyStart);
+    return ms === null ? null : new Date(ms);
+  }
+
+  isSessionComplete(market: Market, sessionDate: string, now: Date): boolean {
+    return calendar.isSessionComplete(market, sessionDate, now.getTime());
+  }
+
+  expirationsAt(symbol: string, now: Date): ExpirationInfo[] {
+    return listedExpirations(this.spec(symbol).market, now.getTime(), this.options.expirations, EXPIRATION_GRACE_MS);
+  }
+
+  capture(symbol: string, venues: readonly string[], timestampUtc: Date): Capture {
+    const snap = this.snapshot(symbol, venues, timestampUtc);
+    const key = this.captureKey(snap);
+    return this.captures.getOrCreate(key, () => this.assembleCapture(snap));
+  }
+
+  totalLevels(symbol: string, venues: readonly string[], timestampUtc: Date): LevelsFields {
+    const snap = this.snapshot(symbol, venues, timestampUtc);
+    return this.totalLevelsOf(snap, totalStrikes(snap.chains, snap.spec));
+  }
+
+  profile(symbol: string, venues: readonly string[], timestampUtc: Date, expiration = 'TOTAL'): NetGexProfile {
+    const snap = this.snapshot(symbol, venues, timestampUtc);
+    const chains = expiration === 'TOTAL' ? snap.chains : snap.chains.filter((chain) => chain.book.info.iso === expiration);
+    if (chains.length === 0) throw new RangeError(`${expiration} is not listed at ${formatTimestamp(timestampUtc)}`);
+    const profile = chainProfile(chains, snap.spot, snap.spec);
+    return { ...profile, crossings: zeroCrossings(profile) };
+  }
+
+  dailyFile(exchange: string, symbol: string, sessionDate: string, kind: FileKind, revision: number): DailyFile {
+    if (!Number.isInteger(revision) || revision < 0) throw new RangeError('revision must be a non-negative integer');
+    const spec = this.spec(symbol);
+    const venues = venuesOfHistoryExchange(spec, exchange);
+    if (venues === undefined) throw new RangeError(`${exchange} has no history for ${spec.symbol}`);
+    if (!(kind in FILE_HEADERS)) throw new RangeError(`unknown file kind ${kind}`);
+    const csvKey = `${exchange}|${spec.symbol}|${sessionDate}|${kind}`;
+    return this.files.getOrCreate(`${csvKey}|${revision}`, () => {
+      const csv = this.csvTexts.getOrCreate(csvKey, () => this.buildCsv(exchange, spec, venues, sessionDate, kind));
+      return dailyFileOf(csv.text, csv.rows, revision);
+    });
+  }
+
+  // --- internals ---
+
+  private spec(symbol: string): SymbolSpec {
+    const spec = this.specs.get(symbol.toUpperCase());
+    if (spec === undefined) throw new RangeError(`unknown symbol ${symbol}`);
+    return spec;
+  }
+
+  /** The venues in the symbol's own order, deduplicated: one cache key per venue set. */
+  private canonicalVenues(spec: SymbolSpec, venues: readonly string[]): readonly string[] {
+    for (const venue of venues) {
+      if (!spec.venues.includes(venue)) throw new RangeError(`${venue} does not list ${spec.symbol}`);
+    }
+    const wanted = spec.venues.filter((venue) => venues.includes(venue));
+    if (wanted.length === 0) throw new RangeError('no venue given');
+    return wanted;
+  }
+
+  private session(spec: SymbolSpec, sessionDate: string): Session {
+    return this.sessions.getOrCreate(`${spec.symbol}|${sessionDate}`, () => {
+      const startMs = calendar.sessionCaptureTimes(spec.market, sessionDate)[0];
+      if (startMs === undefined) throw new RangeError(`${sessionDate} is not a ${spec.market} session`);
+      const frame: SessionFrame = {
+        spec,
+        seed: this.options.seed,
+        sessionDate,
+        oiDate: calendar.previousSessionDate(spec.market, sessionDate),
+        startMs,
+        referenceSpot: this.spot.spotAt(spec, startMs),
+        strikesPerChain: this.options.strikes,
+      };
+      return { frame, books: new Map() };
+    });
+  }
+
+  private book(session: Session, info: ExpirationInfo): ExpirationBook {
+    let book = session.books.get(info.iso);
+    if (book === undefined) {
+      book = buildExpirationBook(session.frame, info);
+      session.books.set(info.iso, book);
+    }
+    return book;
+  }
+
+  private snapshot(symbol: string, venues: readonly string[], timestampUtc: Date): Snapshot {
+    const spec = this.spec(symbol);
+    const timestampMs = timestampUtc.getTime();
+    const sessionDate = calendar.sessionDateOf(spec.market, timestampMs);
+    if (!calendar.sessionCaptureTimes(spec.market, sessionDate).includes(timestampMs)) {
+      throw new RangeError(`${formatTimestamp(timestampMs)} is not a ${spec.market} capture slot`);
+    }
+    const canonical = this.canonicalVenues(spec, venues);
+    const session = this.session(spec, sessionDate);
+    const spot = roundPrice(this.spot.spotAt(spec, timestampMs));
+    const chains = listedExpirations(spec.market, timestampMs, this.options.expirations, 0)
+      .map((info) => chainState(spec, this.book(session, info), canonical, timestampMs, spot));
+    return { spec, frame: session.frame, venues: canonical, timestampMs, spot, chains };
+  }
+
+  private captureKey(snap: Snapshot): string {
+    return `${snap.spec.symbol}|${snap.venues.join('+')}|${snap.timestampMs}`;
+  }
+
+  private totalLevelsOf(snap: Snapshot, rows: readonly StrikeRow[]): LevelsFields {
+    return this.totals.getOrCreate(this.captureKey(snap), () => totalLevels(snap.chains, rows, snap.frame, snap.spot));
+  }
+
+  private expirationChain(snap: Snapshot, chain: ChainState): ExpirationChain {
+    const byVenue = Object.fromEntries(snap.venues.map((venue) => [venue, termMetrics(chain, venue, snap.spot, snap.spec)]));
+    return {
+      ...chain.book.info,
+      dte: chain.dte,
+      strikes: chain.rows,
+      levels: expirationLevels(chain, snap.venues, snap.spot, snap.spec),
+      byVenue,
+    };
+  }
+
+  private assembleCapture(snap: Snapshot): Capture {
+    const rows = totalStrikes(snap.chains, snap.spec);
+    return {
+      symbol: snap.spec.symbol,
+      market: snap.spec.market,
+      venues: snap.venues,
+      timestampUtc: new Date(snap.timestampMs),
+      sessionDate: snap.frame.sessionDate,
+      oiDate: snap.frame.oiDate,
+      spot: snap.spot,
+      total: { levels: this.totalLevelsOf(snap, rows), strikes: rows },
+      expirations: snap.chains.map((chain) => this.expirationChain(snap, chain)),
+    };
+  }
+
+  private buildCsv(exchange: string, spec: SymbolSpec, venues: readonly string[], sessionDate: string, kind: FileKind): { text: string; rows: number } {
+    const times = calendar.sessionCaptureTimes(spec.market, sessionDate);
+    if (times.length === 0) throw new RangeError(`${sessionDate} is not a ${spec.market} session`);
+    const oiDate = calendar.previousSessionDate(spec.market, sessionDate);
+    const writer = new CsvWriter(FILE_HEADERS[kind]);
+    times.forEach((timestampMs, index) => {
+      const type = index === times.length - 1 ? 'close' : 'intraday';
+      const timestamp = formatTimestamp(timestampMs);
+      const snap = this.snapshot(spec.symbol, venues, new Date(timestampMs));
+      if (kind === 'strikes_by_expiry') {
+        const lines: string[] = [];
+        for (const chain of snap.chains) {
+          const prefix = rowPrefix([SCHEMA_VERSION, timestamp, sessionDate, exchange, spec.symbol, chain.book.info.iso]);
+          for (const row of chain.rows) lines.push(`${prefix},${strikeCsvFields(row)}`);
+        }
+        writer.addLines(lines);
+        return;
+      }
+      const rows = totalStrikes(snap.chains, spec);
+      const total = this.totalLevelsOf(snap, rows);
+      const common = [SCHEMA_VERSION, timestamp, sessionDate, type, exchange, spec.symbol, oiDate] as const;
+      if (kind === 'strikes_total') {
+        const prefix = `${rowPrefix(common)},${levelsCsvFields(total)}`;
+        writer.addLines(rows.map((row) => `${prefix},${strikeCsvFields(row)}`));
+        return;
+      }
+      const lines = [`${rowPrefix([...common, 'TOTAL', null])},${levelsCsvFields(total)}`];
+      for (const chain of snap.chains) {
+        const levels = expirationLevels(chain, snap.venues, snap.spot, spec);
+        lines.push(`${rowPrefix([...common, chain.book.info.iso, chain.dte])},${levelsCsvFields(levels)}`);
+      }
+      writer.addLines(lines);
+    });
+    return { text: writer.text(), rows: writer.rows };
+  }
+}
+
+export function createMarketModel(options: MarketOptions): MarketModel {
+  return new SyntheticMarket(options);
+}
