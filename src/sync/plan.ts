@@ -1,0 +1,261 @@
+// The sync plan (DESIGN §4.2), a pure function of local state: manifest rows with no `loaded` ledger
+// row of the same sha256, filtered by the selection, ordered by session date, cut to the credit
+// budget. No I/O here, so every rule is unit-tested and `gexwh plan` shows exactly what sync does.
+
+import { isIsoDate } from '../time/dates.js';
+import { marketOf, type Market } from '../time/sessions.js';
+import { FILE_KINDS, type FileKind, type Order } from './selection.js';
+import { pairKey, type LedgerEntry, type Pair, type StoredManifestRow } from './types.js';
+
+export interface PlanSelection {
+  /** History venues; undefined = every venue of the coverage. */
+  exchanges?: readonly string[];
+  /** Upper-case symbols; undefined = every symbol of the coverage. */
+  symbols?: readonly string[];
+  files: readonly FileKind[];
+  /** Inclusive session-date bounds. */
+  since?: string;
+  until?: string;
+  /** The markets of the key's plan (from /me); undefined = no filter. */
+  markets?: readonly Market[];
+}
+
+export interface PlanBudget {
+  /** history_files remaining from /me or the headers; null when the quota service did not say. */
+  creditsRemaining: number | null;
+  /** history_files limit; 0 means unlimited. */
+  creditsLimit: number;
+  /** Credits to leave unspent. */
+  reserve: number;
+  /** --max-credits: a cap of this run, whatever the quota. */
+  maxCredits?: number;
+}
+
+export interface PlanInput {
+  coverage: readonly Pair[];
+  manifest: readonly StoredManifestRow[];
+  ledger: readonly LedgerEntry[];
+  selection: PlanSelection;
+  budget: PlanBudget;
+  order: Order;
+}
+
+/** One file version to fetch (or reload); shaped like the warehouse's LedgerFile. */
+export interface PlannedFile {
+  exchange: string;
+  symbol: string;
+  sessionDate: string;
+  file: FileKind;
+  sha256: string;
+  bytes: number;
+  rows: number;
+  schemaVersion: number;
+  /** sha256 of the loaded older version this file supersedes (a rebuilt file). */
+  replaces?: string;
+  /** The status of an earlier failed attempt at this very version. */
+  retryOf?: 'failed_verify' | 'failed_load';
+}
+
+export interface PairPlan extends Pair {
+  /** Manifest rows in the selection. */
+  selected: number;
+  alreadyLoaded: number;
+  toDownload: number;
+  toReload: number;
+  deferred: number;
+  /** Files among toDownload + deferred that replace a loaded older version. */
+  rebuilt: number;
+}
+
+export type BudgetBound = 'unlimited' | 'quota' | 'max-credits';
+
+export interface PlanBudgetReport {
+  /** Credits this run may spend; null = unlimited. */
+  available: number | null;
+  /** Credits the plan spends (= toDownload.length). */
+  used: number;
+  /** Which bound set `available`. */
+  limitedBy: BudgetBound;
+  /** The quota's remaining count was unknown, so the daily limit was assumed. */
+  remainingUnknown: boolean;
+}
+
+export interface Plan {
+  /** Within budget, in the order to fetch them. One credit each. */
+  toDownload: PlannedFile[];
+  /**
+   * Versions that were verified and archived but failed to load: load them from the archive,
+   * no credit. If the archived file is gone, the caller may download them (a credit each).
+   */
+  toReload: PlannedFile[];
+  /** Cut by the budget, same order. */
+  deferred: PlannedFile[];
+  alreadyLoaded: number;
+  /** Manifest rows skipped because their file kind or date is not one this client knows. */
+  ignoredRows: number;
+  budget: PlanBudgetReport;
+  /** Per selected (exchange, symbol), in exchange then symbol order. */
+  pairs: PairPlan[];
+}
+
+/** The coverage pairs the selection covers, deduplicated, sorted by exchange then symbol. */
+export function selectPairs(coverage: readonly Pair[], selection: Omit<PlanSelection, 'files'>): Pair[] {
+  const exchanges = selection.exchanges?.map((e) => e.toLowerCase());
+  const symbols = selection.symbols?.map((s) => s.toUpperCase());
+  const byKey = new Map<string, Pair>();
+  for (const { exchange, symbol } of coverage) {
+    if (exchanges !== undefined && !exchanges.includes(exchange.toLowerCase())) continue;
+    if (symbols !== undefined && !symbols.includes(symbol.toUpperCase())) continue;
+    if (selection.markets !== undefined && !selection.markets.includes(marketOf(exchange))) continue;
+    byKey.set(pairKey({ exchange, symbol }), { exchange, symbol });
+  }
+  return [...byKey.values()].sort(comparePairs);
+}
+
+function comparePairs(a: Pair, b: Pair): number {
+  return compareText(a.exchange, b.exchange) || compareText(a.symbol, b.symbol);
+}
+
+function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** Credits this run may spend; Infinity when nothing bounds it. */
+export function creditBudget(budget: PlanBudget): { available: number; limitedBy: BudgetBound; remainingUnknown: boolean } {
+  const cap = budget.maxCredits ?? Number.POSITIVE_INFINITY;
+  let quota = Number.POSITIVE_INFINITY;
+  let remainingUnknown = false;
+  if (budget.creditsLimit > 0) {
+    // Unknown remaining (quota service down): assume the daily limit; a 429 stops the run anyway.
+    remainingUnknown = budget.creditsRemaining === null;
+    const remaining = budget.creditsRemaining ?? budget.creditsLimit;
+    quota = Math.max(0, remaining - budget.reserve);
+  }
+  const available = Math.max(0, Math.min(quota, cap));
+  const limitedBy: BudgetBound = !Number.isFinite(available) ? 'unlimited' : cap < quota ? 'max-credits' : 'quota';
+  return { available, limitedBy, remainingUnknown };
+}
+
+function fileKeyOf(exchange: string, symbol: string, sessionDate: string, file: string): string {
+  return `${exchange}|${symbol}|${sessionDate}|${file}`;
+}
+
+function indexLedger(ledger: readonly LedgerEntry[]): Map<string, LedgerEntry[]> {
+  const byFile = new Map<string, LedgerEntry[]>();
+  for (const entry of ledger) {
+    const key = fileKeyOf(entry.exchange, entry.symbol, entry.sessionDate, entry.file);
+    const list = byFile.get(key);
+    if (list === undefined) byFile.set(key, [entry]);
+    else list.push(entry);
+  }
+  return byFile;
+}
+
+type Decision = { kind: 'loaded' } | { kind: 'download' | 'reload'; planned: PlannedFile };
+
+/** What to do with one manifest row given the ledger versions of its file. */
+function decide(row: StoredManifestRow, file: FileKind, versions: readonly LedgerEntry[]): Decision {
+  const same = versions.find((v) => v.sha256 === row.sha256);
+  if (same?.status === 'loaded') return { kind: 'loaded' };
+  const planned: PlannedFile = {
+    exchange: row.exchange,
+    symbol: row.symbol,
+    sessionDate: row.session_date,
+    file,
+    sha256: row.sha256,
+    bytes: row.bytes,
+    rows: row.rows,
+    schemaVersion: row.schema_version,
+  };
+  const older = versions.filter((v) => v.status === 'loaded' && v.sha256 !== row.sha256).map((v) => v.sha256).sort()[0];
+  if (older !== undefined) planned.replaces = older;
+  if (same?.status === 'failed_verify' || same?.status === 'failed_load') planned.retryOf = same.status;
+  // A failed load was verified and archived first (DESIGN §3): it needs no new credit.
+  const archived = same?.status === 'failed_load' && same.archivePath !== null;
+  return { kind: archived ? 'reload' : 'download', planned };
+}
+
+function planOrder(order: Order): (a: PlannedFile, b: PlannedFile) => number {
+  const direction = order === 'newest' ? -1 : 1;
+  return (a, b) =>
+    direction * compareText(a.sessionDate, b.sessionDate) ||
+    compareText(a.exchange, b.exchange) ||
+    compareText(a.symbol, b.symbol) ||
+    FILE_KINDS.indexOf(a.file) - FILE_KINDS.indexOf(b.file);
+}
+
+function emptyPairPlan(pair: Pair): PairPlan {
+  return { ...pair, selected: 0, alreadyLoaded: 0, toDownload: 0, toReload: 0, deferred: 0, rebuilt: 0 };
+}
+
+export function planSync(input: PlanInput): Plan {
+  const { selection } = input;
+  const pairs = new Map(selectPairs(input.coverage, selection).map((p) => [pairKey(p), emptyPairPlan(p)]));
+  const ledger = indexLedger(input.ledger);
+  const seen = new Set<string>();
+  const candidates: PlannedFile[] = [];
+  const reloads: PlannedFile[] = [];
+  let alreadyLoaded = 0;
+  let ignoredRows = 0;
+
+  for (const row of input.manifest) {
+    const pair = pairs.get(pairKey(row));
+    if (pair === undefined) continue;
+    const file = FILE_KINDS.find((kind) => kind === row.file);
+    if (file === undefined || !isIsoDate(row.session_date)) {
+      ignoredRows++;
+      continue;
+    }
+    if (!selection.files.includes(file)) continue;
+    if (selection.since !== undefined && row.session_date < selection.since) continue;
+    if (selection.until !== undefined && row.session_date > selection.until) continue;
+    const key = fileKeyOf(row.exchange, row.symbol, row.session_date, file);
+    if (seen.has(key)) continue; // a duplicated manifest row: the first one wins
+    seen.add(key);
+    pair.selected++;
+    const decision = decide(row, file, ledger.get(key) ?? []);
+    if (decision.kind === 'loaded') {
+      alreadyLoaded++;
+      pair.alreadyLoaded++;
+    } else if (decision.kind === 'reload') {
+      reloads.push(decision.planned);
+    } else {
+      candidates.push(decision.planned);
+    }
+  }
+
+  const compare = planOrder(input.order);
+  candidates.sort(compare);
+  reloads.sort(compare);
+  const budget = creditBudget(input.budget);
+  const cut = Math.min(candidates.length, budget.available);
+  const toDownload = candidates.slice(0, cut);
+  const deferred = candidates.slice(cut);
+
+  const count = (files: PlannedFile[], field: 'toDownload' | 'toReload' | 'deferred'): void => {
+    for (const file of files) {
+      const pair = pairs.get(pairKey(file));
+      if (pair === undefined) continue;
+      pair[field]++;
+      if (file.replaces !== undefined && field !== 'toReload') pair.rebuilt++;
+    }
+  };
+  count(toDownload, 'toDownload');
+  count(reloads, 'toReload');
+  count(deferred, 'deferred');
+
+  return {
+    toDownload,
+    toReload: reloads,
+    deferred,
+    alreadyLoaded,
+    ignoredRows,
+    budget: {
+      available: Number.isFinite(budget.available) ? budget.available : null,
+      used: toDownload.length,
+      limitedBy: budget.limitedBy,
+      remainingUnknown: budget.remainingUnknown,
+    },
+    pairs: [...pairs.values()],
+  };
+}
