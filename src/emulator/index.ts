@@ -1,0 +1,171 @@
+// The GEX Data API emulator: an API listener and a storage listener (another port, so another
+// origin) over the synthetic market, with a controllable clock, quotas, keys and fault injection.
+// startEmulator() is what the CLI (`gexwh emulate`, `gexwh demo`) and the tests call.
+
+import { createHash } from 'node:crypto';
+import type { Server } from 'node:http';
+import { createMarketModel } from './market/index.js';
+import { FILE_KINDS, type FileKind, type MarketModel } from './market/types.js';
+import { createApiServer } from './server/api.js';
+import { ACCOUNT_NAMES, createAuthBook, type AccountName } from './server/auth.js';
+import { createClock, type EmulatorClock } from './server/clock.js';
+import { revisionKey, type ServerState } from './server/context.js';
+import { createFaultBook, type FaultRule } from './server/faults.js';
+import { closeServer, listen } from './server/http.js';
+import { createQuotaBook } from './server/quota.js';
+import { currentFile } from './server/routes/files.js';
+import { ALL_ROUTES } from './server/routes/index.js';
+import { createStorageServer } from './server/storage.js';
+import { addDays } from './server/params.js';
+
+export type { FaultAction, FaultRule } from './server/faults.js';
+export type { EmulatorClock } from './server/clock.js';
+
+export interface EmulatorOptions {
+  host?: string; // default 127.0.0.1
+  port?: number; // default 0 (any free port)
+  storagePort?: number; // default 0
+  seed?: number; // default 42
+  /** History length in days before now (default 30). */
+  days?: number;
+  /** Frozen clock at this instant (moved only by clock.set/advance), unless realtimeClock. */
+  now?: Date | string;
+  symbols?: string[];
+  expirations?: number; // default 6
+  strikes?: number; // default 40
+  linkTtlSeconds?: number; // default 900
+  coverageCacheSeconds?: number; // default 3600
+  /** With `now`: start there and tick with the wall clock (for the CLI). */
+  realtimeClock?: boolean;
+  /** Rows per /history/levels page (default 5,000 as in the spec; tests lower it to exercise paging). */
+  historyPageRows?: number;
+}
+
+export type EmulatorKeys = Record<AccountName, string>;
+
+export interface EmulatorCounters {
+  /** Requests charged to the key's account since start (never reset; bearer calls count for pro). */
+  requests(key: string): number;
+  /** File credits charged to the key's account since start (never reset). */
+  credits(key: string): number;
+  readonly storageHits: number;
+  readonly storageTripwire: number;
+  readonly apiHits: number;
+  /** API and storage requests whose pathname+search matches. */
+  hits(pathPattern: RegExp): number;
+}
+
+export interface Emulator {
+  baseUrl: string; // the root that holds /api/v1
+  storageUrl: string;
+  keys: EmulatorKeys;
+  bearerToken: string;
+  clock: EmulatorClock;
+  faults: { add(rule: FaultRule): void; clear(): void };
+  rebuildFile(exchange: string, symbol: string, date: string, file: FileKind): void;
+  setQuota(key: string, q: { requestsUsed?: number; creditsUsed?: number }): void;
+  counters: EmulatorCounters;
+  market: MarketModel;
+  close(): Promise<void>;
+}
+
+const DEFAULTS = { host: '127.0.0.1', seed: 42, days: 30, expirations: 6, strikes: 40, linkTtlSeconds: 900, coverageCacheSeconds: 3600 };
+
+export async function startEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
+  const clockOptions = options.now === undefined ? {} : { now: options.now, realtime: options.realtimeClock === true };
+  const clock = createClock(clockOptions);
+  const seed = options.seed ?? DEFAULTS.seed;
+  const secret = createHash('sha256').update(`gexwh-emulator:${seed}`).digest();
+  const days = options.days ?? DEFAULTS.days;
+  const historyStartDate = addDays(clock.now().toISOString().slice(0, 10), -days);
+  const model = createMarketModel({
+    seed,
+    expirations: options.expirations ?? DEFAULTS.expirations,
+    strikes: options.strikes ?? DEFAULTS.strikes,
+    historyStart: historyStartDate,
+    ...(options.symbols ? { symbols: options.symbols } : {}),
+  });
+  const auth = createAuthBook(secret, clock.now());
+  const hitLog: string[] = [];
+  const apiCounters = { hits: 0 };
+  const storageCounters = { hits: 0, tripwire: 0 };
+  const state: ServerState = {
+    model,
+    clock,
+    auth,
+    quota: createQuotaBook(),
+    faults: createFaultBook(),
+    secret,
+    storageUrl: '',
+    linkTtlSeconds: options.linkTtlSeconds ?? DEFAULTS.linkTtlSeconds,
+    coverageCacheSeconds: options.coverageCacheSeconds ?? DEFAULTS.coverageCacheSeconds,
+    historyPageRows: options.historyPageRows ?? 5000,
+    revisions: new Map(),
+  };
+  const host = options.host ?? DEFAULTS.host;
+  const storage = createStorageServer({
+    secret,
+    now: () => clock.now(),
+    faults: state.faults,
+    fileBytes: (ref) => currentFile(state, ref, clock.now())?.bytes,
+    counters: storageCounters,
+    recordHit: (path) => hitLog.push(path),
+  });
+  const api = createApiServer({ state, routes: ALL_ROUTES, counters: apiCounters, recordHit: (path) => hitLog.push(path) });
+  const servers: Server[] = [];
+  try {
+    state.storageUrl = await listen(storage, host, options.storagePort ?? 0);
+    servers.push(storage);
+    const baseUrl = await listen(api, host, options.port ?? 0);
+    servers.push(api);
+    return {
+      baseUrl,
+      storageUrl: state.storageUrl,
+      keys: { ...auth.keys },
+      bearerToken: auth.bearerToken,
+      clock,
+      faults: { add: (rule) => state.faults.add(rule), clear: () => state.faults.clear() },
+      rebuildFile(exchange, symbol, date, file) {
+        if (!FILE_KINDS.includes(file)) throw new RangeError(`unknown file kind ${file}`);
+        const key = revisionKey(exchange, symbol.toUpperCase(), date, file);
+        state.revisions.set(key, (state.revisions.get(key) ?? 0) + 1);
+      },
+      setQuota(key, used) {
+        state.quota.setUsed(accountIdOf(key), used, clock.now());
+      },
+      counters: {
+        requests: (key) => state.quota.chargedEver(accountIdOf(key), 'requests'),
+        credits: (key) => state.quota.chargedEver(accountIdOf(key), 'credits'),
+        get storageHits() {
+          return storageCounters.hits;
+        },
+        get storageTripwire() {
+          return storageCounters.tripwire;
+        },
+        get apiHits() {
+          return apiCounters.hits;
+        },
+        hits: (pattern) => hitLog.filter((path) => matches(pattern, path)).length,
+      },
+      market: model,
+      close: () => Promise.all(servers.map(closeServer)).then(() => undefined),
+    };
+  } catch (error) {
+    await Promise.all(servers.map(closeServer));
+    throw error;
+  }
+
+  function accountIdOf(key: string): AccountName {
+    if (key === auth.bearerToken) return 'pro';
+    const account = auth.accountOfKey(key);
+    if (!account) throw new RangeError('not a key of this emulator');
+    return account.id;
+  }
+}
+
+function matches(pattern: RegExp, text: string): boolean {
+  pattern.lastIndex = 0;
+  return pattern.test(text);
+}
+
+export { ACCOUNT_NAMES };

@@ -1,0 +1,73 @@
+// Fault injection for tests: a rule matches requests of one listener (API or storage) by path, fires
+// `times` times (default 1, Infinity allowed) and tells the listener to misbehave in one way.
+//
+// Who acts on what:
+// - at the start of a request: drop (socket destroyed), delay (then normal), status and body (a
+//   canned answer; these never cost a request or a credit, like the real 503/5xx they imitate);
+// - when the body is written (API or storage): slow, truncate, corrupt, wrong_length;
+// - inside the API routes: missing_quota_headers (quota service "down": no X-RateLimit-* or
+//   X-History-Files-* headers and nothing is charged), expire_link (the download's 302 points to an
+//   already expired link; the credit is charged, as for any 302), redirect (the 302 carries this
+//   Location, or none when null; the credit is charged).
+
+export type FaultAction =
+  | { kind: 'status'; status: number; error?: string; message?: string }
+  | { kind: 'drop' }
+  | { kind: 'truncate'; atByte?: number }
+  | { kind: 'corrupt' }
+  | { kind: 'slow'; bytesPerSecond: number }
+  | { kind: 'delay'; ms: number }
+  | { kind: 'missing_quota_headers' }
+  | { kind: 'expire_link' }
+  | { kind: 'redirect'; location: string | null }
+  | { kind: 'body'; status: number; body: string; contentType?: string }
+  | { kind: 'wrong_length'; contentLength: number };
+
+export type FaultSide = 'api' | 'storage';
+
+export interface FaultRule {
+  where?: FaultSide; // default: api
+  match?: RegExp; // tested on pathname + search
+  times?: number; // default 1
+  action: FaultAction;
+}
+
+export interface FaultBook {
+  add(rule: FaultRule): void;
+  clear(): void;
+  /** The action of the first live rule matching this request, consuming one of its `times`. */
+  take(side: FaultSide, pathAndSearch: string): FaultAction | undefined;
+}
+
+interface LiveRule {
+  rule: FaultRule;
+  left: number;
+}
+
+export function createFaultBook(): FaultBook {
+  let rules: LiveRule[] = [];
+  return {
+    add(rule) {
+      const left = rule.times ?? 1;
+      if (!(left > 0)) throw new RangeError('fault times must be > 0');
+      rules.push({ rule, left });
+    },
+    clear() {
+      rules = [];
+    },
+    take(side, pathAndSearch) {
+      for (const live of rules) {
+        if ((live.rule.where ?? 'api') !== side) continue;
+        const pattern = live.rule.match;
+        if (pattern) {
+          pattern.lastIndex = 0; // a /g or /y pattern must not remember the previous request
+          if (!pattern.test(pathAndSearch)) continue;
+        }
+        live.left -= 1;
+        if (live.left <= 0) rules = rules.filter((r) => r !== live);
+        return live.rule.action;
+      }
+      return undefined;
+    },
+  };
+}

@@ -1,0 +1,101 @@
+// Daily files: the manifest (/history/files/{exchange}/{coin}, one request) and the download
+// (/history/files/{exchange}/{coin}/{date}/{file}: a 302 to a presigned storage link, one credit).
+//
+// Files exist for completed sessions within history only. The manifest lists the three files of a
+// session together (levels, strikes_total, strikes_by_expiry), newest session first, at most 400
+// rows, so a page may end in the middle of a session.
+
+import { FILE_KINDS, type FileKind, type MarketModel } from '../../market/types.js';
+import { revisionKey, type Route, type ServerState } from '../context.js';
+import { HttpError } from '../http.js';
+import { invalidParam, parseChoice, parseDate, queryValue } from '../params.js';
+import { presignLink, type FileRef } from '../storage.js';
+import { completedSessions, isCompletedSession, SCHEMA_VERSION } from '../timeline.js';
+import { captureVenuesOfHistory, historyVenuesOf, resolveHistoryPair } from '../venues.js';
+import { DOCS_URL, UNITS } from './live.js';
+
+const MANIFEST_PAGE_ROWS = 400;
+
+/** Whether the file exists at now: a completed session within history of a venue listing the symbol. */
+export function fileExists(model: MarketModel, ref: FileRef, now: Date): boolean {
+  const info = model.symbolInfo(ref.symbol);
+  if (!info || !historyVenuesOf(info).includes(ref.exchange)) return false;
+  if (captureVenuesOfHistory(info, ref.exchange).length === 0) return false;
+  return isCompletedSession(model, info.market, ref.date, now);
+}
+
+/** The file as currently built (its latest revision), or undefined when there is none. */
+export function currentFile(state: ServerState, ref: FileRef, now: Date) {
+  const { model } = state;
+  if (!fileExists(model, ref, now)) return undefined;
+  const revision = state.revisions.get(revisionKey(ref.exchange, ref.symbol, ref.date, ref.file)) ?? 0;
+  return model.dailyFile(ref.exchange, ref.symbol, ref.date, ref.file, revision);
+}
+
+function manifestRows(state: ServerState, model: MarketModel, ref: Omit<FileRef, 'date' | 'file'>, dates: string[], now: Date) {
+  const rows: Record<string, unknown>[] = [];
+  for (const date of dates) {
+    for (const file of FILE_KINDS) {
+      if (rows.length >= MANIFEST_PAGE_ROWS) return rows;
+      const built = currentFile(state, { ...ref, date, file }, now);
+      if (!built) continue;
+      rows.push({ session_date: date, file, rows: built.rows, bytes: built.bytes.length, sha256: built.sha256, schema_version: SCHEMA_VERSION });
+    }
+  }
+  return rows;
+}
+
+const manifest: Route = {
+  path: ['history', 'files', ':exchange', ':coin'],
+  cost: 'request',
+  rateLimit: true,
+  query: ['start', 'end'],
+  handle: ({ state, account, params, query, now }) => {
+    const { model } = state;
+    const pair = resolveHistoryPair(model, account, params.exchange!, params.coin!);
+    const startParam = queryValue(query, 'start');
+    const endParam = queryValue(query, 'end');
+    const start = startParam === undefined ? undefined : parseDate(startParam, 'start');
+    const end = endParam === undefined ? undefined : parseDate(endParam, 'end');
+    if (start !== undefined && end !== undefined && start >= end) throw invalidParam('start must be before end.');
+    const dates = completedSessions(model, pair.market, now)
+      .filter((d) => (start === undefined || d >= start) && (end === undefined || d < end))
+      .reverse();
+    const ref = { exchange: pair.historyVenue!, symbol: pair.symbol };
+    return {
+      kind: 'json',
+      data: pair.venues.length === 0 ? [] : manifestRows(state, model, ref, dates, now),
+      meta: {
+        exchange: pair.exchange,
+        coin: pair.coin,
+        symbol: pair.symbol,
+        exchange_resolved: pair.resolved,
+        market: pair.market,
+        units: UNITS,
+        docs_url: DOCS_URL,
+      },
+    };
+  },
+};
+
+const download: Route = {
+  path: ['history', 'files', ':exchange', ':coin', ':date', ':file'],
+  cost: 'credit',
+  rateLimit: false,
+  query: [],
+  handle: ({ state, account, params, now, fault }) => {
+    const pair = resolveHistoryPair(state.model, account, params.exchange!, params.coin!);
+    const date = parseDate(params.date, 'date');
+    const file: FileKind = parseChoice(params.file!, 'file', FILE_KINDS);
+    const ref: FileRef = { exchange: pair.historyVenue!, symbol: pair.symbol, date, file };
+    if (!fileExists(state.model, ref, now)) {
+      throw new HttpError(404, 'no_file', `No ${file} file for ${pair.symbol} on ${ref.exchange} for ${date}.`);
+    }
+    if (fault?.kind === 'redirect') return { kind: 'redirect', location: fault.location };
+    const expiresAt =
+      fault?.kind === 'expire_link' ? new Date(now.getTime() - 1000) : new Date(now.getTime() + state.linkTtlSeconds * 1000);
+    return { kind: 'redirect', location: presignLink(state.storageUrl, state.secret, ref, expiresAt) };
+  },
+};
+
+export const fileRoutes: readonly Route[] = [manifest, download];
