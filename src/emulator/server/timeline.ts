@@ -103,6 +103,31 @@ export function isoZ(instant: Date): string {
   return instant.toISOString().replace('.000Z', 'Z');
 }
 
+/** The session before `sessionDate` that has captures: the open interest a capture uses. */
+export function previousSession(model: MarketModel, market: Market, sessionDate: string): string {
+  let date = addDays(sessionDate, -1);
+  for (let i = 0; i < 14 && model.sessionCaptures(market, date).length === 0; i += 1) date = addDays(date, -1);
+  return date;
+}
+
+/**
+ * The same row as historyRow(capture(...)) without building the whole capture: /history/levels
+ * reads only TOTAL levels, which the market caches cheaply.
+ */
+export function historyRowAt(model: MarketModel, symbol: string, market: Market, venues: readonly string[], exchange: string, ts: Date, now: Date): HistoryRow {
+  const sessionDate = model.sessionDateOf(market, ts);
+  return {
+    schema_version: SCHEMA_VERSION,
+    timestamp_utc: isoZ(ts),
+    session_date: sessionDate,
+    type: captureType(model, market, ts, now),
+    exchange,
+    symbol,
+    oi_date: previousSession(model, market, sessionDate),
+    ...levelsOf(model.totalLevels(symbol, venues, ts), false),
+  };
+}
+
 /** Start of the 15-minute slot holding `instant`. */
 export function slotFloor(instant: Date): Date {
   return new Date(Math.floor(instant.getTime() / SLOT_MS) * SLOT_MS);

@@ -79,6 +79,7 @@ const byStrike: Route = {
     const rows =
       rangePct === undefined ? chain.strikes : chain.strikes.filter((r) => Math.abs(r.strike - capture.spot) <= (capture.spot * rangePct) / 100);
     const expiration = choice.kind === 'total' ? 'TOTAL' : choice.info.code;
+    const profile = model.profile(pair.symbol, pair.venues, capture.timestampUtc, choice.kind === 'total' ? 'TOTAL' : choice.info.iso);
     const strikes = rows.map((r) => r.strike);
     return {
       kind: 'json',
@@ -90,7 +91,7 @@ const byStrike: Route = {
           net_gex: rows.map((r) => r.net_gex),
           total_gex: rows.map((r) => r.call_gex + r.put_gex),
         },
-        markers: strikeMarkers(rows, chain.levels, capture.spot, choice.kind === 'total'),
+        markers: strikeMarkers(rows, chain.levels, capture.spot, choice.kind === 'total', profile.crossings),
         metadata: {
           basecoin: pair.symbol,
           exchange: pair.resolved,

@@ -9,6 +9,7 @@ import {
   capturesInWindow,
   completedSessions,
   historyRow,
+  historyRowAt,
   historyStart,
   isoZ,
   levelsOf,
@@ -95,7 +96,7 @@ const historyLevels: Route = {
     const exchange = pair.historyVenue!;
     return {
       kind: 'json',
-      data: page.map((ts) => historyRow(model, model.capture(pair.symbol, pair.venues, ts), exchange, now)),
+      data: page.map((ts) => historyRowAt(model, pair.symbol, pair.market, pair.venues, exchange, ts, now)),
       meta: { ...historyMeta(pair), granularity, start: isoZ(from), end: isoZ(end), next_cursor: nextCursor },
     };
   },

@@ -1,12 +1,14 @@
 // The markers of /gex/by-strike-enhanced, computed from one chain (pure).
 //
 // Choices where the spec is silent: ranked lists hold up to five strikes ranked by per-strike net
-// GEX (absolute_max by |net|); flip_points holds the primary flip of the levels (source
-// 'gamma_profile'); max_pain is null for TOTAL; spot.strike is the grid strike nearest to spot and
+// GEX (absolute_max by |net|); flip_points are the zero crossings of the market's net-GEX profile
+// (source 'gamma_profile'), the primary flip (levels.flip, nearest to spot) first, then the others
+// by distance to spot, labelled F1..; each value is 0 (net GEX at a crossing); max_pain is null for TOTAL; spot.strike is the grid strike nearest to spot and
 // spot.value the spot price; asymmetry sums call+put GEX above and below spot, ratio = up/down,
 // bias bullish above 1.1, bearish below 0.9, and the distances are in percent from spot to the
 // largest absolute-GEX strike on each side.
 
+import { roundTo } from '../../market/numbers.js';
 import type { LevelsFields, StrikeRow } from '../../market/types.js';
 
 const RANKED = 5;
@@ -53,10 +55,22 @@ function asymmetry(rows: readonly StrikeRow[], spot: number) {
   };
 }
 
-export function strikeMarkers(rows: readonly StrikeRow[], levels: LevelsFields, spot: number, isTotal: boolean) {
+function flipPoints(crossings: readonly number[], spot: number) {
+  return [...crossings]
+    .sort((a, b) => Math.abs(a - spot) - Math.abs(b - spot) || a - b)
+    .map((price, i) => ({ label: `F${i + 1}`, strike: roundTo(price, 2), value: 0, source: 'gamma_profile' }));
+}
+
+export function strikeMarkers(
+  rows: readonly StrikeRow[],
+  levels: LevelsFields,
+  spot: number,
+  isTotal: boolean,
+  crossings: readonly number[],
+) {
   const netAt = (strike: number | null): number | null => rows.find((r) => r.strike === strike)?.net_gex ?? null;
   return {
-    flip_points: levels.flip === null ? [] : [{ label: 'Flip', strike: levels.flip, value: 0, source: 'gamma_profile' }],
+    flip_points: flipPoints(crossings, spot),
     max_pain:
       isTotal || levels.max_pain === null ? null : { label: 'Max Pain', strike: levels.max_pain, value: netAt(levels.max_pain) },
     absolute_max: rank(rows, 'A', () => true, (r) => Math.abs(r.net_gex)),
