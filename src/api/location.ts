@@ -1,0 +1,46 @@
+// Safety check of the presigned link a download's 302 points to, before anything is sent to it.
+// The link is fetched without credentials, but it could still aim at a local file, another scheme or
+// a plain-http host on the network; only https anywhere, or http to this machine, is accepted.
+import { UnsafeResponseError } from '../errors.js';
+
+/** Hosts that never leave this machine (plain http is allowed to them, for the emulator). */
+export function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.toLowerCase();
+  if (host === 'localhost' || host === '[::1]') return true;
+  // The WHATWG URL parser already normalised IPv4 forms (127.1, 0x7f.1, ...) to dotted quads.
+  return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+}
+
+/**
+ * Parse and check a Location header value: absolute URL, https (or http to a loopback host), no user
+ * info. Anything else throws UnsafeResponseError; the message never repeats the link's query string
+ * (it carries the storage signature).
+ */
+export function checkFileLocation(value: string | undefined, endpoint: string): URL {
+  if (value === undefined || value.trim() === '') {
+    throw new UnsafeResponseError(`${endpoint}: the redirect has no Location header`);
+  }
+  let url: URL;
+  try {
+    url = new URL(value); // no base: a relative reference fails here
+  } catch {
+    throw new UnsafeResponseError(`${endpoint}: the redirect Location is not an absolute URL`);
+  }
+  const where = `${url.protocol}//${url.host}`;
+  if (url.username !== '' || url.password !== '') {
+    throw new UnsafeResponseError(`${endpoint}: the redirect Location carries user info; refused`);
+  }
+  if (url.protocol === 'https:') return url;
+  if (url.protocol === 'http:') {
+    if (isLoopbackHost(url.hostname)) return url;
+    throw new UnsafeResponseError(`${endpoint}: the redirect goes to plain http on a non-loopback host (${where}); refused`, {
+      allowed: 'https, or http to 127.0.0.0/8, ::1, localhost',
+    });
+  }
+  throw new UnsafeResponseError(`${endpoint}: the redirect uses the scheme "${url.protocol.slice(0, -1)}"; only https (or http to loopback) is allowed`);
+}
+
+/** Origin and path of a link, for messages (the query string holds the signature). */
+export function describeLink(url: URL): string {
+  return `${url.origin}${url.pathname}`;
+}

@@ -1,0 +1,140 @@
+// Quota state of the two daily buckets (requests and file credits), read from response headers or
+// meta.rate_limit, plus what this client has spent. The spec allows the quota headers to be missing
+// (quota service briefly down): then the state from that response is simply unknown.
+
+export type QuotaBucketName = 'requests' | 'files';
+
+export interface QuotaBucket {
+  /** Daily limit; 0 means unlimited (see `unlimited`). */
+  limit: number;
+  /** Left until the reset; null when unknown or unlimited. */
+  remaining: number | null;
+  /** Next reset (midnight UTC); null when not given or unparseable. */
+  reset: Date | null;
+  unlimited: boolean;
+}
+
+/** What one response (or the client's latest knowledge) tells about each bucket; absent = unknown. */
+export interface QuotaSnapshot {
+  requests?: QuotaBucket;
+  files?: QuotaBucket;
+}
+
+export interface QuotaSpent {
+  /** Quota-counted requests answered 2xx (the spec leaves open whether failed ones count). */
+  requests: number;
+  /** File links obtained (each 302 costs one credit). */
+  credits: number;
+}
+
+export type HeaderBag = Record<string, string | string[] | undefined>;
+
+const HEADER_PREFIX: Record<QuotaBucketName, string> = {
+  requests: 'x-ratelimit',
+  files: 'x-history-files',
+};
+
+/** Parse X-RateLimit-* or X-History-Files-* headers; undefined when the limit header is absent or bad. */
+export function parseQuotaHeaders(headers: HeaderBag, bucket: QuotaBucketName): QuotaBucket | undefined {
+  const prefix = HEADER_PREFIX[bucket];
+  const limit = parseCount(headerValue(headers, `${prefix}-limit`));
+  if (limit === undefined) return undefined;
+  return makeBucket(limit, parseCount(headerValue(headers, `${prefix}-remaining`)), parseReset(headerValue(headers, `${prefix}-reset`)));
+}
+
+/** The meta.rate_limit / error hint block {limit, remaining, reset}; undefined when not usable. */
+export function parseRateLimitBlock(block: unknown): QuotaBucket | undefined {
+  if (typeof block !== 'object' || block === null) return undefined;
+  const { limit, remaining, reset } = block as Record<string, unknown>;
+  const parsedLimit = parseCount(limit);
+  if (parsedLimit === undefined) return undefined;
+  return makeBucket(parsedLimit, parseCount(remaining), parseReset(reset));
+}
+
+/** Quota of one response: headers first, meta.rate_limit as the fallback for the request bucket. */
+export function quotaOfResponse(headers: HeaderBag, metaRateLimit?: unknown): QuotaSnapshot {
+  const snapshot: QuotaSnapshot = {};
+  const requests = parseQuotaHeaders(headers, 'requests') ?? parseRateLimitBlock(metaRateLimit);
+  const files = parseQuotaHeaders(headers, 'files');
+  if (requests) snapshot.requests = requests;
+  if (files) snapshot.files = files;
+  return snapshot;
+}
+
+/** Units left in a bucket: Infinity when unlimited, undefined when unknown. */
+export function unitsLeft(bucket: QuotaBucket | undefined): number | undefined {
+  if (bucket === undefined) return undefined;
+  if (bucket.unlimited) return Number.POSITIVE_INFINITY;
+  return bucket.remaining ?? undefined;
+}
+
+/** ISO 8601 (the spec) or, defensively, epoch seconds/milliseconds. */
+export function parseReset(value: unknown): Date | null {
+  if (typeof value === 'number') return epochToDate(value);
+  if (typeof value !== 'string' || value.trim() === '') return null;
+  const text = value.trim();
+  if (/^\d+$/.test(text)) return epochToDate(Number(text));
+  const ms = Date.parse(text);
+  return Number.isNaN(ms) ? null : new Date(ms);
+}
+
+/** Cost of one GET in each bucket, from the spec's cost table; `path` is relative to /api/v1. */
+export function costOfPath(path: string): { requests: number; credits: number } {
+  const segments = path.split('?')[0]!.split('/').filter((s) => s !== '');
+  const [first, second] = segments;
+  if (first === 'history' && second === 'files') {
+    if (segments.length === 6) return { requests: 0, credits: 1 };
+    if (segments.length === 4) return { requests: 1, credits: 0 };
+    return { requests: 0, credits: 0 };
+  }
+  if (first === 'levels' || first === 'gex') return { requests: 1, credits: 0 };
+  if (first === 'history' && (second === 'timestamps' || second === 'levels' || second === 'snapshot')) {
+    return { requests: 1, credits: 0 };
+  }
+  return { requests: 0, credits: 0 }; // exchanges, coins, expirations, me, history/coverage
+}
+
+/** Latest known quota state and the totals this client has spent, for the run record. */
+export class QuotaTracker {
+  private latest: QuotaSnapshot = {};
+  private readonly spentTotals: QuotaSpent = { requests: 0, credits: 0 };
+
+  observe(snapshot: QuotaSnapshot): void {
+    if (snapshot.requests) this.latest.requests = snapshot.requests;
+    if (snapshot.files) this.latest.files = snapshot.files;
+  }
+
+  countSpent(cost: Partial<QuotaSpent>): void {
+    this.spentTotals.requests += cost.requests ?? 0;
+    this.spentTotals.credits += cost.credits ?? 0;
+  }
+
+  state(): QuotaSnapshot {
+    return { ...this.latest };
+  }
+
+  spent(): QuotaSpent {
+    return { ...this.spentTotals };
+  }
+}
+
+function makeBucket(limit: number, remaining: number | undefined, reset: Date | null): QuotaBucket {
+  const unlimited = limit === 0;
+  return { limit, remaining: unlimited ? null : (remaining ?? null), reset, unlimited };
+}
+
+function headerValue(headers: HeaderBag, name: string): string | undefined {
+  const value = headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function parseCount(value: unknown): number | undefined {
+  if (typeof value === 'number') return Number.isInteger(value) && value >= 0 ? value : undefined;
+  if (typeof value !== 'string' || !/^\s*\d+\s*$/.test(value)) return undefined;
+  return Number(value.trim());
+}
+
+function epochToDate(value: number): Date | null {
+  if (!Number.isFinite(value) || value < 0) return null;
+  return new Date(value < 1e12 ? value * 1000 : value);
+}
