@@ -166,3 +166,27 @@ export async function listManifests<R extends ManifestRow>(
   }
   return listings;
 }
+
+/** The page fetcher the orchestrator's API adapter provides. */
+export type ManifestPageFetcher = FetchManifestPage;
+
+export interface PairListingInput {
+  coverage: CoverageRow;
+  newestStoredDate: string | null;
+  fullRescan: boolean;
+}
+
+/**
+ * One pair's listing decision and walk: null when no request is needed (nothing newer than
+ * sync.manifest holds, or no files), else every row from the listing start on, newest first.
+ */
+export async function listPairManifest<R extends ManifestRow>(
+  fetchPage: FetchManifestPage<R>,
+  pair: Pair,
+  input: PairListingInput,
+): Promise<R[] | null> {
+  if (!needsListing(input.coverage, input.newestStoredDate, input.fullRescan)) return null;
+  const start = listingStart(input.newestStoredDate, input.fullRescan);
+  const listing = await listManifest(fetchPage, pair, start === undefined ? {} : { start });
+  return listing.rows;
+}

@@ -1,12 +1,13 @@
 // Plain structural inputs of the pure sync modules. They mirror the API's manifest and coverage rows
-// (snake_case, as the spec sends them) and the warehouse ledger rows (src/warehouse/ledger.ts), so
-// either side's values can be passed without mapping. `file` is a plain string on input: a kind the
-// client does not know is skipped, never trusted.
+// (snake_case, as the spec sends them; src/api/schemas.ts) and the warehouse's rows
+// (src/warehouse/manifest.ts, ledger.ts), so either side's values pass without mapping.
+
+import type { FileKind } from '../warehouse/layouts.js';
 
 /** A file manifest row (spec: File manifest row). */
 export interface ManifestRow {
   session_date: string;
-  file: string;
+  file: FileKind;
   rows: number;
   bytes: number;
   sha256: string;
@@ -19,13 +20,13 @@ export interface StoredManifestRow extends ManifestRow {
   symbol: string;
 }
 
-/** A coverage row (spec: Coverage row). Only some fields matter to the sync. */
+/** A coverage row (spec: Coverage row). */
 export interface CoverageRow {
   exchange: string;
   symbol: string;
-  first_ts?: string | null;
-  last_ts?: string | null;
-  sessions?: number | null;
+  first_ts: string | null;
+  last_ts: string | null;
+  sessions: number | null;
   files_first_date: string | null;
   files_last_date: string | null;
 }

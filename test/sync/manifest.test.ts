@@ -4,14 +4,20 @@ import {
   listingStart,
   listManifest,
   listManifests,
+  listPairManifest,
   needsListing,
   type FetchManifestPage,
   type ManifestWindow,
 } from '../../src/sync/manifest.js';
 import { addDays } from '../../src/time/dates.js';
+import type { FileKind } from '../../src/sync/selection.js';
 import type { CoverageRow, ManifestRow } from '../../src/sync/types.js';
 
-const KINDS = ['levels', 'strikes_total', 'strikes_by_expiry'];
+const KINDS: FileKind[] = ['levels', 'strikes_total', 'strikes_by_expiry'];
+
+function cov(exchange: string, symbol: string, files_first_date: string | null, files_last_date: string | null): CoverageRow {
+  return { exchange, symbol, first_ts: null, last_ts: null, sessions: null, files_first_date, files_last_date };
+}
 
 /** A synthetic manifest: `sessions` consecutive dates from 2021-01-01, `filesPerSession(i)` files each. */
 function synthetic(sessions: number, filesPerSession: (i: number) => number = () => 3): ManifestRow[] {
@@ -44,7 +50,7 @@ const pair = { exchange: 'deribit', symbol: 'BTC' };
 const keyOf = (r: ManifestRow): string => `${r.session_date}|${r.file}`;
 
 describe('needsListing and listingStart', () => {
-  const coverage = (files_last_date: string | null): CoverageRow => ({ exchange: 'okx', symbol: 'BTC', files_first_date: null, files_last_date });
+  const coverage = (files_last_date: string | null): CoverageRow => cov('okx', 'BTC', null, files_last_date);
 
   it.each([
     [null, null, false, false], // no files at all: nothing to list
@@ -129,7 +135,7 @@ describe('listManifest paging', () => {
 
   it('fails instead of looping when one session fills a whole page', async () => {
     const crowded = Array.from({ length: 500 }, (_, i): ManifestRow => ({
-      session_date: '2024-01-01', file: `levels${i}`, rows: 1, bytes: 1, sha256: String(i), schema_version: 1,
+      session_date: '2024-01-01', file: KINDS[i % 3]!, rows: 1, bytes: 1, sha256: String(i), schema_version: 1,
     }));
     const server = fakeServer(crowded);
     await expect(listManifest(server.fetchPage, pair)).rejects.toThrow(/no progress/);
@@ -141,10 +147,10 @@ describe('listManifests over coverage', () => {
   it('skips pairs with nothing new and lists the others incrementally', async () => {
     const server = fakeServer(synthetic(10)); // files up to 2021-01-10
     const coverage: CoverageRow[] = [
-      { exchange: 'deribit', symbol: 'BTC', files_first_date: '2021-01-01', files_last_date: '2021-01-10' },
-      { exchange: 'okx', symbol: 'ETH', files_first_date: '2021-01-01', files_last_date: '2021-01-10' },
-      { exchange: 'tradfi', symbol: 'SPY', files_first_date: null, files_last_date: null },
-      { exchange: 'bybit', symbol: 'SOL', files_first_date: '2021-01-01', files_last_date: '2021-01-10' },
+      cov('deribit', 'BTC', '2021-01-01', '2021-01-10'),
+      cov('okx', 'ETH', '2021-01-01', '2021-01-10'),
+      cov('tradfi', 'SPY', null, null),
+      cov('bybit', 'SOL', '2021-01-01', '2021-01-10'),
     ];
     const stored: Record<string, string | null> = { 'deribit|BTC': '2021-01-10', 'okx|ETH': '2021-01-08', 'bybit|SOL': null };
     const listings = await listManifests(coverage, (p) => stored[`${p.exchange}|${p.symbol}`] ?? null, server.fetchPage, { fullRescan: false });
@@ -160,12 +166,25 @@ describe('listManifests over coverage', () => {
 
   it('lists everything on a full rescan and shares the request cap', async () => {
     const server = fakeServer(synthetic(300)); // 900 rows: 3 pages each
-    const coverage: CoverageRow[] = ['BTC', 'ETH'].map((symbol) => ({ exchange: 'okx', symbol, files_first_date: '2021-01-01', files_last_date: '2021-10-27' }));
+    const coverage: CoverageRow[] = ['BTC', 'ETH'].map((symbol) => cov('okx', symbol, '2021-01-01', '2021-10-27'));
     const listings = await listManifests(coverage, () => '2021-10-27', server.fetchPage, { fullRescan: true, maxRequests: 4 });
     expect(listings.map((l) => [l.status, l.requests])).toEqual([
       ['listed', 3],
       ['incomplete', 1],
     ]);
     expect(server.calls[0]).toEqual({});
+  });
+});
+
+describe('listPairManifest', () => {
+  it('returns null without a request when nothing is new, else the rows from the stored date on', async () => {
+    const server = fakeServer(synthetic(10));
+    const coverage = cov('deribit', 'BTC', '2021-01-01', '2021-01-10');
+    expect(await listPairManifest(server.fetchPage, pair, { coverage, newestStoredDate: '2021-01-10', fullRescan: false })).toBeNull();
+    expect(server.calls).toEqual([]);
+    const rows = await listPairManifest(server.fetchPage, pair, { coverage, newestStoredDate: '2021-01-09', fullRescan: false });
+    expect(rows?.map((r) => r.session_date)).toEqual(['2021-01-10', '2021-01-10', '2021-01-10', '2021-01-09', '2021-01-09', '2021-01-09']);
+    const all = await listPairManifest(server.fetchPage, pair, { coverage, newestStoredDate: '2021-01-10', fullRescan: true });
+    expect(all).toHaveLength(30);
   });
 });

@@ -110,7 +110,7 @@ describe('planSync ordering and selection', () => {
 
   it('ignores manifest rows of unknown kinds or bad dates, and duplicates', () => {
     const odd: StoredManifestRow[] = [
-      { ...btc[0]!, file: 'strikes_weird' },
+      { ...btc[0]!, file: 'strikes_weird' as FileKind }, // a kind a newer server might add
       { ...btc[0]!, session_date: '2024-02-30' },
       { ...btc[0]! },
     ];
