@@ -1,12 +1,12 @@
 // sync.manifest (every manifest row last seen) and sync.coverage (remote coverage last seen).
 import type { DuckDBConnection } from '@duckdb/node-api';
-import type { FileKind } from './layouts.js';
+import { DATE_PATTERN, isFileKind, type FileKind } from './layouts.js';
 import { toIsoTimestamp } from './values.js';
 
-/** A manifest row as the API sends it (spec: File manifest row). */
+/** A manifest row as the API sends it (spec: File manifest row). `file` is checked on upsert. */
 export interface ManifestRow {
   session_date: string;
-  file: FileKind;
+  file: string;
   rows: number;
   bytes: number;
   sha256: string;
@@ -17,9 +17,9 @@ export interface ManifestRow {
 export interface CoverageRow {
   exchange: string;
   symbol: string;
-  first_ts: string | null;
-  last_ts: string | null;
-  sessions: number | null;
+  first_ts?: string | null;
+  last_ts?: string | null;
+  sessions?: number | null;
   files_first_date: string | null;
   files_last_date: string | null;
 }
@@ -29,7 +29,8 @@ const STAGE = 'gexwh_manifest_stage';
 /**
  * Upserts manifest rows of one (exchange, symbol). Fast for a whole history (100k+ rows): an
  * appender fills a temp table, then one INSERT OR REPLACE merges it. Rows seen twice (page
- * overlap) are merged, the last one winning.
+ * overlap) are merged, the last one winning. Rows of a file kind gexwh does not know, or with a
+ * malformed date, are skipped (never trusted); returns the number of rows upserted.
  */
 export async function upsertManifest(
   conn: DuckDBConnection,
@@ -39,7 +40,10 @@ export async function upsertManifest(
   listedAt: Date | string,
 ): Promise<number> {
   const unique = new Map<string, ManifestRow>();
-  for (const row of rows) unique.set(`${row.session_date}|${row.file}`, row);
+  for (const row of rows) {
+    if (!isFileKind(row.file) || !DATE_PATTERN.test(row.session_date)) continue;
+    unique.set(`${row.session_date}|${row.file}`, row);
+  }
   if (unique.size === 0) return 0;
 
   await conn.run(
@@ -85,6 +89,7 @@ export async function manifestNewestDate(conn: DuckDBConnection, exchange: strin
 export interface StoredManifestRow extends ManifestRow {
   exchange: string;
   symbol: string;
+  file: FileKind;
 }
 
 /** Manifest rows held locally, optionally for one (exchange, symbol); newest first. */
@@ -120,9 +125,9 @@ export async function upsertCoverage(conn: DuckDBConnection, rows: readonly Cove
         [
           row.exchange,
           row.symbol,
-          row.first_ts,
-          row.last_ts,
-          row.sessions,
+          row.first_ts ?? null,
+          row.last_ts ?? null,
+          row.sessions ?? null,
           row.files_first_date,
           row.files_last_date,
           toIsoTimestamp(fetchedAt),

@@ -46,6 +46,9 @@ describe('manifest', () => {
       const listed = await listManifest(wh.connection, 'bybit', 'BTC');
       expect(listed.find((r) => r.session_date === '2020-01-01' && r.file === 'levels')?.sha256).toBe(SHA_B);
       expect(listed[0]).toMatchObject({ session_date: '2025-06-22', rows: 1999, bytes: 19990 });
+      // A kind gexwh does not know, or a malformed date, is never stored.
+      const odd = [{ ...rebuilt, file: 'strikes_weird' }, { ...rebuilt, session_date: '2026-1-1' }];
+      expect(await upsertManifest(wh.connection, 'bybit', 'BTC', odd, new Date())).toBe(0);
     });
   });
 });
