@@ -13,3 +13,4 @@ export {
 } from './manifest.js';
 export { startRun, finishRun, lastRun, redactSecrets, type RunStart, type RunCounts, type RunOutcome, type RunRow } from './runs.js';
 export { FILE_KINDS, EXCHANGES, LEVELS_FIELDS, isFileKind, isExchange, type FileKind, type Exchange } from './layouts.js';
+export { insertApiLevels, type HistoryLevelsRow } from './levels-api.js';
