@@ -1,5 +1,33 @@
 #!/usr/bin/env node
-import { Command } from 'commander';
+// The entry point: the only place that exits, and the one place errors become exit codes.
+import { CommanderError } from 'commander';
+import { ExitCode, exitCodeOf } from '../errors.js';
+import { stopSignal } from './context.js';
+import { describeError } from './output.js';
+import { buildProgram } from './program.js';
 
-const program = new Command('gexwh').description('Keeps a local DuckDB warehouse of GEX history in sync').version('0.1.0');
-await program.parseAsync(process.argv);
+async function main(argv: string[]): Promise<number> {
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.on(signal, () => {
+      const controller = stopSignal();
+      // A second signal means "now": the user does not want to wait for the file in flight.
+      if (controller.signal.aborted) process.exit(signal === 'SIGINT' ? ExitCode.sigint : ExitCode.sigterm);
+      controller.abort(signal);
+    });
+  }
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv);
+    return ExitCode.ok;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // help and version end here with code 0; commander already printed its message.
+      return error.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
+    }
+    const verbose = argv.includes('--verbose');
+    process.stderr.write(`${describeError(error, verbose)}\n`);
+    return exitCodeOf(error);
+  }
+}
+
+process.exit(await main(process.argv));

@@ -1,0 +1,6 @@
+import type { Command } from 'commander';
+import { registerEmulate } from './emulate.js';
+
+export function registerCommands(program: Command): void {
+  registerEmulate(program);
+}

@@ -1,0 +1,142 @@
+// The download stage (DESIGN §4.3–4.4): fetch the planned files with bounded concurrency, each to a
+// temp file in its archive folder while hashing, check sha256 and size against the manifest (one
+// retry on mismatch), then rename it into the archive. A 429 or a stop signal ends the stage cleanly:
+// files in flight finish or are rolled back, the files not started are deferred.
+import { createHash } from 'node:crypto';
+import { createReadStream, promises as fs } from 'node:fs';
+import pLimit from 'p-limit';
+import { archivePath, commitToArchive, tempPathFor } from './archive.js';
+import type { PlannedFile } from './plan.js';
+
+export interface DownloadResult {
+  bytes: number;
+  sha256: string;
+  /** Credits this download cost: 1, or more when an expired link had to be renewed. */
+  creditsSpent: number;
+}
+
+/** The API side of a download: link, storage GET, stream to `tempPath`. */
+export type Downloader = (file: PlannedFile, tempPath: string, signal: AbortSignal) => Promise<DownloadResult>;
+
+/** Raised by a Downloader when a quota bucket is exhausted (429). */
+export interface QuotaStop {
+  bucket: 'requests' | 'files';
+  resetAt?: string;
+}
+
+export interface VerifiedFile extends PlannedFile {
+  archivePath: string;
+  downloadedAt: Date;
+  /** True when the archive already held this exact version: no credit spent. */
+  fromArchive: boolean;
+}
+
+export interface FailedFile extends PlannedFile {
+  status: 'failed_verify';
+  error: string;
+  archivePath: string;
+}
+
+export interface FetchReport {
+  verified: VerifiedFile[];
+  failed: FailedFile[];
+  deferred: PlannedFile[];
+  creditsSpent: number;
+  bytesDownloaded: number;
+  /** Set when a 429 stopped the stage. */
+  quotaStop?: QuotaStop;
+  interrupted: boolean;
+}
+
+export interface FetchOptions {
+  archiveRoot: string;
+  concurrency: number;
+  download: Downloader;
+  /** Returns a QuotaStop when the error is a 429, else undefined. */
+  quotaStopOf: (error: unknown) => QuotaStop | undefined;
+  signal?: AbortSignal;
+  onFile?: (event: { file: PlannedFile; outcome: 'verified' | 'failed' | 'deferred'; bytes: number }) => void;
+}
+
+/** sha256 and size of a file on disk, streamed. */
+export async function hashFile(path: string): Promise<{ sha256: string; bytes: number }> {
+  const hash = createHash('sha256');
+  let bytes = 0;
+  for await (const chunk of createReadStream(path)) {
+    hash.update(chunk as Buffer);
+    bytes += (chunk as Buffer).length;
+  }
+  return { sha256: hash.digest('hex'), bytes };
+}
+
+/** True when the archive already holds this exact version (a crash between archive and load). */
+export async function isArchived(root: string, file: PlannedFile): Promise<boolean> {
+  const path = archivePath(root, file.exchange, file.symbol, file.sessionDate, file.file);
+  const stat = await fs.stat(path).catch(() => undefined);
+  if (stat === undefined || stat.size !== file.bytes) return false;
+  return (await hashFile(path)).sha256 === file.sha256;
+}
+
+function mismatch(file: PlannedFile, got: { sha256: string; bytes: number }): string | undefined {
+  if (got.bytes !== file.bytes) return `size ${got.bytes} bytes, manifest says ${file.bytes}`;
+  if (got.sha256 !== file.sha256) return `sha256 ${got.sha256}, manifest says ${file.sha256}`;
+  return undefined;
+}
+
+export async function fetchFiles(files: readonly PlannedFile[], options: FetchOptions): Promise<FetchReport> {
+  const report: FetchReport = { verified: [], failed: [], deferred: [], creditsSpent: 0, bytesDownloaded: 0, interrupted: false };
+  const controller = new AbortController();
+  const stop = () => controller.abort();
+  options.signal?.addEventListener('abort', stop, { once: true });
+  const limit = pLimit(options.concurrency);
+  try {
+    await Promise.all(files.map((file) => limit(() => fetchOne(file, options, report, controller.signal))));
+  } finally {
+    options.signal?.removeEventListener('abort', stop);
+  }
+  report.interrupted = options.signal?.aborted ?? false;
+  return report;
+
+  async function fetchOne(file: PlannedFile, opts: FetchOptions, out: FetchReport, signal: AbortSignal): Promise<void> {
+    if (signal.aborted) {
+      out.deferred.push(file);
+      opts.onFile?.({ file, outcome: 'deferred', bytes: 0 });
+      return;
+    }
+    const finalPath = archivePath(opts.archiveRoot, file.exchange, file.symbol, file.sessionDate, file.file);
+    let lastProblem = '';
+    for (let attempt = 1; attempt <= 2; attempt++) {
+      const tempPath = tempPathFor(finalPath);
+      try {
+        const result = await opts.download(file, tempPath, signal);
+        out.creditsSpent += result.creditsSpent;
+        out.bytesDownloaded += result.bytes;
+        const problem = mismatch(file, result);
+        if (problem === undefined) {
+          await commitToArchive(tempPath, finalPath);
+          out.verified.push({ ...file, archivePath: finalPath, downloadedAt: new Date(), fromArchive: false });
+          opts.onFile?.({ file, outcome: 'verified', bytes: result.bytes });
+          return;
+        }
+        lastProblem = problem;
+      } catch (error) {
+        const quotaStop = opts.quotaStopOf(error);
+        if (quotaStop !== undefined || signal.aborted) {
+          if (quotaStop !== undefined && out.quotaStop === undefined) out.quotaStop = quotaStop;
+          controller.abort();
+          out.deferred.push(file);
+          opts.onFile?.({ file, outcome: 'deferred', bytes: 0 });
+          return;
+        }
+        lastProblem = error instanceof Error ? error.message : String(error);
+        // A download that failed after every retry of the client is not tried a second time here:
+        // only a verification mismatch earns the one extra attempt of DESIGN §4.4.
+        attempt = 2;
+      } finally {
+        await fs.rm(tempPath, { force: true });
+      }
+    }
+    out.failed.push({ ...file, status: 'failed_verify', error: lastProblem, archivePath: finalPath });
+    opts.onFile?.({ file, outcome: 'failed', bytes: 0 });
+  }
+}

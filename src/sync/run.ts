@@ -1,0 +1,372 @@
+// The nightly job (DESIGN §4): coverage → manifests → plan → download → verify → archive → load.
+// The warehouse is opened only for short phases (read state, write manifests, load), so analysts'
+// readers are blocked as little as possible; downloads run with it closed.
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { InterruptedError, PartialFailureError } from '../errors.js';
+import {
+  acquireSyncLock,
+  finishRun,
+  listLedger,
+  listManifest,
+  loadFiles,
+  manifestNewestDate,
+  openWarehouse,
+  recordFileStatus,
+  startRun,
+  upsertCoverage,
+  upsertManifest,
+  type LoadInput,
+  type RunOutcome,
+  type Warehouse,
+} from '../warehouse/index.js';
+import { archivePath, removeStaleTemps } from './archive.js';
+import { fetchFiles, isArchived, type Downloader, type FetchReport, type QuotaStop, type VerifiedFile } from './fetch.js';
+import { listPairManifest, type ManifestPageFetcher } from './manifest.js';
+import { planSync, type Plan, type PlannedFile } from './plan.js';
+import type { SyncSelection } from './selection.js';
+import type { CoverageRow, LedgerEntry, ManifestRow, Pair } from './types.js';
+import { selectPairs } from './plan.js';
+import type { Market } from '../time/sessions.js';
+
+/** What the sync needs from the API (src/sync/api-port.ts adapts the client to it). */
+export interface SyncApi {
+  me(): Promise<{ markets: Market[]; creditsLimit: number; creditsRemaining: number | null; creditsReset?: string }>;
+  coverage(): Promise<CoverageRow[]>;
+  manifestPage: ManifestPageFetcher;
+  download: Downloader;
+  quotaStopOf(error: unknown): QuotaStop | undefined;
+  /** Quota-counted requests this client has made so far. */
+  requestsSpent(): number;
+}
+
+export interface SyncOptions {
+  command: 'sync' | 'plan';
+  dbPath: string;
+  archiveRoot: string;
+  selection: SyncSelection;
+  dryRun: boolean;
+  fullRescan: boolean;
+  waitLockSeconds?: number;
+  /** Effective options, stored in sync.runs (no secrets). */
+  recordedOptions: Record<string, unknown>;
+}
+
+export interface SyncEvents {
+  phase?(name: 'coverage' | 'manifests' | 'plan' | 'download' | 'load', detail?: string): void;
+  file?(event: { file: PlannedFile; outcome: 'verified' | 'failed' | 'deferred'; bytes: number }): void;
+  warn?(message: string): void;
+}
+
+export interface SyncSummary {
+  command: 'sync' | 'plan';
+  outcome: RunOutcome;
+  dryRun: boolean;
+  plan: {
+    toDownload: number;
+    toReload: number;
+    deferred: number;
+    alreadyLoaded: number;
+    creditsAvailable: number | null;
+    limitedBy: string;
+    pairs: Plan['pairs'];
+    files: PlannedFile[];
+  };
+  manifestsListed: number;
+  filesLoaded: number;
+  filesFailed: { exchange: string; symbol: string; sessionDate: string; file: string; status: string; error: string }[];
+  filesDeferred: number;
+  rowsLoaded: number;
+  creditsSpent: number;
+  requestsSpent: number;
+  bytesDownloaded: number;
+  creditsRemaining: number | null;
+  creditsReset?: string;
+  quotaStop?: QuotaStop;
+  warnings: string[];
+}
+
+export async function runSync(options: SyncOptions, api: SyncApi, signal: AbortSignal, events: SyncEvents = {}): Promise<SyncSummary> {
+  const lock = await acquireSyncLock(options.dbPath, { waitSeconds: options.waitLockSeconds ?? 0 });
+  try {
+    return await runLocked(options, api, signal, events);
+  } finally {
+    await lock.release();
+  }
+}
+
+async function runLocked(options: SyncOptions, api: SyncApi, signal: AbortSignal, events: SyncEvents): Promise<SyncSummary> {
+  const warnings: string[] = [];
+  const warn = (message: string) => {
+    warnings.push(message);
+    events.warn?.(message);
+  };
+  await removeStaleTemps(options.archiveRoot);
+
+  events.phase?.('coverage');
+  const me = await api.me();
+  const coverage = await api.coverage();
+  const pairs = selectPairs(coverage, { ...selectionOf(options.selection), markets: me.markets });
+
+  // Phase 1 (warehouse open): record the run and coverage, read what manifests we hold.
+  const { runId, newest } = await withWarehouse(options.dbPath, async (conn) => {
+    const id = await startRun(conn, { command: options.command, options: options.recordedOptions });
+    await upsertCoverage(conn, coverage, new Date());
+    const dates = new Map<string, string | null>();
+    for (const pair of pairs) dates.set(pairKeyOf(pair), await manifestNewestDate(conn, pair.exchange, pair.symbol));
+    return { runId: id, newest: dates };
+  });
+
+  let quotaStop: QuotaStop | undefined;
+  let manifestsListed = 0;
+  try {
+    // Phase 2 (network): list the manifests that coverage says moved.
+    events.phase?.('manifests');
+    const listed = new Map<string, ManifestRow[]>();
+    const coverageByPair = new Map(coverage.map((row) => [pairKeyOf(row), row]));
+    for (const pair of pairs) {
+      if (signal.aborted) throw new InterruptedError(abortSignalName(signal));
+      const row = coverageByPair.get(pairKeyOf(pair));
+      if (row === undefined) continue;
+      const maxRequests = options.selection.maxRequests;
+      if (maxRequests !== undefined && api.requestsSpent() >= maxRequests) {
+        warn(`--max-requests ${maxRequests} reached: manifests of ${pair.exchange}/${pair.symbol} and later pairs not listed`);
+        break;
+      }
+      try {
+        const rows = await listPairManifest(api.manifestPage, pair, {
+          coverage: row,
+          newestStoredDate: newest.get(pairKeyOf(pair)) ?? null,
+          fullRescan: options.fullRescan,
+        });
+        if (rows !== null) {
+          listed.set(pairKeyOf(pair), rows);
+          manifestsListed++;
+        }
+      } catch (error) {
+        const stop = api.quotaStopOf(error);
+        if (stop === undefined) throw error;
+        quotaStop = stop;
+        warn(`request quota exhausted while listing manifests; resets at ${stop.resetAt ?? 'midnight UTC'}`);
+        break;
+      }
+    }
+
+    // Phase 3 (warehouse open): store manifests, read state, plan.
+    events.phase?.('plan');
+    const plan = await withWarehouse(options.dbPath, async (conn) => {
+      for (const [key, rows] of listed) {
+        const [exchange, symbol] = key.split('|') as [string, string];
+        await upsertManifest(conn, exchange, symbol, rows, new Date());
+      }
+      const manifest = await listManifest(conn);
+      const ledger: LedgerEntry[] = (await listLedger(conn)).map((row) => ({ ...row }));
+      return planSync({
+        coverage: pairs,
+        manifest,
+        ledger,
+        selection: { ...selectionOf(options.selection), files: options.selection.files, markets: me.markets },
+        budget: {
+          creditsRemaining: me.creditsRemaining,
+          creditsLimit: me.creditsLimit,
+          reserve: options.selection.reserveCredits,
+          ...(options.selection.maxCredits !== undefined ? { maxCredits: options.selection.maxCredits } : {}),
+        },
+        order: options.selection.order,
+      });
+    });
+    const effectivePlan = await reuseArchivedFiles(plan, options.archiveRoot);
+
+    if (options.dryRun) {
+      const summary = summarize(options, effectivePlan, manifestsListed, api, me, emptyFetch(), { loaded: 0, rows: 0, failed: [] }, quotaStop, warnings, 'dry_run');
+      await withWarehouse(options.dbPath, (conn) => finishRun(conn, runId, runCounts(summary)));
+      return summary;
+    }
+
+    // Phase 4 (network, warehouse closed): download, verify, archive.
+    events.phase?.('download', `${effectivePlan.toDownload.length} files`);
+    const fetched = await fetchFiles(effectivePlan.toDownload, {
+      archiveRoot: options.archiveRoot,
+      concurrency: options.selection.concurrency,
+      download: api.download,
+      quotaStopOf: api.quotaStopOf,
+      signal,
+      ...(events.file ? { onFile: events.file } : {}),
+    });
+    quotaStop ??= fetched.quotaStop;
+    if (fetched.quotaStop) warn(`file credits exhausted; ${fetched.deferred.length} files deferred until ${fetched.quotaStop.resetAt ?? 'the quota resets'}`);
+
+    // Phase 5 (warehouse open): load what verified, record what failed, finish the run record.
+    events.phase?.('load');
+    const reloads: VerifiedFile[] = effectivePlan.toReload.map((file) => ({
+      ...file,
+      archivePath: archivePathOf(options.archiveRoot, file),
+      downloadedAt: new Date(),
+      fromArchive: true,
+    }));
+    const toLoad = signal.aborted ? [] : [...reloads, ...fetched.verified];
+    const loaded = await withWarehouse(options.dbPath, async (conn) => {
+      const result = await loadVerified(conn, toLoad);
+      for (const failed of fetched.failed) {
+        await recordFileStatus(conn, { ...failed, archivePath: null, bytes: failed.bytes, rows: failed.rows }, 'failed_verify', failed.error);
+      }
+      for (const w of result.warnings) warn(w);
+      return result;
+    });
+
+    const outcome: RunOutcome = signal.aborted ? 'interrupted' : fetched.failed.length + loaded.failed.length > 0 ? 'partial' : 'ok';
+    const summary = summarize(options, effectivePlan, manifestsListed, api, me, fetched, loaded, quotaStop, warnings, outcome);
+    await withWarehouse(options.dbPath, (conn) => finishRun(conn, runId, runCounts(summary)));
+    if (signal.aborted) throw new InterruptedError(abortSignalName(signal));
+    if (outcome === 'partial') {
+      throw new PartialFailureError(`${summary.filesFailed.length} file(s) failed verification or loading; everything else was committed`, {}, { cause: summary });
+    }
+    return summary;
+  } catch (error) {
+    if (!(error instanceof PartialFailureError) && !(error instanceof InterruptedError)) {
+      await withWarehouse(options.dbPath, (conn) =>
+        finishRun(conn, runId, { outcome: 'failed', requestsSpent: api.requestsSpent(), error: error instanceof Error ? error.message : String(error) }),
+      ).catch(() => undefined);
+    }
+    throw error;
+  }
+}
+
+interface LoadOutcome {
+  loaded: number;
+  rows: number;
+  failed: { file: PlannedFile; error: string }[];
+  warnings?: string[];
+}
+
+async function loadVerified(conn: DuckDBConnection, files: VerifiedFile[]): Promise<LoadOutcome & { warnings: string[] }> {
+  if (files.length === 0) return { loaded: 0, rows: 0, failed: [], warnings: [] };
+  const inputs: LoadInput[] = files.map((file) => ({
+    exchange: file.exchange,
+    symbol: file.symbol,
+    sessionDate: file.sessionDate,
+    file: file.file,
+    sha256: file.sha256,
+    bytes: file.bytes,
+    rows: file.rows,
+    path: file.archivePath,
+    archivePath: file.archivePath,
+    downloadedAt: file.downloadedAt,
+  }));
+  const report = await loadFiles(conn, inputs);
+  return {
+    loaded: report.loaded.length,
+    rows: report.rowsLoaded,
+    failed: report.failed.map((f) => ({ file: files.find((v) => v.archivePath === f.input.archivePath)!, error: f.error })),
+    warnings: report.warnings,
+  };
+}
+
+/** Files the archive already holds with the manifest's sha256 need no credit: move them to reloads. */
+async function reuseArchivedFiles(plan: Plan, archiveRoot: string): Promise<Plan> {
+  const candidates = [...plan.toDownload, ...plan.deferred];
+  const archived = new Set<PlannedFile>();
+  for (const file of candidates) if (await isArchived(archiveRoot, file)) archived.add(file);
+  if (archived.size === 0) return plan;
+  const rest = candidates.filter((file) => !archived.has(file));
+  const available = plan.budget.available ?? Number.POSITIVE_INFINITY;
+  const toDownload = rest.slice(0, Math.min(rest.length, available));
+  return {
+    ...plan,
+    toDownload,
+    deferred: rest.slice(toDownload.length),
+    toReload: [...plan.toReload, ...archived],
+    budget: { ...plan.budget, used: toDownload.length },
+  };
+}
+
+function emptyFetch(): FetchReport {
+  return { verified: [], failed: [], deferred: [], creditsSpent: 0, bytesDownloaded: 0, interrupted: false };
+}
+
+function summarize(
+  options: SyncOptions,
+  plan: Plan,
+  manifestsListed: number,
+  api: SyncApi,
+  me: Awaited<ReturnType<SyncApi['me']>>,
+  fetched: FetchReport,
+  loaded: LoadOutcome,
+  quotaStop: QuotaStop | undefined,
+  warnings: string[],
+  outcome: RunOutcome,
+): SyncSummary {
+  const failed = [
+    ...fetched.failed.map((f) => ({ exchange: f.exchange, symbol: f.symbol, sessionDate: f.sessionDate, file: f.file, status: 'failed_verify', error: f.error })),
+    ...loaded.failed.map(({ file, error }) => ({ exchange: file.exchange, symbol: file.symbol, sessionDate: file.sessionDate, file: file.file, status: 'failed_load', error })),
+  ];
+  const creditsRemaining = me.creditsRemaining === null ? null : Math.max(0, me.creditsRemaining - fetched.creditsSpent);
+  return {
+    command: options.command,
+    outcome,
+    dryRun: options.dryRun,
+    plan: {
+      toDownload: plan.toDownload.length,
+      toReload: plan.toReload.length,
+      deferred: plan.deferred.length,
+      alreadyLoaded: plan.alreadyLoaded,
+      creditsAvailable: plan.budget.available,
+      limitedBy: plan.budget.limitedBy,
+      pairs: plan.pairs,
+      files: options.dryRun ? [...plan.toDownload, ...plan.toReload] : [],
+    },
+    manifestsListed,
+    filesLoaded: loaded.loaded,
+    filesFailed: failed,
+    filesDeferred: plan.deferred.length + fetched.deferred.length,
+    rowsLoaded: loaded.rows,
+    creditsSpent: fetched.creditsSpent,
+    requestsSpent: api.requestsSpent(),
+    bytesDownloaded: fetched.bytesDownloaded,
+    creditsRemaining,
+    ...(quotaStop?.resetAt ?? me.creditsReset ? { creditsReset: quotaStop?.resetAt ?? me.creditsReset } : {}),
+    ...(quotaStop ? { quotaStop } : {}),
+    warnings,
+  };
+}
+
+function runCounts(summary: SyncSummary) {
+  return {
+    outcome: summary.outcome,
+    creditsSpent: summary.creditsSpent,
+    requestsSpent: summary.requestsSpent,
+    filesPlanned: summary.plan.toDownload + summary.plan.toReload,
+    filesLoaded: summary.filesLoaded,
+    filesFailed: summary.filesFailed.length,
+    filesDeferred: summary.filesDeferred,
+    rowsLoaded: summary.rowsLoaded,
+    bytesDownloaded: summary.bytesDownloaded,
+  };
+}
+
+async function withWarehouse<T>(dbPath: string, work: (conn: DuckDBConnection) => Promise<T>): Promise<T> {
+  const warehouse: Warehouse = await openWarehouse(dbPath);
+  try {
+    return await work(warehouse.connection);
+  } finally {
+    warehouse.close();
+  }
+}
+
+function selectionOf(selection: SyncSelection): { exchanges?: string[]; symbols?: string[] } {
+  return {
+    ...(selection.exchanges ? { exchanges: selection.exchanges } : {}),
+    ...(selection.symbols ? { symbols: selection.symbols } : {}),
+  };
+}
+
+function pairKeyOf(pair: Pair): string {
+  return `${pair.exchange}|${pair.symbol}`;
+}
+
+function abortSignalName(signal: AbortSignal): 'SIGINT' | 'SIGTERM' {
+  return signal.reason === 'SIGTERM' ? 'SIGTERM' : 'SIGINT';
+}
+
+function archivePathOf(root: string, file: PlannedFile): string {
+  return archivePath(root, file.exchange, file.symbol, file.sessionDate, file.file);
+}
