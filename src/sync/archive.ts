@@ -1,0 +1,162 @@
+// The raw archive (DESIGN §3): `<root>/<exchange>/<symbol>/<session_date>_<file>.csv.gz`. Paths are
+// built only from validated parts, so nothing a server sends can point outside the archive. Files are
+// written to a temp name in their final folder, fsynced, renamed, and the folder fsynced: after a
+// crash a file is either whole under its final name or a stale `.part` that removeStaleTemps() drops.
+
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, promises as fs, type Dirent } from 'node:fs';
+import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import { UnsafeResponseError } from '../errors.js';
+import { isIsoDate } from '../time/dates.js';
+import { EXCHANGES, FILE_KINDS, type Exchange, type FileKind } from '../warehouse/layouts.js';
+import { SYMBOL_PATTERN } from './selection.js';
+
+const ARCHIVE_SUFFIX = '.csv.gz';
+const TEMP_NAME = /^\..+\.[0-9a-f]{12}\.part$/;
+
+export interface ArchivedFileKey {
+  exchange: Exchange;
+  symbol: string;
+  sessionDate: string;
+  file: FileKind;
+}
+
+function describe(value: string): string {
+  return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
+}
+
+function checkParts(exchange: string, symbol: string, sessionDate: string, file: string): void {
+  if (!(EXCHANGES as readonly string[]).includes(exchange)) {
+    throw new UnsafeResponseError(`archive: refusing exchange ${describe(exchange)}; allowed: ${EXCHANGES.join(', ')}`);
+  }
+  if (!SYMBOL_PATTERN.test(symbol) || /^\.+$/.test(symbol)) {
+    throw new UnsafeResponseError(`archive: refusing symbol ${describe(symbol)}; allowed: 1 to 20 characters A-Z 0-9 . _ -`);
+  }
+  if (!isIsoDate(sessionDate)) {
+    throw new UnsafeResponseError(`archive: refusing session date ${describe(sessionDate)}; expected YYYY-MM-DD`);
+  }
+  if (!(FILE_KINDS as readonly string[]).includes(file)) {
+    throw new UnsafeResponseError(`archive: refusing file kind ${describe(file)}; allowed: ${FILE_KINDS.join(', ')}`);
+  }
+}
+
+/** `<root>/<exchange>/<symbol>/<date>_<file>.csv.gz`; UnsafeResponseError for any part that could escape. */
+export function archivePath(root: string, exchange: string, symbol: string, sessionDate: string, file: string): string {
+  checkParts(exchange, symbol, sessionDate, file);
+  const path = join(root, exchange, symbol, `${sessionDate}_${file}${ARCHIVE_SUFFIX}`);
+  // Belt and braces: the validated parts cannot escape, and this proves it for the resolved path.
+  const inside = relative(resolve(root), resolve(path));
+  if (inside === '' || inside.startsWith('..') || isAbsolute(inside)) {
+    throw new UnsafeResponseError(`archive: path ${describe(path)} resolves outside the archive`);
+  }
+  return path;
+}
+
+/**
+ * A fresh temp name next to `finalPath` (same folder, so the rename is atomic), hidden and ending
+ * in `.part`. Creates the folder, so the caller can open the temp file for writing right away.
+ */
+export function tempPathFor(finalPath: string): string {
+  const folder = dirname(finalPath);
+  mkdirSync(folder, { recursive: true });
+  return join(folder, `.${basename(finalPath)}.${randomBytes(6).toString('hex')}.part`);
+}
+
+/** Makes a complete temp file the archived file: fsync it, rename it, fsync the folder. */
+export async function commitToArchive(tempPath: string, finalPath: string): Promise<void> {
+  if (resolve(dirname(tempPath)) !== resolve(dirname(finalPath))) {
+    throw new Error(`commitToArchive: temp file ${tempPath} is not in the folder of ${finalPath}`);
+  }
+  const handle = await fs.open(tempPath, 'r+');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  await fs.rename(tempPath, finalPath);
+  await syncFolder(dirname(finalPath));
+}
+
+/** fsync a folder so a rename survives a power cut; not possible on every platform (Windows). */
+async function syncFolder(folder: string): Promise<void> {
+  let handle: fs.FileHandle | undefined;
+  try {
+    handle = await fs.open(folder, 'r');
+    await handle.sync();
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'EISDIR' && code !== 'EPERM' && code !== 'EINVAL' && code !== 'EBADF') throw error;
+  } finally {
+    await handle?.close();
+  }
+}
+
+/**
+ * Deletes leftover temp files (`.<name>.<hex>.part`) of an interrupted run, in the archive's
+ * exchange/symbol folders. Call it only while holding the sync lock: a running sync's temps look the
+ * same. Symbolic links are never followed. Returns the paths removed.
+ */
+export async function removeStaleTemps(root: string): Promise<string[]> {
+  const removed: string[] = [];
+  for (const folder of await symbolFolders(root)) {
+    for (const entry of await readFolder(folder)) {
+      if (entry.isFile() && TEMP_NAME.test(entry.name)) {
+        const path = join(folder, entry.name);
+        await fs.rm(path, { force: true });
+        removed.push(path);
+      }
+    }
+  }
+  return removed;
+}
+
+async function readFolder(folder: string): Promise<Dirent[]> {
+  try {
+    return await fs.readdir(folder, { withFileTypes: true });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
+}
+
+/** `<root>/<exchange>/<symbol>` folders of known exchanges (real folders, not links). */
+async function symbolFolders(root: string): Promise<string[]> {
+  const folders: string[] = [];
+  for (const exchange of await readFolder(root)) {
+    if (!exchange.isDirectory() || !(EXCHANGES as readonly string[]).includes(exchange.name)) continue;
+    for (const symbol of await readFolder(join(root, exchange.name))) {
+      if (symbol.isDirectory()) folders.push(join(root, exchange.name, symbol.name));
+    }
+  }
+  return folders;
+}
+
+/** The key of an archived file from its path relative to the root, or null if it is not one. */
+export function parseArchivePath(relativePath: string): ArchivedFileKey | null {
+  const parts = relativePath.split(/[\\/]/);
+  if (parts.length !== 3) return null;
+  const [exchange, symbol, name] = parts as [string, string, string];
+  const match = /^(\d{4}-\d{2}-\d{2})_([a-z_]+)\.csv\.gz$/.exec(name);
+  if (match === null) return null;
+  const [, sessionDate, file] = match as unknown as [string, string, string];
+  try {
+    checkParts(exchange, symbol, sessionDate, file);
+  } catch {
+    return null;
+  }
+  return { exchange: exchange as Exchange, symbol, sessionDate, file: file as FileKind };
+}
+
+/** Every archived file (for rebuild and verify), sorted by path; temp files and strays are skipped. */
+export async function listArchivedFiles(root: string): Promise<Array<ArchivedFileKey & { path: string }>> {
+  const found: Array<ArchivedFileKey & { path: string }> = [];
+  for (const folder of await symbolFolders(root)) {
+    for (const entry of await readFolder(folder)) {
+      if (!entry.isFile()) continue;
+      const path = join(folder, entry.name);
+      const key = parseArchivePath(relative(root, path));
+      if (key !== null) found.push({ ...key, path });
+    }
+  }
+  return found.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
