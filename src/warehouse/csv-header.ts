@@ -70,6 +70,8 @@ export function mapHeader(kind: FileKind, names: readonly string[]): HeaderMappi
 export async function readGzipHeaderLine(path: string, maxChars = 64 * 1024): Promise<string> {
   const source = createReadStream(path);
   const gunzip = createGunzip();
+  // pipe() does not forward errors: a missing or unreadable file must fail, not hang.
+  source.on('error', (error) => gunzip.destroy(error));
   source.pipe(gunzip);
   let text = '';
   try {

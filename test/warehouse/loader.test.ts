@@ -202,3 +202,36 @@ describe('loadFiles: integrity', () => {
     });
   });
 });
+
+describe('loadFiles: CSV dialect', () => {
+  it('reads CRLF line ends, quoted fields and empty text as NULL', async () => {
+    await withWarehouse(async (wh, dir) => {
+      const { gzipSync } = await import('node:zlib');
+      const { writeFileSync } = await import('node:fs');
+      const { createHash } = await import('node:crypto');
+      const rows = levelsRows(BTC).slice(0, 2);
+      if (rows[0]) rows[0].regime = '';
+      if (rows[1]) rows[1].regime = '"negative"';
+      const header = HEADERS.levels.map((name) => (name === 'spot' ? '"spot"' : name));
+      const text = [header.join(','), ...rows.map((row) => HEADERS.levels.map((name) => (row[name] === null ? '' : String(row[name]))).join(','))].join('\r\n') + '\r\n';
+      const bytes = gzipSync(text);
+      const input = writeFixture(dir, 'levels', BTC, { rows });
+      writeFileSync(input.path, bytes);
+      const report = await loadFiles(wh.connection, [{ ...input, sha256: createHash('sha256').update(bytes).digest('hex'), bytes: bytes.length }]);
+      expect(report.failed).toEqual([]);
+      expect(await query(wh, 'SELECT regime, spot FROM levels ORDER BY expiration DESC')).toEqual([
+        { regime: null, spot: 0.5 },
+        { regime: 'negative', spot: 0.5 },
+      ]);
+    });
+  });
+
+  it('a missing file is failed_load naming it', async () => {
+    await withWarehouse(async (wh, dir) => {
+      const input = { ...writeFixture(dir, 'levels', BTC), path: `${dir}/nope.csv.gz` };
+      const report = await loadFiles(wh.connection, [input]);
+      expect(report.failed[0]?.error).toContain('nope.csv.gz');
+      expect((await listLedger(wh.connection))[0]?.status).toBe('failed_load');
+    });
+  });
+});
