@@ -1,0 +1,458 @@
+// gexwh's client of the GEX Data API: one keep-alive undici Pool for the API origin, one typed
+// function per endpoint (zod-validated), retries decided by ./retry.ts, quota tracked by ./quota.ts,
+// and the two-step file download (302 link, then the storage fetch without credentials).
+import { Pool } from 'undici';
+import { ApiError, ApiSchemaError, AuthError, NetworkError, UsageError } from '../errors.js';
+import { DEFAULT_LINK_LIFETIME_MS, StorageDownloader, type DownloadOptions, type DownloadResult } from './download.js';
+import { LinkExpiredError, QuotaExceededError } from './errors.js';
+import {
+  DEFAULT_MAX_JSON_BYTES,
+  DEFAULT_TIMEOUTS,
+  describeNetworkError,
+  discard,
+  firstHeader,
+  outcomeOfThrown,
+  readCapped,
+  redactSecret,
+  type Timeouts,
+} from './http.js';
+import { checkFileLocation, isLoopbackHost } from './location.js';
+import {
+  costOfPath,
+  parseQuotaHeaders,
+  parseRateLimitBlock,
+  parseReset,
+  quotaOfResponse,
+  QuotaTracker,
+  type QuotaBucketName,
+  type QuotaSnapshot,
+  type QuotaSpent,
+} from './quota.js';
+import { decide, retryPolicy, sleep as realSleep, type RetryPolicy, type Sleep } from './retry.js';
+import { ENDPOINT_SCHEMAS, FILE_KINDS, issuePath, type EndpointData, type EndpointMeta, type EndpointName, type FileKind } from './schemas.js';
+
+export const API_KEY_PATTERN = /^gex_[A-Za-z0-9_-]{32}$/;
+const API_PREFIX = '/api/v1';
+
+export interface ApiClientOptions {
+  /** The root that holds /api/v1, e.g. https://api.example.com or http://127.0.0.1:1234. */
+  baseUrl: string;
+  apiKey: string;
+  userAgent?: string;
+  timeouts?: Partial<Timeouts>;
+  retry?: Partial<RetryPolicy> & { sleep?: Sleep };
+  /** Cap of a JSON answer (default 64 MiB). */
+  maxJsonBytes?: number;
+  /** How long a presigned link is trusted (default 15 min). */
+  linkLifetimeMs?: number;
+  /** Clock in ms, for link ages (tests inject one). */
+  now?: () => number;
+  /** Stops every call of this client (SIGINT/SIGTERM). */
+  signal?: AbortSignal;
+  /** Max sockets to the API origin (default 8). */
+  connections?: number;
+}
+
+export interface ApiResponse<E extends EndpointName> {
+  data: EndpointData<E>;
+  meta: EndpointMeta<E>;
+  /** What this response said about the quota buckets (a bucket is absent when it said nothing). */
+  quota: QuotaSnapshot;
+}
+
+export interface RawApiResponse {
+  status: number;
+  body: unknown;
+  quota: QuotaSnapshot;
+}
+
+export interface FileRef {
+  exchange: string;
+  coin: string;
+  date: string;
+  file: FileKind;
+}
+
+export interface FileLink {
+  location: URL;
+  issuedAt: Date;
+  quota: QuotaSnapshot;
+}
+
+export interface DownloadFileResult extends DownloadResult {
+  /** Every link obtained costs one credit: 1, or 2 when the first link expired. */
+  creditsSpent: number;
+  extraCredits: number;
+}
+
+export type Query = Record<string, string | undefined>;
+
+interface RawResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: Buffer;
+}
+
+export function createApiClient(options: ApiClientOptions): ApiClient {
+  return new ApiClient(options);
+}
+
+export class ApiClient {
+  private readonly origin: string;
+  private readonly basePath: string;
+  private readonly apiKey: string;
+  private readonly userAgent: string;
+  private readonly timeouts: Timeouts;
+  private readonly policy: RetryPolicy;
+  private readonly sleep: Sleep;
+  private readonly maxJsonBytes: number;
+  private readonly now: () => number;
+  private readonly signal: AbortSignal | undefined;
+  private readonly pool: Pool;
+  private readonly storage: StorageDownloader;
+  private readonly tracker = new QuotaTracker();
+
+  constructor(options: ApiClientOptions) {
+    if (typeof options.apiKey !== 'string' || !API_KEY_PATTERN.test(options.apiKey)) {
+      // Never echo the value: a mistyped key is still (mostly) a secret.
+      throw new AuthError('the API key has an unexpected format: expected "gex_" followed by 32 URL-safe characters (A-Z a-z 0-9 _ -)');
+    }
+    const base = parseBaseUrl(options.baseUrl);
+    this.origin = base.origin;
+    this.basePath = base.pathname.replace(/\/+$/, '');
+    this.apiKey = options.apiKey;
+    this.userAgent = options.userAgent ?? 'gexwh';
+    this.timeouts = { ...DEFAULT_TIMEOUTS, ...definedOnly(options.timeouts ?? {}) };
+    const { sleep, ...policy } = options.retry ?? {};
+    this.policy = retryPolicy(policy);
+    this.sleep = sleep ?? realSleep;
+    this.maxJsonBytes = options.maxJsonBytes ?? DEFAULT_MAX_JSON_BYTES;
+    this.now = options.now ?? Date.now;
+    this.signal = options.signal;
+    this.pool = new Pool(this.origin, {
+      connections: options.connections ?? 8,
+      connectTimeout: this.timeouts.connectMs,
+      headersTimeout: this.timeouts.headersMs,
+      bodyTimeout: this.timeouts.bodyMs,
+    });
+    this.storage = new StorageDownloader({
+      timeouts: this.timeouts,
+      policy: this.policy,
+      sleep: this.sleep,
+      now: this.now,
+      linkLifetimeMs: options.linkLifetimeMs ?? DEFAULT_LINK_LIFETIME_MS,
+      userAgent: this.userAgent,
+    });
+  }
+
+  // ---- discovery (free) ----
+
+  exchanges(): Promise<ApiResponse<'exchanges'>> {
+    return this.call('exchanges', '/exchanges');
+  }
+
+  coins(): Promise<ApiResponse<'coins'>> {
+    return this.call('coins', '/coins');
+  }
+
+  expirations(exchange: string, coin: string): Promise<ApiResponse<'expirations'>> {
+    return this.call('expirations', pathOf('expirations', exchange, coin));
+  }
+
+  async me(): Promise<ApiResponse<'me'>> {
+    const response = await this.call('me', '/me');
+    // /me is the authoritative quota source; remember it like headers.
+    const requests = parseRateLimitBlock(response.data.quota.requests);
+    const files = parseRateLimitBlock(response.data.quota.history_files);
+    const quota: QuotaSnapshot = { ...response.quota };
+    if (requests) quota.requests = requests;
+    if (files) quota.files = files;
+    this.tracker.observe(quota);
+    return { ...response, quota };
+  }
+
+  coverage(): Promise<ApiResponse<'coverage'>> {
+    return this.call('coverage', '/history/coverage');
+  }
+
+  // ---- current data (1 request each) ----
+
+  levels(exchange: string, coin: string, query: { expiration?: string; compare?: string | readonly string[] } = {}): Promise<ApiResponse<'levels'>> {
+    const compare = typeof query.compare === 'string' ? query.compare : query.compare?.join(',');
+    return this.call('levels', pathOf('levels', exchange, coin), { expiration: query.expiration, compare });
+  }
+
+  gexByStrike(exchange: string, coin: string, expiration: string): Promise<ApiResponse<'gexByStrike'>> {
+    return this.call('gexByStrike', pathOf('gex', 'by-strike-enhanced', exchange, coin, expiration));
+  }
+
+  termOi(exchange: string, coin: string): Promise<ApiResponse<'termOi'>> {
+    return this.call('termOi', pathOf('gex', 'term-oi', exchange, coin));
+  }
+
+  // ---- history (1 request each) ----
+
+  historyTimestamps(exchange: string, coin: string, date: string): Promise<ApiResponse<'historyTimestamps'>> {
+    return this.call('historyTimestamps', pathOf('history', 'timestamps', exchange, coin), { date });
+  }
+
+  historyLevels(
+    exchange: string,
+    coin: string,
+    query: { start?: string; end?: string; granularity?: '15m' | '1h' | 'close'; cursor?: string } = {},
+  ): Promise<ApiResponse<'historyLevels'>> {
+    return this.call('historyLevels', pathOf('history', 'levels', exchange, coin), query);
+  }
+
+  historySnapshot(exchange: string, coin: string, query: { at: string; expiration?: string }): Promise<ApiResponse<'historySnapshot'>> {
+    return this.call('historySnapshot', pathOf('history', 'snapshot', exchange, coin), query);
+  }
+
+  historyFiles(exchange: string, coin: string, query: { start?: string; end?: string } = {}): Promise<ApiResponse<'historyFiles'>> {
+    return this.call('historyFiles', pathOf('history', 'files', exchange, coin), query);
+  }
+
+  // ---- files (1 credit per link) ----
+
+  /** GET the download path without following the redirect; returns the checked presigned link. */
+  async requestFileLink(exchange: string, coin: string, date: string, file: FileKind): Promise<FileLink> {
+    checkFileRef(date, file);
+    const path = pathOf('history', 'files', exchange, coin, date, file);
+    const response = await this.send(path, path, {});
+    if (response.status !== 302) {
+      if (response.status >= 400) throw this.errorOf(response, path);
+      throw new ApiSchemaError(path, `expected 302 with a Location header, got HTTP ${response.status}`);
+    }
+    const quota = quotaOfResponse(response.headers);
+    this.tracker.observe(quota);
+    this.tracker.countSpent({ credits: 1 }); // the 302 is what the server charges for
+    const location = checkFileLocation(firstHeader(response.headers, 'location'), path);
+    return { location, issuedAt: new Date(this.now()), quota };
+  }
+
+  /** Fetch a link (URL or FileLink) into tempPath with no credentials; see StorageDownloader. */
+  downloadToFile(link: URL | FileLink, tempPath: string, options: DownloadOptions = {}): Promise<DownloadResult> {
+    const location = link instanceof URL ? link : link.location;
+    const issuedAt = options.issuedAt ?? (link instanceof URL ? undefined : link.issuedAt);
+    const signal = this.combinedSignal(options.signal);
+    return this.storage.download(location, tempPath, { ...options, issuedAt, signal });
+  }
+
+  /** Link → download; when the link expired before the file arrived, one new link (one more credit). */
+  async downloadFile(ref: FileRef, tempPath: string, options: Omit<DownloadOptions, 'issuedAt'> = {}): Promise<DownloadFileResult> {
+    let creditsSpent = 0;
+    const fetchOnce = async (): Promise<DownloadResult> => {
+      const link = await this.requestFileLink(ref.exchange, ref.coin, ref.date, ref.file);
+      creditsSpent += 1;
+      return this.downloadToFile(link, tempPath, options);
+    };
+    let result: DownloadResult;
+    try {
+      result = await fetchOnce();
+    } catch (error) {
+      if (!(error instanceof LinkExpiredError)) throw error;
+      result = await fetchOnce();
+    }
+    return { ...result, creditsSpent, extraCredits: creditsSpent - 1 };
+  }
+
+  // ---- raw (gexwh api PATH) ----
+
+  /** One authenticated GET of any API path (with or without the /api/v1 prefix); the parsed JSON. */
+  async get(rawPath: string, query: Query = {}): Promise<RawApiResponse> {
+    const { path, query: merged } = normaliseRawPath(rawPath, query);
+    if (costOfPath(path).credits > 0) {
+      throw new UsageError('file downloads are not done through `gexwh api` (each link costs a file credit); use `gexwh sync`');
+    }
+    const response = await this.send(path, path, merged);
+    if (response.status < 200 || response.status >= 300) throw this.errorOf(response, path);
+    const body = parseJson(response.body, path);
+    const meta = (body as { meta?: { rate_limit?: unknown } } | null)?.meta;
+    const quota = quotaOfResponse(response.headers, meta?.rate_limit);
+    this.tracker.observe(quota);
+    this.tracker.countSpent({ requests: costOfPath(path).requests });
+    return { status: response.status, body, quota };
+  }
+
+  // ---- state ----
+
+  /** Latest quota state known from any response (a bucket absent = never seen). */
+  quota(): QuotaSnapshot {
+    return this.tracker.state();
+  }
+
+  /** Quota-counted requests (2xx) and file credits (302 links) spent by this client. */
+  spent(): QuotaSpent {
+    return this.tracker.spent();
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([this.pool.close(), this.storage.close()]);
+  }
+
+  // ---- internals ----
+
+  private async call<E extends EndpointName>(name: E, path: string, query: Query = {}): Promise<ApiResponse<E>> {
+    const response = await this.send(path, path, query);
+    if (response.status < 200 || response.status >= 300) {
+      if (response.status >= 300 && response.status < 400) {
+        throw new ApiSchemaError(path, `unexpected HTTP ${response.status} redirect; not followed`);
+      }
+      throw this.errorOf(response, path);
+    }
+    const parsed = ENDPOINT_SCHEMAS[name].safeParse(parseJson(response.body, path));
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      const field = issue ? issuePath(issue.path) || '(root)' : '(root)';
+      throw new ApiSchemaError(path, redactSecret(`${field}: ${issue?.message ?? 'invalid'}`, this.apiKey), { field });
+    }
+    const envelope = parsed.data as { data: EndpointData<E>; meta: EndpointMeta<E> };
+    const quota = quotaOfResponse(response.headers, (envelope.meta as { rate_limit?: unknown }).rate_limit);
+    this.tracker.observe(quota);
+    this.tracker.countSpent({ requests: costOfPath(path).requests });
+    return { data: envelope.data, meta: envelope.meta, quota };
+  }
+
+  /** One GET with the key, retried per policy; returns the final answer (any status) with its body. */
+  private async send(endpoint: string, path: string, query: Query): Promise<RawResponse> {
+    const target = `${this.basePath}${API_PREFIX}${path}${queryString(query)}`;
+    const signal = this.combinedSignal(undefined);
+    for (let attempt = 1; ; attempt++) {
+      let response: RawResponse;
+      try {
+        response = await this.sendOnce(endpoint, target, signal);
+      } catch (error) {
+        const outcome = outcomeOfThrown(error, signal);
+        if (outcome === undefined) throw error;
+        const decision = decide(this.policy, attempt, outcome);
+        if (!decision.retry) {
+          throw new NetworkError(`${endpoint}: no answer from the API after ${attempt} attempt(s): ${describeNetworkError(error)}`, {
+            attempts: attempt,
+          });
+        }
+        await this.sleep(decision.delayMs, signal);
+        continue;
+      }
+      const decision = decide(this.policy, attempt, { kind: 'status', status: response.status });
+      if (!decision.retry) return response;
+      await this.sleep(decision.delayMs, signal);
+    }
+  }
+
+  private async sendOnce(endpoint: string, target: string, signal: AbortSignal | undefined): Promise<RawResponse> {
+    const { statusCode, headers, body } = await this.pool.request({
+      method: 'GET',
+      path: target,
+      headers: { 'x-api-key': this.apiKey, 'user-agent': this.userAgent, accept: 'application/json' },
+      headersTimeout: this.timeouts.headersMs,
+      bodyTimeout: this.timeouts.bodyMs,
+      signal: signal ?? null,
+    });
+    if (statusCode >= 300 && statusCode < 400) {
+      await discard(body); // a redirect's body is never needed
+      return { status: statusCode, headers, body: Buffer.alloc(0) };
+    }
+    const buffer = await readCapped(
+      body,
+      this.maxJsonBytes,
+      () => new ApiSchemaError(endpoint, `the answer is larger than ${this.maxJsonBytes} bytes (maxJsonBytes); refused`),
+    );
+    return { status: statusCode, headers, body: buffer };
+  }
+
+  /** An error answer → ApiError (or QuotaExceededError for 429), with the server's slug and hints. */
+  private errorOf(response: RawResponse, endpoint: string): ApiError {
+    const { slug, message, hints } = redactSecret(errorBodyOf(response), this.apiKey);
+    if (response.status !== 429) return new ApiError(response.status, slug, message, endpoint, hints);
+    const bucket = bucketOf429(slug, response.headers);
+    const fromHeaders = parseQuotaHeaders(response.headers, bucket);
+    const fromBody = parseRateLimitBlock(hints.rate_limit);
+    const bucketState = fromHeaders ?? fromBody;
+    if (bucketState) this.tracker.observe({ [bucket]: bucketState });
+    const resetAt = bucketState?.reset ?? parseReset((hints.rate_limit as { reset?: unknown } | undefined)?.reset) ?? undefined;
+    return new QuotaExceededError(slug, message, endpoint, hints, bucket, resetAt);
+  }
+
+  private combinedSignal(signal: AbortSignal | undefined): AbortSignal | undefined {
+    if (this.signal && signal) return AbortSignal.any([this.signal, signal]);
+    return signal ?? this.signal;
+  }
+}
+
+// ---- pure helpers ----
+
+function parseBaseUrl(value: string): URL {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new UsageError('the API base URL is not an absolute URL (expected e.g. https://api.example.com)');
+  }
+  if (url.username !== '' || url.password !== '') throw new UsageError('the API base URL must not contain user info');
+  if (url.protocol === 'https:') return url;
+  if (url.protocol === 'http:' && isLoopbackHost(url.hostname)) return url;
+  throw new UsageError(`the API base URL must use https (plain http only to a loopback host, the key would travel in clear): ${url.protocol}//${url.host}`);
+}
+
+/** "/levels/deribit%2Bderive/BTC": each segment encoded, so nothing a caller passes can change the path. */
+export function pathOf(...segments: string[]): string {
+  return `/${segments.map((s) => encodeURIComponent(s)).join('/')}`;
+}
+
+function queryString(query: Query): string {
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(query)) if (value !== undefined) params.append(key, value);
+  const text = params.toString();
+  return text === '' ? '' : `?${text}`;
+}
+
+function parseJson(body: Buffer, endpoint: string): unknown {
+  try {
+    return JSON.parse(body.toString('utf8'));
+  } catch {
+    throw new ApiSchemaError(endpoint, 'the answer is not valid JSON');
+  }
+}
+
+function errorBodyOf(response: RawResponse): { slug: string; message: string; hints: Record<string, unknown> } {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(response.body.toString('utf8'));
+  } catch {
+    parsed = undefined;
+  }
+  if (typeof parsed === 'object' && parsed !== null && typeof (parsed as { error?: unknown }).error === 'string') {
+    const { error, message, ...hints } = parsed as Record<string, unknown>;
+    return { slug: error as string, message: typeof message === 'string' ? message : `HTTP ${response.status}`, hints };
+  }
+  return { slug: `http_${response.status}`, message: `HTTP ${response.status} without an API error body`, hints: {} };
+}
+
+function bucketOf429(slug: string, headers: Record<string, string | string[] | undefined>): QuotaBucketName {
+  if (slug === 'history_files_limit_exceeded') return 'files';
+  if (slug === 'rate_limit_exceeded') return 'requests';
+  return firstHeader(headers, 'x-history-files-limit') !== undefined ? 'files' : 'requests';
+}
+
+function checkFileRef(date: string, file: string): void {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(date)) throw new UsageError(`file date must be YYYY-MM-DD, got "${date}"`);
+  if (!(FILE_KINDS as readonly string[]).includes(file)) {
+    throw new UsageError(`file must be one of ${FILE_KINDS.join(', ')}, got "${file}"`);
+  }
+}
+
+function normaliseRawPath(rawPath: string, query: Query): { path: string; query: Query } {
+  const trimmed = rawPath.trim();
+  if (!trimmed.startsWith('/') || trimmed.startsWith('//')) {
+    throw new UsageError(`API path must start with a single "/", e.g. /me or /levels/deribit/BTC; got "${rawPath}"`);
+  }
+  const parsed = new URL(trimmed, 'http://placeholder.invalid');
+  const path = parsed.pathname.startsWith(`${API_PREFIX}/`) ? parsed.pathname.slice(API_PREFIX.length) : parsed.pathname;
+  const merged: Query = Object.fromEntries(parsed.searchParams.entries());
+  for (const [key, value] of Object.entries(query)) if (value !== undefined) merged[key] = value;
+  return { path, query: merged };
+}
+
+function definedOnly<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}

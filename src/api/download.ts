@@ -1,0 +1,210 @@
+// Fetching a presigned file link from the storage origin: no API key, no credentials, no redirect
+// followed, streamed to a temp file while hashing (never buffered whole). Retries (network error,
+// 5xx, truncated body) reuse the same link while it is valid; an expired link is signalled with
+// LinkExpiredError so the caller decides whether to spend a credit on a new one.
+import { createHash } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { open, rm } from 'node:fs/promises';
+import { Transform, type Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { Pool } from 'undici';
+import { GexwhError, NetworkError, UnsafeResponseError } from '../errors.js';
+import { LinkExpiredError } from './errors.js';
+import { discard, describeNetworkError, firstHeader, outcomeOfThrown, readCapped, type Timeouts } from './http.js';
+import { checkFileLocation, describeLink } from './location.js';
+import { decide, type AttemptOutcome, type RetryPolicy, type Sleep } from './retry.js';
+
+/** A presigned link is valid for up to 15 minutes (spec, Limits). */
+export const DEFAULT_LINK_LIFETIME_MS = 15 * 60 * 1000;
+/** Without expectedBytes, refuse anything larger than this. */
+export const DEFAULT_MAX_FILE_BYTES = 4 * 1024 ** 3;
+const MAX_ERROR_BODY_BYTES = 64 * 1024;
+
+export interface DownloadOptions {
+  /** The manifest's size: also the default cap, since a bigger file cannot match the manifest. */
+  expectedBytes?: number;
+  /** Abort once more bytes than this arrive. Default: expectedBytes, else 4 GiB. */
+  maxBytes?: number;
+  signal?: AbortSignal;
+  /** When the link was issued; a link older than its lifetime is not tried (LinkExpiredError). */
+  issuedAt?: Date;
+}
+
+export interface DownloadResult {
+  bytes: number;
+  sha256: string;
+}
+
+export interface StorageDownloaderDeps {
+  timeouts: Timeouts;
+  policy: RetryPolicy;
+  sleep: Sleep;
+  now: () => number;
+  linkLifetimeMs: number;
+  userAgent: string;
+}
+
+type AttemptResult = { done: true; result: DownloadResult } | { done: false; outcome: AttemptOutcome; detail: string };
+
+class BodyTooLargeError extends UnsafeResponseError {}
+
+export class StorageDownloader {
+  // One pool per storage origin, created with no default headers: nothing of the API's leaks here.
+  private readonly pools = new Map<string, Pool>();
+
+  constructor(private readonly deps: StorageDownloaderDeps) {}
+
+  async download(location: URL, tempPath: string, options: DownloadOptions = {}): Promise<DownloadResult> {
+    const url = checkFileLocation(location.href, 'download'); // callers may pass any URL: check again
+    const maxBytes = options.maxBytes ?? options.expectedBytes ?? DEFAULT_MAX_FILE_BYTES;
+    try {
+      return await this.downloadWithRetries(url, tempPath, maxBytes, options);
+    } catch (error) {
+      await rm(tempPath, { force: true });
+      throw error;
+    }
+  }
+
+  async close(): Promise<void> {
+    const pools = [...this.pools.values()];
+    this.pools.clear();
+    await Promise.all(pools.map((pool) => pool.close()));
+  }
+
+  private async downloadWithRetries(url: URL, tempPath: string, maxBytes: number, options: DownloadOptions): Promise<DownloadResult> {
+    for (let attempt = 1; ; attempt++) {
+      this.assertLinkFresh(url, options.issuedAt);
+      const step = await this.attempt(url, tempPath, maxBytes, options.signal);
+      if (step.done) return step.result;
+      const decision = decide(this.deps.policy, attempt, step.outcome);
+      if (!decision.retry) {
+        throw new NetworkError(`download from ${describeLink(url)} failed after ${attempt} attempt(s): ${step.detail}`, {
+          attempts: attempt,
+        });
+      }
+      await this.deps.sleep(decision.delayMs, options.signal);
+    }
+  }
+
+  private assertLinkFresh(url: URL, issuedAt: Date | undefined): void {
+    if (issuedAt === undefined) return;
+    const ageMs = this.deps.now() - issuedAt.getTime();
+    if (ageMs >= this.deps.linkLifetimeMs) {
+      throw new LinkExpiredError(`the link to ${describeLink(url)} is ${Math.round(ageMs / 1000)} s old (valid ${this.deps.linkLifetimeMs / 1000} s)`);
+    }
+  }
+
+  private async attempt(url: URL, tempPath: string, maxBytes: number, signal: AbortSignal | undefined): Promise<AttemptResult> {
+    try {
+      const response = await this.poolFor(url).request({
+        method: 'GET',
+        path: `${url.pathname}${url.search}`,
+        headers: { 'user-agent': this.deps.userAgent }, // nothing else: no key, no auth, no cookie
+        headersTimeout: this.deps.timeouts.headersMs,
+        bodyTimeout: this.deps.timeouts.bodyMs,
+        signal: signal ?? null,
+      });
+      return await this.handleResponse(url, response.statusCode, response.headers, response.body, tempPath, maxBytes);
+    } catch (error) {
+      const outcome = outcomeOfThrown(error, signal);
+      if (outcome === undefined) throw error;
+      return { done: false, outcome, detail: describeNetworkError(error) };
+    }
+  }
+
+  private async handleResponse(
+    url: URL,
+    status: number,
+    headers: Record<string, string | string[] | undefined>,
+    body: Readable,
+    tempPath: string,
+    maxBytes: number,
+  ): Promise<AttemptResult> {
+    if (status === 200) return this.receiveFile(headers, body, tempPath, maxBytes);
+    if (status >= 300 && status < 400) {
+      await discard(body);
+      throw new UnsafeResponseError(`the storage at ${describeLink(url)} answered ${status} (a redirect); storage redirects are not followed`);
+    }
+    const text = await readErrorText(body);
+    if (isExpiryAnswer(status, text)) {
+      throw new LinkExpiredError(`the storage says the link to ${describeLink(url)} expired (HTTP ${status})`);
+    }
+    if (status >= 500) return { done: false, outcome: { kind: 'status', status }, detail: `HTTP ${status}` };
+    throw new NetworkError(`the storage at ${describeLink(url)} refused the download: HTTP ${status}`, { status });
+  }
+
+  private async receiveFile(
+    headers: Record<string, string | string[] | undefined>,
+    body: Readable,
+    tempPath: string,
+    maxBytes: number,
+  ): Promise<AttemptResult> {
+    const declared = parseContentLength(firstHeader(headers, 'content-length'));
+    if (declared !== undefined && declared > maxBytes) {
+      body.destroy();
+      throw new BodyTooLargeError(`the file is ${declared} bytes, more than the ${maxBytes} allowed`, { maxBytes });
+    }
+    const { bytes, sha256 } = await streamToFile(body, tempPath, maxBytes);
+    if (declared !== undefined && bytes !== declared) {
+      return { done: false, outcome: { kind: 'truncated' }, detail: `body ended after ${bytes} of ${declared} bytes` };
+    }
+    return { done: true, result: { bytes, sha256 } };
+  }
+
+  private poolFor(url: URL): Pool {
+    let pool = this.pools.get(url.origin);
+    if (pool === undefined) {
+      pool = new Pool(url.origin, {
+        connectTimeout: this.deps.timeouts.connectMs,
+        headersTimeout: this.deps.timeouts.headersMs,
+        bodyTimeout: this.deps.timeouts.bodyMs,
+      });
+      this.pools.set(url.origin, pool);
+    }
+    return pool;
+  }
+}
+
+/** Write the body to tempPath (truncating it), hashing and counting on the way; fsync at the end. */
+async function streamToFile(body: Readable, tempPath: string, maxBytes: number): Promise<DownloadResult> {
+  const hash = createHash('sha256');
+  let bytes = 0;
+  const meter = new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      bytes += chunk.length;
+      if (bytes > maxBytes) {
+        callback(new BodyTooLargeError(`the file exceeds the ${maxBytes} bytes allowed; download aborted`, { maxBytes }));
+        return;
+      }
+      hash.update(chunk);
+      callback(null, chunk);
+    },
+  });
+  await pipeline(body, meter, createWriteStream(tempPath, { flags: 'w' }));
+  const handle = await open(tempPath, 'r+');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  return { bytes, sha256: hash.digest('hex') };
+}
+
+/** S3-style 403/400 "Request has expired", or 410 Gone. */
+function isExpiryAnswer(status: number, text: string): boolean {
+  if (status === 410) return true;
+  return (status === 403 || status === 400) && /expired/i.test(text);
+}
+
+async function readErrorText(body: Readable): Promise<string> {
+  try {
+    return (await readCapped(body, MAX_ERROR_BODY_BYTES, () => new GexwhError('error body too large'))).toString('utf8');
+  } catch {
+    return '';
+  }
+}
+
+function parseContentLength(value: string | undefined): number | undefined {
+  if (value === undefined || !/^\d+$/.test(value.trim())) return undefined;
+  return Number(value.trim());
+}
