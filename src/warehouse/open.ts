@@ -3,7 +3,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
-import { LockError } from '../errors.js';
+import { LockError, UsageError } from '../errors.js';
 import { migrate, type MigrateOptions } from './migrations.js';
 
 export interface Warehouse {
@@ -69,6 +69,9 @@ async function createInstance(dbPath: string, readOnly: boolean): Promise<DuckDB
     return await DuckDBInstance.fromCache(dbPath, readOnly ? { access_mode: 'READ_ONLY' } : {});
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
+    if (readOnly && /database does not exist/i.test(message)) {
+      throw new UsageError(`no warehouse at ${dbPath} (run gexwh sync first, or pass --db)`, { db: dbPath }, { cause: error });
+    }
     if (!isLockMessage(message)) throw error;
     const pid = parseLockHolderPid(message);
     const holder = pid === undefined ? 'another process' : `process ${pid}`;

@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { UsageError } from '../../src/errors.js';
 import { findSqlDir } from '../../src/warehouse/sql-dir.js';
 import { appliedVersions, latestVersion, listMigrations } from '../../src/warehouse/migrations.js';
 import { openWarehouse } from '../../src/warehouse/open.js';
@@ -41,6 +42,24 @@ describe('migrations', () => {
       expect(tz[0]).toEqual({ tz: 'UTC', ts: '2026-11-20 14:15:00+00' });
     } finally {
       wh.close();
+      cleanup();
+    }
+  });
+
+  it('opening a missing warehouse read-only is a usage error; read-only never migrates', async () => {
+    const { dir, cleanup } = makeTempDir();
+    try {
+      await expect(openWarehouse(join(dir, 'none.duckdb'), { readOnly: true })).rejects.toBeInstanceOf(UsageError);
+      const db = join(dir, 'old.duckdb');
+      (await openWarehouse(db, { migrations: { upTo: 1 } })).close();
+      const ro = await openWarehouse(db, { readOnly: true });
+      try {
+        expect(await appliedVersions(ro.connection)).toEqual([1]);
+        await expect(ro.connection.run('CREATE TABLE x (a INTEGER)')).rejects.toThrow(/read-only/i);
+      } finally {
+        ro.close();
+      }
+    } finally {
       cleanup();
     }
   });
