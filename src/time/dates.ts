@@ -57,3 +57,19 @@ export function maxDate(a: string | null, b: string | null): string | null {
   if (b === null) return a;
   return a >= b ? a : b;
 }
+
+/**
+ * Splits [start, end) (end exclusive) into consecutive windows of at most `maxDays` days, oldest
+ * first, e.g. for /history/levels at 15m granularity (31-day limit).
+ */
+export function splitDateWindows(start: string, end: string, maxDays: number): Array<{ start: string; end: string }> {
+  if (!Number.isInteger(maxDays) || maxDays < 1) throw new RangeError(`splitDateWindows: bad window ${maxDays}`);
+  const windows: Array<{ start: string; end: string }> = [];
+  for (let from = start; from < end; ) {
+    const candidate = addDays(from, maxDays);
+    const to = candidate < end ? candidate : end;
+    windows.push({ start: from, end: to });
+    from = to;
+  }
+  return windows;
+}

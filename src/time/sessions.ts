@@ -51,3 +51,12 @@ export function compareReferenceDate(market: Market, now: Date | number, nDays: 
 export function compareSessionDate(market: Market, now: Date | number, nDays: number): string {
   return latestSessionOnOrBefore(market, compareReferenceDate(market, now, nDays));
 }
+
+/** Every session date from `since` to `until`, both inclusive, oldest first (TradFi: weekdays). */
+export function sessionDatesBetween(market: Market, since: string, until: string): string[] {
+  const dates: string[] = [];
+  for (let date = addDays(since, 0); date <= until; date = addDays(date, 1)) {
+    if (market === 'crypto' || !isWeekend(date)) dates.push(date);
+  }
+  return dates;
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addDays, compareDates, daysBetween, isApiDate, isIsoDate, isWeekend, maxDate, weekdayOf } from '../../src/time/dates.js';
+import { addDays, compareDates, daysBetween, isApiDate, isIsoDate, isWeekend, maxDate, splitDateWindows, weekdayOf } from '../../src/time/dates.js';
 
 describe('isIsoDate', () => {
   it.each([
@@ -58,5 +58,18 @@ describe('date arithmetic', () => {
     expect(maxDate(null, '2024-01-01')).toBe('2024-01-01');
     expect(maxDate('2024-01-03', '2024-01-01')).toBe('2024-01-03');
     expect(maxDate(null, null)).toBeNull();
+  });
+});
+
+describe('splitDateWindows', () => {
+  it('splits an end-exclusive range into windows of at most N days', () => {
+    expect(splitDateWindows('2024-01-01', '2024-03-05', 31)).toEqual([
+      { start: '2024-01-01', end: '2024-02-01' },
+      { start: '2024-02-01', end: '2024-03-03' },
+      { start: '2024-03-03', end: '2024-03-05' },
+    ]);
+    expect(splitDateWindows('2024-01-01', '2024-01-02', 31)).toEqual([{ start: '2024-01-01', end: '2024-01-02' }]);
+    expect(splitDateWindows('2024-01-02', '2024-01-02', 31)).toEqual([]);
+    expect(() => splitDateWindows('2024-01-01', '2024-02-01', 0)).toThrow(RangeError);
   });
 });

@@ -4,6 +4,7 @@ import {
   compareSessionDate,
   latestSessionOnOrBefore,
   marketOf,
+  sessionDatesBetween,
   sessionDateOf,
   todaySession,
 } from '../../src/time/sessions.js';
@@ -92,5 +93,14 @@ describe('compare reference dates', () => {
   it('rejects a negative or fractional day count', () => {
     expect(() => compareReferenceDate('crypto', 0, -1)).toThrow(RangeError);
     expect(() => compareReferenceDate('crypto', 0, 1.5)).toThrow(RangeError);
+  });
+});
+
+describe('sessionDatesBetween', () => {
+  it('lists every UTC date for crypto and weekdays for TradFi, both bounds inclusive', () => {
+    expect(sessionDatesBetween('crypto', '2024-05-31', '2024-06-03')).toEqual(['2024-05-31', '2024-06-01', '2024-06-02', '2024-06-03']);
+    expect(sessionDatesBetween('tradfi', '2024-05-31', '2024-06-03')).toEqual(['2024-05-31', '2024-06-03']);
+    expect(sessionDatesBetween('tradfi', '2024-06-01', '2024-06-02')).toEqual([]);
+    expect(sessionDatesBetween('crypto', '2024-06-03', '2024-06-01')).toEqual([]);
   });
 });
