@@ -1,0 +1,15 @@
+// Builds the API client from the settings: base URL and key (env or key file), stopped by SIGINT/SIGTERM.
+import { createApiClient, type ApiClient } from '../api/index.js';
+import { syncApiFrom } from '../sync/api-port.js';
+import type { SyncApi } from '../sync/run.js';
+import type { CommandContext } from './context.js';
+import { readApiKey, requireBaseUrl } from './settings.js';
+
+export function createClient(ctx: CommandContext): ApiClient {
+  return createApiClient({ baseUrl: requireBaseUrl(ctx.settings), apiKey: readApiKey(ctx.settings), signal: ctx.signal, userAgent: 'gexwh/0.1' });
+}
+
+export function connectApi(ctx: CommandContext): { client: ApiClient; api: SyncApi; close: () => Promise<void> } {
+  const client = createClient(ctx);
+  return { client, api: syncApiFrom(client), close: () => client.close() };
+}

@@ -1,0 +1,107 @@
+// `gexwh sync` and `gexwh plan` (= sync --dry-run): the nightly job and its preview.
+import type { Command } from 'commander';
+import { parseSyncSelection, type RawSyncSelection, type SyncSelection } from '../../sync/selection.js';
+import { runSync, type SyncOptions, type SyncSummary } from '../../sync/run.js';
+import { PartialFailureError } from '../../errors.js';
+import { contextOf, type CommandContext } from '../context.js';
+import { integerOption, listOption } from '../parse.js';
+import { connectApi } from '../api-client.js';
+import { createProgress } from '../progress.js';
+import { formatSummary } from '../summary.js';
+
+interface SyncFlags {
+  exchange?: string[];
+  symbol?: string[];
+  files?: string[];
+  since?: string;
+  until?: string;
+  maxCredits?: string;
+  reserveCredits?: string;
+  maxRequests?: string;
+  concurrency?: string;
+  order?: string;
+  dryRun?: boolean;
+  fillLevels?: boolean;
+  fullRescan?: boolean;
+  waitLock?: number;
+}
+
+function addSelectionOptions(command: Command): Command {
+  return command
+    .option('--exchange <list>', 'history venues: bybit, deribit, okx, derive, combined, tradfi (repeatable, comma list)', listOption)
+    .option('--symbol <list>', 'symbols, e.g. BTC,SPY (repeatable, comma list)', listOption)
+    .option('--files <list>', 'file kinds: levels, strikes_total, strikes_by_expiry (default all three)', listOption)
+    .option('--since <date>', 'first session date, YYYY-MM-DD (inclusive)')
+    .option('--until <date>', 'last session date, YYYY-MM-DD (inclusive)')
+    .option('--max-credits <n>', 'spend at most N file credits in this run')
+    .option('--reserve-credits <n>', 'leave N file credits of the day unspent (default 0)')
+    .option('--max-requests <n>', 'spend at most N quota requests in this run')
+    .option('--concurrency <n>', 'parallel downloads, 1 to 32 (default 4)')
+    .option('--order <order>', 'newest or oldest sessions first (default newest)')
+    .option('--fill-levels', 'fill levels of sessions without a levels file from /history/levels (request quota)')
+    .option('--full-rescan', 're-list whole manifests to catch rebuilt files')
+    .option('--wait-lock <seconds>', 'wait up to N seconds for another sync to finish (default: exit 5 at once)', integerOption(0, 86_400));
+}
+
+export function registerSync(program: Command): void {
+  addSelectionOptions(program.command('sync').description('download the missing daily files within the credit budget, verify, archive and load them'))
+    .option('--dry-run', 'plan only: spend no credit (same as gexwh plan)')
+    .action((flags: SyncFlags, command: Command) => syncAction(contextOf(command), flags, flags.dryRun === true));
+  addSelectionOptions(program.command('plan').description('show what sync would download, its cost, and what the budget leaves out; spends no credit'))
+    .action((flags: SyncFlags, command: Command) => syncAction(contextOf(command), flags, true));
+}
+
+/** Flags win over the config file (DESIGN §1); then every value is validated. */
+export function selectionFromFlags(flags: SyncFlags, ctx: CommandContext): SyncSelection {
+  const config = ctx.settings.config;
+  const raw: RawSyncSelection = {
+    exchange: flags.exchange ?? config.exchange,
+    symbol: flags.symbol ?? config.symbol,
+    files: flags.files ?? config.files,
+    since: flags.since ?? config.since,
+    until: flags.until ?? config.until,
+    order: flags.order ?? config.order,
+    maxCredits: flags.maxCredits ?? config.maxCredits,
+    reserveCredits: flags.reserveCredits ?? config.reserveCredits,
+    maxRequests: flags.maxRequests ?? config.maxRequests,
+    concurrency: flags.concurrency ?? config.concurrency,
+  };
+  return parseSyncSelection(raw);
+}
+
+async function syncAction(ctx: CommandContext, flags: SyncFlags, dryRun: boolean): Promise<void> {
+  const selection = selectionFromFlags(flags, ctx);
+  const fillLevels = flags.fillLevels ?? ctx.settings.config.fillLevels ?? false;
+  const { api, close } = connectApi(ctx);
+  const progress = createProgress(ctx, dryRun);
+  const options: SyncOptions = {
+    command: dryRun ? 'plan' : 'sync',
+    dbPath: ctx.settings.db,
+    archiveRoot: ctx.settings.archive,
+    selection,
+    dryRun,
+    fullRescan: flags.fullRescan === true,
+    fillLevels,
+    ...(flags.waitLock !== undefined ? { waitLockSeconds: flags.waitLock } : {}),
+    recordedOptions: { ...selection, dryRun, fullRescan: flags.fullRescan === true, fillLevels, db: ctx.settings.db, archive: ctx.settings.archive },
+  };
+  try {
+    const summary = await runSync(options, api, ctx.signal, progress.events);
+    progress.done();
+    printSummary(ctx, summary);
+  } catch (error) {
+    progress.done();
+    if (error instanceof PartialFailureError && isSummary(error.cause)) printSummary(ctx, error.cause);
+    throw error;
+  } finally {
+    await close();
+  }
+}
+
+function printSummary(ctx: CommandContext, summary: SyncSummary): void {
+  ctx.out.result(summary, () => formatSummary(summary));
+}
+
+function isSummary(value: unknown): value is SyncSummary {
+  return typeof value === 'object' && value !== null && 'outcome' in value && 'plan' in value;
+}

@@ -1,0 +1,60 @@
+// The one-paragraph account of a sync or plan run (the same facts as --json).
+import type { SyncSummary } from '../sync/run.js';
+import { formatTable } from './output.js';
+
+export function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  const units = ['KB', 'MB', 'GB', 'TB'];
+  let value = bytes / 1024;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return `${value.toFixed(1)} ${units[unit]}`;
+}
+
+const n = (value: number) => value.toLocaleString('en-US');
+
+export function formatSummary(s: SyncSummary): string {
+  const lines: string[] = [];
+  if (s.dryRun) {
+    lines.push(planTable(s));
+    lines.push('');
+    lines.push(
+      `plan: ${n(s.plan.toDownload)} file(s) to download (${n(s.plan.toDownload)} credit(s)), ${n(s.plan.toReload)} to load from the archive (free), ` +
+        `${n(s.plan.deferred)} deferred by the budget, ${n(s.plan.alreadyLoaded)} already loaded; ` +
+        `credits available: ${s.plan.creditsAvailable === null ? 'unlimited' : n(s.plan.creditsAvailable)} (bound: ${s.plan.limitedBy}); ` +
+        `manifest listing cost ${n(s.requestsSpent)} request(s)${resetNote(s)}.`,
+    );
+  } else {
+    const failed = s.filesFailed.length;
+    lines.push(
+      `sync ${s.outcome}: ${n(s.filesLoaded)} file(s) loaded (${n(s.rowsLoaded)} rows, ${formatBytes(s.bytesDownloaded)} downloaded), ` +
+        `${n(failed)} failed, ${n(s.filesDeferred)} deferred${s.filesDeferred > 0 ? ` until the credits reset${resetNote(s)}` : ''}; ` +
+        `spent ${n(s.creditsSpent)} credit(s) and ${n(s.requestsSpent)} request(s); ` +
+        `credits left: ${s.creditsRemaining === null ? 'unlimited or unknown' : n(s.creditsRemaining)}.`,
+    );
+    for (const f of s.filesFailed) lines.push(`  ${f.status}: ${f.exchange}/${f.symbol} ${f.sessionDate} ${f.file}: ${f.error}`);
+  }
+  for (const warning of s.warnings) lines.push(`  note: ${warning}`);
+  return lines.join('\n');
+}
+
+function resetNote(s: SyncSummary): string {
+  return s.creditsReset ? ` (reset at ${s.creditsReset})` : '';
+}
+
+function planTable(s: SyncSummary): string {
+  const rows = s.plan.pairs.map((p) => ({
+    exchange: p.exchange,
+    symbol: p.symbol,
+    selected: p.selected,
+    loaded: p.alreadyLoaded,
+    download: p.toDownload,
+    reload: p.toReload,
+    deferred: p.deferred,
+    rebuilt: p.rebuilt,
+  }));
+  return formatTable(rows);
+}
