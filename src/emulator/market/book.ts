@@ -77,7 +77,17 @@ function isRoundStrike(strike: number, roundStrike: number): boolean {
 
 function venueOpenInterest(frame: SessionFrame, info: ExpirationInfo, venue: string, strikes: Float64Array, daysToCutoff: number, atm: number): OpenInterest {
   const { spec, seed } = frame;
-  const width = 2.2 * Math.max(0.04, atm * Math.sqrt(Math.max(daysToCutoff, 1) / 365));
+  // Open interest gathers within about one expected move of the money, with thin (decaying) wings:
+  // a flat floor would load the far calls of a long grid and push the whole profile positive.
+  const width = 1.2 * Math.max(0.03, atm * Math.sqrt(Math.max(daysToCutoff, 1) / 365));
+  // Where calls give way to puts moves from session to session (about a day's move), and some
+  // sessions are put-heavy: the flip then wanders around spot and both regimes occur.
+  const positioning = frame.referenceSpot * Math.exp(0.8 * spec.dailyVol * gaussianRandom(seed, `tilt|${spec.symbol}|${frame.oiDate}`));
+  const tiltWidth = Math.max(0.02, atm * Math.sqrt(Math.max(daysToCutoff, 1) / 365));
+  // Gamma at a price peaks on strikes e^(σ²T/2) above it: the call/put balance of a chain sits there,
+  // or long chains would read as call-heavy at every price.
+  const gammaPeakShift = 0.5 * atm * atm * (daysToCutoff / 365);
+  const putScale = Math.exp(0.07 * gaussianRandom(seed, `puts|${spec.symbol}|${frame.oiDate}`));
   const termWeight = 0.25 + 0.75 * Math.min(1, daysToCutoff / 45);
   const scale = spec.baseOi * (VENUE_WEIGHT[venue] ?? 0.1) * termWeight;
   const call = new Float64Array(strikes.length);
@@ -86,11 +96,12 @@ function venueOpenInterest(frame: SessionFrame, info: ExpirationInfo, venue: str
     const strike = strikes[i] as number;
     const key = `${spec.symbol}|${venue}|${info.iso}|${strike}`;
     const m = Math.log(strike / frame.referenceSpot) / width;
-    const near = Math.exp(-0.5 * m * m) + 0.04;
+    const near = Math.exp(-0.5 * m * m) + 0.03 * Math.exp(-0.5 * (m / 3) ** 2);
     const round = isRoundStrike(strike, spec.roundStrike) ? 1.8 : 1;
     // Calls gather above the money, puts below; a persistent and a daily random part.
-    const callTilt = 0.3 + 0.7 / (1 + Math.exp(-1.8 * m));
-    const putTilt = 0.3 + 0.7 / (1 + Math.exp(1.8 * m));
+    const tilt = (Math.log(strike / positioning) - gammaPeakShift) / tiltWidth;
+    const callTilt = 0.3 + 0.7 / (1 + Math.exp(-1.5 * tilt));
+    const putTilt = (0.3 + 0.7 / (1 + Math.exp(1.5 * tilt))) * putScale;
     const noise = (side: string): number =>
       Math.exp(0.45 * (0.75 * gaussianRandom(seed, `oi|${side}|${key}`) + 0.66 * gaussianRandom(seed, `oi|${side}|${key}|${frame.oiDate}`)));
     // Small venues do not quote every far strike.

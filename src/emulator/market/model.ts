@@ -14,7 +14,11 @@ import { SpotModel } from './spot.js';
 import type { Capture, DailyFile, ExpirationChain, ExpirationInfo, FileKind, LevelsFields, Market, MarketModel, MarketOptions, NetGexProfile, StrikeRow, SymbolInfo } from './types.js';
 
 const FILE_CACHE_BYTES = 256 * 1024 * 1024;
-const TOTAL_LEVELS_CACHE_ENTRIES = 200_000;
+// Bounds chosen for memory: a realistic session (books of 12 expirations × 5 venues) is ~150 KB,
+// a realistic capture ~200 KB, a levels object under 1 KB (31 days × 96 slots × a few venue sets).
+const SESSION_CACHE_ENTRIES = 256;
+const CAPTURE_CACHE_ENTRIES = 64;
+const TOTAL_LEVELS_CACHE_ENTRIES = 50_000;
 
 interface Session {
   frame: SessionFrame;
@@ -35,8 +39,8 @@ class SyntheticMarket implements MarketModel {
   readonly symbols: readonly SymbolInfo[];
   private readonly specs: Map<string, SymbolSpec>;
   private readonly spot: SpotModel;
-  private readonly sessions = new LruCache<string, Session>(512);
-  private readonly captures = new LruCache<string, Capture>(256);
+  private readonly sessions = new LruCache<string, Session>(SESSION_CACHE_ENTRIES);
+  private readonly captures = new LruCache<string, Capture>(CAPTURE_CACHE_ENTRIES);
   private readonly totals = new LruCache<string, LevelsFields>(TOTAL_LEVELS_CACHE_ENTRIES);
   private readonly csvTexts = new LruCache<string, { text: string; rows: number }>(FILE_CACHE_BYTES / 2, (v) => v.text.length);
   private readonly files = new LruCache<string, DailyFile>(FILE_CACHE_BYTES / 2, (v) => v.bytes.length);

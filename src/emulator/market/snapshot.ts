@@ -7,7 +7,7 @@ import { atmVolatility, maxPain, smileVolatility, sumOpenInterest, type Expirati
 import { gexPerContract, YEAR_MS } from './greeks.js';
 import { computeLevels } from './levels.js';
 import { roundIv, roundTo, roundUsd } from './numbers.js';
-import { ProfileAccumulator, type GammaProfile, type ProfileLeg } from './profile.js';
+import { ProfileAccumulator, type GammaProfile } from './profile.js';
 import type { LevelsFields, StrikeRow, TermMetrics } from './types.js';
 
 export interface ChainState {
@@ -62,15 +62,6 @@ export function chainState(spec: SymbolSpec, book: ExpirationBook, venues: reado
     });
   }
   return { book, years, dte: roundTo(remainingMs / DAY_MS, 2), oi, gexPerContract: perContract, rows };
-}
-
-export function profileLegs(chain: ChainState): ProfileLeg[] {
-  const legs: ProfileLeg[] = [];
-  for (let i = 0; i < chain.rows.length; i++) {
-    const row = chain.rows[i] as StrikeRow;
-    legs.push({ strike: row.strike, iv: chain.book.iv[i] as number, years: chain.years, netOi: row.call_oi - row.put_oi });
-  }
-  return legs;
 }
 
 export function chainProfile(chains: readonly ChainState[], spot: number, spec: SymbolSpec): GammaProfile {
