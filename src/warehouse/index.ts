@@ -14,3 +14,4 @@ export {
 export { startRun, finishRun, lastRun, redactSecrets, type RunStart, type RunCounts, type RunOutcome, type RunRow } from './runs.js';
 export { FILE_KINDS, EXCHANGES, LEVELS_FIELDS, isFileKind, isExchange, type FileKind, type Exchange } from './layouts.js';
 export { insertApiLevels, type HistoryLevelsRow } from './levels-api.js';
+export { rowCountMismatches, type RowCountMismatch } from './integrity.js';

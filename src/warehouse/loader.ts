@@ -24,6 +24,8 @@ export interface LoadOptions {
   maxFilesPerBatch?: number;
   /** Most manifest rows per batch, bounding the staging table's memory (default 2,000,000). */
   maxRowsPerBatch?: number;
+  /** Load even when the same sha256 is already loaded (verify --repair, rebuild). */
+  reload?: boolean;
   now?: () => Date;
 }
 
@@ -79,7 +81,7 @@ export async function loadFiles(conn: DuckDBConnection, files: readonly LoadInpu
         report.failed.push({ input, error: `${describeFile(input)}: ${invalid}` });
         continue;
       }
-      if (loaded.get(fileKey(input)) === input.sha256) {
+      if (!options.reload && loaded.get(fileKey(input)) === input.sha256) {
         report.skipped.push(input);
         continue;
       }
