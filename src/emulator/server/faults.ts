@@ -1,6 +1,11 @@
 // Fault injection for tests: a rule matches requests of one listener (API or storage) by path, fires
 // `times` times (default 1, Infinity allowed) and tells the listener to misbehave in one way.
 //
+// A status fault without `error` gets the slug the spec gives that status: 503 is files_unavailable
+// on a download path and market_unavailable elsewhere (the emulator's only trigger of
+// market_unavailable: its market data never fails on its own), 429 rate_limit_exceeded or
+// history_files_limit_exceeded (with the rate_limit hint and headers when the key is valid).
+//
 // Who acts on what:
 // - at the start of a request: drop (socket destroyed), delay (then normal), status and body (a
 //   canned answer; these never cost a request or a credit, like the real 503/5xx they imitate);

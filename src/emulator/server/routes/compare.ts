@@ -1,6 +1,7 @@
 // The compare block of /levels: for each period N (1d, 7d, 30d), the last capture of the latest
 // session on or before (today - N days) in the market's session calendar, with deltas to live.
 
+import { roundTo } from '../../market/numbers.js';
 import type { LevelsFields, MarketModel } from '../../market/types.js';
 import { HttpError } from '../http.js';
 import { addDays, invalidParam } from '../params.js';
@@ -38,7 +39,8 @@ function delta(live: LevelsFields, past: LevelsFields): Record<string, number | 
   for (const field of DELTA_FIELDS) {
     const a = live[field];
     const b = past[field];
-    out[field] = a === null || b === null ? null : a - b;
+    // Inputs carry two decimals; rounding drops the float noise of the subtraction.
+    out[field] = a === null || b === null ? null : roundTo(a - b, 2);
   }
   return out;
 }
