@@ -1,0 +1,87 @@
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { UsageError } from '../../src/errors.js';
+import { loadFiles } from '../../src/warehouse/loader.js';
+import { openWarehouse } from '../../src/warehouse/open.js';
+import { bigintToJson, runQuery } from '../../src/warehouse/query.js';
+import { BTC, makeTempDir, writeFixture } from './fixtures.js';
+
+let dir: string;
+let cleanup: () => void;
+let dbPath: string;
+
+beforeEach(async () => {
+  ({ dir, cleanup } = makeTempDir());
+  dbPath = join(dir, 'gex.duckdb');
+  const wh = await openWarehouse(dbPath);
+  try {
+    const report = await loadFiles(wh.connection, [writeFixture(dir, 'levels', BTC)]);
+    expect(report.failed).toEqual([]);
+  } finally {
+    wh.close();
+  }
+});
+
+afterEach(() => cleanup());
+
+describe('runQuery', () => {
+  it('returns columns with DuckDB types and JSON-friendly rows', async () => {
+    const result = await runQuery(dbPath, `SELECT exchange, session_date, timestamp_utc, spot, flip_count, count(*) OVER () AS n,
+        TIMESTAMP '2026-11-20 14:00:00.250' AS naive, 9007199254740993::BIGINT AS huge, [1, 2]::BIGINT[] AS list,
+        {'at': TIMESTAMPTZ '2026-01-02T03:04:05Z'} AS nested
+      FROM levels_total ORDER BY timestamp_utc LIMIT 1`);
+    expect(result.columns).toEqual([
+      { name: 'exchange', type: 'VARCHAR' },
+      { name: 'session_date', type: 'DATE' },
+      { name: 'timestamp_utc', type: 'TIMESTAMP WITH TIME ZONE' },
+      { name: 'spot', type: 'DOUBLE' },
+      { name: 'flip_count', type: 'INTEGER' },
+      { name: 'n', type: 'BIGINT' },
+      { name: 'naive', type: 'TIMESTAMP' },
+      { name: 'huge', type: 'BIGINT' },
+      { name: 'list', type: 'BIGINT[]' },
+      { name: 'nested', type: 'STRUCT("at" TIMESTAMP WITH TIME ZONE)' },
+    ]);
+    expect(result.rows).toEqual([
+      {
+        exchange: 'bybit', session_date: '2026-11-20', timestamp_utc: '2026-11-20T14:00:00.000Z', spot: 0.5, flip_count: 2, n: 2,
+        naive: '2026-11-20T14:00:00.250', huge: '9007199254740993', list: [1, 2], nested: { at: '2026-01-02T03:04:05.000Z' },
+      },
+    ]);
+    expect(JSON.parse(JSON.stringify(result.rows))).toEqual(result.rows);
+  });
+
+  it('keeps duplicate column names apart', async () => {
+    const result = await runQuery(dbPath, 'SELECT 1 AS a, 2 AS a');
+    expect(result.columns.map((c) => c.name)).toEqual(['a', 'a:1']);
+    expect(result.rows).toEqual([{ a: 1, 'a:1': 2 }]);
+  });
+
+  it('turns bad SQL into a UsageError carrying DuckDB’s message', async () => {
+    const error = await runQuery(dbPath, 'SELECT nope FROM levels').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UsageError);
+    expect((error as Error).message).toMatch(/nope/);
+  });
+
+  it('refuses writes: the connection is read-only', async () => {
+    for (const sql of ['DELETE FROM levels', 'CREATE TABLE x (a INTEGER)', 'INSERT INTO sync.runs (command, started_at) VALUES (1, now())']) {
+      const error = await runQuery(dbPath, sql).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(UsageError);
+      expect((error as Error).message).toMatch(/read-only/i);
+    }
+    expect((await runQuery(dbPath, 'SELECT count(*) AS n FROM levels')).rows).toEqual([{ n: 4 }]);
+  });
+
+  it('reports a missing warehouse and empty SQL as usage errors', async () => {
+    await expect(runQuery(join(dir, 'none.duckdb'), 'SELECT 1')).rejects.toBeInstanceOf(UsageError);
+    await expect(runQuery(dbPath, '  ')).rejects.toBeInstanceOf(UsageError);
+  });
+});
+
+describe('bigintToJson', () => {
+  it('keeps safe integers as numbers and larger ones as exact text', () => {
+    expect(bigintToJson(42n)).toBe(42);
+    expect(bigintToJson(-9007199254740991n)).toBe(-9007199254740991);
+    expect(bigintToJson(9007199254740992n)).toBe('9007199254740992');
+  });
+});
