@@ -81,12 +81,14 @@ class SyntheticMarket implements MarketModel {
   }
 
   capture(symbol: string, venues: readonly string[], timestampUtc: Date): Capture {
-    const snap = this.snapshot(symbol, venues, timestampUtc);
-    const key = this.captureKey(snap);
-    return this.captures.getOrCreate(key, () => this.assembleCapture(snap));
+    const key = this.captureKey(symbol, venues, timestampUtc);
+    return this.captures.getOrCreate(key, () => this.assembleCapture(this.snapshot(symbol, venues, timestampUtc)));
   }
 
   totalLevels(symbol: string, venues: readonly string[], timestampUtc: Date): LevelsFields {
+    // Checked before building the snapshot: a cache hit costs no chain computation.
+    const cached = this.totals.get(this.captureKey(symbol, venues, timestampUtc));
+    if (cached !== undefined) return cached;
     const snap = this.snapshot(symbol, venues, timestampUtc);
     return this.totalLevelsOf(snap, totalStrikes(snap.chains, snap.spec));
   }
@@ -171,12 +173,15 @@ class SyntheticMarket implements MarketModel {
     return { spec, frame: session.frame, venues: canonical, timestampMs, spot, chains };
   }
 
-  private captureKey(snap: Snapshot): string {
-    return `${snap.spec.symbol}|${snap.venues.join('+')}|${snap.timestampMs}`;
+  /** One key per (symbol, venue set, slot); validates the symbol and venues. */
+  private captureKey(symbol: string, venues: readonly string[], timestampUtc: Date): string {
+    const spec = this.spec(symbol);
+    return `${spec.symbol}|${this.canonicalVenues(spec, venues).join('+')}|${timestampUtc.getTime()}`;
   }
 
   private totalLevelsOf(snap: Snapshot, rows: readonly StrikeRow[]): LevelsFields {
-    return this.totals.getOrCreate(this.captureKey(snap), () => totalLevels(snap.chains, rows, snap.frame, snap.spot));
+    const key = `${snap.spec.symbol}|${snap.venues.join('+')}|${snap.timestampMs}`;
+    return this.totals.getOrCreate(key, () => totalLevels(snap.chains, rows, snap.frame, snap.spot));
   }
 
   private expirationChain(snap: Snapshot, chain: ChainState): ExpirationChain {
