@@ -9,7 +9,7 @@ export const EXCHANGES = ['bybit', 'deribit', 'okx', 'derive', 'combined', 'trad
 export type Exchange = (typeof EXCHANGES)[number];
 
 /** Types DuckDB parses the CSV fields as (read_csv `columns`). */
-export type CsvType = 'DOUBLE' | 'VARCHAR' | 'DATE' | 'TIMESTAMPTZ';
+export type CsvType = 'DOUBLE' | 'VARCHAR' | 'DATE';
 
 /** The levels fields of the spec, in its order. */
 export const LEVELS_FIELDS = [
@@ -36,7 +36,8 @@ export interface FileLayout {
 
 const CAPTURE_COLUMNS: Array<[string, CsvType]> = [
   ['schema_version', 'DOUBLE'],
-  ['timestamp_utc', 'TIMESTAMPTZ'],
+  // Text, cast in SQL: read_csv turns a malformed TIMESTAMPTZ field into NULL instead of failing.
+  ['timestamp_utc', 'VARCHAR'],
   ['session_date', 'DATE'],
   ['exchange', 'VARCHAR'],
   ['symbol', 'VARCHAR'],

@@ -9,7 +9,8 @@ const MARKET: Target = [
   ['exchange', 'f.exchange'],
   ['symbol', 'f.symbol'],
   ['session_date', 's.session_date'],
-  ['timestamp_utc', 's.timestamp_utc'],
+  // Strict CAST: a malformed timestamp fails the file (staged as text, see layouts.ts).
+  ['timestamp_utc', 'CAST(s.timestamp_utc AS TIMESTAMPTZ)'],
 ];
 
 const STRIKE_VALUES: Target = [

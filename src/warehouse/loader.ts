@@ -7,7 +7,7 @@ import { headerSignature, mapHeader, parseHeaderLine, readGzipHeaderLine, type C
 import { DATE_PATTERN, SYMBOL_PATTERN, isExchange, isFileKind, type FileKind } from './layouts.js';
 import { fileKey, loadedFiles, recordFileStatus, type LedgerFile } from './ledger.js';
 import { targetSelect } from './load-sql.js';
-import { errorMessage, toIsoTimestamp } from './values.js';
+import { conciseDbError, errorMessage, toIsoTimestamp } from './values.js';
 
 export interface LoadInput extends LedgerFile {
   /** The verified .csv.gz to read (in the archive). */
@@ -172,7 +172,7 @@ async function loadBatchWithFallback(conn: DuckDBConnection, batch: Prepared[], 
 }
 
 function messageFor(input: LoadInput, error: unknown): string {
-  const message = errorMessage(error);
+  const message = conciseDbError(errorMessage(error));
   return message.includes(input.path) ? message : `${describeFile(input)}: ${message}`;
 }
 

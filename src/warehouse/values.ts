@@ -8,3 +8,19 @@ export function toIsoTimestamp(value: Date | string): string {
 export function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
+
+/**
+ * DuckDB's CSV and cast errors run to 30 lines (hints about auto-detection we do not use, the SQL
+ * text): keep what names the problem, on one line, for the ledger and the user.
+ */
+export function conciseDbError(message: string, maxLength = 600): string {
+  const kept: string[] = [];
+  for (const raw of message.split('\n')) {
+    const line = raw.trim();
+    if (/^(Possible solutions|LINE \d+:)/.test(line)) break;
+    if (line === '' || /auto-detected from the CSV file/i.test(line)) continue;
+    kept.push(line.length > 200 ? `${line.slice(0, 200)}…` : line);
+  }
+  const text = kept.join(' ');
+  return text.length > maxLength ? `${text.slice(0, maxLength)}…` : text;
+}

@@ -116,8 +116,22 @@ describe('loadFiles: integrity', () => {
     await withWarehouse(async (wh, dir) => {
       const rows = levelsRows(BTC);
       if (rows[1]) rows[1].spot = 'abc';
-      const report = await loadFiles(wh.connection, [writeFixture(dir, 'levels', BTC, { rows })]);
+      const input = writeFixture(dir, 'levels', BTC, { rows });
+      const report = await loadFiles(wh.connection, [input]);
       expect(report.failed).toHaveLength(1);
+      expect(report.failed[0]?.error).toContain(input.path);
+      expect(report.failed[0]?.error).toContain('"spot"');
+      expect(report.failed[0]?.error).not.toContain('Possible solutions');
+      expect(await query(wh, 'SELECT count(*)::INTEGER AS n FROM levels')).toEqual([{ n: 0 }]);
+    });
+  });
+
+  it('a malformed timestamp fails the file (read_csv alone would make it NULL)', async () => {
+    await withWarehouse(async (wh, dir) => {
+      const rows = levelsRows(BTC);
+      if (rows[2]) rows[2].timestamp_utc = '2026-11-20T14:1425:00Z';
+      const report = await loadFiles(wh.connection, [writeFixture(dir, 'levels', BTC, { rows })]);
+      expect(report.failed[0]?.error).toMatch(/timestamp/);
       expect(await query(wh, 'SELECT count(*)::INTEGER AS n FROM levels')).toEqual([{ n: 0 }]);
     });
   });
