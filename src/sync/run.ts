@@ -46,6 +46,8 @@ export interface SyncOptions {
   selection: SyncSelection;
   dryRun: boolean;
   fullRescan: boolean;
+  /** Fill levels of sessions without a levels file from /history/levels (DESIGN §4.5). */
+  fillLevels: boolean;
   waitLockSeconds?: number;
   /** Effective options, stored in sync.runs (no secrets). */
   recordedOptions: Record<string, unknown>;
@@ -164,7 +166,13 @@ async function runLocked(options: SyncOptions, api: SyncApi, signal: AbortSignal
         coverage: pairs,
         manifest,
         ledger,
-        selection: { ...selectionOf(options.selection), files: options.selection.files, markets: me.markets },
+        selection: {
+          ...selectionOf(options.selection),
+          files: options.selection.files,
+          markets: me.markets,
+          ...(options.selection.since ? { since: options.selection.since } : {}),
+          ...(options.selection.until ? { until: options.selection.until } : {}),
+        },
         budget: {
           creditsRemaining: me.creditsRemaining,
           creditsLimit: me.creditsLimit,

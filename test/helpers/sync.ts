@@ -1,0 +1,89 @@
+// A sync test bench: the emulator in-process on port 0 with small chains, a temp warehouse and
+// archive, and runSync wired to a real API client (fast retries so fault tests stay quick).
+import { mkdtempSync, promises as fs } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { createApiClient, type ApiClient } from '../../src/api/index.js';
+import { startEmulator, type Emulator, type EmulatorOptions } from '../../src/emulator/index.js';
+import { syncApiFrom } from '../../src/sync/api-port.js';
+import { runSync, type SyncOptions, type SyncSummary } from '../../src/sync/run.js';
+import { parseSyncSelection, type RawSyncSelection } from '../../src/sync/selection.js';
+import { openWarehouse } from '../../src/warehouse/index.js';
+
+/** Wednesday 2026-03-11 14:07 UTC: New York regular hours, crypto mid-session. */
+export const NOW = '2026-03-11T14:07:00Z';
+
+export interface Bench {
+  emulator: Emulator;
+  dir: string;
+  dbPath: string;
+  archive: string;
+  /** A client with instant retries; the key defaults to the pro key. */
+  client(key?: string): ApiClient;
+  sync(raw?: RawSyncSelection, extra?: Partial<SyncOptions> & { key?: string; signal?: AbortSignal }): Promise<SyncSummary>;
+  query<T = Record<string, unknown>>(sql: string): Promise<T[]>;
+  close(): Promise<void>;
+}
+
+export async function startBench(options: EmulatorOptions = {}): Promise<Bench> {
+  const emulator = await startEmulator({ now: NOW, days: 3, expirations: 3, strikes: 12, seed: 11, symbols: ['BTC', 'SPY'], ...options });
+  const dir = mkdtempSync(join(tmpdir(), 'gexwh-sync-'));
+  const dbPath = join(dir, 'gex.duckdb');
+  const archive = join(dir, 'raw');
+  const clients: ApiClient[] = [];
+  const client = (key = emulator.keys.pro) => {
+    const c = createApiClient({ baseUrl: emulator.baseUrl, apiKey: key, retry: { baseDelayMs: 1, maxDelayMs: 5 } });
+    clients.push(c);
+    return c;
+  };
+  return {
+    emulator,
+    dir,
+    dbPath,
+    archive,
+    client,
+    async sync(raw = {}, extra = {}) {
+      const { key, signal, ...rest } = extra;
+      const selection = parseSyncSelection(raw);
+      const options: SyncOptions = {
+        command: 'sync',
+        dbPath,
+        archiveRoot: archive,
+        selection,
+        dryRun: false,
+        fullRescan: false,
+        fillLevels: false,
+        recordedOptions: { ...selection },
+        ...rest,
+      };
+      return runSync(options, syncApiFrom(client(key)), signal ?? new AbortController().signal);
+    },
+    async query<T>(sql: string) {
+      const warehouse = await openWarehouse(dbPath);
+      try {
+        return (await warehouse.connection.runAndReadAll(sql)).getRowObjectsJson() as T[];
+      } finally {
+        warehouse.close();
+      }
+    },
+    async close() {
+      await Promise.all(clients.map((c) => c.close()));
+      await emulator.close();
+      await fs.rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Every file under a folder, recursively (to look for leftovers and leaks). */
+export async function listFiles(root: string): Promise<string[]> {
+  const entries = await fs.readdir(root, { recursive: true, withFileTypes: true }).catch(() => []);
+  return entries.filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name));
+}
+
+/** Parses an emulator daily file into header + rows of strings. */
+export function parseDailyFile(bytes: Buffer): { header: string[]; rows: string[][] } {
+  const lines = gunzipSync(bytes).toString('utf8').trimEnd().split('\n');
+  const header = lines[0]!.split(',');
+  return { header, rows: lines.slice(1).map((line) => line.split(',')) };
+}

@@ -1,0 +1,235 @@
+// The sync engine against the emulator, in-process (issue 3 acceptance 1–7 and 10).
+import { readFileSync } from 'node:fs';
+import { afterEach, describe, expect, it } from 'vitest';
+import { PartialFailureError } from '../../src/errors.js';
+import { listFiles, parseDailyFile, startBench, type Bench } from '../helpers/sync.js';
+
+let bench: Bench | undefined;
+afterEach(async () => {
+  await bench?.close();
+  bench = undefined;
+});
+
+const ONE_PAIR = { exchange: 'deribit', symbol: 'BTC' } as const;
+
+describe('fresh sync', () => {
+  it('downloads every planned file once, loads it, and the tables hold the emulator numbers', async () => {
+    bench = await startBench();
+    const { emulator } = bench;
+    const summary = await bench.sync(ONE_PAIR);
+
+    // 3 days of history: 3 completed sessions × 3 files, each paid exactly once.
+    expect(summary.outcome).toBe('ok');
+    expect(summary.filesLoaded).toBe(9);
+    expect(emulator.counters.credits(emulator.keys.pro)).toBe(9);
+    expect(summary.creditsSpent).toBe(9);
+
+    const ledger = await bench.query<{ status: string; n: number }>(`SELECT status, count(*)::INT n FROM sync.files GROUP BY status`);
+    expect(ledger).toEqual([{ status: 'loaded', n: 9 }]);
+
+    // Row counts equal the manifest's rows, per file.
+    const mismatched = await bench.query(`
+      WITH counted AS (
+        SELECT session_date, 'levels' file, count(*) n FROM levels GROUP BY ALL
+        UNION ALL SELECT session_date, 'strikes_total', count(*) FROM strikes_total GROUP BY ALL
+        UNION ALL SELECT session_date, 'strikes_by_expiry', count(*) FROM strikes_by_expiry GROUP BY ALL)
+      SELECT m.session_date, m.file FROM sync.manifest m LEFT JOIN counted c USING (session_date, file)
+      WHERE c.n IS DISTINCT FROM m.rows`);
+    expect(mismatched).toEqual([]);
+
+    // Values: sums per file equal sums over the emulator's own CSV, and one row matches exactly.
+    for (const session of ['2026-03-08', '2026-03-09', '2026-03-10']) {
+      const file = parseDailyFile(emulator.market.dailyFile('deribit', 'BTC', session, 'strikes_by_expiry', 0).bytes);
+      const netIndex = file.header.indexOf('strike_net_gex');
+      const expected = file.rows.reduce((sum, row) => sum + Number(row[netIndex]), 0);
+      const [got] = await bench.query<{ s: number }>(`SELECT sum(net_gex) s FROM strikes_by_expiry WHERE session_date = '${session}'`);
+      expect(got!.s).toBeCloseTo(expected, 2);
+    }
+    const levelsFile = parseDailyFile(emulator.market.dailyFile('deribit', 'BTC', '2026-03-09', 'levels', 0).bytes);
+    const sample = levelsFile.rows[7]!;
+    const col = (name: string) => sample[levelsFile.header.indexOf(name)]!;
+    const [row] = await bench.query<{ flip: number | null; spot: number; p1_strike: number; regime: string | null }>(
+      `SELECT flip, spot, p1_strike, regime FROM levels WHERE timestamp_utc = '${col('timestamp_utc')}'::TIMESTAMPTZ AND expiration = '${col('expiration')}'`,
+    );
+    expect(row).toEqual({ flip: col('flip') === '' ? null : Number(col('flip')), spot: Number(col('spot')), p1_strike: Number(col('p1_strike')), regime: col('regime') || null });
+  });
+
+  it('a second sync spends 0 credits and 0 requests and changes nothing', async () => {
+    bench = await startBench();
+    const { emulator } = bench;
+    await bench.sync(ONE_PAIR);
+    const before = await bench.query(`SELECT count(*)::INT n, sum(net_gex) s FROM strikes_total`);
+    const credits = emulator.counters.credits(emulator.keys.pro);
+    const requests = emulator.counters.requests(emulator.keys.pro);
+
+    const summary = await bench.sync(ONE_PAIR);
+    expect(summary.filesLoaded).toBe(0);
+    expect(emulator.counters.credits(emulator.keys.pro)).toBe(credits);
+    expect(emulator.counters.requests(emulator.keys.pro)).toBe(requests);
+    expect(await bench.query(`SELECT count(*)::INT n, sum(net_gex) s FROM strikes_total`)).toEqual(before);
+  });
+
+  it('after the clock moves one day, downloads exactly the new session', async () => {
+    bench = await startBench();
+    const { emulator } = bench;
+    await bench.sync(ONE_PAIR);
+    emulator.clock.advance(24 * 3600 * 1000);
+    const summary = await bench.sync(ONE_PAIR);
+    expect(summary.filesLoaded).toBe(3);
+    expect(emulator.counters.credits(emulator.keys.pro)).toBe(12);
+    const sessions = await bench.query<{ d: string }>(`SELECT DISTINCT session_date::VARCHAR d FROM sync.files WHERE downloaded_at IS NOT NULL ORDER BY d DESC LIMIT 1`);
+    expect(sessions).toEqual([{ d: '2026-03-11' }]);
+  });
+});
+
+describe('budget', () => {
+  it('spends exactly K credits, newest sessions first, and defers the rest with the reset time', async () => {
+    bench = await startBench();
+    const { emulator } = bench;
+    const summary = await bench.sync({ ...ONE_PAIR, maxCredits: 4 });
+    expect(emulator.counters.credits(emulator.keys.pro)).toBe(4);
+    expect(summary.filesLoaded).toBe(4);
+    expect(summary.filesDeferred).toBe(5);
+    expect(summary.outcome).toBe('ok');
+    const loaded = await bench.query<{ d: string; file: string }>(`SELECT session_date::VARCHAR d, file FROM sync.files ORDER BY d DESC, file`);
+    // Newest session complete (3 files), then the next session's first file in canonical order.
+    expect(loaded.filter((r) => r.d === '2026-03-10')).toHaveLength(3);
+    expect(loaded.filter((r) => r.d === '2026-03-09')).toEqual([{ d: '2026-03-09', file: 'levels' }]);
+    expect(summary.creditsReset).toBe('2026-03-12T00:00:00.000Z');
+  });
+
+  it('a 429 on credits stops asking, keeps what was loaded, and reports the reset time', async () => {
+    bench = await startBench();
+    const { emulator } = bench;
+    const body = JSON.stringify({
+      error: 'history_files_limit_exceeded',
+      message: 'Daily history file limit reached',
+      rate_limit: { limit: 20, remaining: 0, reset: '2026-03-12T00:00:00Z' },
+    });
+    emulator.faults.add({ where: 'api', match: /\/history\/files\/deribit\/BTC\/2026-03-0[89]\//, times: Infinity, action: { kind: 'body', status: 429, body, contentType: 'application/json' } });
+    const summary = await bench.sync({ ...ONE_PAIR, concurrency: 1 });
+    expect(summary.outcome).toBe('ok');
+    expect(summary.filesLoaded).toBe(3);
+    expect(summary.filesDeferred).toBe(6);
+    expect(summary.quotaStop).toEqual({ bucket: 'files', resetAt: '2026-03-12T00:00:00.000Z' });
+    // Stopped asking: one 429, not one per deferred file.
+    expect(emulator.counters.hits(/\/history\/files\/deribit\/BTC\/2026-03-0[89]\//)).toBe(1);
+  });
+});
+
+describe('manifest paging', () => {
+  it('lists a history longer than one 400-row page with nothing skipped or duplicated', async () => {
+    bench = await startBench({ days: 150, symbols: ['BTC'] });
+    const summary = await bench.sync(ONE_PAIR, { dryRun: true, command: 'plan' });
+    const [stats] = await bench.query<{ n: number; distinct_keys: number; first_date: string; last_date: string }>(
+      `SELECT count(*)::INT n, count(DISTINCT (session_date, file))::INT distinct_keys, min(session_date)::VARCHAR first_date, max(session_date)::VARCHAR last_date
+         FROM sync.manifest WHERE exchange = 'deribit' AND symbol = 'BTC'`,
+    );
+    expect(stats).toEqual({ n: 450, distinct_keys: 450, first_date: '2025-10-12', last_date: '2026-03-10' });
+    expect(summary.requestsSpent).toBe(2);
+    expect(bench.emulator.counters.credits(bench.emulator.keys.pro)).toBe(0);
+  });
+});
+
+describe('faults', () => {
+  it('503 bursts on the API and on storage are recovered with no extra credit', async () => {
+    bench = await startBench();
+    const { emulator } = bench;
+    emulator.faults.add({ where: 'api', match: /\/history\/files\/deribit\/BTC\/\d/, times: 3, action: { kind: 'status', status: 503, error: 'files_unavailable' } });
+    emulator.faults.add({ where: 'storage', times: 3, action: { kind: 'status', status: 503 } });
+    emulator.faults.add({ where: 'api', match: /\/history\/files\/deribit\/BTC$/, times: 2, action: { kind: 'status', status: 500 } });
+    const summary = await bench.sync(ONE_PAIR);
+    expect(summary.filesLoaded).toBe(9);
+    expect(emulator.counters.credits(emulator.keys.pro)).toBe(9);
+  });
+
+  it('a body corrupted once is fetched again on the same link and loaded, at no extra credit', async () => {
+    bench = await startBench();
+    const { emulator } = bench;
+    emulator.faults.add({ where: 'storage', match: /levels/, times: 1, action: { kind: 'corrupt' } });
+    const summary = await bench.sync(ONE_PAIR);
+    expect(summary.filesLoaded).toBe(9);
+    expect(summary.filesFailed).toEqual([]);
+    expect(emulator.counters.credits(emulator.keys.pro)).toBe(9);
+  });
+
+  it('a body always corrupted ends as failed_verify, partial outcome, every other file loaded', async () => {
+    bench = await startBench();
+    const { emulator } = bench;
+    emulator.faults.add({ where: 'storage', match: /2026-03-09\/strikes_total/, times: Infinity, action: { kind: 'corrupt' } });
+    const error = await bench.sync(ONE_PAIR).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(PartialFailureError);
+    const ledger = await bench.query<{ status: string; n: number }>(`SELECT status, count(*)::INT n FROM sync.files GROUP BY status ORDER BY status`);
+    expect(ledger).toEqual([{ status: 'failed_verify', n: 1 }, { status: 'loaded', n: 8 }]);
+    const [rows] = await bench.query<{ n: number }>(`SELECT count(*)::INT n FROM strikes_total WHERE session_date = '2026-03-09'`);
+    expect(rows!.n).toBe(0);
+    // The next run tries the failed file again and, with the fault gone, completes.
+    emulator.faults.clear();
+    const next = await bench.sync(ONE_PAIR);
+    expect(next.filesLoaded).toBe(1);
+  });
+
+  it('truncated bodies and dropped connections leave no partial rows and no temp files', async () => {
+    bench = await startBench();
+    const { emulator } = bench;
+    emulator.faults.add({ where: 'storage', match: /strikes_by_expiry/, times: Infinity, action: { kind: 'truncate' } });
+    emulator.faults.add({ where: 'storage', match: /2026-03-10\/levels/, times: Infinity, action: { kind: 'drop' } });
+    await expect(bench.sync(ONE_PAIR)).rejects.toBeInstanceOf(PartialFailureError);
+    const [rows] = await bench.query<{ n: number }>(`SELECT count(*)::INT n FROM strikes_by_expiry`);
+    expect(rows!.n).toBe(0);
+    const leftovers = (await listFiles(bench.archive)).filter((f) => f.endsWith('.part'));
+    expect(leftovers).toEqual([]);
+    const archived = (await listFiles(bench.archive)).map((f) => f.split('/').pop()).sort();
+    expect(archived).not.toContain('2026-03-10_levels.csv.gz');
+    expect(archived.filter((f) => f!.includes('strikes_by_expiry'))).toEqual([]);
+  });
+});
+
+describe('the key', () => {
+  it('never reaches storage, the warehouse or the archive', async () => {
+    bench = await startBench();
+    const { emulator } = bench;
+    await bench.sync(ONE_PAIR);
+    expect(emulator.counters.storageTripwire).toBe(0);
+    expect(emulator.counters.storageHits).toBeGreaterThanOrEqual(9);
+    const key = Buffer.from(emulator.keys.pro);
+    for (const file of await listFiles(bench.dir)) {
+      expect(readFileSync(file).includes(key), file).toBe(false);
+    }
+  });
+
+  it('a Location to a non-loopback http URL or another scheme is refused unsent', async () => {
+    bench = await startBench();
+    const { emulator } = bench;
+    for (const location of ['http://example.com/x.csv.gz', 'file:///etc/passwd', 'ftp://127.0.0.1/x']) {
+      emulator.faults.add({ where: 'api', match: /\/history\/files\/deribit\/BTC\/2026-03-10\/levels/, times: 1, action: { kind: 'redirect', location } });
+      const storageBefore = emulator.counters.storageHits;
+      await expect(bench.sync({ ...ONE_PAIR, files: 'levels', since: '2026-03-10' })).rejects.toBeInstanceOf(PartialFailureError);
+      expect(emulator.counters.storageHits).toBe(storageBefore);
+      const [failed] = await bench.query<{ error: string }>(`SELECT error FROM sync.files WHERE status = 'failed_verify' ORDER BY updated_at DESC LIMIT 1`);
+      expect(failed!.error).toMatch(/refus|not allowed|unsafe|loopback|scheme/i);
+    }
+  });
+});
+
+describe('rebuilt files', () => {
+  it('--full-rescan finds a rebuilt file, replaces its rows and marks the old version superseded', async () => {
+    bench = await startBench();
+    const { emulator } = bench;
+    await bench.sync(ONE_PAIR);
+    const before = await bench.query(`SELECT count(*)::INT n, sum(net_gex) s FROM levels WHERE session_date = '2026-03-08'`);
+    emulator.rebuildFile('deribit', 'BTC', '2026-03-08', 'levels');
+
+    const incremental = await bench.sync(ONE_PAIR);
+    expect(incremental.filesLoaded).toBe(0); // an old session's rebuild needs a rescan
+
+    const rescan = await bench.sync(ONE_PAIR, { fullRescan: true });
+    expect(rescan.filesLoaded).toBe(1);
+    const versions = await bench.query<{ status: string }>(
+      `SELECT status FROM sync.files WHERE session_date = '2026-03-08' AND file = 'levels' ORDER BY status`,
+    );
+    expect(versions).toEqual([{ status: 'loaded' }, { status: 'superseded' }]);
+    // Same rows and values (a rebuild changes bytes, not data), no duplicates.
+    expect(await bench.query(`SELECT count(*)::INT n, sum(net_gex) s FROM levels WHERE session_date = '2026-03-08'`)).toEqual(before);
+  });
+});
