@@ -1,0 +1,151 @@
+import { readdirSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { UsageError } from '../../src/errors.js';
+import { exportWarehouse, normalizeExportOptions, partitionPath, type ExportOptions } from '../../src/warehouse/export.js';
+import { loadFiles, type LoadInput } from '../../src/warehouse/loader.js';
+import { openWarehouse, type Warehouse } from '../../src/warehouse/open.js';
+import { FILE_KINDS } from '../../src/warehouse/layouts.js';
+import { BTC, levelsRows, makeTempDir, query, writeFixture, type Market } from './fixtures.js';
+
+const BTC2: Market = { ...BTC, sessionDate: '2026-11-21' };
+const SPY: Market = { exchange: 'tradfi', symbol: 'SPY', sessionDate: '2026-11-20' };
+
+let dir: string;
+let cleanup: () => void;
+let dbPath: string;
+let outDir: string;
+
+async function withDb<T>(fn: (wh: Warehouse) => Promise<T>): Promise<T> {
+  const wh = await openWarehouse(dbPath);
+  try {
+    return await fn(wh);
+  } finally {
+    wh.close();
+  }
+}
+
+async function load(inputs: LoadInput[]): Promise<void> {
+  await withDb(async (wh) => {
+    const report = await loadFiles(wh.connection, inputs);
+    expect(report.failed).toEqual([]);
+  });
+}
+
+function allFiles(root: string): string[] {
+  const found: string[] = [];
+  const walk = (folder: string): void => {
+    for (const name of readdirSync(folder)) {
+      const path = join(folder, name);
+      if (statSync(path).isDirectory()) walk(path);
+      else found.push(relative(root, path));
+    }
+  };
+  walk(root);
+  return found.sort();
+}
+
+const run = (extra: Partial<ExportOptions> = {}) => exportWarehouse({ dbPath, outDir, ...extra });
+
+beforeEach(async () => {
+  ({ dir, cleanup } = makeTempDir());
+  dbPath = join(dir, 'gex.duckdb');
+  outDir = join(dir, 'out');
+  await load([BTC, BTC2, SPY].flatMap((market) => FILE_KINDS.map((kind) => writeFixture(dir, kind, market))));
+});
+
+afterEach(() => cleanup());
+
+/** Per-partition counts and sums, and the rows that differ between table and export (both ways). */
+async function compareWithTables(format: 'parquet' | 'csv'): Promise<void> {
+  await withDb(async (wh) => {
+    for (const table of FILE_KINDS) {
+      const glob = join(outDir, table, '**', `*.${format}`);
+      const source =
+        format === 'parquet'
+          ? `read_parquet('${glob}', hive_partitioning = true)`
+          : `((SELECT * FROM ${table} LIMIT 0) UNION ALL BY NAME (SELECT * FROM read_csv('${glob}', hive_partitioning = true, header = true)))`;
+      const stats = (from: string) => `SELECT exchange, symbol, session_date::VARCHAR AS d, count(*)::INTEGER AS n, sum(net_gex) AS net
+          FROM ${from} GROUP BY ALL ORDER BY ALL`;
+      expect(await query(wh, stats(source))).toEqual(await query(wh, stats(table)));
+      const differing = await query(wh, `SELECT count(*)::INTEGER AS n FROM (
+          (SELECT * FROM ${table} EXCEPT ALL SELECT * FROM ${source}) UNION ALL (SELECT * FROM ${source} EXCEPT ALL SELECT * FROM ${table}))`);
+      expect(differing).toEqual([{ n: 0 }]);
+    }
+  });
+}
+
+describe('exportWarehouse', () => {
+  it('writes one file per hive partition that reads back as the same rows', async () => {
+    const result = await run();
+    expect(result.format).toBe('parquet');
+    expect(result.partitionsWritten).toBe(9);
+    expect(result.partitionsSkipped).toBe(0);
+    expect(result.rowsWritten).toBe((4 + 3 + 4) * 3);
+    expect(result.tables.map((t) => [t.table, t.partitionsWritten, t.rowsWritten])).toEqual([
+      ['levels', 3, 12], ['strikes_total', 3, 9], ['strikes_by_expiry', 3, 12],
+    ]);
+    expect(allFiles(join(outDir, 'levels'))).toEqual([
+      'exchange=bybit/symbol=BTC/session_date=2026-11-20/data.parquet',
+      'exchange=bybit/symbol=BTC/session_date=2026-11-21/data.parquet',
+      'exchange=tradfi/symbol=SPY/session_date=2026-11-20/data.parquet',
+    ]);
+    await compareWithTables('parquet');
+  });
+
+  it('is incremental: a rerun writes nothing, a new session or a new file version only its partition', async () => {
+    await run();
+    const again = await run();
+    expect([again.partitionsWritten, again.partitionsSkipped, again.rowsWritten]).toEqual([0, 9, 0]);
+
+    const BTC3: Market = { ...BTC, sessionDate: '2026-11-22' };
+    await load([writeFixture(dir, 'levels', BTC3), writeFixture(dir, 'levels', SPY, { rows: levelsRows(SPY, 3), name: 'spy-v2.csv.gz' })]);
+    const third = await run();
+    expect(third.tables[0]).toEqual({ table: 'levels', partitionsWritten: 2, partitionsSkipped: 2, partitionsRemoved: 0, rowsWritten: 4 + 6 });
+    expect(third.partitionsWritten).toBe(2);
+    expect(allFiles(outDir)).toHaveLength(10);
+    await compareWithTables('parquet');
+
+    const full = await run({ full: true });
+    expect([full.partitionsWritten, full.partitionsSkipped]).toEqual([10, 0]);
+    expect(allFiles(outDir)).toHaveLength(10);
+    await compareWithTables('parquet');
+  });
+
+  it('rewrites a partition whose file was deleted, and removes one whose rows left the table', async () => {
+    await run();
+    const { rmSync } = await import('node:fs');
+    rmSync(partitionPath(outDir, 'strikes_total', 'parquet', 'tradfi', 'SPY', '2026-11-20'));
+    await withDb(async (wh) => {
+      await wh.connection.run(`DELETE FROM levels WHERE symbol = 'SPY'`);
+    });
+    const result = await run();
+    expect(result.tables.map((t) => [t.table, t.partitionsWritten, t.partitionsRemoved])).toEqual([
+      ['levels', 0, 1], ['strikes_total', 1, 0], ['strikes_by_expiry', 0, 0],
+    ]);
+    expect(allFiles(join(outDir, 'levels'))).not.toContain('exchange=tradfi/symbol=SPY/session_date=2026-11-20/data.parquet');
+    await compareWithTables('parquet');
+  });
+
+  it('filters by table, exchange, symbol and dates; csv reads back too', async () => {
+    const only = await run({ tables: ['levels'], exchanges: ['BYBIT'], since: '2026-11-21', format: 'csv' });
+    expect(only.tables.map((t) => t.table)).toEqual(['levels']);
+    expect(only.partitionsWritten).toBe(1);
+    expect(allFiles(outDir)).toEqual(['levels/exchange=bybit/symbol=BTC/session_date=2026-11-21/data.csv']);
+    // The filtered run must not remove partitions outside its filter.
+    const all = await run({ format: 'csv' });
+    expect([all.partitionsWritten, all.partitionsSkipped, all.partitionsRemoved]).toEqual([8, 1, 0]);
+    await compareWithTables('csv');
+    const spy = await run({ symbols: ['spy'], until: '2026-11-20', tables: ['strikes_total'] });
+    expect(spy.partitionsWritten).toBe(1);
+  });
+
+  it('rejects bad options with usage errors', async () => {
+    const bad: Array<Partial<ExportOptions>> = [
+      { format: 'json' as never }, { tables: ['sync.files'] }, { since: '2026-13' }, { exchanges: ['nyse'] },
+      { symbols: ['../x'] }, { since: '2026-11-22', until: '2026-11-21' }, { outDir: '' },
+    ];
+    for (const options of bad) expect(() => normalizeExportOptions({ outDir, ...options })).toThrow(UsageError);
+    await expect(exportWarehouse({ dbPath: join(dir, 'missing.duckdb'), outDir })).rejects.toBeInstanceOf(UsageError);
+  });
+});
