@@ -2,7 +2,7 @@
 // DuckDB's own file lock is the last line of defence; this one gives a clear message, waits if
 // asked, and takes over locks whose process is gone.
 import { randomBytes } from 'node:crypto';
-import { promises as fs } from 'node:fs';
+import { promises as fs, readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -42,11 +42,34 @@ export function isProcessAlive(pid: number): boolean {
   }
 }
 
-/** A lock held by a dead pid of this host is stale; one from another host cannot be checked. */
+/**
+ * A lock held by a dead pid of this host is stale, and so is one whose pid now belongs to a process
+ * that started after the lock was written (the pid was reused). One from another host cannot be checked.
+ */
 export function isStale(info: LockInfo | undefined, thisHost: string = hostname()): boolean {
   if (!info) return true;
   if (info.host !== thisHost) return false;
-  return !isProcessAlive(info.pid);
+  if (!isProcessAlive(info.pid)) return true;
+  const started = processStartMs(info.pid);
+  const locked = Date.parse(info.started_at);
+  // Slack: clock ticks and boot time are coarse; only a clearly later start proves reuse.
+  return started !== undefined && Number.isFinite(locked) && started > locked + 5_000;
+}
+
+/** Linux only: when a process started (epoch ms), from /proc; undefined when it cannot tell. */
+export function processStartMs(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Field 22 (starttime, clock ticks since boot) counts from after the ")" closing the command name.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ticks = Number(fields[19]);
+    const bootLine = /^btime (\d+)$/m.exec(readFileSync('/proc/stat', 'utf8'));
+    if (!bootLine || !Number.isFinite(ticks)) return undefined;
+    const CLOCK_TICKS_PER_SECOND = 100; // USER_HZ: 100 on every mainstream Linux build
+    return Number(bootLine[1]) * 1000 + (ticks / CLOCK_TICKS_PER_SECOND) * 1000;
+  } catch {
+    return undefined;
+  }
 }
 
 export function parseLockInfo(text: string): LockInfo | undefined {

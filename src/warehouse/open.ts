@@ -2,6 +2,7 @@
 // error to LockError (exit 5), and applies pending migrations when opened for writing.
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { LockError, UsageError } from '../errors.js';
 import { migrate, type MigrateOptions } from './migrations.js';
@@ -16,6 +17,9 @@ export interface Warehouse {
 
 export interface OpenOptions {
   readOnly?: boolean;
+  /** While another process holds the file, retry for up to this many seconds (default 0). */
+  waitSeconds?: number;
+  pollMs?: number;
   /** Migration folder and cut-off (tests); by default every migration in sql/. */
   migrations?: MigrateOptions;
 }
@@ -37,7 +41,7 @@ export async function openWarehouse(path: string, options: OpenOptions = {}): Pr
   const dbPath = path === IN_MEMORY ? path : resolve(path);
   if (dbPath !== IN_MEMORY && !readOnly) mkdirSync(dirname(dbPath), { recursive: true });
 
-  const instance = await createInstance(dbPath, readOnly);
+  const instance = await createInstanceWaiting(dbPath, readOnly, options);
   let connection: DuckDBConnection | undefined;
   try {
     connection = await instance.connect();
@@ -61,6 +65,18 @@ export async function openWarehouse(path: string, options: OpenOptions = {}): Pr
       instance.closeSync();
     },
   };
+}
+
+async function createInstanceWaiting(dbPath: string, readOnly: boolean, options: OpenOptions): Promise<DuckDBInstance> {
+  const deadline = Date.now() + Math.max(0, options.waitSeconds ?? 0) * 1000;
+  for (;;) {
+    try {
+      return await createInstance(dbPath, readOnly);
+    } catch (error) {
+      if (!(error instanceof LockError) || Date.now() >= deadline) throw error;
+      await sleep(Math.min(options.pollMs ?? 250, Math.max(1, deadline - Date.now())));
+    }
+  }
 }
 
 async function createInstance(dbPath: string, readOnly: boolean): Promise<DuckDBInstance> {

@@ -55,6 +55,20 @@ describe('sync lock file', () => {
     }
   });
 
+  it('takes over a lock whose pid was reused by a process started later', async () => {
+    const { dir, cleanup } = makeTempDir();
+    const db = join(dir, 'gex.duckdb');
+    try {
+      // Our own pid is alive, but this process started long after the lock was written.
+      writeFileSync(lockPathFor(db), JSON.stringify({ pid: process.pid, started_at: '2000-01-01T00:00:00Z', host: hostname() }));
+      const lock = await acquireSyncLock(db);
+      expect(lock.info.started_at).not.toBe('2000-01-01T00:00:00Z');
+      await lock.release();
+    } finally {
+      cleanup();
+    }
+  });
+
   it('waits for the holder when asked', async () => {
     const { dir, cleanup } = makeTempDir();
     const db = join(dir, 'gex.duckdb');
@@ -86,6 +100,30 @@ describe('sync lock file', () => {
   });
 });
 
+/** Starts a node process that opens the DuckDB file and keeps it until killed. */
+async function holdDatabase(db: string): Promise<ChildProcess> {
+  const script = `
+    const { DuckDBInstance } = require('@duckdb/node-api');
+    DuckDBInstance.create(process.argv[1]).then(async (db) => {
+      await db.connect();
+      process.stdout.write('ready\\n');
+      setInterval(() => {}, 1000);
+    });`;
+  const child = spawn(process.execPath, ['-e', script, db], { cwd: process.cwd(), stdio: ['ignore', 'pipe', 'inherit'] });
+  await new Promise<void>((resolve, reject) => {
+    child.stdout?.on('data', () => resolve());
+    child.on('exit', (code) => reject(new Error(`holder exited ${code}`)));
+  });
+  return child;
+}
+
+async function stop(child: ChildProcess | undefined): Promise<void> {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.on('exit', resolve));
+  child.kill();
+  await exited;
+}
+
 describe('DuckDB file lock', () => {
   it('parses the holder pid from DuckDB’s message', () => {
     const message = 'IO Error: Could not set lock on file "/x/gex.duckdb": Conflicting lock is held in /usr/bin/node (PID 4251). See also ...';
@@ -99,19 +137,7 @@ describe('DuckDB file lock', () => {
     let child: ChildProcess | undefined;
     try {
       (await openWarehouse(db)).close();
-      const script = `
-        const { DuckDBInstance } = require('@duckdb/node-api');
-        DuckDBInstance.create(process.argv[1]).then(async (db) => {
-          await db.connect();
-          process.stdout.write('ready\\n');
-          setInterval(() => {}, 1000);
-        });`;
-      child = spawn(process.execPath, ['-e', script, db], { cwd: process.cwd(), stdio: ['ignore', 'pipe', 'inherit'] });
-      const holder = child;
-      await new Promise<void>((resolve, reject) => {
-        holder.stdout?.on('data', () => resolve());
-        holder.on('exit', (code) => reject(new Error(`holder exited ${code}`)));
-      });
+      child = await holdDatabase(db);
       const error = await openWarehouse(db).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(LockError);
       expect((error as LockError).hints.pid).toBe(child.pid);
@@ -119,11 +145,24 @@ describe('DuckDB file lock', () => {
       const readOnly = await openWarehouse(db, { readOnly: true }).catch((e: unknown) => e);
       expect(readOnly).toBeInstanceOf(LockError);
     } finally {
-      if (child && child.exitCode === null) {
-        const exited = new Promise((resolve) => child?.on('exit', resolve));
-        child.kill();
-        await exited;
-      }
+      await stop(child);
+      cleanup();
+    }
+  });
+
+  it('waits for the holder to let go when asked', async () => {
+    const { dir, cleanup } = makeTempDir();
+    const db = join(dir, 'held.duckdb');
+    let child: ChildProcess | undefined;
+    try {
+      child = await holdDatabase(db);
+      const opening = openWarehouse(db, { waitSeconds: 30, pollMs: 50 });
+      await new Promise((resolve) => setTimeout(resolve, 200)); // let it fail at least once
+      await stop(child);
+      const wh = await opening;
+      wh.close();
+    } finally {
+      await stop(child);
       cleanup();
     }
   });
