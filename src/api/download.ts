@@ -10,7 +10,7 @@ import { pipeline } from 'node:stream/promises';
 import { Pool } from 'undici';
 import { GexwhError, NetworkError, UnsafeResponseError } from '../errors.js';
 import { LinkExpiredError } from './errors.js';
-import { discard, describeNetworkError, firstHeader, outcomeOfThrown, readCapped, type Timeouts } from './http.js';
+import { discard, dropBody, describeNetworkError, firstHeader, outcomeOfThrown, readCapped, type Timeouts } from './http.js';
 import { checkFileLocation, describeLink } from './location.js';
 import { decide, type AttemptOutcome, type RetryPolicy, type Sleep } from './retry.js';
 
@@ -141,8 +141,8 @@ export class StorageDownloader {
   ): Promise<AttemptResult> {
     const declared = parseContentLength(firstHeader(headers, 'content-length'));
     if (declared !== undefined && declared > maxBytes) {
-      body.destroy();
-      throw new BodyTooLargeError(`the file is ${declared} bytes, more than the ${maxBytes} allowed`, { maxBytes });
+      dropBody(body);
+      throw new BodyTooLargeError(`the file is ${declared} bytes, more than the ${maxBytes} bytes allowed`, { maxBytes });
     }
     const { bytes, sha256 } = await streamToFile(body, tempPath, maxBytes);
     if (declared !== undefined && bytes !== declared) {

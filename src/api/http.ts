@@ -23,12 +23,18 @@ export async function readCapped(body: Readable, maxBytes: number, tooLarge: () 
   for await (const chunk of body as AsyncIterable<Buffer>) {
     total += chunk.length;
     if (total > maxBytes) {
-      body.destroy();
+      dropBody(body);
       throw tooLarge();
     }
     chunks.push(chunk);
   }
   return Buffer.concat(chunks, total);
+}
+
+/** Stop reading a body and close its connection, without an unhandled 'error' event. */
+export function dropBody(body: Readable): void {
+  body.on('error', () => {});
+  body.destroy();
 }
 
 /** Drain and drop a body we do not need, so the keep-alive connection can be reused. */
