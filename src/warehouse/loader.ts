@@ -71,7 +71,6 @@ export async function loadFiles(conn: DuckDBConnection, files: readonly LoadInpu
   const report: LoadReport = { loaded: [], skipped: [], failed: [], warnings: [], rowsLoaded: 0 };
   const now = options.now ?? (() => new Date());
   const warned = new Set<string>();
-  // Two versions of one file in one call load in order, in separate rounds.
   for (const round of splitRounds(files)) {
     const loaded = await loadedFiles(conn);
     const prepared: Prepared[] = [];
@@ -94,19 +93,23 @@ export async function loadFiles(conn: DuckDBConnection, files: readonly LoadInpu
   return report;
 }
 
+/**
+ * Two versions of one file (or one path listed twice) must not share a statement: later ones go to
+ * later rounds, which load in order.
+ */
 function splitRounds(files: readonly LoadInput[]): LoadInput[][] {
   const rounds: LoadInput[][] = [];
   const seenPerRound: Array<Set<string>> = [];
   for (const input of files) {
-    const key = fileKey(input);
-    let index = seenPerRound.findIndex((seen) => !seen.has(key));
+    const marks = [`key:${fileKey(input)}`, `path:${input.path}`];
+    let index = seenPerRound.findIndex((seen) => marks.every((mark) => !seen.has(mark)));
     if (index < 0) {
       index = rounds.length;
       rounds.push([]);
       seenPerRound.push(new Set());
     }
     rounds[index]?.push(input);
-    seenPerRound[index]?.add(key);
+    for (const mark of marks) seenPerRound[index]?.add(mark);
   }
   return rounds;
 }
@@ -137,7 +140,9 @@ function makeBatches(prepared: readonly Prepared[], options: LoadOptions): Prepa
   const groups = new Map<string, Prepared[]>();
   for (const item of prepared) {
     const key = `${item.input.file}|${headerSignature(item.columns)}`;
-    groups.set(key, [...(groups.get(key) ?? []), item]);
+    const group = groups.get(key);
+    if (group) group.push(item);
+    else groups.set(key, [item]);
   }
   const batches: Prepared[][] = [];
   for (const group of groups.values()) {

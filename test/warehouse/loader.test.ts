@@ -207,6 +207,19 @@ describe('loadFiles: integrity', () => {
     });
   });
 
+  it('two versions of one file in one call load in order, the last one winning', async () => {
+    await withWarehouse(async (wh, dir) => {
+      const v1 = writeFixture(dir, 'levels', BTC, { name: 'v1.csv.gz' });
+      const v2 = writeFixture(dir, 'levels', BTC, { name: 'v2.csv.gz', rows: levelsRows(BTC).slice(0, 2) });
+      const report = await loadFiles(wh.connection, [v1, v2, v2]);
+      expect(report.failed).toEqual([]);
+      expect(report.loaded).toEqual([v1, v2]);
+      expect(report.skipped).toEqual([v2]);
+      expect(await query(wh, 'SELECT count(*)::INTEGER AS n FROM levels')).toEqual([{ n: 2 }]);
+      expect((await listLedger(wh.connection)).map((r) => r.status).sort()).toEqual(['loaded', 'superseded']);
+    });
+  });
+
   it('batches respect the file limit and still load everything', async () => {
     await withWarehouse(async (wh, dir) => {
       const inputs = ['A', 'B', 'C', 'D', 'E'].map((symbol) => writeFixture(dir, 'strikes_by_expiry', { ...BTC, symbol }));
