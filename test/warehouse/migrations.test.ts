@@ -46,6 +46,19 @@ describe('migrations', () => {
     }
   });
 
+  it('in-memory warehouses are migrated and independent of each other', async () => {
+    const a = await openWarehouse(':memory:');
+    const b = await openWarehouse(':memory:');
+    try {
+      await a.connection.run("INSERT INTO sync.coverage (exchange, symbol, fetched_at) VALUES ('okx', 'BTC', now())");
+      expect(await query(b, 'SELECT count(*)::INTEGER AS n FROM sync.coverage')).toEqual([{ n: 0 }]);
+      expect(Math.max(...(await appliedVersions(b.connection)))).toBe(latestVersion());
+    } finally {
+      a.close();
+      b.close();
+    }
+  });
+
   it('opening a missing warehouse read-only is a usage error; read-only never migrates', async () => {
     const { dir, cleanup } = makeTempDir();
     try {
