@@ -1,8 +1,14 @@
 import type { Command } from 'commander';
+import { registerDemo } from './demo.js';
 import { registerEmulate } from './emulate.js';
+import { registerRemote } from './remote.js';
+import { registerStatus } from './status.js';
 import { registerSync } from './sync.js';
 
 export function registerCommands(program: Command): void {
   registerSync(program);
+  registerStatus(program);
+  registerRemote(program);
   registerEmulate(program);
+  registerDemo(program);
 }

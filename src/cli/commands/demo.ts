@@ -1,0 +1,77 @@
+// `gexwh demo`: one command for a new user. Starts the emulator in-process, syncs a few crypto and
+// TradFi pairs into data/demo.duckdb, prints what landed, and stops. No key or network needed.
+import type { Command } from 'commander';
+import { createApiClient } from '../../api/index.js';
+import { startEmulator } from '../../emulator/index.js';
+import { syncApiFrom } from '../../sync/api-port.js';
+import { runSync } from '../../sync/run.js';
+import { parseSyncSelection } from '../../sync/selection.js';
+import { openWarehouse } from '../../warehouse/index.js';
+import { contextOf } from '../context.js';
+import { formatTable, type Row } from '../output.js';
+import { formatSummary } from '../summary.js';
+
+const DEMO_DB = 'data/demo.duckdb';
+const DEMO_ARCHIVE = 'data/demo-raw';
+const DEMO_PAIRS = { exchange: ['deribit', 'tradfi'], symbol: ['BTC', 'SPY'] };
+
+export function registerDemo(program: Command): void {
+  program
+    .command('demo')
+    .description(`start the emulator, sync a few symbols into ${DEMO_DB}, print a short report`)
+    .option('--days <n>', 'days of emulated history (default 5)', (v) => Number.parseInt(v, 10))
+    .action(async (flags: { days?: number }, command: Command) => {
+      const ctx = contextOf(command);
+      const db = command.optsWithGlobals<{ db?: string }>().db ?? DEMO_DB;
+      const archive = command.optsWithGlobals<{ archive?: string }>().archive ?? DEMO_ARCHIVE;
+      const emulator = await startEmulator({ days: flags.days ?? 5, expirations: 6, strikes: 40, symbols: ['BTC', 'SPY'] });
+      const client = createApiClient({ baseUrl: emulator.baseUrl, apiKey: emulator.keys.pro, signal: ctx.signal });
+      try {
+        ctx.out.info(`emulator on ${emulator.baseUrl}; syncing deribit/BTC and tradfi/SPY into ${db} …`);
+        const selection = parseSyncSelection(DEMO_PAIRS);
+        const summary = await runSync(
+          { command: 'sync', dbPath: db, archiveRoot: archive, selection, dryRun: false, fullRescan: false, fillLevels: false, recordedOptions: { demo: true, ...selection } },
+          syncApiFrom(client),
+          ctx.signal,
+        );
+        const report = await demoReport(db);
+        ctx.out.result({ summary, ...report }, () =>
+          [
+            formatSummary(summary),
+            '',
+            'rows per table:',
+            formatTable(report.tables),
+            '',
+            'the last TOTAL levels of each pair:',
+            formatTable(report.levels),
+            '',
+            `next: gexwh query --db ${db} "SELECT * FROM levels LIMIT 5"   (see README: recipes)`,
+          ].join('\n'),
+        );
+      } finally {
+        await client.close();
+        await emulator.close();
+      }
+    });
+}
+
+async function demoReport(db: string): Promise<{ tables: Row[]; levels: Row[] }> {
+  const warehouse = await openWarehouse(db, { readOnly: true });
+  try {
+    const read = async (sql: string) => (await warehouse.connection.runAndReadAll(sql)).getRowObjectsJson() as Row[];
+    const tables = await read(`
+      SELECT 'levels' AS "table", count(*)::INTEGER AS rows FROM levels
+      UNION ALL SELECT 'strikes_total', count(*)::INTEGER FROM strikes_total
+      UNION ALL SELECT 'strikes_by_expiry', count(*)::INTEGER FROM strikes_by_expiry
+      UNION ALL SELECT 'sync.files (loaded)', count(*)::INTEGER FROM sync.files WHERE status = 'loaded'`);
+    const levels = await read(`
+      SELECT exchange, symbol, strftime(timestamp_utc, '%Y-%m-%d %H:%M') AS captured_utc, type, spot, flip, regime,
+             round(net_gex / 1e6, 2) AS net_gex_musd, p1_strike, n1_strike
+        FROM levels WHERE expiration = 'TOTAL'
+     QUALIFY row_number() OVER (PARTITION BY exchange, symbol ORDER BY timestamp_utc DESC) = 1
+       ORDER BY exchange, symbol`);
+    return { tables, levels };
+  } finally {
+    warehouse.close();
+  }
+}

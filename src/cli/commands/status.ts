@@ -1,0 +1,99 @@
+// `gexwh status`: the local warehouse against the remote coverage, per (exchange, symbol). Works
+// offline from local state (the coverage last seen) when the API cannot be reached.
+import type { Command } from 'commander';
+import { GexwhError } from '../../errors.js';
+import { lastRun, openWarehouse, upsertCoverage, type RunRow } from '../../warehouse/index.js';
+import { createClient } from '../api-client.js';
+import { contextOf, type CommandContext } from '../context.js';
+import { formatTable, type Row } from '../output.js';
+
+interface Remote {
+  coverage?: Row[];
+  quota?: { requests: Row; history_files: Row; tier: string };
+  note?: string;
+}
+
+export function registerStatus(program: Command): void {
+  program
+    .command('status')
+    .description('local warehouse vs remote coverage: sessions held, gaps, failed files, last run, quota left')
+    .action(async (_flags: object, command: Command) => {
+      const ctx = contextOf(command);
+      const remote = await fetchRemote(ctx);
+      const local = await readLocal(ctx.settings.db, remote.coverage);
+      const result = { pairs: local.pairs, last_run: local.lastRun, quota: remote.quota ?? null, note: remote.note ?? null };
+      ctx.out.result(result, () => {
+        const lines = [formatTable(local.pairs)];
+        if (local.lastRun) {
+          const r = local.lastRun;
+          lines.push('', `last run: ${r.command} ${r.outcome ?? 'unfinished'} at ${r.startedAt}; ${r.filesLoaded} loaded, ${r.filesFailed} failed, ${r.filesDeferred} deferred; ${r.creditsSpent} credits, ${r.requestsSpent} requests`);
+        } else {
+          lines.push('', 'no sync has run on this warehouse yet');
+        }
+        if (remote.quota) {
+          const q = remote.quota;
+          lines.push(`quota (${q.tier}): requests ${q.requests.remaining ?? 'unlimited'} of ${q.requests.limit || 'unlimited'} left, file credits ${q.history_files.remaining ?? 'unlimited'} of ${q.history_files.limit || 'unlimited'} left, reset ${q.history_files.reset}`);
+        }
+        if (remote.note) lines.push(`note: ${remote.note}`);
+        return lines.join('\n');
+      });
+    });
+}
+
+async function fetchRemote(ctx: CommandContext): Promise<Remote> {
+  let client;
+  try {
+    client = createClient(ctx);
+  } catch (error) {
+    return { note: `offline: ${error instanceof GexwhError ? error.message : 'no API settings'}; coverage is the one last seen by sync` };
+  }
+  try {
+    const [me, coverage] = await Promise.all([client.me(), client.coverage()]);
+    return {
+      coverage: coverage.data as unknown as Row[],
+      quota: { tier: me.data.tier, requests: me.data.quota.requests as unknown as Row, history_files: me.data.quota.history_files as unknown as Row },
+    };
+  } catch (error) {
+    return { note: `API not reachable (${error instanceof Error ? error.message : String(error)}); coverage is the one last seen by sync` };
+  } finally {
+    await client.close();
+  }
+}
+
+async function readLocal(db: string, freshCoverage: Row[] | undefined): Promise<{ pairs: Row[]; lastRun: RunRow | undefined }> {
+  const warehouse = await openWarehouse(db);
+  try {
+    const conn = warehouse.connection;
+    if (freshCoverage) await upsertCoverage(conn, freshCoverage as never, new Date());
+    const pairs = (await conn.runAndReadAll(`
+      WITH loaded AS (
+        SELECT exchange, symbol, count(DISTINCT session_date)::INTEGER AS sessions_held,
+               max(session_date)::VARCHAR AS newest_held, count(*)::INTEGER AS files_loaded
+          FROM sync.files WHERE status = 'loaded' GROUP BY ALL),
+      failed AS (
+        SELECT exchange, symbol, count(*)::INTEGER AS files_failed
+          FROM sync.files f WHERE status IN ('failed_verify', 'failed_load')
+           AND NOT EXISTS (SELECT 1 FROM sync.files g WHERE g.status = 'loaded' AND g.exchange = f.exchange
+                             AND g.symbol = f.symbol AND g.session_date = f.session_date AND g.file = f.file)
+         GROUP BY ALL),
+      missing AS (
+        SELECT m.exchange, m.symbol, count(*)::INTEGER AS files_missing
+          FROM sync.manifest m
+         WHERE NOT EXISTS (SELECT 1 FROM sync.files f WHERE f.status = 'loaded' AND f.exchange = m.exchange
+                             AND f.symbol = m.symbol AND f.session_date = m.session_date AND f.file = m.file AND f.sha256 = m.sha256)
+         GROUP BY ALL)
+      SELECT c.exchange, c.symbol, c.files_first_date::VARCHAR AS remote_first, c.files_last_date::VARCHAR AS remote_last,
+             coalesce(l.sessions_held, 0) AS sessions_held, l.newest_held,
+             coalesce(l.files_loaded, 0) AS files_loaded, coalesce(mi.files_missing, 0) AS files_missing,
+             coalesce(f.files_failed, 0) AS files_failed
+        FROM sync.coverage c
+        LEFT JOIN loaded l USING (exchange, symbol)
+        LEFT JOIN failed f USING (exchange, symbol)
+        LEFT JOIN missing mi USING (exchange, symbol)
+       ORDER BY c.exchange, c.symbol`)).getRowObjectsJson() as Row[];
+    const run = await lastRun(conn);
+    return { pairs, lastRun: run };
+  } finally {
+    warehouse.close();
+  }
+}
