@@ -259,6 +259,28 @@ describe('retries', () => {
   });
 });
 
+describe('redirects and aborts', () => {
+  it('a redirect on a JSON endpoint is not followed', async () => {
+    const { server, client } = await setup((req, res) => {
+      if (req.url === '/elsewhere') return sendJson(res, 200, VALID_BODIES.coins);
+      res.writeHead(301, { location: '/elsewhere' });
+      res.end();
+    });
+    await expect(client.coins()).rejects.toThrow(ApiSchemaError);
+    expect(server.requests.map((r) => r.url)).toEqual(['/api/v1/coins']);
+  });
+
+  it('an aborted client signal stops the call without retries', async () => {
+    const controller = new AbortController();
+    const { server, client } = await setup(
+      () => controller.abort(new Error('stop')), // never answers; the abort ends the wait
+      { signal: controller.signal },
+    );
+    await expect(client.coverage()).rejects.toThrow();
+    expect(server.requests).toHaveLength(1);
+  });
+});
+
 describe('raw get (gexwh api PATH)', () => {
   it('returns the parsed JSON, accepts the /api/v1 prefix and inline query', async () => {
     const { server, client } = await setup((_req, res) => sendJson(res, 200, { data: { anything: true }, meta: { rate_limit: { limit: 50, remaining: 3, reset: RESET } } }));

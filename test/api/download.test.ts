@@ -96,6 +96,19 @@ describe('requestFileLink', () => {
     expect(storage.requests).toHaveLength(0);
   });
 
+  it('a 302 without quota headers (quota service down) still gives the link; the state stays unknown', async () => {
+    const { client } = await setup(fileHandler, {
+      apiHandler: (_req, res) => {
+        res.writeHead(302, { location: 'https://storage.example.com/f?sig=1' });
+        res.end();
+      },
+    });
+    const link = await client.requestFileLink('deribit', 'BTC', '2025-03-03', 'levels');
+    expect(link.quota).toEqual({});
+    expect(client.quota().files).toBeUndefined();
+    expect(client.spent().credits).toBe(1); // counted as spent: the conservative side for budgets
+  });
+
   it('a 302 without Location is unsafe', async () => {
     const { client } = await setup(fileHandler, {
       apiHandler: (_req, res) => {
