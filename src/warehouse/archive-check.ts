@@ -1,0 +1,64 @@
+// What rebuild and verify need from the raw archive (DESIGN §3): where a ledger row's file lives
+// under the given root, and whether the file there is the version the ledger recorded (sha256 and
+// size, re-hashed by streaming: archived files can be large).
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { pipeline } from 'node:stream/promises';
+import { archivePath } from '../sync/archive.js';
+import type { FileKeyParts, LedgerRow } from './ledger.js';
+import type { LoadInput } from './loader.js';
+
+export interface FileDigest {
+  sha256: string;
+  bytes: number;
+}
+
+/** sha256 and size of a file, or undefined when it does not exist. */
+export async function hashFile(path: string): Promise<FileDigest | undefined> {
+  const hash = createHash('sha256');
+  let bytes = 0;
+  try {
+    await pipeline(createReadStream(path), async function* (chunks: AsyncIterable<Buffer>) {
+      for await (const chunk of chunks) {
+        hash.update(chunk);
+        bytes += chunk.length;
+      }
+      yield* [];
+    });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+  return { sha256: hash.digest('hex'), bytes };
+}
+
+/** The file's canonical place under `root` (the root given now, not the one stored at download). */
+export function archivedPathOf(root: string, key: FileKeyParts): string {
+  return archivePath(root, key.exchange, key.symbol, key.sessionDate, key.file);
+}
+
+export type ArchiveVerdict = 'ok' | 'missing' | 'hash_mismatch' | 'size_mismatch';
+
+/** Compares what is on disk with a ledger version (pure). */
+export function judgeArchive(expected: { sha256: string; bytes: number | null }, found: FileDigest | undefined): ArchiveVerdict {
+  if (!found) return 'missing';
+  if (found.sha256 !== expected.sha256) return 'hash_mismatch';
+  if (expected.bytes !== null && found.bytes !== expected.bytes) return 'size_mismatch';
+  return 'ok';
+}
+
+/** The loader's input for re-loading a ledger version from its archived file. */
+export function loadInputOf(row: LedgerRow, path: string, rows: number): LoadInput {
+  return {
+    exchange: row.exchange,
+    symbol: row.symbol,
+    sessionDate: row.sessionDate,
+    file: row.file,
+    sha256: row.sha256,
+    path,
+    bytes: row.bytes ?? 0,
+    rows,
+    archivePath: path,
+    downloadedAt: row.downloadedAt ?? new Date(),
+  };
+}

@@ -1,0 +1,190 @@
+// `gexwh rebuild`: recreates the data tables from the raw archive alone (no network, no credit).
+// Every file version the ledger calls loaded, or failed_load, whose archived file is intact (same
+// sha256 and size) is loaded again; each load batch deletes that file's session rows and inserts them
+// again in ONE transaction with its ledger row (loader reload mode), so an interrupted rebuild leaves
+// every file either as before or rebuilt. Rows no loaded file explains are removed first. A file
+// whose archive is missing or altered is reported and its rows are kept: a rebuild never throws
+// away rows it cannot recreate. Levels rows from /history/levels fills (source 'api') have no
+// archived file and are kept, until a levels file of their session loads (DESIGN §4.5).
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { UsageError } from '../errors.js';
+import { archivedPathOf, hashFile, judgeArchive, loadInputOf, type ArchiveVerdict } from './archive-check.js';
+import type { FileKind } from './layouts.js';
+import { fileKey, listLedger, type LedgerRow } from './ledger.js';
+import { loadFiles, type LoadInput } from './loader.js';
+import { acquireSyncLock } from './lock.js';
+import { openWarehouse } from './open.js';
+import { finishRun, startRun } from './runs.js';
+import { errorMessage } from './values.js';
+
+export interface RebuildOptions {
+  dbPath: string;
+  archiveRoot: string;
+  /** Wait this long for a running sync's lock (default 0: fail at once with LockError). */
+  lockWaitSeconds?: number;
+  now?: () => Date;
+}
+
+export interface RebuildProblem {
+  kind: ArchiveVerdict | 'unknown_rows' | 'load_failed';
+  exchange: string;
+  symbol: string;
+  session_date: string;
+  file: string;
+  detail: string;
+}
+
+export interface RebuildResult {
+  filesReloaded: number;
+  rowsLoaded: number;
+  /** Rows of sessions no loaded file explains (file-sourced), deleted before reloading. */
+  orphanRowsRemoved: number;
+  /** Files that could not be rebuilt; their rows (if any) are as before. */
+  problems: RebuildProblem[];
+  runId: number;
+}
+
+export async function rebuildWarehouse(options: RebuildOptions): Promise<RebuildResult> {
+  if (!existsSync(resolve(options.dbPath))) throw new UsageError(`rebuild: no warehouse at ${options.dbPath}`, { db: options.dbPath });
+  if (!existsSync(resolve(options.archiveRoot))) {
+    throw new UsageError(`rebuild: no archive folder at ${options.archiveRoot}`, { archive: options.archiveRoot });
+  }
+  const lock = await acquireSyncLock(options.dbPath, { waitSeconds: options.lockWaitSeconds ?? 0 });
+  try {
+    const warehouse = await openWarehouse(options.dbPath);
+    try {
+      return await rebuildOn(warehouse.connection, options.archiveRoot, options.now ?? (() => new Date()));
+    } finally {
+      warehouse.close();
+    }
+  } finally {
+    await lock.release();
+  }
+}
+
+/** Rebuilds on an open, writable connection whose sync lock the caller holds. */
+export async function rebuildOn(conn: DuckDBConnection, archiveRoot: string, now: () => Date = () => new Date()): Promise<RebuildResult> {
+  const runId = await startRun(conn, { command: 'rebuild', options: { archive: resolve(archiveRoot) }, startedAt: now() });
+  try {
+    const plan = await planRebuild(conn, archiveRoot);
+    const orphanRowsRemoved = await removeOrphanRows(conn);
+    const report = await loadFiles(conn, plan.inputs, { reload: true, now });
+    const problems = [
+      ...plan.problems,
+      ...report.failed.map(({ input, error }) => problemOf(input, 'load_failed', error)),
+    ];
+    const result = { filesReloaded: report.loaded.length, rowsLoaded: report.rowsLoaded, orphanRowsRemoved, problems, runId };
+    await finishRun(conn, runId, {
+      outcome: problems.length > 0 ? 'partial' : 'ok',
+      filesPlanned: plan.inputs.length,
+      filesLoaded: report.loaded.length,
+      filesFailed: problems.length,
+      rowsLoaded: report.rowsLoaded,
+      finishedAt: now(),
+    });
+    return result;
+  } catch (error) {
+    await finishRun(conn, runId, { outcome: 'failed', error: errorMessage(error), finishedAt: now() });
+    throw error;
+  }
+}
+
+interface RebuildPlan {
+  inputs: LoadInput[];
+  problems: RebuildProblem[];
+}
+
+/** Which version of each file to load from the archive, and what cannot be rebuilt. */
+async function planRebuild(conn: DuckDBConnection, archiveRoot: string): Promise<RebuildPlan> {
+  const manifestRows = await manifestRowCounts(conn);
+  const plan: RebuildPlan = { inputs: [], problems: [] };
+  for (const versions of groupByFile(await listLedger(conn))) {
+    const first = versions[0];
+    if (!first) continue;
+    const path = archivedPathOf(archiveRoot, first);
+    const found = await hashFile(path);
+    const choice = chooseVersion(versions, found?.sha256);
+    if (!choice) continue; // nothing loaded or loadable of this file: nothing to rebuild
+    const verdict = judgeArchive(choice, found);
+    if (verdict !== 'ok') {
+      plan.problems.push(problemOf(choice, verdict, archiveDetail(verdict, path, choice, found)));
+      continue;
+    }
+    const rows = choice.rows ?? manifestRows.get(`${fileKey(choice)}|${choice.sha256}`);
+    if (rows === undefined) {
+      plan.problems.push(problemOf(choice, 'unknown_rows', `${path}: neither the ledger nor the manifest knows its row count`));
+      continue;
+    }
+    plan.inputs.push(loadInputOf(choice, path, rows));
+  }
+  return plan;
+}
+
+/**
+ * Pure: the version to rebuild, given the sha256 found in the archive. The archived file may be
+ * the loaded version or a newer download that failed to load; otherwise the loaded version is the
+ * one we are missing (reported by the caller). Undefined when no version was ever loaded or
+ * loadable.
+ */
+export function chooseVersion(versions: readonly LedgerRow[], archivedSha: string | undefined): LedgerRow | undefined {
+  const loaded = versions.find((v) => v.status === 'loaded');
+  if (loaded && loaded.sha256 === archivedSha) return loaded;
+  const retry = versions.find((v) => v.status === 'failed_load' && v.sha256 === archivedSha);
+  if (retry) return retry;
+  return loaded;
+}
+
+function groupByFile(ledger: readonly LedgerRow[]): LedgerRow[][] {
+  const groups = new Map<string, LedgerRow[]>();
+  for (const row of ledger) groups.set(fileKey(row), [...(groups.get(fileKey(row)) ?? []), row]);
+  return [...groups.values()];
+}
+
+async function manifestRowCounts(conn: DuckDBConnection): Promise<Map<string, number>> {
+  const reader = await conn.runAndReadAll(
+    `SELECT exchange, symbol, session_date::VARCHAR AS session_date, file, sha256, rows FROM sync.manifest`,
+  );
+  const counts = new Map<string, number>();
+  for (const row of reader.getRowObjectsJS()) {
+    const key = fileKey({ exchange: String(row.exchange), symbol: String(row.symbol), sessionDate: String(row.session_date), file: row.file as FileKind });
+    counts.set(`${key}|${String(row.sha256)}`, Number(row.rows));
+  }
+  return counts;
+}
+
+/** Deletes file-sourced rows of sessions with no loaded file of that kind, in one transaction. */
+async function removeOrphanRows(conn: DuckDBConnection): Promise<number> {
+  // The table name is one of the fixed file kinds, never input.
+  const unexplained = (table: FileKind) => `
+    DELETE FROM ${table} AS t
+     WHERE NOT EXISTS (SELECT 1 FROM sync.files f
+                        WHERE f.status = 'loaded' AND f.file = $1
+                          AND f.exchange = t.exchange AND f.symbol = t.symbol AND f.session_date = t.session_date)`;
+  await conn.run('BEGIN TRANSACTION');
+  try {
+    const levels = await conn.run(`${unexplained('levels')} AND t.source = 'file'`, ['levels']);
+    const strikes = await conn.run(unexplained('strikes_total'), ['strikes_total']);
+    const byExpiry = await conn.run(unexplained('strikes_by_expiry'), ['strikes_by_expiry']);
+    await conn.run('COMMIT');
+    return levels.rowsChanged + strikes.rowsChanged + byExpiry.rowsChanged;
+  } catch (error) {
+    await conn.run('ROLLBACK');
+    throw error;
+  }
+}
+
+function archiveDetail(verdict: ArchiveVerdict, path: string, expected: LedgerRow, found: { sha256: string; bytes: number } | undefined): string {
+  if (verdict === 'missing') return `${path} is missing; its rows are kept as they are`;
+  if (verdict === 'hash_mismatch') return `${path} has sha256 ${found?.sha256 ?? '?'}, the ledger says ${expected.sha256}; its rows are kept`;
+  return `${path} has ${found?.bytes ?? '?'} bytes, the ledger says ${expected.bytes ?? '?'}; its rows are kept`;
+}
+
+function problemOf(
+  file: { exchange: string; symbol: string; sessionDate: string; file: string },
+  kind: RebuildProblem['kind'],
+  detail: string,
+): RebuildProblem {
+  return { kind, exchange: file.exchange, symbol: file.symbol, session_date: file.sessionDate, file: file.file, detail };
+}
