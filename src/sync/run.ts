@@ -88,25 +88,32 @@ export interface SyncSummary {
 }
 
 export async function runSync(options: SyncOptions, api: SyncApi, signal: AbortSignal, events: SyncEvents = {}): Promise<SyncSummary> {
+  // The free calls come first: a bad key or base URL fails before anything is written locally.
+  events.phase?.('coverage');
+  const me = await api.me();
+  const coverage = await api.coverage();
   const lock = await acquireSyncLock(options.dbPath, { waitSeconds: options.waitLockSeconds ?? 0 });
   try {
-    return await runLocked(options, api, signal, events);
+    return await runLocked(options, api, signal, events, me, coverage);
   } finally {
     await lock.release();
   }
 }
 
-async function runLocked(options: SyncOptions, api: SyncApi, signal: AbortSignal, events: SyncEvents): Promise<SyncSummary> {
+async function runLocked(
+  options: SyncOptions,
+  api: SyncApi,
+  signal: AbortSignal,
+  events: SyncEvents,
+  me: Awaited<ReturnType<SyncApi['me']>>,
+  coverage: CoverageRow[],
+): Promise<SyncSummary> {
   const warnings: string[] = [];
   const warn = (message: string) => {
     warnings.push(message);
     events.warn?.(message);
   };
   await removeStaleTemps(options.archiveRoot);
-
-  events.phase?.('coverage');
-  const me = await api.me();
-  const coverage = await api.coverage();
   const pairs = selectPairs(coverage, { ...selectionOf(options.selection), markets: me.markets });
 
   // Phase 1 (warehouse open): record the run and coverage, read what manifests we hold.

@@ -1,0 +1,158 @@
+// The sync as cron runs it: the built CLI in a child process against the in-process emulator.
+// Exit codes, the lock, kill -9 during a load, bad input, and the key never printed.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmulator, type Emulator } from '../../src/emulator/index.js';
+import { openWarehouse } from '../../src/warehouse/index.js';
+import { runCli } from '../helpers/cli.js';
+import { listFiles } from '../helpers/sync.js';
+
+let emulator: Emulator;
+let dir: string;
+
+beforeAll(async () => {
+  emulator = await startEmulator({ now: '2026-03-11T14:07:00Z', days: 3, expirations: 3, strikes: 12, seed: 5, symbols: ['BTC', 'SPY'] });
+  dir = mkdtempSync(join(tmpdir(), 'gexwh-cli-'));
+});
+afterAll(async () => {
+  await emulator.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+let counter = 0;
+function workspace() {
+  const root = join(dir, `ws${++counter}`);
+  return { db: join(root, 'gex.duckdb'), archive: join(root, 'raw'), root };
+}
+
+function env(key = emulator.keys.pro) {
+  return { GEX_BASE_URL: emulator.baseUrl, GEX_API_KEY: key };
+}
+
+async function count(db: string, sql: string): Promise<number> {
+  const warehouse = await openWarehouse(db, { readOnly: true });
+  try {
+    const rows = (await warehouse.connection.runAndReadAll(sql)).getRows();
+    return Number(rows[0]?.[0]);
+  } finally {
+    warehouse.close();
+  }
+}
+
+describe('gexwh sync (CLI)', () => {
+  it('exits 0 with a one-paragraph summary, the same as JSON with --json, and never prints the key', async () => {
+    const ws = workspace();
+    const first = await runCli(['sync', '--db', ws.db, '--archive', ws.archive, '--exchange', 'deribit', '--symbol', 'BTC'], { env: env() });
+    expect(first.code).toBe(0);
+    expect(first.stdout).toMatch(/^sync ok: 9 file\(s\) loaded/);
+    const second = await runCli(['sync', '--json', '--db', ws.db, '--archive', ws.archive, '--exchange', 'deribit', '--symbol', 'BTC'], { env: env() });
+    expect(second.code).toBe(0);
+    const summary = JSON.parse(second.stdout) as { creditsSpent: number; requestsSpent: number; filesLoaded: number };
+    expect(summary).toMatchObject({ creditsSpent: 0, requestsSpent: 0, filesLoaded: 0 });
+    for (const output of [first.stdout, first.stderr, second.stdout, second.stderr]) expect(output).not.toContain(emulator.keys.pro);
+  });
+
+  it('plan spends no credit and lists the files', async () => {
+    const ws = workspace();
+    const before = emulator.counters.credits(emulator.keys.admin);
+    const result = await runCli(['plan', '--db', ws.db, '--archive', ws.archive, '--exchange', 'tradfi'], { env: env(emulator.keys.admin) });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/tradfi\s+SPY\s+6\s+0\s+6\s/); // 2026-03-08 is a Sunday: 2 sessions × 3 files
+    expect(result.stdout).toMatch(/credits available: unlimited/);
+    expect(emulator.counters.credits(emulator.keys.admin)).toBe(before);
+  });
+
+  it('a second sync while one holds the lock exits 5 naming the holder', async () => {
+    const ws = workspace();
+    const args = ['sync', '--db', ws.db, '--archive', ws.archive, '--exchange', 'deribit', '--symbol', 'BTC'];
+    // Hold the lock the way a running sync does: a lock file with a live pid (this process).
+    await runCli(['plan', '--db', ws.db, '--archive', ws.archive, '--exchange', 'deribit', '--symbol', 'BTC'], { env: env() });
+    writeFileSync(`${ws.db}.lock`, JSON.stringify({ pid: process.pid, started_at: new Date().toISOString(), host: (await import('node:os')).hostname() }));
+    const blocked = await runCli(args, { env: env() });
+    expect(blocked.code).toBe(5);
+    expect(blocked.stderr).toContain(String(process.pid));
+    rmSync(`${ws.db}.lock`);
+    expect((await runCli(args, { env: env() })).code).toBe(0);
+  });
+
+  it('two syncs started together: one runs, the other exits 5', async () => {
+    const ws = workspace();
+    const args = ['sync', '--db', ws.db, '--archive', ws.archive, '--exchange', 'deribit', '--symbol', 'BTC'];
+    // Slow the storage so the first sync is surely still running when the second one starts.
+    emulator.faults.add({ where: 'storage', times: 3, action: { kind: 'delay', ms: 400 } });
+    const results = await Promise.all([runCli(args, { env: env() }), runCli(args, { env: env() })]);
+    emulator.faults.clear();
+    expect(results.map((r) => r.code).sort()).toEqual([0, 5]);
+  });
+
+  it('kill -9 during the load: the next run completes with no duplicate rows and no paid file fetched twice', async () => {
+    const ws = workspace();
+    const args = ['sync', '--db', ws.db, '--archive', ws.archive, '--exchange', 'deribit', '--symbol', 'BTC'];
+    const creditsBefore = emulator.counters.credits(emulator.keys.trial);
+    // Kill -9 the moment the sync says it starts loading (--verbose prints its phases on stderr).
+    // Wherever the kill lands (mid-transaction or just after), the checks below must hold.
+    const killed = await runCli([...args, '--verbose'], {
+      env: env(emulator.keys.trial),
+      onSpawn(child) {
+        child.stderr?.on('data', (chunk: Buffer) => {
+          if (/^load/m.test(chunk.toString())) child.kill('SIGKILL');
+        });
+      },
+    });
+    expect(killed.signal).toBe('SIGKILL');
+    const next = await runCli(args, { env: env(emulator.keys.trial) });
+    expect(next.code, next.stderr).toBe(0);
+    expect(emulator.counters.credits(emulator.keys.trial) - creditsBefore).toBe(9);
+    expect(await count(ws.db, `SELECT count(*) FROM sync.files WHERE status = 'loaded'`)).toBe(9);
+    expect(await count(ws.db, `SELECT count(*) FROM (SELECT 1 FROM levels GROUP BY exchange, symbol, timestamp_utc, expiration HAVING count(*) > 1)`)).toBe(0);
+    expect(await count(ws.db, `SELECT count(*) FROM (SELECT 1 FROM strikes_by_expiry GROUP BY exchange, symbol, timestamp_utc, expiration_date, strike HAVING count(*) > 1)`)).toBe(0);
+    expect(await count(ws.db, `SELECT count(*) FROM strikes_total`)).toBe(await count(ws.db, `SELECT sum(rows) FROM sync.files WHERE file = 'strikes_total'`));
+  });
+});
+
+describe('bad input (exit 2 or 3, nothing written)', () => {
+  const cases: { name: string; args: string[]; env?: Record<string, string | undefined>; code: number; message: RegExp }[] = [
+    { name: 'bad date', args: ['--since', '2026-02-30'], code: 2, message: /--since/ },
+    { name: 'year out of range', args: ['--until', '2101-01-01'], code: 2, message: /--until.*2020/ },
+    { name: 'since after until', args: ['--since', '2026-03-10', '--until', '2026-03-01'], code: 2, message: /--since.*--until|after/ },
+    { name: 'unknown file kind', args: ['--files', 'levels,quotes'], code: 2, message: /--files: unknown file kind "quotes"; allowed: levels, strikes_total, strikes_by_expiry/ },
+    { name: 'unknown exchange', args: ['--exchange', 'binance'], code: 2, message: /--exchange.*bybit/ },
+    { name: 'negative budget', args: ['--max-credits', '-1'], code: 2, message: /--max-credits/ },
+    { name: 'non-numeric concurrency', args: ['--concurrency', 'many'], code: 2, message: /--concurrency/ },
+    { name: 'unknown option', args: ['--frobnicate'], code: 2, message: /unknown option/ },
+    { name: 'no key', args: [], env: { GEX_API_KEY: undefined }, code: 3, message: /GEX_API_KEY/ },
+    { name: 'key in the wrong format', args: [], env: { GEX_API_KEY: 'sk_live_not_ours' }, code: 3, message: /format/ },
+    { name: 'revoked key', args: [], env: { GEX_API_KEY: 'revoked' }, code: 3, message: /unauthorized/ },
+    { name: 'unreadable key file', args: ['--api-key-file', '/nonexistent/key'], env: { GEX_API_KEY: undefined }, code: 2, message: /--api-key-file/ },
+    { name: 'bad config file', args: ['--config', 'CONFIG'], code: 2, message: /config file.*"maxCredits"/ },
+  ];
+
+  it.each(cases)('$name', async ({ args, env: extra, code, message }) => {
+    const ws = workspace();
+    const config = join(dir, `bad-config-${counter}.json`);
+    writeFileSync(config, JSON.stringify({ maxCredits: 'lots' }));
+    const e = { ...env(), ...extra };
+    if (e.GEX_API_KEY === 'revoked') e.GEX_API_KEY = emulator.keys.revoked;
+    const result = await runCli(['sync', '--db', ws.db, '--archive', ws.archive, ...args.map((a) => (a === 'CONFIG' ? config : a))], { env: e });
+    expect(result.code).toBe(code);
+    expect(result.stderr).toMatch(message);
+    expect(result.stderr).not.toMatch(/\n\s+at /); // no stack
+    expect(existsSync(ws.root)).toBe(false);
+    if (e.GEX_API_KEY) expect(result.stderr).not.toContain(e.GEX_API_KEY);
+  });
+});
+
+describe('the key file', () => {
+  it('is read from --api-key-file and works like the env', async () => {
+    const ws = workspace();
+    const keyFile = join(dir, 'key.txt');
+    writeFileSync(keyFile, `${emulator.keys.pro}\n`, { mode: 0o600 });
+    const result = await runCli(['me', '--api-key-file', keyFile, '--json'], { env: { GEX_BASE_URL: emulator.baseUrl } });
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({ tier: 'pro' });
+    expect(readFileSync(keyFile, 'utf8')).toContain('gex_');
+    expect(existsSync(ws.root)).toBe(false);
+  });
+});
