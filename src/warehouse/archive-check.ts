@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
 import { archivePath } from '../sync/archive.js';
-import type { FileKeyParts, LedgerRow } from './ledger.js';
+import { fileKey, type FileKeyParts, type LedgerRow } from './ledger.js';
 import type { LoadInput } from './loader.js';
 
 export interface FileDigest {
@@ -61,4 +61,11 @@ export function loadInputOf(row: LedgerRow, path: string, rows: number): LoadInp
     archivePath: path,
     downloadedAt: row.downloadedAt ?? new Date(),
   };
+}
+
+/** Ledger rows grouped per file (exchange, symbol, session, kind), keeping the ledger's order. */
+export function groupByFile(ledger: readonly LedgerRow[]): LedgerRow[][] {
+  const groups = new Map<string, LedgerRow[]>();
+  for (const row of ledger) groups.set(fileKey(row), [...(groups.get(fileKey(row)) ?? []), row]);
+  return [...groups.values()];
 }

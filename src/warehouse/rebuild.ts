@@ -10,7 +10,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { UsageError } from '../errors.js';
-import { archivedPathOf, hashFile, judgeArchive, loadInputOf, type ArchiveVerdict } from './archive-check.js';
+import { archivedPathOf, groupByFile, hashFile, judgeArchive, loadInputOf, type ArchiveVerdict } from './archive-check.js';
 import type { FileKind } from './layouts.js';
 import { fileKey, listLedger, type LedgerRow } from './ledger.js';
 import { loadFiles, type LoadInput } from './loader.js';
@@ -136,12 +136,6 @@ export function chooseVersion(versions: readonly LedgerRow[], archivedSha: strin
   return loaded;
 }
 
-function groupByFile(ledger: readonly LedgerRow[]): LedgerRow[][] {
-  const groups = new Map<string, LedgerRow[]>();
-  for (const row of ledger) groups.set(fileKey(row), [...(groups.get(fileKey(row)) ?? []), row]);
-  return [...groups.values()];
-}
-
 async function manifestRowCounts(conn: DuckDBConnection): Promise<Map<string, number>> {
   const reader = await conn.runAndReadAll(
     `SELECT exchange, symbol, session_date::VARCHAR AS session_date, file, sha256, rows FROM sync.manifest`,
@@ -155,7 +149,7 @@ async function manifestRowCounts(conn: DuckDBConnection): Promise<Map<string, nu
 }
 
 /** Deletes file-sourced rows of sessions with no loaded file of that kind, in one transaction. */
-async function removeOrphanRows(conn: DuckDBConnection): Promise<number> {
+export async function removeOrphanRows(conn: DuckDBConnection): Promise<number> {
   // The table name is one of the fixed file kinds, never input.
   const unexplained = (table: FileKind) => `
     DELETE FROM ${table} AS t
