@@ -15,3 +15,13 @@ export { startRun, finishRun, lastRun, redactSecrets, type RunStart, type RunCou
 export { FILE_KINDS, EXCHANGES, LEVELS_FIELDS, isFileKind, isExchange, type FileKind, type Exchange } from './layouts.js';
 export { insertApiLevels, type HistoryLevelsRow } from './levels-api.js';
 export { rowCountMismatches, type RowCountMismatch } from './integrity.js';
+// Analysis surface: query, export, rebuild, verify (the CLI's query|export|rebuild|verify commands).
+export { runQuery, runQueryOn, type QueryResult, type QueryColumn } from './query.js';
+export {
+  exportWarehouse, exportOn, normalizeExportOptions, partitionPath, EXPORT_FORMATS,
+  type ExportOptions, type ExportResult, type ExportTableCounts, type ExportFormat, type ExportSelection,
+} from './export.js';
+export { rebuildWarehouse, rebuildOn, type RebuildOptions, type RebuildResult, type RebuildProblem } from './rebuild.js';
+export {
+  verifyWarehouse, verifyAndRepairOn, type VerifyOptions, type VerifyReport, type VerifyProblem, type VerifyProblemKind,
+} from './verify.js';
