@@ -1,0 +1,28 @@
+// `npm run bench`: the scenarios of issue 7 against the in-process emulator; prints markdown tables
+// (medians over BENCH_RUNS runs with min–max, ratios to baselines measured in the same run).
+import { writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { readConfig } from './config.js';
+import { fullSyncScenario } from './scenario-full-sync.js';
+
+const SCENARIOS: Record<number, { name: string; run: (config: ReturnType<typeof readConfig>, log: (l: string) => void) => Promise<string> }> = {
+  1: { name: 'full sync', run: fullSyncScenario },
+};
+
+async function main(): Promise<void> {
+  const config = readConfig();
+  const log = (line: string) => process.stderr.write(`${line}\n`);
+  const sections = [
+    `## gexwh benchmark — ${new Date().toISOString().slice(0, 10)}, ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown CPU'}), Node ${process.version}, ${config.runs} runs`,
+  ];
+  for (const [id, scenario] of Object.entries(SCENARIOS)) {
+    if (!config.only.has(Number(id))) continue;
+    log(`scenario ${id}: ${scenario.name}`);
+    const section = await scenario.run(config, log);
+    sections.push(section);
+    process.stdout.write(`\n${section}\n`);
+  }
+  if (config.outFile) writeFileSync(config.outFile, `${sections.join('\n\n')}\n`);
+}
+
+await main();
