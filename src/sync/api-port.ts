@@ -3,6 +3,7 @@
 // costs no second credit; only an expired link is replaced (one credit, counted).
 import { LinkExpiredError, QuotaExceededError, type ApiClient, type FileLink } from '../api/index.js';
 import type { DownloadResult, QuotaStop } from './fetch.js';
+import { historyLevelsFetcherFrom } from './fill-levels.js';
 import type { PlannedFile } from './plan.js';
 import type { SyncApi } from './run.js';
 import type { Market } from '../time/sessions.js';
@@ -52,6 +53,7 @@ export function syncApiFrom(client: ApiClient): SyncApi {
       return (await client.historyFiles(exchange, symbol, window)).data;
     },
     download,
+    historyLevels: historyLevelsFetcherFrom(client),
     quotaStopOf(error) {
       if (!(error instanceof QuotaExceededError)) return undefined;
       const stop: QuotaStop = { bucket: error.bucket };

@@ -21,6 +21,7 @@ import {
 } from '../warehouse/index.js';
 import { archivePath, removeStaleTemps } from './archive.js';
 import { fetchFiles, isArchived, type Downloader, type FetchReport, type QuotaStop, type VerifiedFile } from './fetch.js';
+import { fillLevelsForSync, type FillLevelsReport, type HistoryLevelsFetcher } from './fill-levels.js';
 import { listPairManifest, type ManifestPageFetcher } from './manifest.js';
 import { planSync, type Plan, type PlannedFile } from './plan.js';
 import type { SyncSelection } from './selection.js';
@@ -37,6 +38,8 @@ export interface SyncApi {
   quotaStopOf(error: unknown): QuotaStop | undefined;
   /** Quota-counted requests this client has made so far. */
   requestsSpent(): number;
+  /** /history/levels pages, for --fill-levels. */
+  historyLevels?: HistoryLevelsFetcher;
 }
 
 export interface SyncOptions {
@@ -84,6 +87,8 @@ export interface SyncSummary {
   creditsRemaining: number | null;
   creditsReset?: string;
   quotaStop?: QuotaStop;
+  /** --fill-levels: sessions, windows, requests (pages) and rows inserted. */
+  levelsFilled?: FillLevelsReport;
   warnings: string[];
 }
 
@@ -191,8 +196,15 @@ async function runLocked(
     });
     const effectivePlan = await reuseArchivedFiles(plan, options.archiveRoot);
 
+    const fill = (stop: QuotaStop | undefined) =>
+      options.fillLevels
+        ? fillLevelsForSync(api, { ...fillSelectionOf(options), coverage, pairs, signal, warn }, stop)
+        : Promise.resolve(undefined);
+
     if (options.dryRun) {
+      const levelsFilled = await fill(quotaStop);
       const summary = summarize(options, effectivePlan, manifestsListed, api, me, emptyFetch(), { loaded: 0, rows: 0, failed: [] }, quotaStop, warnings, 'dry_run');
+      if (levelsFilled) summary.levelsFilled = levelsFilled;
       await withWarehouse(options.dbPath, (conn) => finishRun(conn, runId, runCounts(summary)));
       return summary;
     }
@@ -228,8 +240,13 @@ async function runLocked(
       return result;
     });
 
+    // Phase 6 (network, then warehouse): levels of sessions without a loaded levels file.
+    const levelsFilled = await fill(quotaStop);
+    quotaStop ??= levelsFilled?.quotaStop;
+
     const outcome: RunOutcome = signal.aborted ? 'interrupted' : fetched.failed.length + loaded.failed.length > 0 ? 'partial' : 'ok';
     const summary = summarize(options, effectivePlan, manifestsListed, api, me, fetched, loaded, quotaStop, warnings, outcome);
+    if (levelsFilled) summary.levelsFilled = levelsFilled;
     await withWarehouse(options.dbPath, (conn) => finishRun(conn, runId, runCounts(summary)));
     if (signal.aborted) throw new InterruptedError(abortSignalName(signal));
     if (outcome === 'partial') {
@@ -372,6 +389,11 @@ function selectionOf(selection: SyncSelection): { exchanges?: string[]; symbols?
     ...(selection.exchanges ? { exchanges: selection.exchanges } : {}),
     ...(selection.symbols ? { symbols: selection.symbols } : {}),
   };
+}
+
+function fillSelectionOf(options: SyncOptions) {
+  const { since, until, order, maxRequests } = options.selection;
+  return { dbPath: options.dbPath, dryRun: options.dryRun, order, ...(since ? { since } : {}), ...(until ? { until } : {}), ...(maxRequests !== undefined ? { maxRequests } : {}) };
 }
 
 function pairKeyOf(pair: Pair): string {
