@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { registerDemo } from './demo.js';
 import { registerEmulate } from './emulate.js';
+import { registerLocal } from './local.js';
 import { registerRemote } from './remote.js';
 import { registerStatus } from './status.js';
 import { registerSync } from './sync.js';
@@ -9,6 +10,7 @@ export function registerCommands(program: Command): void {
   registerSync(program);
   registerStatus(program);
   registerRemote(program);
+  registerLocal(program);
   registerEmulate(program);
   registerDemo(program);
 }

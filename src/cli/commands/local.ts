@@ -1,0 +1,112 @@
+// Commands that work on the local warehouse and archive only (no network, no credit):
+// `query`, `export`, `rebuild`, `verify`.
+import type { Command } from 'commander';
+import { IntegrityError, UsageError } from '../../errors.js';
+import { exportWarehouse, rebuildWarehouse, runQuery, verifyWarehouse, type QueryResult } from '../../warehouse/index.js';
+import { contextOf } from '../context.js';
+import { formatCell, formatTable } from '../output.js';
+import { integerOption, listOption } from '../parse.js';
+
+const QUERY_FORMATS = ['table', 'csv', 'json'] as const;
+
+export function registerLocal(program: Command): void {
+  program
+    .command('query')
+    .description('run SQL on the warehouse (read-only) and print a table, CSV or JSON')
+    .argument('<sql>', 'the SQL text, e.g. "SELECT * FROM levels_close LIMIT 5"')
+    .option('--format <format>', 'table, csv or json (default table; json also with --json)')
+    .action(async (sql: string, flags: { format?: string }, command: Command) => {
+      const ctx = contextOf(command);
+      const format = flags.format ?? (ctx.settings.json ? 'json' : 'table');
+      if (!(QUERY_FORMATS as readonly string[]).includes(format)) {
+        throw new UsageError(`--format: unknown format "${format}"; allowed: ${QUERY_FORMATS.join(', ')}`);
+      }
+      const result = await runQuery(ctx.settings.db, sql);
+      process.stdout.write(`${renderQuery(result, format as (typeof QUERY_FORMATS)[number])}\n`);
+    });
+
+  program
+    .command('export')
+    .description('write the data tables as hive-partitioned Parquet (or CSV), incrementally')
+    .requiredOption('--out <dir>', 'output folder')
+    .option('--format <format>', 'parquet or csv (default parquet)')
+    .option('--table <list>', 'levels, strikes_total, strikes_by_expiry (default all three)', listOption)
+    .option('--since <date>', 'first session date, YYYY-MM-DD')
+    .option('--until <date>', 'last session date, YYYY-MM-DD')
+    .option('--exchange <list>', 'history venues (repeatable, comma list)', listOption)
+    .option('--symbol <list>', 'symbols (repeatable, comma list)', listOption)
+    .option('--full', 'rewrite every selected partition, not only new or changed sessions')
+    .action(async (flags: { out: string; format?: string; table?: string[]; since?: string; until?: string; exchange?: string[]; symbol?: string[]; full?: boolean }, command: Command) => {
+      const ctx = contextOf(command);
+      const result = await exportWarehouse({
+        dbPath: ctx.settings.db,
+        outDir: flags.out,
+        ...(flags.format !== undefined ? { format: flags.format as 'parquet' } : {}),
+        ...(flags.table ? { tables: flags.table } : {}),
+        ...(flags.since ? { since: flags.since } : {}),
+        ...(flags.until ? { until: flags.until } : {}),
+        ...(flags.exchange ? { exchanges: flags.exchange } : {}),
+        ...(flags.symbol ? { symbols: flags.symbol.map((s) => s.toUpperCase()) } : {}),
+        full: flags.full === true,
+      });
+      ctx.out.result(result, () =>
+        [
+          formatTable(result.tables as unknown as Record<string, unknown>[]),
+          `export to ${result.outDir} (${result.format}): ${result.partitionsWritten} partition(s) written, ${result.partitionsSkipped} unchanged, ${result.partitionsRemoved} removed, ${result.rowsWritten} rows written.`,
+        ].join('\n'),
+      );
+    });
+
+  program
+    .command('rebuild')
+    .description('recreate the data tables from the raw archive alone (no network, no credit)')
+    .option('--wait-lock <seconds>', 'wait for a running sync to finish (default: exit 5 at once)', integerOption(0, 86_400))
+    .action(async (flags: { waitLock?: number }, command: Command) => {
+      const ctx = contextOf(command);
+      const result = await rebuildWarehouse({ dbPath: ctx.settings.db, archiveRoot: ctx.settings.archive, lockWaitSeconds: flags.waitLock ?? 0 });
+      ctx.out.result(result, () =>
+        [
+          `rebuild: ${result.filesReloaded} file(s) reloaded from ${ctx.settings.archive} (${result.rowsLoaded} rows), ${result.orphanRowsRemoved} orphan row(s) removed, ${result.problems.length} problem(s).`,
+          ...result.problems.map((p) => `  ${p.kind}: ${p.exchange}/${p.symbol} ${p.session_date} ${p.file}: ${p.detail}`),
+        ].join('\n'),
+      );
+      if (result.problems.length > 0) throw new IntegrityError(`${result.problems.length} archived file(s) could not be rebuilt; their rows are as before`);
+    });
+
+  program
+    .command('verify')
+    .description('re-hash archived files against the ledger and manifest, re-count loaded rows; exit 4 on any mismatch')
+    .option('--repair', 'reload files whose archive copy is intact')
+    .option('--wait-lock <seconds>', 'with --repair: wait for a running sync (default: exit 5 at once)', integerOption(0, 86_400))
+    .action(async (flags: { repair?: boolean; waitLock?: number }, command: Command) => {
+      const ctx = contextOf(command);
+      const report = await verifyWarehouse({ dbPath: ctx.settings.db, archiveRoot: ctx.settings.archive, repair: flags.repair === true, lockWaitSeconds: flags.waitLock ?? 0 });
+      ctx.out.result(report, () =>
+        [
+          `verify: ${report.checked} file(s) checked, ${report.problems.length} problem(s)${flags.repair ? `, ${report.repaired.length} repaired` : ''}.`,
+          ...report.repaired.map((p) => `  repaired ${p.kind}: ${p.exchange}/${p.symbol} ${p.session_date} ${p.file}: ${p.detail}`),
+          ...report.problems.map((p) => `  ${p.kind}: ${p.exchange}/${p.symbol} ${p.session_date} ${p.file}: ${p.detail}`),
+        ].join('\n'),
+      );
+      if (report.problems.length > 0) {
+        throw new IntegrityError(`${report.problems.length} problem(s) found${flags.repair ? ' that the archive could not repair' : '; run gexwh verify --repair'}`);
+      }
+    });
+}
+
+function renderQuery(result: QueryResult, format: 'table' | 'csv' | 'json'): string {
+  if (format === 'json') return JSON.stringify(result.rows, null, 2);
+  const names = result.columns.map((c) => c.name);
+  if (format === 'table') return formatTable(result.rows, names);
+  const escape = (value: unknown) => {
+    const text = formatCsvCell(value);
+    return /[",\n\r]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+  };
+  return [names.map(escape).join(','), ...result.rows.map((row) => names.map((n) => escape(row[n])).join(','))].join('\n');
+}
+
+function formatCsvCell(value: unknown): string {
+  // CSV keeps full precision (the table rounds for reading).
+  if (typeof value === 'number') return String(value);
+  return formatCell(value);
+}
