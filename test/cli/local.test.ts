@@ -1,0 +1,84 @@
+// query, export, rebuild and verify through the built CLI on a warehouse synced from the emulator.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+import { startBench, type Bench } from '../helpers/sync.js';
+
+let bench: Bench;
+let args: string[];
+beforeAll(async () => {
+  bench = await startBench();
+  await bench.sync({ exchange: 'deribit', symbol: 'BTC' });
+  args = ['--db', bench.dbPath, '--archive', bench.archive];
+});
+afterAll(() => bench.close());
+
+describe('gexwh query', () => {
+  it('prints a table, CSV or JSON from a read-only connection', async () => {
+    const sql = 'SELECT session_date::VARCHAR AS d, count(*) AS n FROM levels GROUP BY 1 ORDER BY 1';
+    const table = await runCli(['query', ...args, sql]);
+    expect(table.code).toBe(0);
+    expect(table.stdout).toMatch(/^d\s+n\n-+\s+-+\n2026-03-08\s+\d+/);
+    const csv = await runCli(['query', ...args, '--format', 'csv', sql]);
+    expect(csv.stdout.split('\n')[0]).toBe('d,n');
+    const json = await runCli(['query', ...args, '--format', 'json', sql]);
+    expect(JSON.parse(json.stdout)).toHaveLength(3);
+  });
+
+  it('bad SQL and writes are usage errors (exit 2) with DuckDB\'s message', async () => {
+    const bad = await runCli(['query', ...args, 'SELEC 1']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/syntax error/);
+    const write = await runCli(['query', ...args, 'DELETE FROM levels']);
+    expect(write.code).toBe(2);
+    expect(write.stderr).toMatch(/read-only/i);
+    const format = await runCli(['query', ...args, '--format', 'xml', 'SELECT 1']);
+    expect(format.code).toBe(2);
+    expect(format.stderr).toMatch(/--format: unknown format "xml"; allowed: table, csv, json/);
+  });
+});
+
+describe('gexwh export', () => {
+  it('writes partitions once, then nothing on a second run', async () => {
+    const out = join(bench.dir, 'export');
+    const first = await runCli(['export', ...args, '--out', out, '--json']);
+    expect(first.code).toBe(0);
+    expect(JSON.parse(first.stdout)).toMatchObject({ partitionsWritten: 9 });
+    const second = await runCli(['export', ...args, '--out', out, '--json']);
+    expect(JSON.parse(second.stdout)).toMatchObject({ partitionsWritten: 0, partitionsSkipped: 9, rowsWritten: 0 });
+    const bad = await runCli(['export', ...args, '--out', out, '--table', 'quotes']);
+    expect(bad.code).toBe(2);
+  });
+});
+
+describe('gexwh verify and rebuild', () => {
+  it('exit 0 on a sound warehouse; a deleted row is reported (exit 4) and repaired from the archive', async () => {
+    expect((await runCli(['verify', ...args])).code).toBe(0);
+    const deleted = await bench.query(`DELETE FROM strikes_total WHERE session_date = '2026-03-09' AND strike = (SELECT min(strike) FROM strikes_total WHERE session_date = '2026-03-09') RETURNING 1`);
+    expect(deleted.length).toBeGreaterThan(0);
+    const found = await runCli(['verify', ...args]);
+    expect(found.code).toBe(4);
+    expect(found.stdout).toMatch(/row_count_mismatch/);
+    const repaired = await runCli(['verify', ...args, '--repair']);
+    expect(repaired.code).toBe(0);
+    expect((await runCli(['verify', ...args])).code).toBe(0);
+  });
+
+  it('a flipped byte in an archived file is reported (exit 4); rebuild keeps the tables equal', async () => {
+    const checksum = 'SELECT (SELECT sum(hash(l)) FROM levels l)::VARCHAR a, (SELECT sum(hash(s)) FROM strikes_by_expiry s)::VARCHAR b';
+    const before = await bench.query(checksum);
+    const rebuilt = await runCli(['rebuild', ...args, '--json']);
+    expect(rebuilt.code).toBe(0);
+    expect(JSON.parse(rebuilt.stdout)).toMatchObject({ filesReloaded: 9, problems: [] });
+    expect(await bench.query(checksum)).toEqual(before);
+
+    const file = join(bench.archive, 'deribit', 'BTC', '2026-03-10_levels.csv.gz');
+    const bytes = readFileSync(file);
+    bytes[100] = bytes[100]! ^ 0xff;
+    writeFileSync(file, bytes);
+    const found = await runCli(['verify', ...args]);
+    expect(found.code).toBe(4);
+    expect(found.stdout).toMatch(/hash_mismatch.*2026-03-10 levels/);
+  });
+});
