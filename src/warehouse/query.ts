@@ -50,7 +50,8 @@ export async function runQueryOn(connection: DuckDBConnection, sql: string): Pro
     throw new UsageError(`query failed: ${errorMessage(error)}`, {}, { cause: error });
   }
   const names = reader.deduplicatedColumnNames();
-  const columns = names.map((name, i) => ({ name, type: reader.columnTypes()[i]?.toString() ?? 'UNKNOWN' }));
+  const types = reader.columnTypes();
+  const columns = names.map((name, i) => ({ name, type: types[i]?.toString() ?? 'UNKNOWN' }));
   const rows = reader.convertRows(jsonFriendly).map((values) => {
     const row: Record<string, unknown> = {};
     names.forEach((name, i) => {

@@ -100,7 +100,7 @@ async function inspect(conn: DuckDBConnection, archiveRoot: string, digests: Map
   const mismatches = new Map((await rowCountMismatches(conn)).map((m) => [fileKey(m), m]));
   const inspection: Inspection = { checked: 0, problems: [], fixes: [] };
   for (const versions of groupByFile(await listLedger(conn))) {
-    const problems = [];
+    const problems: VerifyProblem[] = [];
     const first = versions[0];
     if (!first) continue;
     const path = archivedPathOf(archiveRoot, first);
