@@ -1,0 +1,55 @@
+// me, coverage, api and status through the built CLI against the in-process emulator.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+import { startBench, type Bench } from '../helpers/sync.js';
+
+let bench: Bench;
+let env: Record<string, string>;
+beforeAll(async () => {
+  bench = await startBench();
+  env = { GEX_BASE_URL: bench.emulator.baseUrl, GEX_API_KEY: bench.emulator.keys.trial };
+});
+afterAll(() => bench.close());
+
+describe('remote commands', () => {
+  it('me prints the plan and both quotas, free of charge', async () => {
+    const result = await runCli(['me'], { env });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/tier: trial/);
+    expect(result.stdout).toMatch(/requests\s+50\s+0\s+50/);
+    expect(result.stdout).toMatch(/history_files\s+20\s+0\s+20/);
+    expect(bench.emulator.counters.requests(bench.emulator.keys.trial)).toBe(0);
+  });
+
+  it('coverage lists every (exchange, symbol), as JSON too', async () => {
+    const result = await runCli(['coverage', '--json'], { env });
+    const rows = JSON.parse(result.stdout) as { exchange: string; symbol: string }[];
+    expect(rows.map((r) => `${r.exchange}/${r.symbol}`)).toEqual(expect.arrayContaining(['deribit/BTC', 'combined/BTC', 'tradfi/SPY']));
+  });
+
+  it('api prints the JSON of one GET and shows error slugs with their hints', async () => {
+    const ok = await runCli(['api', '/levels/deribit/BTC', '-q', 'compare=1d'], { env });
+    expect(ok.code).toBe(0);
+    expect(JSON.parse(ok.stdout)).toMatchObject({ meta: { exchange: 'deribit', exchange_resolved: 'deribit' } });
+    const bad = await runCli(['api', '/levels/nasdaq/BTC'], { env });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/invalid_exchange/);
+    expect(bad.stderr).toMatch(/valid_exchanges: .*deribit/);
+    const download = await runCli(['api', '/history/files/deribit/BTC/2026-03-10/levels'], { env });
+    expect(download.code).toBe(2);
+    expect(download.stderr).toMatch(/credit/);
+  });
+
+  it('status compares the warehouse with the coverage, and works offline with a note', async () => {
+    await bench.sync({ exchange: 'deribit', symbol: 'BTC' });
+    const online = await runCli(['status', '--db', bench.dbPath, '--archive', bench.archive, '--json'], { env });
+    expect(online.code).toBe(0);
+    const status = JSON.parse(online.stdout) as { pairs: { exchange: string; symbol: string; sessions_held: number; files_loaded: number }[]; quota: unknown };
+    expect(status.pairs.find((p) => p.exchange === 'deribit' && p.symbol === 'BTC')).toMatchObject({ sessions_held: 3, files_loaded: 9 });
+    expect(status.quota).not.toBeNull();
+    const offline = await runCli(['status', '--db', bench.dbPath, '--archive', bench.archive]);
+    expect(offline.code).toBe(0);
+    expect(offline.stdout).toMatch(/note: offline/);
+    expect(offline.stdout).toMatch(/deribit\s+BTC/);
+  });
+});
