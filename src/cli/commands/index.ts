@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { registerCapture } from './capture.js';
 import { registerDemo } from './demo.js';
 import { registerEmulate } from './emulate.js';
 import { registerLocal } from './local.js';
@@ -11,6 +12,7 @@ export function registerCommands(program: Command): void {
   registerStatus(program);
   registerRemote(program);
   registerLocal(program);
+  registerCapture(program);
   registerEmulate(program);
   registerDemo(program);
 }

@@ -1,0 +1,93 @@
+// `gexwh capture`: snapshots the current-data endpoints into live_levels, term_structure and (with
+// --by-strike) live_strikes; meant for a cron entry every 15 minutes (docs/capture.md).
+import type { Command } from 'commander';
+import { PartialFailureError, UsageError } from '../../errors.js';
+import { runCapture, type CaptureSummary } from '../../sync/capture.js';
+import { parseCaptureVenues } from '../../sync/capture-plan.js';
+import { parseCount, parseSymbols } from '../../sync/selection.js';
+import { createClient } from '../api-client.js';
+import { contextOf, type CommandContext } from '../context.js';
+import { formatTable } from '../output.js';
+import { integerOption, listOption } from '../parse.js';
+
+interface CaptureFlags {
+  exchange?: string[];
+  symbol?: string[];
+  byStrike?: boolean;
+  force?: boolean;
+  dryRun?: boolean;
+  maxRequests?: string;
+  waitLock?: number;
+}
+
+export function registerCapture(program: Command): void {
+  program
+    .command('capture')
+    .description('snapshot current levels and term structure (and per-strike profiles) into the warehouse; for cron every 15 minutes')
+    .option('--exchange <list>', 'current-data venues: bybit, deribit, okx, derive, binance, all, tradfi or a + subset (default: all for crypto, tradfi for TradFi)', listOption)
+    .option('--symbol <list>', 'symbols, e.g. BTC,SPY (repeatable, comma list; default: the config\'s symbol)', listOption)
+    .option('--by-strike', 'also capture /gex/by-strike-enhanced for every expiration (one request each)')
+    .option('--force', 'capture even when the market is closed')
+    .option('--dry-run', 'show the targets and their request cost; spend nothing')
+    .option('--max-requests <n>', 'spend at most N quota requests in this run')
+    .option('--wait-lock <seconds>', 'wait up to N seconds for a sync holding the warehouse (default 60)', integerOption(0, 86_400))
+    .action((flags: CaptureFlags, command: Command) => captureAction(contextOf(command), flags));
+}
+
+async function captureAction(ctx: CommandContext, flags: CaptureFlags): Promise<void> {
+  const config = ctx.settings.config;
+  const symbols = parseSymbols(flags.symbol ?? config.symbol);
+  if (symbols === undefined) throw new UsageError('capture needs symbols: --symbol BTC,SPY or "symbol" in the config file');
+  const exchanges = parseCaptureVenues(flags.exchange);
+  const maxRequests = parseCount(flags.maxRequests ?? config.maxRequests, '--max-requests');
+  const client = createClient(ctx);
+  try {
+    const summary = await runCapture(client, {
+      dbPath: ctx.settings.db,
+      symbols,
+      ...(exchanges ? { exchanges } : {}),
+      byStrike: flags.byStrike === true,
+      force: flags.force === true,
+      dryRun: flags.dryRun === true,
+      ...(maxRequests !== undefined ? { maxRequests } : {}),
+      ...(flags.waitLock !== undefined ? { waitSeconds: flags.waitLock } : {}),
+      signal: ctx.signal,
+      warn: (message) => ctx.out.warn(message),
+    });
+    print(ctx, summary);
+  } catch (error) {
+    if (error instanceof PartialFailureError && isSummary(error.cause)) print(ctx, error.cause);
+    throw error;
+  } finally {
+    await client.close();
+  }
+}
+
+function print(ctx: CommandContext, summary: CaptureSummary): void {
+  ctx.out.result(summary, () => formatCaptureSummary(summary));
+}
+
+export function formatCaptureSummary(summary: CaptureSummary): string {
+  const rows = summary.targets.map((t) => ({
+    exchange: t.exchange,
+    symbol: t.symbol,
+    status: t.status,
+    as_of: t.asOf ?? '',
+    requests: summary.dryRun ? t.plannedRequests : t.requests,
+    note: t.reason ?? '',
+  }));
+  const rowsText = `rows added: live_levels ${summary.rowsInserted.live_levels}, term_structure ${summary.rowsInserted.term_structure}, live_strikes ${summary.rowsInserted.live_strikes}`;
+  const head = summary.dryRun
+    ? `capture dry run at ${summary.serverTime}: up to ${summary.plannedRequests} request(s); nothing spent`
+    : `capture at ${summary.serverTime}: ${summary.requestsSpent} request(s) spent (planned up to ${summary.plannedRequests}); ${rowsText}`;
+  const stop = summary.stoppedBy === 'quota'
+    ? `stopped: request quota used up; resets at ${summary.quotaStop?.resetAt ?? 'midnight UTC'}`
+    : summary.stoppedBy === 'max_requests'
+      ? 'stopped: --max-requests reached'
+      : '';
+  return [head, formatTable(rows), stop].filter((line) => line !== '').join('\n');
+}
+
+function isSummary(value: unknown): value is CaptureSummary {
+  return typeof value === 'object' && value !== null && 'targets' in value && 'rowsInserted' in value;
+}

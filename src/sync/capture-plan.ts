@@ -1,0 +1,98 @@
+// What `gexwh capture` will request, decided before any request is spent. Pure.
+//
+// Targets are (current-data venue, symbol). Without --exchange a crypto symbol is captured on `all`
+// (the aggregate) and a TradFi ticker on `tradfi`; with --exchange each symbol gets the venues of
+// its own market (crypto venues and subsets for crypto, tradfi for TradFi; all/combined for both).
+//
+// Market hours: /levels tells market_open but costs a request, and /expirations (free) does not
+// tell it. A 15-minute cron would spend ~70 requests a day per TradFi ticker only to learn that the
+// market is closed, so TradFi outside 09:15–16:15 New York or on a weekend is skipped for free, by
+// the server's clock (meta.timestamp of the free /coins). Inside that band /levels decides.
+import { DateTime } from 'luxon';
+import { UsageError } from '../errors.js';
+import { NEW_YORK, type Market } from '../time/sessions.js';
+import { splitList, type ListInput } from './selection.js';
+
+export const CRYPTO_LIVE_VENUES = ['bybit', 'deribit', 'okx', 'derive', 'binance'] as const;
+const AGGREGATES = ['all', 'combined'] as const;
+const ALLOWED_TEXT = `${CRYPTO_LIVE_VENUES.join(', ')}, all, combined, tradfi, or a + subset such as deribit+okx`;
+
+export interface CaptureTarget {
+  /** The venue as requested (lower case). */
+  exchange: string;
+  symbol: string;
+  market: Market;
+}
+
+/** --exchange for capture: current-data venues. Absent → undefined (the per-market default). */
+export function parseCaptureVenues(input: ListInput, option = '--exchange'): string[] | undefined {
+  if (input === undefined) return undefined;
+  const items = splitList(input).map((item) => item.toLowerCase());
+  if (items.length === 0) throw new UsageError(`${option}: empty list; allowed: ${ALLOWED_TEXT}`);
+  for (const item of items) {
+    if (!isCaptureVenue(item)) throw new UsageError(`${option}: unknown current-data venue "${item}"; allowed: ${ALLOWED_TEXT}`);
+  }
+  return [...new Set(items)];
+}
+
+function isCaptureVenue(value: string): boolean {
+  if (value === 'tradfi' || (AGGREGATES as readonly string[]).includes(value)) return true;
+  const parts = value.split('+');
+  const known = parts.every((p) => (CRYPTO_LIVE_VENUES as readonly string[]).includes(p));
+  return known && new Set(parts).size === parts.length;
+}
+
+function venuesFor(market: Market, venues: readonly string[] | undefined): string[] {
+  if (venues === undefined) return [market === 'crypto' ? 'all' : 'tradfi'];
+  if (market === 'tradfi') {
+    // all and combined are aliases of tradfi for a TradFi ticker: one target, not three.
+    return venues.some((v) => v === 'tradfi' || (AGGREGATES as readonly string[]).includes(v)) ? ['tradfi'] : [];
+  }
+  return venues.filter((v) => v !== 'tradfi');
+}
+
+/** Symbols × venues by market; a symbol /coins does not list is a usage error. */
+export function captureTargets(
+  symbols: readonly string[],
+  venues: readonly string[] | undefined,
+  markets: { crypto: readonly string[]; tradfi: readonly string[] },
+): { targets: CaptureTarget[]; warnings: string[] } {
+  const targets: CaptureTarget[] = [];
+  const warnings: string[] = [];
+  for (const symbol of symbols) {
+    const market: Market | undefined = markets.crypto.includes(symbol) ? 'crypto' : markets.tradfi.includes(symbol) ? 'tradfi' : undefined;
+    if (market === undefined) {
+      throw new UsageError(`--symbol: ${symbol} is not listed by the API (/coins); crypto: ${markets.crypto.join(', ')}; tradfi: ${markets.tradfi.join(', ')}`);
+    }
+    const chosen = venuesFor(market, venues);
+    if (chosen.length === 0) warnings.push(`--exchange ${venues?.join(',')} selects no ${market} venue for ${symbol}: not captured`);
+    for (const exchange of chosen) targets.push({ exchange, symbol, market });
+  }
+  return { targets, warnings };
+}
+
+/** True when New York regular hours certainly are not running (weekend, or outside 09:15–16:15). */
+export function tradfiClearlyClosed(now: Date): boolean {
+  const ny = DateTime.fromJSDate(now, { zone: NEW_YORK });
+  if (ny.weekday >= 6) return true;
+  const minutes = ny.hour * 60 + ny.minute;
+  return minutes < 9 * 60 + 15 || minutes >= 16 * 60 + 15;
+}
+
+/** Requests one target costs: /levels, /gex/term-oi, and one /gex/by-strike-enhanced per expiration. */
+export function targetCost(byStrike: boolean, expirations: number): number {
+  return 2 + (byStrike ? expirations : 0);
+}
+
+const MONTHS = ['JAN', 'FEB', 'MAR', 'APR', 'MAY', 'JUN', 'JUL', 'AUG', 'SEP', 'OCT', 'NOV', 'DEC'];
+
+/** DDMMMYY (the API's expiration code) → YYYY-MM-DD, or null when it names no date. */
+export function isoOfExpirationCode(code: string): string | null {
+  const match = /^(\d{1,2})([A-Z]{3})(\d{2})$/.exec(code.toUpperCase());
+  if (!match) return null;
+  const month = MONTHS.indexOf(match[2]!);
+  if (month < 0) return null;
+  const iso = `20${match[3]}-${String(month + 1).padStart(2, '0')}-${match[1]!.padStart(2, '0')}`;
+  const date = new Date(`${iso}T00:00:00Z`);
+  return !Number.isNaN(date.getTime()) && date.toISOString().slice(0, 10) === iso ? iso : null;
+}
