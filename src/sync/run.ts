@@ -122,7 +122,7 @@ async function runLocked(
   const pairs = selectPairs(coverage, { ...selectionOf(options.selection), markets: me.markets });
 
   // Phase 1 (warehouse open): record the run and coverage, read what manifests we hold.
-  const { runId, newest } = await withWarehouse(options.dbPath, async (conn) => {
+  const { runId, newest } = await withWarehouse(options, async (conn) => {
     const id = await startRun(conn, { command: options.command, options: options.recordedOptions });
     await upsertCoverage(conn, coverage, new Date());
     const dates = new Map<string, string | null>();
@@ -167,7 +167,7 @@ async function runLocked(
 
     // Phase 3 (warehouse open): store manifests, read state, plan.
     events.phase?.('plan');
-    const plan = await withWarehouse(options.dbPath, async (conn) => {
+    const plan = await withWarehouse(options, async (conn) => {
       for (const [key, rows] of listed) {
         const [exchange, symbol] = key.split('|') as [string, string];
         await upsertManifest(conn, exchange, symbol, rows, new Date());
@@ -205,7 +205,7 @@ async function runLocked(
       const levelsFilled = await fill(quotaStop);
       const summary = summarize(options, effectivePlan, manifestsListed, api, me, emptyFetch(), { loaded: 0, rows: 0, failed: [] }, quotaStop, warnings, 'dry_run');
       if (levelsFilled) summary.levelsFilled = levelsFilled;
-      await withWarehouse(options.dbPath, (conn) => finishRun(conn, runId, runCounts(summary)));
+      await withWarehouse(options, (conn) => finishRun(conn, runId, runCounts(summary)));
       return summary;
     }
 
@@ -231,7 +231,7 @@ async function runLocked(
       fromArchive: true,
     }));
     const toLoad = signal.aborted ? [] : [...reloads, ...fetched.verified];
-    const loaded = await withWarehouse(options.dbPath, async (conn) => {
+    const loaded = await withWarehouse(options, async (conn) => {
       const result = await loadVerified(conn, toLoad);
       for (const failed of fetched.failed) {
         await recordFileStatus(conn, { ...failed, archivePath: null, bytes: failed.bytes, rows: failed.rows }, 'failed_verify', failed.error);
@@ -247,7 +247,7 @@ async function runLocked(
     const outcome: RunOutcome = signal.aborted ? 'interrupted' : fetched.failed.length + loaded.failed.length > 0 ? 'partial' : 'ok';
     const summary = summarize(options, effectivePlan, manifestsListed, api, me, fetched, loaded, quotaStop, warnings, outcome);
     if (levelsFilled) summary.levelsFilled = levelsFilled;
-    await withWarehouse(options.dbPath, (conn) => finishRun(conn, runId, runCounts(summary)));
+    await withWarehouse(options, (conn) => finishRun(conn, runId, runCounts(summary)));
     if (signal.aborted) throw new InterruptedError(abortSignalName(signal));
     if (outcome === 'partial') {
       throw new PartialFailureError(`${summary.filesFailed.length} file(s) failed verification or loading; everything else was committed`, {}, { cause: summary });
@@ -255,7 +255,7 @@ async function runLocked(
     return summary;
   } catch (error) {
     if (!(error instanceof PartialFailureError) && !(error instanceof InterruptedError)) {
-      await withWarehouse(options.dbPath, (conn) =>
+      await withWarehouse(options, (conn) =>
         finishRun(conn, runId, { outcome: 'failed', requestsSpent: api.requestsSpent(), error: error instanceof Error ? error.message : String(error) }),
       ).catch(() => undefined);
     }
@@ -375,8 +375,9 @@ function runCounts(summary: SyncSummary) {
   };
 }
 
-async function withWarehouse<T>(dbPath: string, work: (conn: DuckDBConnection) => Promise<T>): Promise<T> {
-  const warehouse: Warehouse = await openWarehouse(dbPath);
+/** Opens the warehouse for one short phase; another process holding the file is waited for up to --wait-lock. */
+async function withWarehouse<T>(options: SyncOptions, work: (conn: DuckDBConnection) => Promise<T>): Promise<T> {
+  const warehouse: Warehouse = await openWarehouse(options.dbPath, { waitSeconds: options.waitLockSeconds ?? 0 });
   try {
     return await work(warehouse.connection);
   } finally {
