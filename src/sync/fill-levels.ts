@@ -42,6 +42,8 @@ export interface FillLevelsOptions {
   maxRequests?: number;
   /** Plan only: count windows, request nothing. */
   dryRun: boolean;
+  /** Wait this long for another process holding the warehouse file (default 0). */
+  waitSeconds?: number;
   signal: AbortSignal;
   warn?(message: string): void;
 }
@@ -69,7 +71,7 @@ export function historyLevelsFetcherFrom(client: ApiClient): HistoryLevelsFetche
 }
 
 export async function fillLevels(api: FillLevelsApi, options: FillLevelsOptions): Promise<FillLevelsReport> {
-  const windows = await withWarehouse(options.dbPath, (conn) => planWindows(conn, options));
+  const windows = await withWarehouse(options, (conn) => planWindows(conn, options));
   const report: FillLevelsReport = {
     sessions: windows.reduce((sum, w) => sum + w.sessions.length, 0),
     windows: windows.length,
@@ -95,7 +97,7 @@ export async function fillLevels(api: FillLevelsApi, options: FillLevelsOptions)
   }
   // Paid rows are written even when the fill failed half-way.
   if (fetched.size > 0) {
-    report.rows = await withWarehouse(options.dbPath, async (conn) => {
+    report.rows = await withWarehouse(options, async (conn) => {
       let inserted = 0;
       for (const [key, rows] of fetched) {
         const [exchange, symbol] = key.split('|') as [string, string];
@@ -162,8 +164,8 @@ async function fetchWindow(
   return false;
 }
 
-async function withWarehouse<T>(dbPath: string, work: (conn: DuckDBConnection) => Promise<T>): Promise<T> {
-  const warehouse = await openWarehouse(dbPath);
+async function withWarehouse<T>(options: FillLevelsOptions, work: (conn: DuckDBConnection) => Promise<T>): Promise<T> {
+  const warehouse = await openWarehouse(options.dbPath, { waitSeconds: options.waitSeconds ?? 0 });
   try {
     return await work(warehouse.connection);
   } finally {

@@ -394,7 +394,8 @@ function selectionOf(selection: SyncSelection): { exchanges?: string[]; symbols?
 
 function fillSelectionOf(options: SyncOptions) {
   const { since, until, order, maxRequests } = options.selection;
-  return { dbPath: options.dbPath, dryRun: options.dryRun, order, ...(since ? { since } : {}), ...(until ? { until } : {}), ...(maxRequests !== undefined ? { maxRequests } : {}) };
+  const waitSeconds = options.waitLockSeconds ?? 0;
+  return { dbPath: options.dbPath, dryRun: options.dryRun, order, waitSeconds, ...(since ? { since } : {}), ...(until ? { until } : {}), ...(maxRequests !== undefined ? { maxRequests } : {}) };
 }
 
 function pairKeyOf(pair: Pair): string {
