@@ -37,6 +37,13 @@ export function formatSummary(s: SyncSummary): string {
     );
     for (const f of s.filesFailed) lines.push(`  ${f.status}: ${f.exchange}/${f.symbol} ${f.sessionDate} ${f.file}: ${f.error}`);
   }
+  if (s.levelsFilled) {
+    const f = s.levelsFilled;
+    lines.push(
+      `  levels fill: ${n(f.rows)} row(s) from ${n(f.requests)} request(s) over ${n(f.sessions)} session(s)` +
+        (f.stoppedBy ? `; stopped early (${f.stoppedBy.replace('_', ' ')}), the next run continues` : ''),
+    );
+  }
   for (const warning of s.warnings) lines.push(`  note: ${warning}`);
   return lines.join('\n');
 }
