@@ -1,5 +1,6 @@
 // Option value parsers for commander: they reject bad values with a message naming what is allowed.
 import { InvalidArgumentError } from 'commander';
+import { UsageError } from '../errors.js';
 
 export function integerOption(min: number, max = Number.MAX_SAFE_INTEGER) {
   return (value: string): number => {
@@ -14,4 +15,13 @@ export function integerOption(min: number, max = Number.MAX_SAFE_INTEGER) {
 export function listOption(value: string, previous: string[] | undefined): string[] {
   const items = value.split(',').map((s) => s.trim()).filter((s) => s !== '');
   return [...(previous ?? []), ...items];
+}
+
+/** An ISO 8601 instant such as 2026-11-20T15:00:00Z. */
+export function parseInstant(value: string, option: string): Date {
+  const date = new Date(value);
+  if (!/^\d{4}-\d{2}-\d{2}/.test(value) || Number.isNaN(date.getTime())) {
+    throw new UsageError(`${option}: not an ISO 8601 instant: "${value}"; e.g. 2026-11-20T15:00:00Z`);
+  }
+  return date;
 }

@@ -8,6 +8,7 @@ import { runSync } from '../../sync/run.js';
 import { parseSyncSelection } from '../../sync/selection.js';
 import { openWarehouse } from '../../warehouse/index.js';
 import { contextOf } from '../context.js';
+import { integerOption, parseInstant } from '../parse.js';
 import { formatTable, type Row } from '../output.js';
 import { formatSummary } from '../summary.js';
 
@@ -19,12 +20,14 @@ export function registerDemo(program: Command): void {
   program
     .command('demo')
     .description(`start the emulator, sync a few symbols into ${DEMO_DB}, print a short report`)
-    .option('--days <n>', 'days of emulated history (default 5)', (v) => Number.parseInt(v, 10))
-    .action(async (flags: { days?: number }, command: Command) => {
+    .option('--days <n>', 'days of emulated history (default 5)', integerOption(1, 60))
+    .option('--now <iso>', 'the emulated clock (default: now), for a reproducible demo')
+    .action(async (flags: { days?: number; now?: string }, command: Command) => {
       const ctx = contextOf(command);
       const db = command.optsWithGlobals<{ db?: string }>().db ?? DEMO_DB;
       const archive = command.optsWithGlobals<{ archive?: string }>().archive ?? DEMO_ARCHIVE;
-      const emulator = await startEmulator({ days: flags.days ?? 5, expirations: 6, strikes: 40, symbols: ['BTC', 'SPY'] });
+      const now = flags.now === undefined ? undefined : parseInstant(flags.now, '--now');
+      const emulator = await startEmulator({ days: flags.days ?? 5, expirations: 6, strikes: 40, symbols: ['BTC', 'SPY'], ...(now ? { now } : {}) });
       const client = createApiClient({ baseUrl: emulator.baseUrl, apiKey: emulator.keys.pro, signal: ctx.signal });
       try {
         ctx.out.info(`emulator on ${emulator.baseUrl}; syncing deribit/BTC and tradfi/SPY into ${db} …`);
@@ -45,6 +48,9 @@ export function registerDemo(program: Command): void {
             'the last TOTAL levels of each pair:',
             formatTable(report.levels),
             '',
+            "a point-in-time join of trades to the levels known at each trade's time (pit_levels):",
+            formatTable(report.pointInTime),
+            '',
             `next: gexwh query --db ${db} "SELECT * FROM levels LIMIT 5"   (see README: recipes)`,
           ].join('\n'),
         );
@@ -55,7 +61,7 @@ export function registerDemo(program: Command): void {
     });
 }
 
-async function demoReport(db: string): Promise<{ tables: Row[]; levels: Row[] }> {
+async function demoReport(db: string): Promise<{ tables: Row[]; levels: Row[]; pointInTime: Row[] }> {
   const warehouse = await openWarehouse(db, { readOnly: true });
   try {
     const read = async (sql: string) => (await warehouse.connection.runAndReadAll(sql)).getRowObjectsJson() as Row[];
@@ -70,7 +76,17 @@ async function demoReport(db: string): Promise<{ tables: Row[]; levels: Row[] }>
         FROM levels WHERE expiration = 'TOTAL'
      QUALIFY row_number() OVER (PARTITION BY exchange, symbol ORDER BY timestamp_utc DESC) = 1
        ORDER BY exchange, symbol`);
-    return { tables, levels };
+    // Three made-up trade times per pair, joined to the levels known at that moment (no look-ahead).
+    await warehouse.connection.run(`
+      CREATE TEMP TABLE demo_trades AS
+      SELECT exchange, symbol, max(timestamp_utc) - INTERVAL (offset_minutes) MINUTE AS ts
+        FROM levels_total, (VALUES (7), (185), (1447)) o(offset_minutes)
+       GROUP BY exchange, symbol, offset_minutes`);
+    const pointInTime = await read(`
+      SELECT exchange, symbol, strftime(ts, '%Y-%m-%d %H:%M') AS trade_utc, strftime(timestamp_utc, '%Y-%m-%d %H:%M') AS levels_as_of,
+             spot, flip, regime
+        FROM pit_levels('demo_trades') ORDER BY exchange, symbol, ts`);
+    return { tables, levels, pointInTime };
   } finally {
     warehouse.close();
   }

@@ -1,9 +1,8 @@
 // `gexwh emulate`: the local API emulator on loopback, until Ctrl-C.
 import type { Command } from 'commander';
 import { startEmulator } from '../../emulator/index.js';
-import { UsageError } from '../../errors.js';
 import { contextOf } from '../context.js';
-import { integerOption, listOption } from '../parse.js';
+import { integerOption, listOption, parseInstant } from '../parse.js';
 
 interface EmulateFlags {
   port?: number;
@@ -30,7 +29,7 @@ export function registerEmulate(program: Command): void {
     .option('--strikes <n>', 'strikes per chain (default 120)', integerOption(3, 1000))
     .action(async (flags: EmulateFlags, command: Command) => {
       const { out, signal } = contextOf(command);
-      const now = flags.now === undefined ? undefined : parseInstant(flags.now);
+      const now = flags.now === undefined ? undefined : parseInstant(flags.now, '--now');
       const emulator = await startEmulator({
         port: flags.port ?? 0,
         storagePort: flags.storagePort ?? 0,
@@ -54,12 +53,4 @@ export function registerEmulate(program: Command): void {
       await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
       await emulator.close();
     });
-}
-
-function parseInstant(value: string): Date {
-  const date = new Date(value);
-  if (!/^\d{4}-\d{2}-\d{2}/.test(value) || Number.isNaN(date.getTime())) {
-    throw new UsageError(`--now: not an ISO 8601 instant: "${value}"; e.g. 2026-11-20T15:00:00Z`);
-  }
-  return date;
 }
