@@ -1,4 +1,4 @@
-// How staged CSV columns (alias s) and the batch's file list (alias f) become table rows. Fixed
+// How read_csv columns (alias s) and the batch's file list (alias f) become table rows. Fixed
 // text only: every identifier here comes from the layouts, never from a file.
 import { LEVELS_FIELDS, type FileKind } from './layouts.js';
 
@@ -8,7 +8,14 @@ const MARKET: Target = [
   // exchange and symbol come from the validated load input; the file's own were checked equal.
   ['exchange', 'f.exchange'],
   ['symbol', 'f.symbol'],
-  ['session_date', 's.session_date'],
+  // A row of another market or session fails the whole statement (the batch then loads file by file).
+  [
+    'session_date',
+    `CASE WHEN lower(s.exchange) IS DISTINCT FROM f.exchange OR upper(s.symbol) IS DISTINCT FROM f.symbol
+               OR s.session_date IS DISTINCT FROM f.session_date
+          THEN error('rows belong to another market or session (' || concat_ws(', ', s.exchange, s.symbol, s.session_date) || ')')
+          ELSE s.session_date END`,
+  ],
   // Strict CAST: a malformed timestamp fails the file (staged as text, see layouts.ts).
   ['timestamp_utc', 'CAST(s.timestamp_utc AS TIMESTAMPTZ)'],
 ];
