@@ -79,10 +79,29 @@ async function createInstanceWaiting(dbPath: string, readOnly: boolean, options:
   }
 }
 
+const MEMORY_LIMIT = /^\d+(\.\d+)?\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)$/i;
+
+/**
+ * DuckDB's memory_limit from env GEXWH_MEMORY_LIMIT (e.g. 256MB), for small machines: past it DuckDB
+ * spills to `<db>.tmp` instead of growing. Unset: DuckDB's default (80% of RAM).
+ */
+export function memoryLimitFromEnv(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const raw = env.GEXWH_MEMORY_LIMIT?.trim();
+  if (raw === undefined || raw === '') return undefined;
+  if (!MEMORY_LIMIT.test(raw)) {
+    throw new UsageError(`GEXWH_MEMORY_LIMIT must be a size like 256MB or 2GB, got "${raw}"`, { GEXWH_MEMORY_LIMIT: raw });
+  }
+  return raw;
+}
+
 async function createInstance(dbPath: string, readOnly: boolean): Promise<DuckDBInstance> {
+  const memoryLimit = memoryLimitFromEnv();
   try {
     // fromCache: one process never holds the same file twice (POSIX locks would not stop it).
-    return await DuckDBInstance.fromCache(dbPath, readOnly ? { access_mode: 'READ_ONLY' } : {});
+    return await DuckDBInstance.fromCache(dbPath, {
+      ...(readOnly ? { access_mode: 'READ_ONLY' } : {}),
+      ...(memoryLimit !== undefined ? { memory_limit: memoryLimit } : {}),
+    });
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     if (readOnly && /database does not exist/i.test(message)) {
