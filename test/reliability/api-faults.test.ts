@@ -1,0 +1,237 @@
+// Reliability matrix, API side: every fault is injected into the emulator, then the run is checked
+// (nothing lost, nothing duplicated, credits = files + forced retries) and the next run completes.
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { ApiSchemaError, NetworkError, PartialFailureError } from '../../src/errors.js';
+import type { FaultAction } from '../../src/emulator/index.js';
+import { addDays } from '../../src/time/dates.js';
+import { consistent, inspectWarehouse } from '../helpers/invariants.js';
+import { expectRecovered, ONE_PAIR, syncVia } from '../helpers/reliability.js';
+import { startBench, type Bench } from '../helpers/sync.js';
+
+let bench: Bench | undefined;
+afterEach(async () => {
+  await bench?.close();
+  bench = undefined;
+});
+
+// Two completed sessions of one pair: 6 files, enough to show partial loads without slowing the matrix.
+const open = () => startBench({ days: 2 });
+
+/** Every API endpoint a sync calls (the free ones first, then the paid listing and the file links). */
+const ENDPOINTS: { name: string; match: RegExp }[] = [
+  { name: '/me', match: /^\/api\/v1\/me$/ },
+  { name: '/history/coverage', match: /^\/api\/v1\/history\/coverage$/ },
+  { name: 'manifest listing', match: /^\/api\/v1\/history\/files\/deribit\/BTC(\?|$)/ },
+  { name: 'file link', match: /^\/api\/v1\/history\/files\/deribit\/BTC\/\d{4}-\d{2}-\d{2}\// },
+];
+
+const TRANSIENT: { name: string; action: FaultAction }[] = [
+  { name: '500', action: { kind: 'status', status: 500, error: 'internal_error' } },
+  { name: '502', action: { kind: 'status', status: 502, error: 'bad_gateway' } },
+  { name: '503', action: { kind: 'status', status: 503 } },
+  { name: 'connection reset', action: { kind: 'drop' } },
+];
+
+describe('transient 5xx and connection resets on every endpoint the sync uses', () => {
+  // One run per fault kind, with the fault on every endpoint (and the storage) at once: each is hit
+  // twice in a row before it answers, within the client's five attempts.
+  it.each(TRANSIENT)('$name twice on /me, coverage, the manifest, every file link and the storage: retried within the run at no credit', async ({ action }) => {
+    bench = await open();
+    for (const { match } of ENDPOINTS) bench.emulator.faults.add({ where: 'api', match, times: 2, action });
+    bench.emulator.faults.add({ where: 'storage', times: 2, action: action.kind === 'drop' ? action : { kind: 'status', status: 503 } });
+    const run = await syncVia(bench);
+    expect(run.ok).toBe(true);
+    expect(run.ok && run.summary.filesLoaded).toBe(6);
+    await expectRecovered(bench, { forcedCredits: 0 });
+  });
+});
+
+describe('faults that outlast the retries', () => {
+  it('503 files_unavailable on one file link, more times than the client retries: that file fails, no credit, next run loads it', async () => {
+    bench = await open();
+    const { emulator } = bench;
+    emulator.faults.add({ where: 'api', match: /2026-03-10\/levels$/, times: Infinity, action: { kind: 'status', status: 503, error: 'files_unavailable' } });
+    const run = await syncVia(bench);
+    expect(run.ok).toBe(false);
+    expect((run as { error: unknown }).error).toBeInstanceOf(PartialFailureError);
+    expect(run.summary?.filesLoaded).toBe(5);
+    expect(run.summary?.filesFailed.map((f) => f.error).join()).toMatch(/files_unavailable|503|storage/i);
+    expect(emulator.counters.credits(emulator.keys.pro)).toBe(5);
+    await expectRecovered(bench, { forcedCredits: 0 });
+  });
+
+  it.each(['/me', '/history/coverage'])('%s down for good: the run fails before writing anything', async (name) => {
+    bench = await open();
+    const endpoint = ENDPOINTS.find((e) => e.name === name)!;
+    bench.emulator.faults.add({ where: 'api', match: endpoint.match, times: Infinity, action: { kind: 'drop' } });
+    const run = await syncVia(bench);
+    expect(run.ok).toBe(false);
+    expect((run as { error: unknown }).error).toBeInstanceOf(NetworkError);
+    expect(await listDir(bench.dir)).toEqual([]);
+    await expectRecovered(bench, { forcedCredits: 0 });
+  });
+
+  it('manifest listing down for good: the run is recorded as failed and spends no credit', async () => {
+    bench = await open();
+    bench.emulator.faults.add({ where: 'api', match: ENDPOINTS[2]!.match, times: Infinity, action: { kind: 'status', status: 500 } });
+    const run = await syncVia(bench);
+    expect(run.ok).toBe(false);
+    const runs = await bench.query<{ outcome: string; error: string }>(`SELECT outcome, error FROM sync.runs`);
+    expect(runs).toEqual([{ outcome: 'failed', error: expect.stringMatching(/500/) }]);
+    expect(bench.emulator.counters.credits(bench.emulator.keys.pro)).toBe(0);
+    await expectRecovered(bench, { forcedCredits: 0 });
+  });
+});
+
+describe('a slow response past the timeout', () => {
+  it('a link answer slower than the headers timeout is abandoned and asked again', async () => {
+    bench = await open();
+    // The first ask of one link hangs 1.5 s, past the 300 ms timeout; the retry is answered at once.
+    bench.emulator.faults.add({ where: 'api', match: /2026-03-09\/strikes_total$/, times: 1, action: { kind: 'delay', ms: 1500 } });
+    const run = await syncVia(bench, ONE_PAIR, { client: { timeouts: { headersMs: 300 } } });
+    expect(run.ok).toBe(true);
+    // The abandoned answer is still charged server-side when it is finally sent (a 302 is what costs):
+    // one credit forced by the fault, that gexwh cannot see. Wait for the emulator to send it.
+    await vi.waitFor(() => expect(bench!.emulator.counters.credits(bench!.emulator.keys.pro)).toBe(7), { timeout: 10_000, interval: 50 });
+    await expectRecovered(bench, { forcedCredits: 1, recordedDelta: -1 });
+  });
+
+  it('a manifest listing slower than the timeout every time fails the run cleanly', async () => {
+    bench = await open();
+    bench.emulator.faults.add({ where: 'api', match: ENDPOINTS[2]!.match, times: Infinity, action: { kind: 'delay', ms: 1000 } });
+    const run = await syncVia(bench, ONE_PAIR, { client: { timeouts: { headersMs: 200 }, retry: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 1 } } });
+    expect(run.ok).toBe(false);
+    expect(String((run as { error: unknown }).error)).toMatch(/timeout|no answer/i);
+    await expectRecovered(bench, { forcedCredits: 0 });
+  });
+});
+
+describe('malformed or mistyped payloads', () => {
+  const json = (body: unknown) => JSON.stringify(body);
+  const meta = { timestamp: '2026-03-11T14:07:00Z', exchange: 'deribit', coin: 'BTC', symbol: 'BTC', exchange_resolved: 'deribit', market: 'crypto', units: 'USD per 1% move', docs_url: 'https://x.invalid' };
+  const goodRow = { session_date: '2026-03-10', file: 'levels', rows: 10, bytes: 100, sha256: 'a'.repeat(64), schema_version: 1 };
+  const cases: { name: string; match: RegExp; body: string }[] = [
+    { name: 'malformed JSON on /me', match: ENDPOINTS[0]!.match, body: '{"data": {"tier": "pro",' },
+    { name: 'malformed JSON on coverage', match: ENDPOINTS[1]!.match, body: 'not json at all' },
+    { name: 'malformed JSON on the manifest', match: ENDPOINTS[2]!.match, body: '{"data": [' },
+    { name: 'coverage with wrong types', match: ENDPOINTS[1]!.match, body: json({ data: [{ exchange: 'deribit', symbol: 'BTC', first_ts: 5, last_ts: null, sessions: 'many', files_first_date: '2026-03-09', files_last_date: '2026-03-10' }], meta: { timestamp: meta.timestamp } }) },
+    { name: 'manifest rows as strings', match: ENDPOINTS[2]!.match, body: json({ data: [{ ...goodRow, rows: '10' }], meta }) },
+    { name: 'manifest sha256 not hex', match: ENDPOINTS[2]!.match, body: json({ data: [{ ...goodRow, sha256: 'zz' }], meta }) },
+    { name: 'manifest negative bytes', match: ENDPOINTS[2]!.match, body: json({ data: [{ ...goodRow, bytes: -1 }], meta }) },
+    { name: 'manifest data not an array', match: ENDPOINTS[2]!.match, body: json({ data: { rows: [] }, meta }) },
+  ];
+
+  it.each(cases)('$name: a clear schema error, nothing loaded from it, no credit', async ({ match, body }) => {
+    bench = await open();
+    bench.emulator.faults.add({ where: 'api', match, times: 1, action: { kind: 'body', status: 200, body, contentType: 'application/json' } });
+    const run = await syncVia(bench);
+    expect(run.ok).toBe(false);
+    const error = (run as { error: unknown }).error;
+    expect(error).toBeInstanceOf(ApiSchemaError);
+    expect((error as Error).message).toMatch(/^\/(me|history)/);
+    expect((error as Error).message).not.toContain(bench.emulator.keys.pro);
+    expect(bench.emulator.counters.credits(bench.emulator.keys.pro)).toBe(0);
+    await expectRecovered(bench, { forcedCredits: 0 });
+  });
+});
+
+describe('a manifest page that repeats or skips rows', () => {
+  it('every row repeated in the page: merged, each file planned and paid once', async () => {
+    bench = await open();
+    const page = await pageOf(bench);
+    const doubled = { ...page, data: [...page.data, ...page.data.slice().reverse()] };
+    bench.emulator.faults.add({ where: 'api', match: ENDPOINTS[2]!.match, times: 1, action: { kind: 'body', status: 200, body: JSON.stringify(doubled), contentType: 'application/json' } });
+    const run = await syncVia(bench);
+    expect(run.ok).toBe(true);
+    const [stats] = await bench.query<{ n: number; keys: number }>(`SELECT count(*)::INT n, count(DISTINCT (session_date, file))::INT keys FROM sync.manifest`);
+    expect(stats).toEqual({ n: 6, keys: 6 });
+    await expectRecovered(bench, { forcedCredits: 0 });
+  });
+
+  it('a full page served again instead of the next one: the listing stops with a clear error, no credit', async () => {
+    bench = await open();
+    const page = await pageOf(bench);
+    // A full 400-row page (the spec's maximum), answered to every listing request whatever its end.
+    const full = { ...page, data: Array.from({ length: 400 }, (_, i) => ({ ...page.data[0]!, session_date: addDays('2026-03-10', -Math.floor(i / 3)), file: FILES[i % 3] })) };
+    bench.emulator.faults.add({ where: 'api', match: ENDPOINTS[2]!.match, times: Infinity, action: { kind: 'body', status: 200, body: JSON.stringify(full), contentType: 'application/json' } });
+    const run = await syncVia(bench);
+    expect(run.ok).toBe(false);
+    expect(String((run as { error: unknown }).error)).toMatch(/paging made no progress/);
+    expect(bench.emulator.counters.credits(bench.emulator.keys.pro)).toBe(0);
+    await expectRecovered(bench, { forcedCredits: 0 });
+  });
+
+  it('a page that skips a file: nothing is paid for blindly, and --full-rescan recovers the file', async () => {
+    bench = await open();
+    const { emulator } = bench;
+    const page = await pageOf(bench);
+    const skipped = { ...page, data: page.data.filter((row) => !(row.session_date === '2026-03-09' && row.file === 'strikes_total')) };
+    emulator.faults.add({ where: 'api', match: ENDPOINTS[2]!.match, times: 1, action: { kind: 'body', status: 200, body: JSON.stringify(skipped), contentType: 'application/json' } });
+    const run = await syncVia(bench);
+    expect(run.ok).toBe(true);
+    expect(emulator.counters.credits(emulator.keys.pro)).toBe(5);
+    expect(await inspectWarehouse(bench.dbPath, bench.archive)).toEqual(consistent(5));
+    const rescan = await syncVia(bench, ONE_PAIR, { sync: { fullRescan: true } });
+    expect(rescan.ok).toBe(true);
+    expect(await inspectWarehouse(bench.dbPath, bench.archive)).toEqual(consistent(6));
+    expect(emulator.counters.credits(emulator.keys.pro)).toBe(6);
+  });
+});
+
+describe('quota headers', () => {
+  it('missing on every file link (quota service down): the downloads proceed and the run completes', async () => {
+    bench = await open();
+    const { emulator } = bench;
+    emulator.faults.add({ where: 'api', match: ENDPOINTS[3]!.match, times: Infinity, action: { kind: 'missing_quota_headers' } });
+    const run = await syncVia(bench);
+    expect(run.ok).toBe(true);
+    expect(run.ok && run.summary.filesLoaded).toBe(6);
+    // The emulator charged nothing while its quota service was down; gexwh counts each link it got.
+    expect(emulator.counters.credits(emulator.keys.pro)).toBe(0);
+    expect(run.ok && run.summary.creditsSpent).toBe(6);
+    await expectRecovered(bench, { forcedCredits: -6, recordedDelta: 6 });
+  });
+
+  it('missing on the manifest listing: the listing is used and the run completes', async () => {
+    bench = await open();
+    bench.emulator.faults.add({ where: 'api', match: ENDPOINTS[2]!.match, times: Infinity, action: { kind: 'missing_quota_headers' } });
+    const run = await syncVia(bench);
+    expect(run.ok).toBe(true);
+    await expectRecovered(bench, { forcedCredits: 0 });
+  });
+
+  it('headers saying 0 with a 0 limit (unlimited, the admin plan) do not stop the sync', async () => {
+    bench = await open();
+    const { emulator } = bench;
+    const run = await syncVia(bench, ONE_PAIR, { key: emulator.keys.admin });
+    expect(run.ok).toBe(true);
+    expect(run.ok && run.summary.filesLoaded).toBe(6);
+    expect(run.ok && run.summary.filesDeferred).toBe(0);
+    await expectRecovered(bench, { forcedCredits: 0, key: emulator.keys.admin });
+  });
+
+  it('/me saying 0 credits left: nothing is asked for, everything deferred, exit ok', async () => {
+    bench = await open();
+    const { emulator } = bench;
+    emulator.setQuota(emulator.keys.pro, { creditsUsed: 200 });
+    const run = await syncVia(bench);
+    expect(run.ok).toBe(true);
+    expect(run.ok && run.summary.filesDeferred).toBe(6);
+    expect(emulator.counters.hits(ENDPOINTS[3]!.match)).toBe(0);
+    emulator.setQuota(emulator.keys.pro, { creditsUsed: 0 });
+    await expectRecovered(bench, { forcedCredits: 0 });
+  });
+});
+
+const FILES = ['levels', 'strikes_total', 'strikes_by_expiry'] as const;
+
+/** The emulator's real first manifest page (asked with the admin key, so the pro key's counters stay clean). */
+async function pageOf(bench: Bench): Promise<{ data: { session_date: string; file: string }[]; meta: unknown }> {
+  const response = await fetch(`${bench.emulator.baseUrl}/api/v1/history/files/deribit/BTC`, { headers: { 'x-api-key': bench.emulator.keys.admin } });
+  return (await response.json()) as { data: { session_date: string; file: string }[]; meta: unknown };
+}
+
+async function listDir(dir: string): Promise<string[]> {
+  const { readdir } = await import('node:fs/promises');
+  return readdir(dir);
+}
