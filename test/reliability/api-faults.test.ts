@@ -86,9 +86,10 @@ describe('faults that outlast the retries', () => {
 describe('a slow response past the timeout', () => {
   it('a link answer slower than the headers timeout is abandoned and asked again', async () => {
     bench = await open();
-    // The first ask of one link hangs 1.5 s, past the 300 ms timeout; the retry is answered at once.
-    bench.emulator.faults.add({ where: 'api', match: /2026-03-09\/strikes_total$/, times: 1, action: { kind: 'delay', ms: 1500 } });
-    const run = await syncVia(bench, ONE_PAIR, { client: { timeouts: { headersMs: 300 } } });
+    // The first ask of one link hangs 3 s, far past the 250 ms timeout (undici's timers are coarse);
+    // the retry is answered at once.
+    bench.emulator.faults.add({ where: 'api', match: /2026-03-09\/strikes_total$/, times: 1, action: { kind: 'delay', ms: 3000 } });
+    const run = await syncVia(bench, ONE_PAIR, { client: { timeouts: { headersMs: 250 } } });
     expect(run.ok).toBe(true);
     // The abandoned answer is still charged server-side when it is finally sent (a 302 is what costs):
     // one credit forced by the fault, that gexwh cannot see. Wait for the emulator to send it.
@@ -98,8 +99,8 @@ describe('a slow response past the timeout', () => {
 
   it('a manifest listing slower than the timeout every time fails the run cleanly', async () => {
     bench = await open();
-    bench.emulator.faults.add({ where: 'api', match: ENDPOINTS[2]!.match, times: Infinity, action: { kind: 'delay', ms: 1000 } });
-    const run = await syncVia(bench, ONE_PAIR, { client: { timeouts: { headersMs: 200 }, retry: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 1 } } });
+    bench.emulator.faults.add({ where: 'api', match: ENDPOINTS[2]!.match, times: Infinity, action: { kind: 'delay', ms: 5000 } });
+    const run = await syncVia(bench, ONE_PAIR, { client: { timeouts: { headersMs: 250 }, retry: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 1 } } });
     expect(run.ok).toBe(false);
     expect(String((run as { error: unknown }).error)).toMatch(/timeout|no answer/i);
     await expectRecovered(bench, { forcedCredits: 0 });
