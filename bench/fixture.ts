@@ -29,6 +29,8 @@ export interface Fixture {
   /** Total gzip bytes and rows of the pinned files. */
   bytes: number;
   rows: number;
+  /** Builds and pins the files of more sessions (e.g. the day after the clock moves). */
+  prebuild(dates: readonly string[]): void;
   close(): Promise<void>;
 }
 
@@ -63,16 +65,20 @@ export async function startFixture(options: FixtureOptions): Promise<Fixture> {
   });
   pinDailyFiles(emulator.market);
   const sessions = Array.from({ length: options.sessions }, (_, i) => isoDaysBefore(now, i + 1));
-  let bytes = 0;
-  let rows = 0;
-  for (const date of sessions) {
-    for (const kind of KINDS) {
-      const file = emulator.market.dailyFile(EXCHANGE, SYMBOL, date, kind, 0);
-      bytes += file.bytes.length;
-      rows += file.rows;
+  const prebuild = (dates: readonly string[]) => {
+    let bytes = 0;
+    let rows = 0;
+    for (const date of dates) {
+      for (const kind of KINDS) {
+        const file = emulator.market.dailyFile(EXCHANGE, SYMBOL, date, kind, 0);
+        bytes += file.bytes.length;
+        rows += file.rows;
+      }
     }
-  }
-  return { emulator, sessions, key: emulator.keys.admin, bytes, rows, close: () => emulator.close() };
+    return { bytes, rows };
+  };
+  const { bytes, rows } = prebuild(sessions);
+  return { emulator, sessions, key: emulator.keys.admin, bytes, rows, prebuild, close: () => emulator.close() };
 }
 
 /** A fresh temp folder; remove it with removeDir. */

@@ -61,9 +61,19 @@ export interface CliRun {
 
 /** Spawns `node <cli> ...args` with the key in the environment; measures wall time and peak RSS. */
 export function runCli(args: readonly string[], env: Record<string, string>): Promise<CliRun> {
+  return runNode(['--import', RSS_PRELOAD, CLI_PATH, ...args], env);
+}
+
+/** Spawns `node <script> ...args` with the RSS reporter preloaded. */
+export function runNodeScript(script: string, args: readonly string[], env: Record<string, string> = {}): Promise<CliRun> {
+  return runNode(['--import', RSS_PRELOAD, script, ...args], env);
+}
+
+/** Spawns node with these arguments; wall time, output and (when preloaded) peak RSS. */
+export function runNode(nodeArgs: readonly string[], env: Record<string, string> = {}): Promise<CliRun> {
   return new Promise((resolve, reject) => {
     const start = performance.now();
-    const child = spawn(process.execPath, ['--import', RSS_PRELOAD, CLI_PATH, ...args], {
+    const child = spawn(process.execPath, nodeArgs, {
       env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
     });

@@ -4,9 +4,17 @@ import { writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { readConfig } from './config.js';
 import { fullSyncScenario } from './scenario-full-sync.js';
+import { incrementalScenario } from './scenario-incremental.js';
+import { noopScenario } from './scenario-noop.js';
+import { planningScenario } from './scenario-planning.js';
+import { spillScenario } from './scenario-spill.js';
 
 const SCENARIOS: Record<number, { name: string; run: (config: ReturnType<typeof readConfig>, log: (l: string) => void) => Promise<string> }> = {
   1: { name: 'full sync', run: fullSyncScenario },
+  2: { name: 'no-op sync (CLI)', run: noopScenario },
+  3: { name: 'incremental day on a 1-year warehouse', run: incrementalScenario },
+  4: { name: 'planning 110k manifest rows', run: planningScenario },
+  5: { name: 'sync under a low memory_limit', run: spillScenario },
 };
 
 async function main(): Promise<void> {

@@ -1,0 +1,60 @@
+// Child process of scenario 4 (its peak RSS is the measure): synthetic manifests of Y years × S
+// symbols × 3 files. Modes:
+//   upsert <db>  — upsertManifest of every pair's rows into a fresh warehouse; also marks every file
+//                  loaded in the ledger so `plan` sees the nightly state.
+//   plan <db>    — what a sync's plan phase does: listManifest + listLedger + planSync.
+//   idle <db>    — opens the warehouse and does nothing (the RSS baseline).
+// Prints one JSON line: {ms, rows, ...}.
+import { openWarehouse, upsertManifest, listManifest, listLedger } from '../src/warehouse/index.js';
+import { planSync } from '../src/sync/plan.js';
+import type { ManifestRow } from '../src/warehouse/manifest.js';
+
+const KINDS = ['levels', 'strikes_total', 'strikes_by_expiry'] as const;
+const [mode, dbPath] = process.argv.slice(2) as [string, string];
+const years = Number(process.env.PLAN_YEARS ?? 5);
+const symbols = Array.from({ length: Number(process.env.PLAN_SYMBOLS ?? 20) }, (_, i) => `SYM${i}`);
+const LAST_DATE = Date.parse('2026-03-10T00:00:00Z');
+
+function manifestRows(symbol: string): ManifestRow[] {
+  const rows: ManifestRow[] = [];
+  for (let day = 0; day < years * 365; day++) {
+    const date = new Date(LAST_DATE - day * 86_400_000).toISOString().slice(0, 10);
+    for (const file of KINDS) {
+      const sha = `${symbol}${date}${file}`.padEnd(64, '0').replace(/[^0-9a-f]/gi, 'a').slice(0, 64).toLowerCase();
+      rows.push({ session_date: date, file, rows: 20_000, bytes: 500_000, sha256: sha, schema_version: 1 });
+    }
+  }
+  return rows;
+}
+
+const warehouse = await openWarehouse(dbPath);
+const conn = warehouse.connection;
+const start = performance.now();
+let result: Record<string, number> = {};
+if (mode === 'upsert') {
+  let rows = 0;
+  for (const symbol of symbols) rows += await upsertManifest(conn, 'bybit', symbol, manifestRows(symbol), new Date());
+  const ms = performance.now() - start;
+  await conn.run(
+    `INSERT INTO sync.files SELECT exchange, symbol, session_date, file, sha256, bytes, rows, NULL, now(), now(), 'loaded', NULL, now()
+       FROM sync.manifest`,
+  );
+  result = { ms, rows };
+} else if (mode === 'plan') {
+  const manifest = await listManifest(conn);
+  const ledger = await listLedger(conn);
+  const readMs = performance.now() - start;
+  const planStart = performance.now();
+  const plan = planSync({
+    coverage: symbols.map((symbol) => ({ exchange: 'bybit', symbol })),
+    manifest,
+    ledger,
+    selection: { files: KINDS },
+    budget: { creditsRemaining: 200, creditsLimit: 200, reserve: 0 },
+    order: 'newest',
+  });
+  const planMs = performance.now() - planStart;
+  result = { ms: performance.now() - start, readMs, planMs, rows: manifest.length, alreadyLoaded: plan.alreadyLoaded };
+}
+warehouse.close();
+process.stdout.write(`${JSON.stringify(result)}\n`);
