@@ -2,7 +2,7 @@
 // after a failed verification reuses the same presigned link while it is valid, so a corrupted body
 // costs no second credit; only an expired link is replaced (one credit, counted).
 import { LinkExpiredError, QuotaExceededError, type ApiClient, type FileLink } from '../api/index.js';
-import type { DownloadResult, QuotaStop } from './fetch.js';
+import { PaidDownloadError, type DownloadResult, type QuotaStop } from './fetch.js';
 import { historyLevelsFetcherFrom } from './fill-levels.js';
 import type { PlannedFile } from './plan.js';
 import type { SyncApi } from './run.js';
@@ -21,9 +21,14 @@ export function syncApiFrom(client: ApiClient): SyncApi {
       links.set(key, link);
       return link;
     };
-    const link = links.get(key) ?? (await newLink());
-    const result = await downloadOrRenew(link);
-    return { ...result, creditsSpent };
+    try {
+      const link = links.get(key) ?? (await newLink());
+      const result = await downloadOrRenew(link);
+      return { ...result, creditsSpent };
+    } catch (error) {
+      // A paid link whose file never arrived still cost its credit: report it with the failure.
+      throw creditsSpent > 0 ? new PaidDownloadError(creditsSpent, error) : error;
+    }
 
     async function downloadOrRenew(first: FileLink) {
       try {

@@ -18,6 +18,20 @@ export interface DownloadResult {
 /** The API side of a download: link, storage GET, stream to `tempPath`. */
 export type Downloader = (file: PlannedFile, tempPath: string, signal: AbortSignal) => Promise<DownloadResult>;
 
+/**
+ * Thrown by a Downloader whose link was paid but whose file did not arrive: the credits were spent
+ * all the same and must be counted. `cause` is the failure itself.
+ */
+export class PaidDownloadError extends Error {
+  constructor(
+    readonly creditsSpent: number,
+    override readonly cause: unknown,
+  ) {
+    super(cause instanceof Error ? cause.message : String(cause));
+    this.name = 'PaidDownloadError';
+  }
+}
+
 /** Raised by a Downloader when a quota bucket is exhausted (429). */
 export interface QuotaStop {
   bucket: 'requests' | 'files';
@@ -119,7 +133,9 @@ export async function fetchFiles(files: readonly PlannedFile[], options: FetchOp
           return;
         }
         lastProblem = problem;
-      } catch (error) {
+      } catch (thrown) {
+        const error = thrown instanceof PaidDownloadError ? thrown.cause : thrown;
+        if (thrown instanceof PaidDownloadError) out.creditsSpent += thrown.creditsSpent;
         const quotaStop = opts.quotaStopOf(error);
         if (quotaStop !== undefined || signal.aborted) {
           if (quotaStop !== undefined && out.quotaStop === undefined) out.quotaStop = quotaStop;
