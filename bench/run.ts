@@ -8,6 +8,7 @@ import { incrementalScenario } from './scenario-incremental.js';
 import { noopScenario } from './scenario-noop.js';
 import { planningScenario } from './scenario-planning.js';
 import { spillScenario } from './scenario-spill.js';
+import { viewsScenario } from './scenario-views.js';
 
 const SCENARIOS: Record<number, { name: string; run: (config: ReturnType<typeof readConfig>, log: (l: string) => void) => Promise<string> }> = {
   1: { name: 'full sync', run: fullSyncScenario },
@@ -15,6 +16,7 @@ const SCENARIOS: Record<number, { name: string; run: (config: ReturnType<typeof 
   3: { name: 'incremental day on a 1-year warehouse', run: incrementalScenario },
   4: { name: 'planning 110k manifest rows', run: planningScenario },
   5: { name: 'sync under a low memory_limit', run: spillScenario },
+  6: { name: 'views and export', run: viewsScenario },
 };
 
 async function main(): Promise<void> {
