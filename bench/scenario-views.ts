@@ -1,6 +1,7 @@
 // Scenario 6: the analysis surface. Views against the same question asked of the base tables by
 // hand (levels_total, strikes, a pit_levels join of 1M events), and `gexwh export` (Parquet, hive
 // partitions, incremental ledger) against one raw DuckDB COPY ... PARTITION_BY of the same rows.
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { exportWarehouse } from '../src/warehouse/export.js';
@@ -91,6 +92,7 @@ export async function viewsScenario(config: BenchConfig, log: (line: string) => 
           copyMs.push(
             (
               await timed(async () => {
+                mkdirSync(out, { recursive: true });
                 const warehouse = await openWarehouse(db);
                 try {
                   for (const t of ['levels', 'strikes_total', 'strikes_by_expiry']) {
