@@ -144,7 +144,9 @@ export class StorageDownloader {
       dropBody(body);
       throw new BodyTooLargeError(`the file is ${declared} bytes, more than the ${maxBytes} bytes allowed`, { maxBytes });
     }
-    const { bytes, sha256 } = await streamToFile(body, tempPath, maxBytes);
+    // Wall time, not deps.now: tests move that clock to age links, which says nothing of the body's pace.
+    const pace = { graceMs: this.deps.timeouts.bodyMs, minBytesPerSecond: this.deps.timeouts.minBytesPerSecond, now: () => performance.now() };
+    const { bytes, sha256 } = await streamToFile(body, tempPath, maxBytes, pace);
     if (declared !== undefined && bytes !== declared) {
       return { done: false, outcome: { kind: 'truncated' }, detail: `body ended after ${bytes} of ${declared} bytes` };
     }
@@ -165,15 +167,31 @@ export class StorageDownloader {
   }
 }
 
+interface Pace {
+  graceMs: number;
+  minBytesPerSecond: number;
+  now: () => number;
+}
+
+/** A body arriving slower than the minimum rate: a network failure (retried), not a final answer. */
+class SlowBodyError extends Error {}
+
 /** Write the body to tempPath (truncating it), hashing and counting on the way; fsync at the end. */
-async function streamToFile(body: Readable, tempPath: string, maxBytes: number): Promise<DownloadResult> {
+async function streamToFile(body: Readable, tempPath: string, maxBytes: number, pace: Pace): Promise<DownloadResult> {
   const hash = createHash('sha256');
   let bytes = 0;
+  const started = pace.now();
   const meter = new Transform({
     transform(chunk: Buffer, _encoding, callback) {
       bytes += chunk.length;
       if (bytes > maxBytes) {
         callback(new BodyTooLargeError(`the file exceeds the ${maxBytes} bytes allowed; download aborted`, { maxBytes }));
+        return;
+      }
+      const elapsedMs = pace.now() - started;
+      if (elapsedMs > pace.graceMs && (bytes * 1000) / elapsedMs < pace.minBytesPerSecond) {
+        const rate = Math.round((bytes * 1000) / elapsedMs);
+        callback(new SlowBodyError(`body too slow: ${rate} bytes/s after ${Math.round(elapsedMs / 1000)} s, below the ${pace.minBytesPerSecond} bytes/s minimum`));
         return;
       }
       hash.update(chunk);

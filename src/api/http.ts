@@ -10,9 +10,14 @@ export interface Timeouts {
   headersMs: number;
   /** Longest pause between two body chunks. */
   bodyMs: number;
+  /**
+   * Slowest average rate accepted for a file body once bodyMs has passed: a server dribbling bytes
+   * just often enough to dodge bodyMs (a slow loris) would otherwise hold a download for days.
+   */
+  minBytesPerSecond: number;
 }
 
-export const DEFAULT_TIMEOUTS: Timeouts = { connectMs: 10_000, headersMs: 30_000, bodyMs: 60_000 };
+export const DEFAULT_TIMEOUTS: Timeouts = { connectMs: 10_000, headersMs: 30_000, bodyMs: 60_000, minBytesPerSecond: 8 * 1024 };
 
 export const DEFAULT_MAX_JSON_BYTES = 64 * 1024 * 1024;
 
