@@ -2,6 +2,7 @@
 // after a failed verification reuses the same presigned link while it is valid, so a corrupted body
 // costs no second credit; only an expired link is replaced (one credit, counted).
 import { LinkExpiredError, QuotaExceededError, type ApiClient, type FileLink } from '../api/index.js';
+import { UnsafeResponseError } from '../errors.js';
 import { PaidDownloadError, type DownloadResult, type QuotaStop } from './fetch.js';
 import { historyLevelsFetcherFrom } from './fill-levels.js';
 import type { PlannedFile } from './plan.js';
@@ -16,7 +17,14 @@ export function syncApiFrom(client: ApiClient): SyncApi {
     const options = { signal, expectedBytes: file.bytes, maxBytes: file.bytes };
     let creditsSpent = 0;
     const newLink = async () => {
-      const link = await client.requestFileLink(file.exchange, file.symbol, file.sessionDate, file.file);
+      let link: FileLink;
+      try {
+        link = await client.requestFileLink(file.exchange, file.symbol, file.sessionDate, file.file);
+      } catch (error) {
+        // An unsafe Location is refused only after the 302 arrived, and the 302 is what is charged.
+        if (error instanceof UnsafeResponseError) creditsSpent++;
+        throw error;
+      }
       creditsSpent++;
       links.set(key, link);
       return link;
