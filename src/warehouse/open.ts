@@ -4,7 +4,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
-import { LockError, UsageError } from '../errors.js';
+import { GexwhError, LockError, UsageError } from '../errors.js';
 import { migrate, type MigrateOptions } from './migrations.js';
 
 export interface Warehouse {
@@ -106,6 +106,14 @@ async function createInstance(dbPath: string, readOnly: boolean): Promise<DuckDB
     const message = error instanceof Error ? error.message : String(error);
     if (readOnly && /database does not exist/i.test(message)) {
       throw new UsageError(`no warehouse at ${dbPath} (run gexwh sync first, or pass --db)`, { db: dbPath }, { cause: error });
+    }
+    if (/not a valid DuckDB database file/i.test(message)) {
+      // The raw archive is the source of truth: say how to get the tables back from it.
+      throw new GexwhError(
+        `the warehouse ${dbPath} is not a valid DuckDB file (damaged or not a database); the raw archive is untouched: move the file away and run gexwh sync, which reloads every archived file without spending credits`,
+        { db: dbPath },
+        { cause: error },
+      );
     }
     if (!isLockMessage(message)) throw error;
     const pid = parseLockHolderPid(message);
