@@ -1,0 +1,184 @@
+// Reliability matrix, a hostile or broken server: redirects that must be refused unsent, names from the
+// server that could reach a path or SQL, and oversized bodies. The key and the machine stay safe:
+// nothing is sent with the key outside the API, nothing is written outside the archive.
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createApiClient } from '../../src/api/index.js';
+import { ApiSchemaError, PartialFailureError } from '../../src/errors.js';
+import { consistent, inspectWarehouse } from '../helpers/invariants.js';
+import { expectRecovered, ONE_PAIR, recordedCredits, syncVia } from '../helpers/reliability.js';
+import { listFiles, startBench, type Bench } from '../helpers/sync.js';
+
+let bench: Bench | undefined;
+const servers: Server[] = [];
+afterEach(async () => {
+  await bench?.close();
+  bench = undefined;
+  await Promise.all(servers.splice(0).map((s) => new Promise((resolve) => s.closeAllConnections() ?? s.close(resolve))));
+});
+
+const open = () => startBench({ days: 2 });
+const MANIFEST = /\/history\/files\/deribit\/BTC(\?|$)/;
+const ONE_LINK = /\/api\/v1\/history\/files\/deribit\/BTC\/2026-03-10\/levels$/;
+
+/** A loopback server on port 0 that records every request's headers and answers with `handler`. */
+async function hostileServer(handler: Parameters<typeof createServer>[1]): Promise<{ url: string; seen: IncomingHttpHeaders[]; bytesSent: () => number }> {
+  const seen: IncomingHttpHeaders[] = [];
+  let sent = 0;
+  const server = createServer((req, res) => {
+    seen.push(req.headers);
+    const write = res.write.bind(res);
+    res.write = ((chunk: Buffer | string, ...rest: never[]) => {
+      sent += Buffer.byteLength(chunk);
+      return write(chunk, ...rest);
+    }) as typeof res.write;
+    handler!(req, res);
+  });
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen, bytesSent: () => sent };
+}
+
+describe('redirects of a file link', () => {
+  const refused: { name: string; location: (storage: string) => string | null; error: RegExp }[] = [
+    { name: 'Location missing', location: () => null, error: /no Location/ },
+    { name: 'relative Location', location: () => '/files/deribit/BTC/2026-03-10/levels.csv.gz', error: /not an absolute URL/ },
+    { name: 'data: URL', location: () => 'data:application/gzip;base64,H4sIAAAAAAAAAwMAAAAAAAAAAAA=', error: /scheme "data"/ },
+    { name: 'file: URL', location: () => 'file:///etc/passwd', error: /scheme "file"/ },
+    { name: 'ftp: URL', location: () => 'ftp://127.0.0.1/x.csv.gz', error: /scheme "ftp"/ },
+    { name: 'non-loopback http', location: () => 'http://192.0.2.10/x.csv.gz', error: /non-loopback/ },
+    { name: 'credentials in the URL', location: (s) => s.replace('http://', 'http://user:secret@') + '/files/x', error: /user info/ },
+  ];
+
+  it.each(refused)('$name: refused unsent, one credit recorded, the rest loaded, the next run completes', async ({ location, error }) => {
+    bench = await open();
+    const { emulator } = bench;
+    emulator.faults.add({ where: 'api', match: ONE_LINK, times: 1, action: { kind: 'redirect', location: location(emulator.storageUrl) } });
+    const storageBefore = emulator.counters.storageHits;
+    const run = await syncVia(bench);
+    expect(run.ok).toBe(false);
+    expect((run as { error: unknown }).error).toBeInstanceOf(PartialFailureError);
+    expect(run.summary?.filesFailed).toEqual([expect.objectContaining({ file: 'levels', sessionDate: '2026-03-10', error: expect.stringMatching(error) })]);
+    expect(emulator.counters.storageHits - storageBefore).toBe(5); // the 5 good files only
+    expect(emulator.counters.storageTripwire).toBe(0);
+    // The 302 was charged: gexwh records that credit as spent.
+    expect(await recordedCredits(bench)).toBe(emulator.counters.credits(emulator.keys.pro));
+    await expectRecovered(bench, { forcedCredits: 1 });
+  });
+
+  it('a link to a loopback server that redirects again: fetched without the key, the second redirect not followed', async () => {
+    bench = await open();
+    const { emulator } = bench;
+    const second = await hostileServer((_req, res) => res.writeHead(200).end('never fetched'));
+    const first = await hostileServer((_req, res) => res.writeHead(302, { location: `${second.url}/x.csv.gz` }).end());
+    emulator.faults.add({ where: 'api', match: ONE_LINK, times: 1, action: { kind: 'redirect', location: `${first.url}/file.csv.gz?sig=1` } });
+    const run = await syncVia(bench);
+    expect(run.ok).toBe(false);
+    expect(run.summary?.filesFailed[0]?.error).toMatch(/redirect.*not followed/);
+    expect(first.seen).toHaveLength(1);
+    expect(second.seen).toHaveLength(0);
+    for (const headers of first.seen) {
+      expect(headers['x-api-key']).toBeUndefined();
+      expect(headers.authorization).toBeUndefined();
+      expect(JSON.stringify(headers)).not.toContain(emulator.keys.pro);
+    }
+    await expectRecovered(bench, { forcedCredits: 1 });
+  });
+});
+
+describe('names from the server that could reach a path or SQL', () => {
+  const coverageRow = { exchange: 'deribit', symbol: 'BTC', first_ts: '2026-03-09T00:00:00Z', last_ts: '2026-03-11T14:00:00Z', sessions: 3, files_first_date: '2026-03-09', files_last_date: '2026-03-10' };
+  const manifestRow = { session_date: '2026-03-10', file: 'levels', rows: 10, bytes: 100, sha256: 'a'.repeat(64), schema_version: 1 };
+  const meta = { timestamp: '2026-03-11T14:07:00Z', exchange: 'deribit', coin: 'BTC', symbol: 'BTC', exchange_resolved: 'deribit', market: 'crypto', units: 'USD', docs_url: 'https://x.invalid' };
+  const cases: { name: string; match: RegExp; body: unknown }[] = [
+    { name: 'manifest session_date ../../x', match: MANIFEST, body: { data: [{ ...manifestRow, session_date: '../../x' }], meta } },
+    { name: 'manifest session_date with a path inside', match: MANIFEST, body: { data: [{ ...manifestRow, session_date: '2026-03-10/../../../etc' }], meta } },
+    { name: 'manifest file kind not one of the three', match: MANIFEST, body: { data: [{ ...manifestRow, file: 'quotes' }], meta } },
+    { name: 'manifest file kind with a path', match: MANIFEST, body: { data: [{ ...manifestRow, file: '../../levels' }], meta } },
+    { name: 'coverage symbol with /', match: /\/history\/coverage$/, body: { data: [{ ...coverageRow, symbol: 'BTC/../../x' }], meta: { timestamp: meta.timestamp } } },
+    { name: 'coverage symbol with quotes and ;', match: /\/history\/coverage$/, body: { data: [{ ...coverageRow, symbol: "BTC';DROP TABLE levels;--" }], meta: { timestamp: meta.timestamp } } },
+    { name: 'coverage exchange not a history venue', match: /\/history\/coverage$/, body: { data: [{ ...coverageRow, exchange: '../raw' }], meta: { timestamp: meta.timestamp } } },
+  ];
+
+  it.each(cases)('$name: rejected with a clear error, nothing written outside the archive, tables intact', async ({ match, body }) => {
+    bench = await open();
+    const { emulator } = bench;
+    // A first clean sync, so there are tables a hostile name could try to reach.
+    expect((await syncVia(bench)).ok).toBe(true);
+    emulator.clock.advance(24 * 3600 * 1000);
+    const filesBefore = (await listFiles(bench.dir)).sort();
+    emulator.faults.add({ where: 'api', match, times: 1, action: { kind: 'body', status: 200, body: JSON.stringify(body), contentType: 'application/json' } });
+    const run = await syncVia(bench);
+    expect(run.ok).toBe(false);
+    const error = (run as { error: unknown }).error;
+    expect(error).toBeInstanceOf(ApiSchemaError);
+    expect((error as Error).message).toMatch(/(session_date|file|symbol|exchange)/);
+    // Only the warehouse file (and DuckDB's WAL) may have changed: no new file anywhere in the bench.
+    const filesAfter = (await listFiles(bench.dir)).filter((f) => !/\.duckdb(\.wal)?$/.test(f)).sort();
+    expect(filesAfter).toEqual(filesBefore.filter((f) => !/\.duckdb(\.wal)?$/.test(f)));
+    expect(await inspectWarehouse(bench.dbPath, bench.archive)).toEqual(consistent(6));
+    await expectRecovered(bench, { forcedCredits: 0 });
+  });
+});
+
+describe('oversized bodies', () => {
+  it('a JSON manifest of hundreds of MB: streamed, refused at the cap, memory bounded', async () => {
+    bench = await open();
+    // The hostile API streams an endless manifest array; nothing in the test allocates it.
+    const row = Buffer.from(`${JSON.stringify({ session_date: '2026-03-10', file: 'levels', rows: 1, bytes: 1, sha256: 'a'.repeat(64), schema_version: 1 })},`);
+    const chunk = Buffer.concat(Array.from({ length: 512 }, () => row));
+    const api = await hostileServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"data":[');
+      let sent = 0;
+      const pump = () => {
+        while (sent < 400 * 1024 * 1024 && !res.destroyed) {
+          sent += chunk.length;
+          if (!res.write(chunk)) return void res.once('drain', pump);
+        }
+        res.end();
+      };
+      pump();
+    });
+    const client = createApiClient({ baseUrl: api.url, apiKey: bench.emulator.keys.pro, maxJsonBytes: 32 * 1024 * 1024, retry: { maxAttempts: 1 } });
+    const rssBefore = process.memoryUsage().rss;
+    try {
+      const error = await client.historyFiles('deribit', 'BTC').catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ApiSchemaError);
+      expect((error as Error).message).toMatch(/larger than 33554432 bytes/);
+    } finally {
+      await client.close();
+    }
+    // The server was cut off near the cap, far from the 400 MB it would have sent.
+    expect(api.bytesSent()).toBeLessThan(100 * 1024 * 1024);
+    expect(process.memoryUsage().rss - rssBefore).toBeLessThan(200 * 1024 * 1024);
+  });
+
+  it('a file body much bigger than the manifest says (no Content-Length): aborted at the manifest size, nothing archived', async () => {
+    bench = await open();
+    const { emulator } = bench;
+    const storage = await hostileServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/gzip' }); // chunked: no length announced
+      const block = Buffer.alloc(64 * 1024, 7);
+      let sent = 0;
+      const pump = () => {
+        while (sent < 300 * 1024 * 1024 && !res.destroyed) {
+          sent += block.length;
+          if (!res.write(block)) return void res.once('drain', pump);
+        }
+        res.end();
+      };
+      pump();
+    });
+    emulator.faults.add({ where: 'api', match: ONE_LINK, times: 1, action: { kind: 'redirect', location: `${storage.url}/big.csv.gz` } });
+    const run = await syncVia(bench);
+    expect(run.ok).toBe(false);
+    expect(run.summary?.filesFailed[0]?.error).toMatch(/exceeds the \d+ bytes allowed/);
+    expect(storage.bytesSent()).toBeLessThan(50 * 1024 * 1024);
+    expect((await listFiles(bench.archive)).filter((f) => f.includes('2026-03-10_levels'))).toEqual([]);
+    await expectRecovered(bench, { forcedCredits: 1 });
+  });
+});
+
+void ONE_PAIR;
