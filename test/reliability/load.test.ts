@@ -2,6 +2,7 @@
 // and seeded random faults on. At the end the warehouse must equal a clean single sync of the same
 // history (table checksums), and the credits charged must equal the files archived plus the retries
 // the faults forced (and what gexwh recorded). GEXWH_SOAK_RUNS raises the number of runs (npm run soak).
+import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FaultRule } from '../../src/emulator/index.js';
 import { addDays } from '../../src/time/dates.js';
@@ -90,6 +91,9 @@ describe('load', () => {
     const clean = { ...bench, dbPath: `${bench.dir}/clean.duckdb`, archive: `${bench.dir}/clean-raw` };
     expect((await syncVia(clean, ONE_PAIR, { key: emulator.keys.admin })).ok).toBe(true);
     expect(await tableChecksums(bench.dbPath)).toEqual(await tableChecksums(clean.dbPath));
+    // The key is in no file the runs wrote (archive, warehouse, WAL, temp files).
+    for (const file of await listFiles(bench.dir)) expect(readFileSync(file).includes(emulator.keys.pro), file).toBe(false);
+    expect(emulator.counters.storageTripwire).toBe(0);
     console.info(`load: ${RUNS} daily runs, ${injected} faults injected, ${failedRuns} runs ended partial, ${archived} files, ${charged} credits (${forced} forced by faults), 0 rows lost, 0 duplicates`);
   }, 180_000);
 });
