@@ -76,7 +76,8 @@ describe('gexwh sync (CLI)', () => {
     expect(blocked.code).toBe(5);
     expect(blocked.stderr).toContain(String(process.pid));
     rmSync(`${ws.db}.lock`);
-    expect((await runCli(args, { env: env() })).code).toBe(0);
+    const after = await runCli(args, { env: env() });
+    expect(after.code, after.stderr).toBe(0);
   });
 
   it('two syncs started together: one runs, the other exits 5', async () => {
