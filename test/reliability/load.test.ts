@@ -9,6 +9,7 @@ import { addDays } from '../../src/time/dates.js';
 import { consistent, inspectWarehouse, tableChecksums } from '../helpers/invariants.js';
 import { ONE_PAIR, recordedCredits, syncVia } from '../helpers/reliability.js';
 import { listFiles, startBench, type Bench } from '../helpers/sync.js';
+import { seededRandom } from '../helpers/random.js';
 
 const RUNS = Number(process.env.GEXWH_SOAK_RUNS ?? 25);
 const SEED = Number(process.env.GEXWH_SOAK_SEED ?? 42);
@@ -19,17 +20,6 @@ afterEach(async () => {
   bench = undefined;
 });
 
-/** mulberry32: a seeded PRNG, so a failing schedule can be replayed with GEXWH_SOAK_SEED. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const FILES = ['levels', 'strikes_total', 'strikes_by_expiry'] as const;
 
@@ -53,7 +43,7 @@ describe('load', () => {
   it(`${RUNS} consecutive daily runs with random faults end equal to one clean sync, credits = files + forced retries`, async () => {
     bench = await startBench({ days: 2, symbols: ['BTC'] });
     const { emulator } = bench;
-    const random = seeded(SEED);
+    const random = seededRandom(SEED);
     const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
     let forced = 0;
     let injected = 0;

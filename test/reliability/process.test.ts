@@ -11,6 +11,7 @@ import { openWarehouse } from '../../src/warehouse/index.js';
 import { runCli } from '../helpers/cli.js';
 import { consistent, inspectWarehouse, tableChecksums } from '../helpers/invariants.js';
 import { listFiles } from '../helpers/sync.js';
+import { seededRandom } from '../helpers/random.js';
 
 let emulator: Emulator;
 let dir: string;
@@ -107,17 +108,6 @@ describe('SIGINT and SIGTERM', () => {
   });
 });
 
-/** A small seeded PRNG (mulberry32), so a failing kill schedule can be replayed. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export const KILL_RUNS = Number(process.env.GEXWH_KILL_RUNS ?? 20);
 const PHASES = ['coverage', 'manifests', 'plan', 'download', 'load'] as const;
@@ -139,7 +129,7 @@ async function killLoop(emulator: Emulator): Promise<void> {
     const ws = workspace();
     const env = (key: string) => ({ GEX_BASE_URL: emulator.baseUrl, GEX_API_KEY: key });
     const key = emulator.keys.trial;
-    const random = seeded(Number(process.env.GEXWH_KILL_SEED ?? 20260311));
+    const random = seededRandom(Number(process.env.GEXWH_KILL_SEED ?? 20260311));
     const startCredits = emulator.counters.credits(key);
     const landed: Record<string, number> = {};
     let killed = 0;

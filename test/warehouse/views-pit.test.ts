@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Warehouse } from '../../src/warehouse/open.js';
 import { query, withWarehouse } from './fixtures.js';
+import { seededRandom } from '../helpers/random.js';
 
 interface Capture {
   exchange: string;
@@ -172,7 +173,7 @@ describe('pit_levels', () => {
         byMarket.set(key, [...(byMarket.get(key) ?? []), { ms: Number(c.ms), spot: c.spot }]);
       }
 
-      const random = mulberry32(20261122);
+      const random = seededRandom(20261122);
       const start = Date.parse('2026-11-18T12:00:00Z');
       const span = Date.parse('2026-11-24T12:00:00Z') - start;
       const markets = [['bybit', 'BTC'], ['tradfi', 'SPY'], ['okx', 'ETH']] as const;
@@ -257,14 +258,3 @@ function latestAtOrBefore<T extends { ms: number }>(sorted: readonly T[], ms: nu
   return lo === 0 ? undefined : sorted[lo - 1];
 }
 
-/** Small seeded PRNG: the same events on every run. */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
