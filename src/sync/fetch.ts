@@ -59,6 +59,8 @@ export interface FetchReport {
   bytesDownloaded: number;
   /** Set when a 429 stopped the stage. */
   quotaStop?: QuotaStop;
+  /** Set when the archive could not be written (disk full, read-only, no permission): the stage stopped. */
+  localWriteError?: string;
   interrupted: boolean;
 }
 
@@ -120,8 +122,9 @@ export async function fetchFiles(files: readonly PlannedFile[], options: FetchOp
     const finalPath = archivePath(opts.archiveRoot, file.exchange, file.symbol, file.sessionDate, file.file);
     let lastProblem = '';
     for (let attempt = 1; attempt <= 2; attempt++) {
-      const tempPath = tempPathFor(finalPath);
+      let tempPath: string | undefined;
       try {
+        tempPath = tempPathFor(finalPath);
         const result = await opts.download(file, tempPath, signal);
         out.creditsSpent += result.creditsSpent;
         out.bytesDownloaded += result.bytes;
@@ -137,8 +140,11 @@ export async function fetchFiles(files: readonly PlannedFile[], options: FetchOp
         const error = thrown instanceof PaidDownloadError ? thrown.cause : thrown;
         if (thrown instanceof PaidDownloadError) out.creditsSpent += thrown.creditsSpent;
         const quotaStop = opts.quotaStopOf(error);
-        if (quotaStop !== undefined || signal.aborted) {
+        const localWrite = localWriteErrorOf(error);
+        if (quotaStop !== undefined || localWrite !== undefined || signal.aborted) {
+          // The next file would fail the same way after paying for its link: stop asking.
           if (quotaStop !== undefined && out.quotaStop === undefined) out.quotaStop = quotaStop;
+          if (localWrite !== undefined && out.localWriteError === undefined) out.localWriteError = localWrite;
           controller.abort();
           out.deferred.push(file);
           opts.onFile?.({ file, outcome: 'deferred', bytes: 0 });
@@ -149,10 +155,21 @@ export async function fetchFiles(files: readonly PlannedFile[], options: FetchOp
         // only a verification mismatch earns the one extra attempt of DESIGN §4.4.
         attempt = 2;
       } finally {
-        await fs.rm(tempPath, { force: true });
+        if (tempPath !== undefined) await fs.rm(tempPath, { force: true });
       }
     }
     out.failed.push({ ...file, status: 'failed_verify', error: lastProblem, archivePath: finalPath });
     opts.onFile?.({ file, outcome: 'failed', bytes: 0 });
   }
+}
+
+const LOCAL_WRITE_CODES = new Set(['ENOSPC', 'EDQUOT', 'EROFS', 'EACCES', 'EPERM']);
+
+/** A local write failure (disk full, read-only or forbidden archive) anywhere in the cause chain. */
+export function localWriteErrorOf(error: unknown): string | undefined {
+  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code !== undefined && LOCAL_WRITE_CODES.has(code)) return `${code}: ${e.message}`;
+  }
+  return undefined;
 }

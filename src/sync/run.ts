@@ -220,6 +220,7 @@ async function runLocked(
       ...(events.file ? { onFile: events.file } : {}),
     });
     quotaStop ??= fetched.quotaStop;
+    if (fetched.localWriteError) warn(`the archive could not be written (${fetched.localWriteError}); downloads stopped, ${fetched.deferred.length} files deferred to the next run`);
     if (fetched.quotaStop) warn(`file credits exhausted; ${fetched.deferred.length} files deferred until ${fetched.quotaStop.resetAt ?? 'the quota resets'}`);
 
     // Phase 5 (warehouse open): load what verified, record what failed, finish the run record.
