@@ -2,10 +2,11 @@
 // symbols × 3 files. Modes:
 //   upsert <db>  — upsertManifest of every pair's rows into a fresh warehouse; also marks every file
 //                  loaded in the ledger so `plan` sees the nightly state.
-//   plan <db>    — what a sync's plan phase does: listManifest + listLedger + planSync.
+//   plan <db>    — what a sync's plan phase does: readPlanState (the anti-join in SQL) + planSync.
+//   plan-full <db> — the earlier plan phase, for comparison: listManifest + listLedger + planSync.
 //   idle <db>    — opens the warehouse and does nothing (the RSS baseline).
 // Prints one JSON line: {ms, rows, ...}.
-import { openWarehouse, upsertManifest, listManifest, listLedger } from '../src/warehouse/index.js';
+import { openWarehouse, upsertManifest, listManifest, listLedger, readPlanState } from '../src/warehouse/index.js';
 import { planSync } from '../src/sync/plan.js';
 import type { ManifestRow } from '../src/warehouse/manifest.js';
 
@@ -40,21 +41,25 @@ if (mode === 'upsert') {
        FROM sync.manifest`,
   );
   result = { ms, rows };
-} else if (mode === 'plan') {
-  const manifest = await listManifest(conn);
-  const ledger = await listLedger(conn);
+} else if (mode === 'plan' || mode === 'plan-full') {
+  const pairs = symbols.map((symbol) => ({ exchange: 'bybit', symbol }));
+  const state =
+    mode === 'plan'
+      ? await readPlanState(conn, { pairs, files: KINDS })
+      : { pending: await listManifest(conn), ledger: await listLedger(conn), loadedByPair: new Map<string, number>() };
   const readMs = performance.now() - start;
   const planStart = performance.now();
   const plan = planSync({
-    coverage: symbols.map((symbol) => ({ exchange: 'bybit', symbol })),
-    manifest,
-    ledger,
+    coverage: pairs,
+    manifest: state.pending,
+    ledger: state.ledger,
+    loadedByPair: state.loadedByPair,
     selection: { files: KINDS },
     budget: { creditsRemaining: 200, creditsLimit: 200, reserve: 0 },
     order: 'newest',
   });
   const planMs = performance.now() - planStart;
-  result = { ms: performance.now() - start, readMs, planMs, rows: manifest.length, alreadyLoaded: plan.alreadyLoaded };
+  result = { ms: performance.now() - start, readMs, planMs, rows: plan.pairs.reduce((sum, pair) => sum + pair.selected, 0), alreadyLoaded: plan.alreadyLoaded };
 }
 warehouse.close();
 process.stdout.write(`${JSON.stringify(result)}\n`);

@@ -35,6 +35,11 @@ export interface PlanInput {
   coverage: readonly Pair[];
   manifest: readonly StoredManifestRow[];
   ledger: readonly LedgerEntry[];
+  /**
+   * Selected manifest rows known to be loaded that the caller left out of `manifest`, per
+   * `exchange|symbol` (the warehouse counts them in SQL: a long history need not cross into JS).
+   */
+  loadedByPair?: ReadonlyMap<string, number>;
   selection: PlanSelection;
   budget: PlanBudget;
   order: Order;
@@ -197,6 +202,13 @@ export function planSync(input: PlanInput): Plan {
   const reloads: PlannedFile[] = [];
   let alreadyLoaded = 0;
   let ignoredRows = 0;
+  for (const [key, count] of input.loadedByPair ?? []) {
+    const pair = pairs.get(key);
+    if (pair === undefined) continue;
+    pair.selected += count;
+    pair.alreadyLoaded += count;
+    alreadyLoaded += count;
+  }
 
   for (const row of input.manifest) {
     const pair = pairs.get(pairKey(row));

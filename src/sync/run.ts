@@ -6,11 +6,10 @@ import { InterruptedError, PartialFailureError } from '../errors.js';
 import {
   acquireSyncLock,
   finishRun,
-  listLedger,
-  listManifest,
   loadFiles,
   manifestNewestDate,
   openWarehouse,
+  readPlanState,
   recordFileStatus,
   startRun,
   upsertCoverage,
@@ -25,7 +24,7 @@ import { fillLevelsForSync, type FillLevelsReport, type HistoryLevelsFetcher } f
 import { listPairManifest, type ManifestPageFetcher } from './manifest.js';
 import { planSync, type Plan, type PlannedFile } from './plan.js';
 import type { SyncSelection } from './selection.js';
-import type { CoverageRow, LedgerEntry, ManifestRow, Pair } from './types.js';
+import type { CoverageRow, ManifestRow, Pair } from './types.js';
 import { selectPairs } from './plan.js';
 import type { Market } from '../time/sessions.js';
 
@@ -172,12 +171,13 @@ async function runLocked(
         const [exchange, symbol] = key.split('|') as [string, string];
         await upsertManifest(conn, exchange, symbol, rows, new Date());
       }
-      const manifest = await listManifest(conn);
-      const ledger: LedgerEntry[] = (await listLedger(conn)).map((row) => ({ ...row }));
+      const { since, until } = options.selection;
+      const state = await readPlanState(conn, { pairs, files: options.selection.files, ...(since ? { since } : {}), ...(until ? { until } : {}) });
       return planSync({
         coverage: pairs,
-        manifest,
-        ledger,
+        manifest: state.pending,
+        ledger: state.ledger,
+        loadedByPair: state.loadedByPair,
         selection: {
           ...selectionOf(options.selection),
           files: options.selection.files,

@@ -25,3 +25,4 @@ export { rebuildWarehouse, rebuildOn, type RebuildOptions, type RebuildResult, t
 export {
   verifyWarehouse, verifyAndRepairOn, type VerifyOptions, type VerifyReport, type VerifyProblem, type VerifyProblemKind,
 } from './verify.js';
+export { readPlanState, type PlanState, type PlanStateFilter, type PendingLedgerRow } from './plan-state.js';

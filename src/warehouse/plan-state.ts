@@ -1,0 +1,114 @@
+// What the sync planner needs from the warehouse, computed in SQL. A nightly run on a long history
+// holds ~100k manifest rows that are all loaded; turning them and the ledger into JS objects cost
+// seconds and hundreds of MB. Here DuckDB does the anti-join (manifest rows with no `loaded` ledger
+// row of the same sha256) and counts the loaded ones per pair, so only the few pending rows and
+// their ledger versions cross into JS. planSync (src/sync/plan.ts) makes every decision from them.
+import { listValue, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
+import type { FileKind } from './layouts.js';
+import type { FileStatus } from './ledger.js';
+import type { StoredManifestRow } from './manifest.js';
+
+export interface PlanStateFilter {
+  pairs: readonly { exchange: string; symbol: string }[];
+  files: readonly FileKind[];
+  /** Inclusive session-date bounds, YYYY-MM-DD. */
+  since?: string;
+  until?: string;
+}
+
+/** A ledger version of a pending file (the fields planSync reads). */
+export interface PendingLedgerRow {
+  exchange: string;
+  symbol: string;
+  sessionDate: string;
+  file: string;
+  sha256: string;
+  status: FileStatus;
+  archivePath: string | null;
+}
+
+export interface PlanState {
+  /** Selected manifest rows whose version is not loaded. */
+  pending: StoredManifestRow[];
+  /** Every ledger version of the pending rows' files (older loaded ones, failed attempts). */
+  ledger: PendingLedgerRow[];
+  /** Selected manifest rows already loaded, per `exchange|symbol`. */
+  loadedByPair: Map<string, number>;
+}
+
+const SELECTED = `
+  SELECT m.exchange, m.symbol, m.session_date, m.file, m.rows, m.bytes, m.sha256, m.schema_version
+    FROM sync.manifest m
+   WHERE list_contains($1::VARCHAR[], m.exchange || '|' || m.symbol)
+     AND list_contains($2::VARCHAR[], m.file)
+     AND ($3::DATE IS NULL OR m.session_date >= $3::DATE)
+     AND ($4::DATE IS NULL OR m.session_date <= $4::DATE)`;
+
+const LOADED_VERSIONS = `SELECT exchange, symbol, session_date, file, sha256 FROM sync.files WHERE status = 'loaded'`;
+
+const PENDING = `
+  SELECT s.* FROM (${SELECTED}) s
+  ANTI JOIN (${LOADED_VERSIONS}) f USING (exchange, symbol, session_date, file, sha256)`;
+
+export async function readPlanState(conn: DuckDBConnection, filter: PlanStateFilter): Promise<PlanState> {
+  if (filter.pairs.length === 0 || filter.files.length === 0) return { pending: [], ledger: [], loadedByPair: new Map() };
+  const params: DuckDBValue[] = [
+    listValue(filter.pairs.map((p) => `${p.exchange}|${p.symbol}`)),
+    listValue([...filter.files]),
+    filter.since ?? null,
+    filter.until ?? null,
+  ];
+  return {
+    pending: await readPending(conn, params),
+    ledger: await readPendingLedger(conn, params),
+    loadedByPair: await countLoaded(conn, params),
+  };
+}
+
+async function readPending(conn: DuckDBConnection, params: DuckDBValue[]): Promise<StoredManifestRow[]> {
+  const reader = await conn.runAndReadAll(
+    `SELECT exchange, symbol, session_date::VARCHAR AS session_date, file, rows, bytes, sha256, schema_version
+       FROM (${PENDING}) ORDER BY exchange, symbol, session_date DESC, file`,
+    params,
+  );
+  return reader.getRowObjectsJS().map((row) => ({
+    exchange: String(row.exchange),
+    symbol: String(row.symbol),
+    session_date: String(row.session_date),
+    file: String(row.file) as FileKind,
+    rows: Number(row.rows),
+    bytes: Number(row.bytes),
+    sha256: String(row.sha256),
+    schema_version: Number(row.schema_version),
+  }));
+}
+
+async function readPendingLedger(conn: DuckDBConnection, params: DuckDBValue[]): Promise<PendingLedgerRow[]> {
+  const reader = await conn.runAndReadAll(
+    `SELECT f.exchange, f.symbol, f.session_date::VARCHAR AS session_date, f.file, f.sha256, f.status, f.archive_path
+       FROM sync.files f
+       SEMI JOIN (${PENDING}) p USING (exchange, symbol, session_date, file)
+      ORDER BY f.exchange, f.symbol, f.session_date, f.file, f.updated_at`,
+    params,
+  );
+  return reader.getRowObjectsJS().map((row) => ({
+    exchange: String(row.exchange),
+    symbol: String(row.symbol),
+    sessionDate: String(row.session_date),
+    file: String(row.file),
+    sha256: String(row.sha256),
+    status: String(row.status) as FileStatus,
+    archivePath: row.archive_path === null ? null : String(row.archive_path),
+  }));
+}
+
+async function countLoaded(conn: DuckDBConnection, params: DuckDBValue[]): Promise<Map<string, number>> {
+  const reader = await conn.runAndReadAll(
+    `SELECT s.exchange, s.symbol, count(*) AS loaded
+       FROM (${SELECTED}) s
+       SEMI JOIN (${LOADED_VERSIONS}) f USING (exchange, symbol, session_date, file, sha256)
+      GROUP BY s.exchange, s.symbol`,
+    params,
+  );
+  return new Map(reader.getRowObjectsJS().map((row) => [`${String(row.exchange)}|${String(row.symbol)}`, Number(row.loaded)]));
+}
