@@ -5,11 +5,12 @@
 //
 // A closed market (market_open false) is skipped after /levels unless --force, except that its
 // last snapshot (the close) is taken once when term_structure does not hold that as_of yet. The
-// warehouse is opened twice, briefly: to read what is held, and to write the run in one transaction.
+// warehouse is opened twice, briefly: to read what is held, and to write the rows (one transaction)
+// and the run's sync.runs row, so `status` shows captures next to syncs.
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { QuotaExceededError, type ApiClient } from '../api/index.js';
 import { ApiError, AuthError, GexwhError, InterruptedError, PartialFailureError } from '../errors.js';
-import { openWarehouse } from '../warehouse/index.js';
+import { finishRun, openWarehouse, startRun, type RunOutcome } from '../warehouse/index.js';
 import { latestTermCaptures, writeLiveCapture, type LiveRows, type LiveTable } from '../warehouse/live.js';
 import { captureTargets, targetCost, tradfiClearlyClosed, type CaptureTarget } from './capture-plan.js';
 import { liveLevelsRow, liveStrikeRows, termStructureRows, type CaptureKey } from './capture-rows.js';
@@ -63,6 +64,7 @@ export interface CaptureSummary {
 class BudgetReached extends Error {}
 
 export async function runCapture(client: ApiClient, options: CaptureOptions): Promise<CaptureSummary> {
+  const startedAt = new Date();
   const warnings: string[] = [];
   const warn = (message: string) => {
     warnings.push(message);
@@ -129,12 +131,18 @@ export async function runCapture(client: ApiClient, options: CaptureOptions): Pr
     }
   }
   summary.requestsSpent = client.spent().requests - spentBefore;
-  // Paid snapshots are written even when the run stops on an error.
-  if (rows.live_levels.length + rows.term_structure.length + rows.live_strikes.length > 0) {
-    summary.rowsInserted = await withWarehouse(options, (conn) => writeLiveCapture(conn, rows));
+  const failed = reports.filter((r) => r.status === 'failed');
+  // Paid snapshots are written even when the run stops on an error. A refused key wrote nothing
+  // and records nothing: the warehouse is not the place for a failed login.
+  if (!(fatal instanceof AuthError)) {
+    const outcome = outcomeOf(fatal, failed.length);
+    summary.rowsInserted = await withWarehouse(options, async (conn) => {
+      const inserted = hasRows(rows) ? await writeLiveCapture(conn, rows) : summary.rowsInserted;
+      await recordCaptureRun(conn, options, startedAt, { summary, inserted, outcome, fatal });
+      return inserted;
+    });
   }
   if (fatal !== undefined) throw fatal;
-  const failed = reports.filter((r) => r.status === 'failed');
   if (failed.length > 0) {
     const list = failed.map((r) => `${r.exchange}/${r.symbol}: ${r.reason ?? 'failed'}`).join('; ');
     throw new PartialFailureError(`${failed.length} capture target(s) failed (${list}); everything else was committed`, {}, { cause: summary });
@@ -238,6 +246,42 @@ function messageOf(error: unknown): string {
   if (error instanceof ApiError) return `${error.slug}: ${error.message}`;
   if (error instanceof GexwhError || error instanceof Error) return error.message;
   return String(error);
+}
+
+function hasRows(rows: LiveRows): boolean {
+  return rows.live_levels.length + rows.term_structure.length + rows.live_strikes.length > 0;
+}
+
+function outcomeOf(fatal: unknown, failedTargets: number): RunOutcome {
+  if (fatal instanceof InterruptedError) return 'interrupted';
+  if (fatal !== undefined) return 'failed';
+  return failedTargets > 0 ? 'partial' : 'ok';
+}
+
+interface CaptureRunResult {
+  summary: CaptureSummary;
+  inserted: Record<LiveTable, number>;
+  outcome: RunOutcome;
+  fatal: unknown;
+}
+
+/** One sync.runs row (command 'capture'): requests spent and live rows added. */
+async function recordCaptureRun(conn: DuckDBConnection, options: CaptureOptions, startedAt: Date, result: CaptureRunResult): Promise<void> {
+  const recorded = {
+    symbols: options.symbols,
+    exchanges: options.exchanges ?? null,
+    byStrike: options.byStrike,
+    force: options.force,
+    maxRequests: options.maxRequests ?? null,
+  };
+  const runId = await startRun(conn, { command: 'capture', options: recorded, startedAt });
+  const { live_levels, term_structure, live_strikes } = result.inserted;
+  await finishRun(conn, runId, {
+    outcome: result.outcome,
+    requestsSpent: result.summary.requestsSpent,
+    rowsLoaded: live_levels + term_structure + live_strikes,
+    ...(result.fatal !== undefined ? { error: messageOf(result.fatal) } : {}),
+  });
 }
 
 async function withWarehouse<T>(options: CaptureOptions, work: (conn: DuckDBConnection) => Promise<T>): Promise<T> {

@@ -51,5 +51,18 @@ describe('remote commands', () => {
     expect(offline.code).toBe(0);
     expect(offline.stdout).toMatch(/note: offline/);
     expect(offline.stdout).toMatch(/deribit\s+BTC/);
+    expect(offline.stdout).toMatch(/last run: sync ok/);
+
+    // A capture after the sync: status shows it, and still shows the nightly sync's outcome.
+    const capture = await runCli(['capture', '--db', bench.dbPath, '--symbol', 'BTC', '--exchange', 'deribit'], { env });
+    expect(capture.code, capture.stderr).toBe(0);
+    const after = await runCli(['status', '--db', bench.dbPath, '--archive', bench.archive, '--json'], { env });
+    const both = JSON.parse(after.stdout) as { last_run: { command: string; outcome: string; rowsLoaded: number }; last_sync: { command: string; outcome: string } };
+    expect(both.last_run).toMatchObject({ command: 'capture', outcome: 'ok' });
+    expect(both.last_run.rowsLoaded).toBeGreaterThan(0);
+    expect(both.last_sync).toMatchObject({ command: 'sync', outcome: 'ok' });
+    const text = await runCli(['status', '--db', bench.dbPath, '--archive', bench.archive]);
+    expect(text.stdout).toMatch(/last run: capture ok .* live rows added/);
+    expect(text.stdout).toMatch(/last sync: sync ok/);
   });
 });

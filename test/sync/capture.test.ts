@@ -60,6 +60,7 @@ interface Rig {
   client: ApiClient;
   capture(options?: Partial<CaptureOptions>): ReturnType<typeof runCapture>;
   count(table: string): Promise<number>;
+  runs(): Promise<Record<string, unknown>[]>;
   close(): Promise<void>;
 }
 
@@ -87,6 +88,19 @@ async function startRig(now = NOW): Promise<Rig> {
         // table names come from the tests' own literals
         const rows = (await warehouse.connection.runAndReadAll(`SELECT count(*)::INT AS n FROM ${table}`)).getRowObjectsJS();
         return Number(rows[0]?.n);
+      } finally {
+        warehouse.close();
+      }
+    },
+    async runs() {
+      const warehouse = await openWarehouse(dbPath);
+      try {
+        const reader = await warehouse.connection.runAndReadAll(
+          `SELECT command, outcome, requests_spent::INT AS requests, rows_loaded::INT AS rows, options::VARCHAR AS options,
+                  finished_at IS NOT NULL AS finished, error
+             FROM sync.runs ORDER BY run_id`,
+        );
+        return reader.getRowObjectsJS();
       } finally {
         warehouse.close();
       }
@@ -232,6 +246,34 @@ describe('gexwh capture against the emulator', () => {
     ]);
     expect(await rig.count('live_levels')).toBe(2);
     expect(summary.warnings.some((w) => w.includes('--max-requests 3'))).toBe(true);
+  });
+
+  it('records each capture in sync.runs: requests spent, rows added, outcome, options without the key', async () => {
+    rig = await startRig();
+    const first = await rig.capture({ maxRequests: 3 });
+    const second = await rig.capture();
+    const added = (s: typeof first) => s.rowsInserted.live_levels + s.rowsInserted.term_structure + s.rowsInserted.live_strikes;
+    const runs = await rig.runs();
+    expect(runs).toMatchObject([
+      { command: 'capture', outcome: 'ok', requests: 3, rows: added(first), finished: true, error: null },
+      { command: 'capture', outcome: 'ok', requests: second.requestsSpent, rows: added(second), finished: true },
+    ]);
+    expect(added(first)).toBeGreaterThan(0);
+    expect(JSON.parse(String(runs[0]?.options))).toMatchObject({ symbols: ['BTC', 'SPY'], maxRequests: 3, byStrike: false });
+    expect(String(runs[0]?.options)).not.toContain(rig.emulator.keys.pro);
+  });
+
+  it('a refused key records no run and creates no warehouse', async () => {
+    rig = await startRig();
+    const bad = createApiClient({ baseUrl: rig.emulator.baseUrl, apiKey: `gex_${'0'.repeat(32)}` });
+    try {
+      await expect(
+        runCapture(bad, { dbPath: rig.dbPath, symbols: ['BTC'], byStrike: false, force: false, dryRun: false, signal: new AbortController().signal }),
+      ).rejects.toThrow();
+    } finally {
+      await bad.close();
+    }
+    expect(existsSync(rig.dbPath)).toBe(false);
   });
 
   it('a 429 stops cleanly and what was fetched is written', async () => {

@@ -21,15 +21,19 @@ export function registerStatus(program: Command): void {
       const ctx = contextOf(command);
       const remote = await fetchRemote(ctx);
       const local = await readLocal(ctx.settings.db, remote.coverage);
-      const result = { pairs: local.pairs, last_run: local.lastRun, quota: remote.quota ?? null, note: remote.note ?? null };
+      const result = {
+        pairs: local.pairs,
+        last_run: local.lastRun ?? null,
+        last_sync: local.lastSync ?? null,
+        quota: remote.quota ?? null,
+        note: remote.note ?? null,
+      };
       ctx.out.result(result, () => {
-        const lines = [formatTable(local.pairs)];
-        if (local.lastRun) {
-          const r = local.lastRun;
-          lines.push('', `last run: ${r.command} ${r.outcome ?? 'unfinished'} at ${r.startedAt}; ${r.filesLoaded} loaded, ${r.filesFailed} failed, ${r.filesDeferred} deferred; ${r.creditsSpent} credits, ${r.requestsSpent} requests`);
-        } else {
-          lines.push('', 'no sync has run on this warehouse yet');
-        }
+        const lines = [formatTable(local.pairs), ''];
+        if (local.lastRun) lines.push(`last run: ${describeRun(local.lastRun)}`);
+        // Captures run every few minutes; the nightly sync's outcome must not scroll out of sight.
+        if (local.lastSync && local.lastSync.runId !== local.lastRun?.runId) lines.push(`last sync: ${describeRun(local.lastSync)}`);
+        if (!local.lastSync) lines.push('no sync has run on this warehouse yet');
         if (remote.quota) {
           const q = remote.quota;
           lines.push(`quota (${q.tier}): requests ${q.requests.remaining ?? 'unlimited'} of ${q.requests.limit || 'unlimited'} left, file credits ${q.history_files.remaining ?? 'unlimited'} of ${q.history_files.limit || 'unlimited'} left, reset ${q.history_files.reset}`);
@@ -38,6 +42,11 @@ export function registerStatus(program: Command): void {
         return lines.join('\n');
       });
     });
+}
+
+function describeRun(r: RunRow): string {
+  const what = r.command === 'capture' ? `${r.rowsLoaded} live rows added` : `${r.filesLoaded} loaded, ${r.filesFailed} failed, ${r.filesDeferred} deferred; ${r.creditsSpent} credits`;
+  return `${r.command} ${r.outcome ?? 'unfinished'} at ${r.startedAt}; ${what}, ${r.requestsSpent} requests`;
 }
 
 async function fetchRemote(ctx: CommandContext): Promise<Remote> {
@@ -60,7 +69,13 @@ async function fetchRemote(ctx: CommandContext): Promise<Remote> {
   }
 }
 
-async function readLocal(db: string, freshCoverage: Row[] | undefined): Promise<{ pairs: Row[]; lastRun: RunRow | undefined }> {
+interface LocalState {
+  pairs: Row[];
+  lastRun: RunRow | undefined;
+  lastSync: RunRow | undefined;
+}
+
+async function readLocal(db: string, freshCoverage: Row[] | undefined): Promise<LocalState> {
   const warehouse = await openWarehouse(db);
   try {
     const conn = warehouse.connection;
@@ -91,8 +106,7 @@ async function readLocal(db: string, freshCoverage: Row[] | undefined): Promise<
         LEFT JOIN failed f USING (exchange, symbol)
         LEFT JOIN missing mi USING (exchange, symbol)
        ORDER BY c.exchange, c.symbol`)).getRowObjectsJson() as Row[];
-    const run = await lastRun(conn);
-    return { pairs, lastRun: run };
+    return { pairs, lastRun: await lastRun(conn), lastSync: await lastRun(conn, 'sync') };
   } finally {
     warehouse.close();
   }
