@@ -80,14 +80,22 @@ describe('gexwh sync (CLI)', () => {
     expect(after.code, after.stderr).toBe(0);
   });
 
-  it('two syncs started together: one runs, the other exits 5', async () => {
+  it('a sync started while another runs exits 5; the first completes', async () => {
     const ws = workspace();
     const args = ['sync', '--db', ws.db, '--archive', ws.archive, '--exchange', 'deribit', '--symbol', 'BTC'];
-    // Slow the storage so the first sync is surely still running when the second one starts.
-    emulator.faults.add({ where: 'storage', times: 3, action: { kind: 'delay', ms: 400 } });
-    const results = await Promise.all([runCli(args, { env: env() }), runCli(args, { env: env() })]);
-    emulator.faults.clear();
-    expect(results.map((r) => r.code).sort()).toEqual([0, 5]);
+    // The first sync holds its lock while its downloads wait on slow storage; the second starts only
+    // once the lock file exists, so the outcome does not hang on which process Node starts first.
+    emulator.faults.add({ where: 'storage', times: 4, action: { kind: 'delay', ms: 6000 } });
+    try {
+      const first = runCli(args, { env: env() });
+      await waitFor(() => existsSync(`${ws.db}.lock`), 30_000);
+      const second = await runCli(args, { env: env() });
+      expect(second.code, second.stderr).toBe(5);
+      const done = await first;
+      expect(done.code, done.stderr).toBe(0);
+    } finally {
+      emulator.faults.clear();
+    }
   });
 
   it('another process holding the DuckDB file: exit 5 naming its pid; --wait-lock waits for it', async () => {
@@ -196,4 +204,12 @@ function holdDuckDb(db: string): Promise<ChildProcess> {
     child.on('error', reject);
     child.on('exit', (code) => reject(new Error(`DuckDB holder exited early (${code})`)));
   });
+}
+
+async function waitFor(condition: () => boolean, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }
