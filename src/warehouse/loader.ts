@@ -236,6 +236,8 @@ async function commitBatch(conn: DuckDBConnection, kind: FileKind, batch: Prepar
   await conn.run('BEGIN TRANSACTION');
   try {
     // The session's rows come from exactly one file (plus api fills for levels): clear them all.
+    // For levels this is what keeps a file-backed session free of api rows, which levels_total
+    // relies on (sql/005: a plain filter, no anti-join).
     // The constant date range lets DuckDB skip row groups of other dates instead of scanning years.
     await conn.run(
       `DELETE FROM ${kind} AS t USING temp.main.${FILES_TABLE} AS f

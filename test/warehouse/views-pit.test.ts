@@ -2,6 +2,7 @@
 // known numbers (sql/003_point_in_time.sql on top of 002). Data is built with INSERTs so every
 // expected value is visible in the test.
 import { describe, expect, it } from 'vitest';
+import { insertApiLevels, type HistoryLevelsRow } from '../../src/warehouse/levels-api.js';
 import type { Warehouse } from '../../src/warehouse/open.js';
 import { query, withWarehouse } from './fixtures.js';
 import { seededRandom } from '../helpers/random.js';
@@ -33,14 +34,18 @@ const spy = (session: string, ts: string, spot: number | null, extra: Partial<Ca
 });
 
 describe('levels_total and levels_close', () => {
-  it('a session with a levels file hides its api rows; a session without one keeps them', async () => {
+  it('a session with a levels file shows no api rows; a session without one keeps them', async () => {
     await withWarehouse(async (wh) => {
-      for (const c of [
-        crypto('2026-11-20', '2026-11-20T23:45:00Z', 100, { type: 'close' }),
-        crypto('2026-11-20', '2026-11-20T23:50:00Z', 999, { source: 'api' }), // late fill of a file session
-        crypto('2026-11-21', '2026-11-21T00:00:00Z', 110, { source: 'api' }),
-        crypto('2026-11-21', '2026-11-21T00:15:00Z', 111, { source: 'api' }),
-      ]) await addCapture(wh, c);
+      await addCapture(wh, crypto('2026-11-20', '2026-11-20T23:45:00Z', 100, { type: 'close' }));
+      // Through the fill's writer, which keeps file-backed sessions free of api rows (sql/005).
+      const fill = (ts: string, spot: number): HistoryLevelsRow =>
+        ({ schema_version: 1, timestamp_utc: ts, session_date: ts.slice(0, 10), type: 'intraday', oi_date: null, spot });
+      const inserted = await insertApiLevels(wh.connection, 'bybit', 'BTC', [
+        fill('2026-11-20T23:50:00Z', 999), // late fill of a file session
+        fill('2026-11-21T00:00:00Z', 110),
+        fill('2026-11-21T00:15:00Z', 111),
+      ]);
+      expect(inserted).toBe(2);
       expect(await query(wh, `SELECT timestamp_utc::VARCHAR AS t, spot, source FROM levels_total ORDER BY t`)).toEqual([
         { t: '2026-11-20 23:45:00+00', spot: 100, source: 'file' },
         { t: '2026-11-21 00:00:00+00', spot: 110, source: 'api' },
