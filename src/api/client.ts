@@ -47,7 +47,10 @@ export interface ApiClientOptions {
   linkLifetimeMs?: number;
   /** Clock in ms, for link ages (tests inject one). */
   now?: () => number;
-  /** Stops every call of this client (SIGINT/SIGTERM). */
+  /**
+   * Stops this client (SIGINT/SIGTERM): free calls are aborted at once; a file-link request already
+   * sent and the download of a link already paid are let finish their attempt (see send()).
+   */
   signal?: AbortSignal;
   /** Max sockets to the API origin (default 8). */
   connections?: number;
@@ -214,11 +217,14 @@ export class ApiClient {
 
   // ---- files (1 credit per link) ----
 
-  /** GET the download path without following the redirect; returns the checked presigned link. */
-  async requestFileLink(exchange: string, coin: string, date: string, file: FileKind): Promise<FileLink> {
+  /**
+   * GET the download path without following the redirect; returns the checked presigned link.
+   * `signal` stops it only before the request is sent or between retries (the 302 is what is charged).
+   */
+  async requestFileLink(exchange: string, coin: string, date: string, file: FileKind, options: { signal?: AbortSignal } = {}): Promise<FileLink> {
     checkFileRef(date, file);
     const path = pathOf('history', 'files', exchange, coin, date, file);
-    const response = await this.send(path, path, {});
+    const response = await this.send(path, path, {}, options.signal);
     if (response.status !== 302) {
       if (response.status >= 400) throw this.errorOf(response, path);
       throw new ApiSchemaError(path, `expected 302 with a Location header, got HTTP ${response.status}`);
@@ -230,12 +236,16 @@ export class ApiClient {
     return { location, issuedAt: new Date(this.now()), quota };
   }
 
-  /** Fetch a link (URL or FileLink) into tempPath with no credentials; see StorageDownloader. */
+  /**
+   * Fetch a link (URL or FileLink) into tempPath with no credentials; see StorageDownloader. The link
+   * was paid, so the client's stop signal does not throw it away: the attempt in flight finishes and
+   * only its retries are dropped. `options.signal` still aborts the transfer.
+   */
   downloadToFile(link: URL | FileLink, tempPath: string, options: DownloadOptions = {}): Promise<DownloadResult> {
     const location = link instanceof URL ? link : link.location;
     const issuedAt = options.issuedAt ?? (link instanceof URL ? undefined : link.issuedAt);
-    const signal = this.combinedSignal(options.signal);
-    return this.storage.download(location, tempPath, { ...options, issuedAt, signal });
+    const stopRetries = this.combinedSignal(options.stopRetries);
+    return this.storage.download(location, tempPath, { ...options, issuedAt, ...(stopRetries ? { stopRetries } : {}) });
   }
 
   /** Link → download; when the link expired before the file arrived, one new link (one more credit). */
@@ -313,14 +323,22 @@ export class ApiClient {
     return { data: envelope.data, meta: envelope.meta, quota };
   }
 
-  /** One GET with the key, retried per policy; returns the final answer (any status) with its body. */
-  private async send(endpoint: string, path: string, query: Query): Promise<RawResponse> {
+  /**
+   * One GET with the key, retried per policy; returns the final answer (any status) with its body.
+   * A request that costs a credit is charged when the server answers it, so once sent it is never
+   * abandoned by the stop signal (the timeouts still bound it): its credit is seen and counted. The
+   * signal then only prevents the next attempt.
+   */
+  private async send(endpoint: string, path: string, query: Query, callSignal?: AbortSignal): Promise<RawResponse> {
     const target = `${this.basePath}${API_PREFIX}${path}${queryString(query)}`;
-    const signal = this.combinedSignal(undefined);
+    const signal = this.combinedSignal(callSignal);
+    const paid = costOfPath(path).credits > 0;
+    const abortsInFlight = paid ? undefined : signal;
     for (let attempt = 1; ; attempt++) {
       let response: RawResponse;
       try {
-        response = await this.sendOnce(endpoint, target, signal);
+        if (paid) signal?.throwIfAborted();
+        response = await this.sendOnce(endpoint, target, abortsInFlight);
       } catch (error) {
         const outcome = outcomeOfThrown(error, signal);
         if (outcome === undefined) throw error;

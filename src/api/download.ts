@@ -1,11 +1,12 @@
 // Fetching a presigned file link from the storage origin: no API key, no credentials, no redirect
 // followed, streamed to a temp file while hashing (never buffered whole). Retries (network error,
 // 5xx, truncated body) reuse the same link while it is valid; an expired link is signalled with
-// LinkExpiredError so the caller decides whether to spend a credit on a new one.
+// LinkExpiredError so the caller decides whether to spend a credit on a new one. A local write
+// failure (disk full, read-only folder) is not a network error: it is thrown at once, never retried.
 import { createHash } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { open, rm } from 'node:fs/promises';
-import { Transform, type Readable } from 'node:stream';
+import { Transform, type Readable, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { Pool } from 'undici';
 import { GexwhError, NetworkError, UnsafeResponseError } from '../errors.js';
@@ -26,6 +27,13 @@ export interface DownloadOptions {
   /** Abort once more bytes than this arrive. Default: expectedBytes, else 4 GiB. */
   maxBytes?: number;
   signal?: AbortSignal;
+  /**
+   * Once aborted, a failed attempt is not tried again (the attempt in flight goes on). For a paid
+   * link that must not be thrown away by a stop, yet must not hold the exit for long.
+   */
+  stopRetries?: AbortSignal;
+  /** Opens the temp file for writing (default: fs.createWriteStream, truncating). */
+  openFile?: (tempPath: string) => Writable;
   /** When the link was issued; a link older than its lifetime is not tried (LinkExpiredError). */
   issuedAt?: Date;
 }
@@ -46,7 +54,11 @@ export interface StorageDownloaderDeps {
 
 type AttemptResult = { done: true; result: DownloadResult } | { done: false; outcome: AttemptOutcome; detail: string };
 
-class BodyTooLargeError extends UnsafeResponseError {}
+/** More bytes than allowed (announced or streamed): the body cannot be the manifest's file. */
+export class BodyTooLargeError extends UnsafeResponseError {}
+
+/** The temp file could not be written (disk full, read-only, forbidden); `cause` has the errno code. */
+export class LocalWriteError extends GexwhError {}
 
 export class StorageDownloader {
   // One pool per storage origin, created with no default headers: nothing of the API's leaks here.
@@ -74,10 +86,10 @@ export class StorageDownloader {
   private async downloadWithRetries(url: URL, tempPath: string, maxBytes: number, options: DownloadOptions): Promise<DownloadResult> {
     for (let attempt = 1; ; attempt++) {
       this.assertLinkFresh(url, options.issuedAt);
-      const step = await this.attempt(url, tempPath, maxBytes, options.signal);
+      const step = await this.attempt(url, tempPath, maxBytes, options);
       if (step.done) return step.result;
       const decision = decide(this.deps.policy, attempt, step.outcome);
-      if (!decision.retry) {
+      if (!decision.retry || options.stopRetries?.aborted === true) {
         throw new NetworkError(`download from ${describeLink(url)} failed after ${attempt} attempt(s): ${step.detail}`, {
           attempts: attempt,
         });
@@ -94,7 +106,8 @@ export class StorageDownloader {
     }
   }
 
-  private async attempt(url: URL, tempPath: string, maxBytes: number, signal: AbortSignal | undefined): Promise<AttemptResult> {
+  private async attempt(url: URL, tempPath: string, maxBytes: number, options: DownloadOptions): Promise<AttemptResult> {
+    const signal = options.signal;
     try {
       const response = await this.poolFor(url).request({
         method: 'GET',
@@ -104,7 +117,8 @@ export class StorageDownloader {
         bodyTimeout: this.deps.timeouts.bodyMs,
         signal: signal ?? null,
       });
-      return await this.handleResponse(url, response.statusCode, response.headers, response.body, tempPath, maxBytes);
+      const openFile = options.openFile ?? ((path: string) => createWriteStream(path, { flags: 'w' }));
+      return await this.handleResponse(url, response.statusCode, response.headers, response.body, { tempPath, maxBytes, openFile });
     } catch (error) {
       const outcome = outcomeOfThrown(error, signal);
       if (outcome === undefined) throw error;
@@ -117,10 +131,9 @@ export class StorageDownloader {
     status: number,
     headers: Record<string, string | string[] | undefined>,
     body: Readable,
-    tempPath: string,
-    maxBytes: number,
+    target: Target,
   ): Promise<AttemptResult> {
-    if (status === 200) return this.receiveFile(headers, body, tempPath, maxBytes);
+    if (status === 200) return this.receiveFile(headers, body, target);
     if (status >= 300 && status < 400) {
       await discard(body);
       throw new UnsafeResponseError(`the storage at ${describeLink(url)} answered ${status} (a redirect); storage redirects are not followed`);
@@ -136,8 +149,7 @@ export class StorageDownloader {
   private async receiveFile(
     headers: Record<string, string | string[] | undefined>,
     body: Readable,
-    tempPath: string,
-    maxBytes: number,
+    { tempPath, maxBytes, openFile }: Target,
   ): Promise<AttemptResult> {
     const declared = parseContentLength(firstHeader(headers, 'content-length'));
     if (declared !== undefined && declared > maxBytes) {
@@ -146,7 +158,7 @@ export class StorageDownloader {
     }
     // Wall time, not deps.now: tests move that clock to age links, which says nothing of the body's pace.
     const pace = { graceMs: this.deps.timeouts.bodyMs, minBytesPerSecond: this.deps.timeouts.minBytesPerSecond, now: () => performance.now() };
-    const { bytes, sha256 } = await streamToFile(body, tempPath, maxBytes, pace);
+    const { bytes, sha256 } = await streamToFile(body, openFile(tempPath), tempPath, { maxBytes, pace });
     if (declared !== undefined && bytes !== declared) {
       return { done: false, outcome: { kind: 'truncated' }, detail: `body ended after ${bytes} of ${declared} bytes` };
     }
@@ -167,6 +179,13 @@ export class StorageDownloader {
   }
 }
 
+/** Where a body goes: the temp file, how it is opened, and the most bytes it may hold. */
+interface Target {
+  tempPath: string;
+  maxBytes: number;
+  openFile: (tempPath: string) => Writable;
+}
+
 interface Pace {
   graceMs: number;
   minBytesPerSecond: number;
@@ -176,8 +195,12 @@ interface Pace {
 /** A body arriving slower than the minimum rate: a network failure (retried), not a final answer. */
 class SlowBodyError extends Error {}
 
-/** Write the body to tempPath (truncating it), hashing and counting on the way; fsync at the end. */
-async function streamToFile(body: Readable, tempPath: string, maxBytes: number, pace: Pace): Promise<DownloadResult> {
+/**
+ * Write the body to `file` (the opened tempPath), hashing and counting on the way; fsync at the end.
+ * An error of the file itself becomes a LocalWriteError; the body's errors pass through unchanged.
+ */
+async function streamToFile(body: Readable, file: Writable, tempPath: string, limits: { maxBytes: number; pace: Pace }): Promise<DownloadResult> {
+  const { maxBytes, pace } = limits;
   const hash = createHash('sha256');
   let bytes = 0;
   const started = pace.now();
@@ -198,14 +221,32 @@ async function streamToFile(body: Readable, tempPath: string, maxBytes: number, 
       callback(null, chunk);
     },
   });
-  await pipeline(body, meter, createWriteStream(tempPath, { flags: 'w' }));
-  const handle = await open(tempPath, 'r+');
+  // The first stream to fail is the origin; pipeline then destroys the others with the same error.
+  let origin: 'file' | 'body' | undefined;
+  body.once('error', () => (origin ??= 'body'));
+  meter.once('error', () => (origin ??= 'body'));
+  file.once('error', () => (origin ??= 'file'));
   try {
-    await handle.sync();
-  } finally {
-    await handle.close();
+    await pipeline(body, meter, file);
+  } catch (error) {
+    throw origin === 'file' ? localWriteError(error) : error;
+  }
+  try {
+    const handle = await open(tempPath, 'r+');
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  } catch (error) {
+    throw localWriteError(error);
   }
   return { bytes, sha256: hash.digest('hex') };
+}
+
+function localWriteError(error: unknown): LocalWriteError {
+  const detail = error instanceof Error ? error.message : String(error);
+  return new LocalWriteError(`the downloaded file could not be written to disk: ${detail}`, {}, { cause: error });
 }
 
 /** S3-style 403/400 "Request has expired", or 410 Gone. */

@@ -1,9 +1,13 @@
 // Adapts the API client to what the sync needs (SyncApi). One rule lives here: a download retried
 // after a failed verification reuses the same presigned link while it is valid, so a corrupted body
-// costs no second credit; only an expired link is replaced (one credit, counted).
+// costs no second credit; only an expired link is replaced (one credit, counted). The stop signal
+// never aborts a paid link's download (see fetchFiles): it only keeps new links from being paid for.
+// Temp files are opened by the archive's writer.
+import { BodyTooLargeError } from '../api/download.js';
 import { LinkExpiredError, QuotaExceededError, type ApiClient, type FileLink } from '../api/index.js';
 import { UnsafeResponseError } from '../errors.js';
-import { PaidDownloadError, type DownloadResult, type QuotaStop } from './fetch.js';
+import { createArchiveWriteStream } from './archive.js';
+import { BodyMismatchError, PaidDownloadError, type DownloadResult, type QuotaStop } from './fetch.js';
 import { historyLevelsFetcherFrom } from './fill-levels.js';
 import type { PlannedFile } from './plan.js';
 import type { SyncApi } from './run.js';
@@ -12,14 +16,14 @@ import type { Market } from '../time/sessions.js';
 export function syncApiFrom(client: ApiClient): SyncApi {
   const links = new Map<string, FileLink>();
 
-  async function download(file: PlannedFile, tempPath: string, signal: AbortSignal): Promise<DownloadResult> {
+  async function download(file: PlannedFile, tempPath: string, stop: AbortSignal): Promise<DownloadResult> {
     const key = `${file.exchange}|${file.symbol}|${file.sessionDate}|${file.file}|${file.sha256}`;
-    const options = { signal, expectedBytes: file.bytes, maxBytes: file.bytes };
+    const options = { stopRetries: stop, expectedBytes: file.bytes, maxBytes: file.bytes, openFile: createArchiveWriteStream };
     let creditsSpent = 0;
     const newLink = async () => {
       let link: FileLink;
       try {
-        link = await client.requestFileLink(file.exchange, file.symbol, file.sessionDate, file.file);
+        link = await client.requestFileLink(file.exchange, file.symbol, file.sessionDate, file.file, { signal: stop });
       } catch (error) {
         // An unsafe Location is refused only after the 302 arrived, and the 302 is what is charged.
         if (error instanceof UnsafeResponseError) creditsSpent++;
@@ -33,7 +37,9 @@ export function syncApiFrom(client: ApiClient): SyncApi {
       const link = links.get(key) ?? (await newLink());
       const result = await downloadOrRenew(link);
       return { ...result, creditsSpent };
-    } catch (error) {
+    } catch (thrown) {
+      // A body bigger than the manifest says is a broken body, like a corrupted one: retried on this link.
+      const error = thrown instanceof BodyTooLargeError ? new BodyMismatchError(thrown.message, { cause: thrown }) : thrown;
       // A paid link whose file never arrived still cost its credit: report it with the failure.
       throw creditsSpent > 0 ? new PaidDownloadError(creditsSpent, error) : error;
     }

@@ -4,8 +4,11 @@
 // crash a file is either whole under its final name or a stale `.part` that removeStaleTemps() drops.
 
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, promises as fs, type Dirent } from 'node:fs';
+import { createWriteStream, mkdirSync, promises as fs, type Dirent } from 'node:fs';
+import { constants as osConstants } from 'node:os';
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import { Writable } from 'node:stream';
+import { getSystemErrorMap } from 'node:util';
 import { UnsafeResponseError } from '../errors.js';
 import { isIsoDate } from '../time/dates.js';
 import { EXCHANGES, FILE_KINDS, type Exchange, type FileKind } from '../warehouse/layouts.js';
@@ -60,6 +63,42 @@ export function tempPathFor(finalPath: string): string {
   const folder = dirname(finalPath);
   mkdirSync(folder, { recursive: true });
   return join(folder, `.${basename(finalPath)}.${randomBytes(6).toString('hex')}.part`);
+}
+
+/**
+ * Opens a temp file of the archive for writing (truncating it). Every archive write goes through
+ * here, which is why the test hook lives here and nowhere else.
+ */
+export function createArchiveWriteStream(tempPath: string): Writable {
+  const fault = writeFaultFromEnv(process.env.GEXWH_TEST_ARCHIVE_WRITE_ERROR);
+  archiveWrites++;
+  if (fault !== undefined && archiveWrites > fault.after) return failingWriteStream(fault.code, tempPath);
+  return createWriteStream(tempPath, { flags: 'w' });
+}
+
+// TEST HOOK, not a setting. A full disk or a read-only archive cannot be made on a CI machine
+// without privileges, so the reliability tests set GEXWH_TEST_ARCHIVE_WRITE_ERROR=CODE[:after=N]
+// (CODE: ENOSPC, EDQUOT, EROFS, EACCES or EPERM): the first N archive writes of the process succeed,
+// every later one fails with a NodeJS.ErrnoException of that code, as the file system would.
+const HOOK_CODES = ['ENOSPC', 'EDQUOT', 'EROFS', 'EACCES', 'EPERM'] as const;
+let archiveWrites = 0;
+
+export function writeFaultFromEnv(value: string | undefined): { code: string; after: number } | undefined {
+  if (value === undefined || value === '') return undefined;
+  const match = /^([A-Z]+)(?::after=(\d+))?$/.exec(value);
+  if (match === null || !(HOOK_CODES as readonly string[]).includes(match[1]!)) {
+    throw new Error(`GEXWH_TEST_ARCHIVE_WRITE_ERROR: expected one of ${HOOK_CODES.join(', ')} with an optional :after=N`);
+  }
+  return { code: match[1]!, after: Number(match[2] ?? 0) };
+}
+
+/** A stream that fails on open like the file system does: same code, errno, syscall, message. */
+function failingWriteStream(code: string, path: string): Writable {
+  const errno = -(osConstants.errno as Record<string, number>)[code]!;
+  const description = getSystemErrorMap().get(errno)?.[1] ?? code;
+  const syscall = code === 'ENOSPC' || code === 'EDQUOT' ? 'write' : 'open';
+  const error: NodeJS.ErrnoException = Object.assign(new Error(`${code}: ${description}, ${syscall} '${path}'`), { code, errno, syscall, path });
+  return new Writable({ construct: (callback) => callback(error) });
 }
 
 /** Makes a complete temp file the archived file: fsync it, rename it, fsync the folder. */

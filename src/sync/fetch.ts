@@ -1,7 +1,8 @@
 // The download stage (DESIGN §4.3–4.4): fetch the planned files with bounded concurrency, each to a
 // temp file in its archive folder while hashing, check sha256 and size against the manifest (one
-// retry on mismatch), then rename it into the archive. A 429 or a stop signal ends the stage cleanly:
-// files in flight finish or are rolled back, the files not started are deferred.
+// retry on mismatch), then rename it into the archive. A 429, a local write error or a stop signal
+// ends the stage cleanly: no new link is paid for, files whose link is paid finish (see fetchFiles),
+// the files not started are deferred.
 import { createHash } from 'node:crypto';
 import { createReadStream, promises as fs } from 'node:fs';
 import pLimit from 'p-limit';
@@ -15,8 +16,24 @@ export interface DownloadResult {
   creditsSpent: number;
 }
 
-/** The API side of a download: link, storage GET, stream to `tempPath`. */
-export type Downloader = (file: PlannedFile, tempPath: string, signal: AbortSignal) => Promise<DownloadResult>;
+/**
+ * The API side of a download: link, storage GET, stream to `tempPath`. `stop` means "pay for no new
+ * link": once aborted, no link request is sent and no failed attempt is retried, but a link already
+ * paid is downloaded to the end of its attempt.
+ */
+export type Downloader = (file: PlannedFile, tempPath: string, stop: AbortSignal) => Promise<DownloadResult>;
+
+/**
+ * Thrown by a Downloader when the storage's body cannot be the manifest's file before it is even
+ * written (more bytes announced or sent than the manifest says): handled like a verification
+ * mismatch, so it earns the one retry on the same link (no credit).
+ */
+export class BodyMismatchError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'BodyMismatchError';
+  }
+}
 
 /**
  * Thrown by a Downloader whose link was paid but whose file did not arrive: the credits were spent
@@ -99,6 +116,14 @@ function mismatch(file: PlannedFile, got: { sha256: string; bytes: number }): st
   return undefined;
 }
 
+/**
+ * Downloads, verifies and archives `files`. When the stage stops (the caller's signal, a 429, a local
+ * write error), the downloads whose link is already paid are not aborted: each finishes its attempt
+ * and is archived if it verifies, so the next run loads it from the archive for no credit. This never
+ * wastes a credit and stays bounded (one attempt of one file per concurrency slot); recording the
+ * paid links instead would not help, since a presigned link is valid 15 minutes and the next run is
+ * a day later. A second signal exits at once (src/cli/main.ts).
+ */
 export async function fetchFiles(files: readonly PlannedFile[], options: FetchOptions): Promise<FetchReport> {
   const report: FetchReport = { verified: [], failed: [], deferred: [], creditsSpent: 0, bytesDownloaded: 0, interrupted: false };
   const controller = new AbortController();
@@ -141,10 +166,16 @@ export async function fetchFiles(files: readonly PlannedFile[], options: FetchOp
         if (thrown instanceof PaidDownloadError) out.creditsSpent += thrown.creditsSpent;
         const quotaStop = opts.quotaStopOf(error);
         const localWrite = localWriteErrorOf(error);
-        if (quotaStop !== undefined || localWrite !== undefined || signal.aborted) {
-          // The next file would fail the same way after paying for its link: stop asking.
-          if (quotaStop !== undefined && out.quotaStop === undefined) out.quotaStop = quotaStop;
-          if (localWrite !== undefined && out.localWriteError === undefined) out.localWriteError = localWrite;
+        if (localWrite !== undefined) {
+          // The next file would fail the same way after paying for its link: stop asking. This one
+          // failed (the run is partial, exit 4); the files not started are deferred.
+          out.localWriteError ??= localWrite;
+          controller.abort();
+          lastProblem = `the archive could not be written: ${localWrite}`;
+          break;
+        }
+        if (quotaStop !== undefined || signal.aborted) {
+          if (quotaStop !== undefined) out.quotaStop ??= quotaStop;
           controller.abort();
           out.deferred.push(file);
           opts.onFile?.({ file, outcome: 'deferred', bytes: 0 });
@@ -152,8 +183,9 @@ export async function fetchFiles(files: readonly PlannedFile[], options: FetchOp
         }
         lastProblem = error instanceof Error ? error.message : String(error);
         // A download that failed after every retry of the client is not tried a second time here:
-        // only a verification mismatch earns the one extra attempt of DESIGN §4.4.
-        attempt = 2;
+        // only a verification mismatch (or a body announced too large) earns the one extra attempt of
+        // DESIGN §4.4.
+        if (!(error instanceof BodyMismatchError)) attempt = 2;
       } finally {
         if (tempPath !== undefined) await fs.rm(tempPath, { force: true });
       }
@@ -169,7 +201,7 @@ const LOCAL_WRITE_CODES = new Set(['ENOSPC', 'EDQUOT', 'EROFS', 'EACCES', 'EPERM
 export function localWriteErrorOf(error: unknown): string | undefined {
   for (let e: unknown = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
     const code = (e as NodeJS.ErrnoException).code;
-    if (code !== undefined && LOCAL_WRITE_CODES.has(code)) return `${code}: ${e.message}`;
+    if (code !== undefined && LOCAL_WRITE_CODES.has(code)) return e.message.startsWith(code) ? e.message : `${code}: ${e.message}`;
   }
   return undefined;
 }
