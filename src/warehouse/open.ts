@@ -1,5 +1,6 @@
 // Opens the DuckDB warehouse: creates its folder, pins the session to UTC, maps DuckDB's file-lock
-// error to LockError (exit 5), and applies pending migrations when opened for writing.
+// error to LockError (exit 5) and a damaged file to DamagedWarehouseError, and applies pending
+// migrations when opened for writing.
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -36,6 +37,34 @@ function isLockMessage(message: string): boolean {
   return /Could not set lock on file/i.test(message);
 }
 
+/**
+ * The warehouse file cannot be read as a DuckDB database (garbage header, a block failing its
+ * checksum). Exit 1 like any unexpected failure, but `gexwh rebuild` recognises it and recovers.
+ */
+export class DamagedWarehouseError extends GexwhError {}
+
+/** DuckDB's words for a file that is not a database or whose blocks fail their checksums. */
+export function isDamagedFileMessage(message: string): boolean {
+  return /not a valid DuckDB database file|Corrupt database file/i.test(message);
+}
+
+/** A damaged-file error, whether already mapped by openWarehouse or raw from a later query. */
+export function isDamagedWarehouseError(error: unknown): boolean {
+  if (error instanceof DamagedWarehouseError) return true;
+  return error instanceof Error && !(error instanceof GexwhError) && isDamagedFileMessage(error.message);
+}
+
+function damagedError(dbPath: string, cause: unknown): DamagedWarehouseError {
+  // The raw archive is the source of truth: say how to get the tables back from it.
+  return new DamagedWarehouseError(
+    `the warehouse ${dbPath} is not a valid DuckDB file (damaged or not a database); the raw archive is untouched: ` +
+      `run gexwh rebuild to recreate the warehouse from it (no network, no credit; the damaged file is kept aside), ` +
+      `or move the file away and run gexwh sync`,
+    { db: dbPath },
+    { cause },
+  );
+}
+
 export async function openWarehouse(path: string, options: OpenOptions = {}): Promise<Warehouse> {
   const readOnly = options.readOnly ?? false;
   const dbPath = path === IN_MEMORY ? path : resolve(path);
@@ -50,6 +79,8 @@ export async function openWarehouse(path: string, options: OpenOptions = {}): Pr
   } catch (error) {
     connection?.closeSync();
     instance.closeSync();
+    // Damage past the headers shows only when the catalog or a migration reads the broken block.
+    if (dbPath !== IN_MEMORY && isDamagedWarehouseError(error)) throw damagedError(dbPath, error);
     throw error;
   }
   const conn = connection;
@@ -107,14 +138,7 @@ async function createInstance(dbPath: string, readOnly: boolean): Promise<DuckDB
     if (readOnly && /database does not exist/i.test(message)) {
       throw new UsageError(`no warehouse at ${dbPath} (run gexwh sync first, or pass --db)`, { db: dbPath }, { cause: error });
     }
-    if (/not a valid DuckDB database file/i.test(message)) {
-      // The raw archive is the source of truth: say how to get the tables back from it.
-      throw new GexwhError(
-        `the warehouse ${dbPath} is not a valid DuckDB file (damaged or not a database); the raw archive is untouched: move the file away and run gexwh sync, which reloads every archived file without spending credits`,
-        { db: dbPath },
-        { cause: error },
-      );
-    }
+    if (isDamagedFileMessage(message)) throw damagedError(dbPath, error);
     if (!isLockMessage(message)) throw error;
     const pid = parseLockHolderPid(message);
     const holder = pid === undefined ? 'another process' : `process ${pid}`;

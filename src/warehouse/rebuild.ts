@@ -6,6 +6,8 @@
 // whose archive is missing or altered is reported and its rows are kept: a rebuild never throws
 // away rows it cannot recreate. Levels rows from /history/levels fills (source 'api') have no
 // archived file and are kept, until a levels file of their session loads (DESIGN §4.5).
+// With no readable warehouse (missing, or damaged so DuckDB refuses it) there is no ledger to follow:
+// rebuild-from-archive.ts keeps the damaged file aside and loads the whole archive into a fresh one.
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
@@ -15,7 +17,9 @@ import type { FileKind } from './layouts.js';
 import { fileKey, listLedger, type LedgerRow } from './ledger.js';
 import { loadFiles, type LoadInput } from './loader.js';
 import { acquireSyncLock } from './lock.js';
-import { openWarehouse } from './open.js';
+import { isDamagedFileMessage, isDamagedWarehouseError, openWarehouse, type Warehouse } from './open.js';
+import { scanArchive } from './archive-scan.js';
+import { rebuildFromArchive, setAsideDamaged } from './rebuild-from-archive.js';
 import { finishRun, startRun } from './runs.js';
 import { errorMessage } from './values.js';
 
@@ -37,6 +41,8 @@ export interface RebuildProblem {
 }
 
 export interface RebuildResult {
+  /** 'ledger': the warehouse was readable and its ledger said what to reload; 'archive': recreated from the archive alone. */
+  source: 'ledger' | 'archive';
   filesReloaded: number;
   rowsLoaded: number;
   /** Rows of sessions no loaded file explains (file-sourced), deleted before reloading. */
@@ -44,23 +50,65 @@ export interface RebuildResult {
   /** Files that could not be rebuilt; their rows (if any) are as before. */
   problems: RebuildProblem[];
   runId: number;
+  /** Where a damaged warehouse file (and its WAL) was kept; empty when none was damaged. */
+  damagedCopies: string[];
+  /** Archive entries that are not daily files of the layout, left alone (source 'archive' only). */
+  skipped: string[];
 }
 
 export async function rebuildWarehouse(options: RebuildOptions): Promise<RebuildResult> {
-  if (!existsSync(resolve(options.dbPath))) throw new UsageError(`rebuild: no warehouse at ${options.dbPath}`, { db: options.dbPath });
   if (!existsSync(resolve(options.archiveRoot))) {
     throw new UsageError(`rebuild: no archive folder at ${options.archiveRoot}`, { archive: options.archiveRoot });
   }
+  const warehouseMissing = !existsSync(resolve(options.dbPath));
+  // Before the lock creates any folder: a mistyped --db with an empty archive must write nothing.
+  if (warehouseMissing && (await scanArchive(options.archiveRoot)).files.length === 0) {
+    throw new UsageError(`rebuild: no warehouse at ${options.dbPath} and no archived file under ${options.archiveRoot}`, {
+      db: options.dbPath,
+      archive: options.archiveRoot,
+    });
+  }
+  const now = options.now ?? (() => new Date());
   const lock = await acquireSyncLock(options.dbPath, { waitSeconds: options.lockWaitSeconds ?? 0 });
   try {
-    const warehouse = await openWarehouse(options.dbPath);
-    try {
-      return await rebuildOn(warehouse.connection, options.archiveRoot, options.now ?? (() => new Date()));
-    } finally {
-      warehouse.close();
-    }
+    if (!existsSync(resolve(options.dbPath))) return await rebuildFromArchive({ ...options, now, damagedCopies: [] });
+    return await rebuildExisting(options, now);
   } finally {
     await lock.release();
+  }
+}
+
+/** The ledger-based rebuild; a warehouse DuckDB cannot read is set aside and recreated from the archive. */
+async function rebuildExisting(options: RebuildOptions, now: () => Date): Promise<RebuildResult> {
+  let warehouse: Warehouse | undefined;
+  try {
+    warehouse = await openWarehouse(options.dbPath);
+    await readEveryTable(warehouse.connection);
+    const result = await rebuildOn(warehouse.connection, options.archiveRoot, now);
+    // A damaged block the scan cannot reach (an index) fails the loads that touch it.
+    if (!result.problems.some((problem) => isDamagedFileMessage(problem.detail))) return result;
+  } catch (error) {
+    // Only damage: a lock (exit 5), a wrong or unwritable path stay what they are.
+    if (!isDamagedWarehouseError(error)) throw error;
+  } finally {
+    warehouse?.close();
+  }
+  const damagedCopies = await setAsideDamaged(options.dbPath, now());
+  return rebuildFromArchive({ ...options, now, damagedCopies });
+}
+
+/**
+ * Reads every column of every row of every table, so a block failing its checksum shows here, before
+ * the rebuild changes anything, and the file kept aside is the file as it was. It costs one scan of
+ * the warehouse; the rebuild rewrites all of it anyway.
+ */
+export async function readEveryTable(conn: DuckDBConnection): Promise<void> {
+  const tables = await conn.runAndReadAll(
+    `SELECT schema_name || '.' || table_name AS name FROM duckdb_tables() WHERE database_name = current_database() AND NOT temporary`,
+  );
+  for (const row of tables.getRowObjectsJS()) {
+    // The table name is a value here (query_table), never SQL text.
+    await conn.run(`SELECT count(*), sum(hash(t)) FROM query_table($1) AS t`, [String(row.name)]);
   }
 }
 
@@ -75,7 +123,9 @@ export async function rebuildOn(conn: DuckDBConnection, archiveRoot: string, now
       ...plan.problems,
       ...report.failed.map(({ input, error }) => problemOf(input, 'load_failed', error)),
     ];
-    const result = { filesReloaded: report.loaded.length, rowsLoaded: report.rowsLoaded, orphanRowsRemoved, problems, runId };
+    const result: RebuildResult = {
+      source: 'ledger', filesReloaded: report.loaded.length, rowsLoaded: report.rowsLoaded, orphanRowsRemoved, problems, runId, damagedCopies: [], skipped: [],
+    };
     await finishRun(conn, runId, {
       outcome: problems.length > 0 ? 'partial' : 'ok',
       filesPlanned: plan.inputs.length,
@@ -86,7 +136,8 @@ export async function rebuildOn(conn: DuckDBConnection, archiveRoot: string, now
     });
     return result;
   } catch (error) {
-    await finishRun(conn, runId, { outcome: 'failed', error: errorMessage(error), finishedAt: now() });
+    // Recording the failure must not hide its cause (a damaged file may refuse this write too).
+    await finishRun(conn, runId, { outcome: 'failed', error: errorMessage(error), finishedAt: now() }).catch(() => undefined);
     throw error;
   }
 }

@@ -44,6 +44,7 @@ describe('rebuildWarehouse', () => {
 
     const result = await rebuildWarehouse({ dbPath, archiveRoot: archive });
     expect(result.problems).toEqual([]);
+    expect([result.source, result.damagedCopies]).toEqual(['ledger', []]);
     expect(result.filesReloaded).toBe(9);
     expect(result.rowsLoaded).toBe((4 + 3 + 4) * 3);
     expect(result.orphanRowsRemoved).toBe(1);
@@ -95,15 +96,17 @@ describe('rebuildWarehouse', () => {
     });
   });
 
-  it('waits for nobody: a held sync lock is a LockError; missing paths are usage errors', async () => {
+  it('waits for nobody: a held sync lock is a LockError; a missing archive is a usage error', async () => {
     const lock = await acquireSyncLock(dbPath);
     try {
       await expect(rebuildWarehouse({ dbPath, archiveRoot: archive })).rejects.toBeInstanceOf(LockError);
     } finally {
       await lock.release();
     }
-    await expect(rebuildWarehouse({ dbPath: join(dir, 'none.duckdb'), archiveRoot: archive })).rejects.toBeInstanceOf(UsageError);
     await expect(rebuildWarehouse({ dbPath, archiveRoot: join(dir, 'nowhere') })).rejects.toBeInstanceOf(UsageError);
+    await expect(rebuildWarehouse({ dbPath: join(dir, 'none.duckdb'), archiveRoot: join(dir, 'nowhere') })).rejects.toBeInstanceOf(UsageError);
+    // A missing warehouse with an archive is recreated from it (rebuild-from-archive.test.ts).
+    expect((await rebuildWarehouse({ dbPath: join(dir, 'none.duckdb'), archiveRoot: archive })).source).toBe('archive');
   });
 });
 

@@ -64,13 +64,22 @@ export function registerLocal(program: Command): void {
     .action(async (flags: { waitLock?: number }, command: Command) => {
       const ctx = contextOf(command);
       const result = await rebuildWarehouse({ dbPath: ctx.settings.db, archiveRoot: ctx.settings.archive, lockWaitSeconds: flags.waitLock ?? 0 });
+      const fromArchive = result.source === 'archive';
       ctx.out.result(result, () =>
         [
-          `rebuild: ${result.filesReloaded} file(s) reloaded from ${ctx.settings.archive} (${result.rowsLoaded} rows), ${result.orphanRowsRemoved} orphan row(s) removed, ${result.problems.length} problem(s).`,
+          ...(result.damagedCopies.length > 0
+            ? [`rebuild: the warehouse ${ctx.settings.db} was damaged; kept as ${result.damagedCopies.join(' and ')}; recreated from the archive alone.`,
+               `  levels rows fetched by --fill-levels (source api), if any, are not archived: the next sync --fill-levels fetches them again.`]
+            : fromArchive ? [`rebuild: no warehouse at ${ctx.settings.db}; created from the archive alone.`] : []),
+          `rebuild: ${result.filesReloaded} file(s) ${fromArchive ? 'loaded' : 'reloaded'} from ${ctx.settings.archive} (${result.rowsLoaded} rows), ${result.orphanRowsRemoved} orphan row(s) removed, ${result.problems.length} problem(s).`,
+          ...result.skipped.map((path) => `  skipped (not an archived daily file): ${path}`),
           ...result.problems.map((p) => `  ${p.kind}: ${p.exchange}/${p.symbol} ${p.session_date} ${p.file}: ${p.detail}`),
         ].join('\n'),
       );
-      if (result.problems.length > 0) throw new IntegrityError(`${result.problems.length} archived file(s) could not be rebuilt; their rows are as before`);
+      if (result.problems.length > 0) {
+        const rows = fromArchive ? 'they are not in the warehouse' : 'their rows are as before';
+        throw new IntegrityError(`${result.problems.length} archived file(s) could not be rebuilt; ${rows}`);
+      }
     });
 
   program

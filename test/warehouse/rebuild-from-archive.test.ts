@@ -1,0 +1,304 @@
+// `rebuild` with no readable warehouse: a damaged DuckDB file is kept aside and the warehouse is
+// recreated from the raw archive alone; a missing one is created. The archive here is built by a real
+// sync against the in-process emulator, so the ledger sha256s are the ones its manifests carry.
+import { copyFileSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { DamagedWarehouseError, openWarehouse } from '../../src/warehouse/open.js';
+import { rebuildWarehouse } from '../../src/warehouse/rebuild.js';
+import { CsvRecordCounter, scanArchive } from '../../src/warehouse/archive-scan.js';
+import { compactUtcStamp, setAsideDamaged } from '../../src/warehouse/rebuild-from-archive.js';
+import { verifyWarehouse } from '../../src/warehouse/verify.js';
+import { consistent, inspectWarehouse, tableChecksums } from '../helpers/invariants.js';
+import { listFiles, startBench, type Bench } from '../helpers/sync.js';
+import { makeTempDir } from './fixtures.js';
+
+const PAIR = { exchange: 'deribit', symbol: 'BTC' };
+const AT = new Date('2026-11-22T10:15:00.123Z');
+const STAMP = '20261122T101500Z';
+
+interface Synced {
+  bench: Bench;
+  checksums: Record<string, string>;
+  ledger: string[];
+  files: number;
+}
+
+/** A fresh bench synced once, its warehouse copied aside as the reference. */
+async function synced(): Promise<Synced> {
+  const bench = await startBench({ days: 2 });
+  await bench.sync(PAIR);
+  const ledger = await ledgerOf(bench.dbPath);
+  return { bench, checksums: await tableChecksums(bench.dbPath), ledger, files: ledger.length };
+}
+
+async function ledgerOf(dbPath: string): Promise<string[]> {
+  const warehouse = await openWarehouse(dbPath, { readOnly: true });
+  try {
+    const reader = await warehouse.connection.runAndReadAll(
+      `SELECT concat_ws('|', exchange, symbol, session_date, file, sha256, bytes, rows, status) k FROM sync.files ORDER BY k`,
+    );
+    return reader.getRowObjectsJson().map((row) => String(row.k));
+  } finally {
+    warehouse.close();
+  }
+}
+
+let copies = 0;
+/**
+ * A copy of the synced warehouse under a path this process never opened: DuckDB caches an open
+ * database per path in the process, and would serve the old blocks instead of the damaged file.
+ */
+function copyOf(bench: Bench): string {
+  const folder = join(bench.dir, `copy${++copies}`);
+  mkdirSync(folder);
+  const path = join(folder, 'gex.duckdb');
+  copyFileSync(bench.dbPath, path);
+  return path;
+}
+
+async function queryDb(dbPath: string, sql: string): Promise<unknown[]> {
+  const warehouse = await openWarehouse(dbPath, { readOnly: true });
+  try {
+    return (await warehouse.connection.runAndReadAll(sql)).getRowObjectsJson();
+  } finally {
+    warehouse.close();
+  }
+}
+
+/** Overwrites `length` bytes at `offset` with garbage. */
+function damage(path: string, offset: number, length: number): void {
+  const bytes = readFileSync(path);
+  bytes.fill(0x5a, offset, Math.min(bytes.length, offset + length));
+  writeFileSync(path, bytes);
+}
+
+const CORRUPTIONS = [
+  { name: 'garbage over the file header', offset: 0, message: /not a valid DuckDB file/ },
+  { name: 'a database header failing its checksum', offset: 4096, message: /not a valid DuckDB file/ },
+];
+
+let current: Bench | undefined;
+afterEach(async () => {
+  await current?.close();
+  current = undefined;
+});
+
+describe('rebuild of a damaged warehouse', () => {
+  it.each(CORRUPTIONS)('$name: the clear error, then the file kept aside and identical tables from the archive', async ({ offset, message }) => {
+    const { bench, checksums, ledger, files } = await synced();
+    current = bench;
+    const archived = await listFiles(bench.archive);
+    const db = copyOf(bench);
+    writeFileSync(`${db}.wal`, 'not a real wal');
+    damage(db, offset, 4096);
+    const damagedBytes = readFileSync(db);
+    expect(damagedBytes.equals(readFileSync(bench.dbPath))).toBe(false);
+
+    const refused = openWarehouse(db);
+    await expect(refused).rejects.toBeInstanceOf(DamagedWarehouseError);
+    await expect(refused).rejects.toThrow(message);
+    await expect(refused).rejects.toThrow(/run gexwh rebuild/);
+
+    const result = await rebuildWarehouse({ dbPath: db, archiveRoot: bench.archive, now: () => AT });
+    const kept = `${db}.damaged-${STAMP}`;
+    expect(result).toMatchObject({ source: 'archive', filesReloaded: files, problems: [], skipped: [], damagedCopies: [kept, `${kept}.wal`] });
+    // The damaged copy is byte for byte what was there, its WAL beside it; the archive is untouched.
+    expect(readFileSync(kept).equals(damagedBytes)).toBe(true);
+    expect(readFileSync(`${kept}.wal`, 'utf8')).toBe('not a real wal');
+    expect(await listFiles(bench.archive)).toEqual(archived);
+
+    expect(await tableChecksums(db)).toEqual(checksums);
+    expect(await ledgerOf(db)).toEqual(ledger); // same sha256, bytes and row counts
+    expect(await inspectWarehouse(db, bench.archive)).toEqual(consistent(files));
+  });
+
+  it('a data block failing its checksum, found by reading every table before anything changes', async () => {
+    const { bench, checksums, files } = await synced();
+    current = bench;
+    // Where DuckDB stores strikes_total's last column: block k starts after the three 4 KiB headers,
+    // the segment at its offset past the block's own header (under 100 bytes).
+    const [segment] = await bench.query<{ block_id: string; block_offset: string; block_size: string }>(
+      `SELECT s.block_id::VARCHAR block_id, s.block_offset::VARCHAR block_offset, d.block_size::VARCHAR block_size
+         FROM pragma_storage_info('strikes_total') s, pragma_database_size() d
+        WHERE s.column_name = 'put_oi' AND s.persistent AND s.block_id >= 0 LIMIT 1`,
+    );
+    const db = copyOf(bench);
+    const blockStart = 3 * 4096 + Number(segment!.block_id) * Number(segment!.block_size);
+    damage(db, blockStart + 100 + Number(segment!.block_offset), 64);
+    const damagedBytes = readFileSync(db);
+
+    const result = await rebuildWarehouse({ dbPath: db, archiveRoot: bench.archive, now: () => AT });
+    expect(result).toMatchObject({ source: 'archive', filesReloaded: files, problems: [] });
+    expect(readFileSync(result.damagedCopies[0]!).equals(damagedBytes)).toBe(true); // kept before any change
+    expect(await tableChecksums(db)).toEqual(checksums);
+  });
+
+  it('the next sync lists the free manifests and spends no credit; verify then finds nothing wrong', async () => {
+    const { bench, checksums, files } = await synced();
+    current = bench;
+    const credits = bench.emulator.counters.credits(bench.emulator.keys.pro);
+    expect(credits).toBe(files);
+    const db = copyOf(bench);
+    damage(db, 0, 64 * 1024);
+    await rebuildWarehouse({ dbPath: db, archiveRoot: bench.archive, now: () => AT });
+
+    const next = await bench.sync(PAIR, { dbPath: db });
+    expect(bench.emulator.counters.credits(bench.emulator.keys.pro)).toBe(credits);
+    // Nothing reloaded either: the ledger, not the archive reuse of a sync, says the files are loaded.
+    expect(next.creditsSpent).toBe(0);
+    expect(next.plan).toMatchObject({ toDownload: 0, toReload: 0, alreadyLoaded: files });
+    expect(next.filesLoaded).toBe(0);
+    expect(await tableChecksums(db)).toEqual(checksums);
+    const report = await verifyWarehouse({ dbPath: db, archiveRoot: bench.archive });
+    expect(report.problems).toEqual([]);
+    expect(report.checked).toBe(files);
+  });
+
+  it('a broken archived file is a load_failed problem recorded failed_load; the others load; strays are skipped and named', async () => {
+    const { bench, files } = await synced();
+    current = bench;
+    const [broken] = (await listFiles(bench.archive)).filter((f) => f.endsWith('_strikes_total.csv.gz')).sort();
+    const bytes = readFileSync(broken!);
+    writeFileSync(broken!, bytes.subarray(0, Math.floor(bytes.length / 2))); // a truncated gzip
+    const symbolFolder = join(bench.archive, 'deribit', 'BTC');
+    writeFileSync(join(symbolFolder, 'notes.txt'), 'mine');
+    writeFileSync(join(symbolFolder, '.2026-03-10_levels.csv.gz.0123456789ab.part'), 'a temp');
+    mkdirSync(join(bench.archive, 'backup'));
+    const db = copyOf(bench);
+    damage(db, 0, 4096);
+
+    const result = await rebuildWarehouse({ dbPath: db, archiveRoot: bench.archive, now: () => AT });
+    expect(result.filesReloaded).toBe(files - 1);
+    expect(result.problems).toEqual([expect.objectContaining({ kind: 'load_failed', exchange: 'deribit', symbol: 'BTC', file: 'strikes_total' })]);
+    expect(result.problems[0]?.detail).toContain(broken);
+    expect(result.skipped).toEqual([join(bench.archive, 'backup'), join(symbolFolder, 'notes.txt')]);
+    const statuses = await queryDb(db, `SELECT status, count(*)::INT n FROM sync.files GROUP BY 1 ORDER BY 1`);
+    expect(statuses).toEqual([{ status: 'failed_load', n: 1 }, { status: 'loaded', n: files - 1 }]);
+    const runs = await queryDb(db, `SELECT command, outcome, files_loaded, files_failed FROM sync.runs`);
+    expect(runs).toEqual([{ command: 'rebuild', outcome: 'partial', files_loaded: files - 1, files_failed: 1 }]);
+  });
+});
+
+describe('rebuild with no warehouse', () => {
+  it('creates it from the archive; then the next sync spends no credit', async () => {
+    const { bench, checksums, ledger, files } = await synced();
+    current = bench;
+    const db = join(bench.dir, 'new', 'gex.duckdb');
+    const result = await rebuildWarehouse({ dbPath: db, archiveRoot: bench.archive });
+    expect(result).toMatchObject({ source: 'archive', filesReloaded: files, problems: [], damagedCopies: [] });
+    expect(await tableChecksums(db)).toEqual(checksums);
+    expect(await ledgerOf(db)).toEqual(ledger);
+    const credits = bench.emulator.counters.credits(bench.emulator.keys.pro);
+    expect((await bench.sync(PAIR, { dbPath: db })).creditsSpent).toBe(0);
+    expect(bench.emulator.counters.credits(bench.emulator.keys.pro)).toBe(credits);
+  });
+});
+
+describe('setAsideDamaged', () => {
+  it('never overwrites an earlier copy: a second damage in the same second gets -2', async () => {
+    const { dir, cleanup } = makeTempDir();
+    try {
+      const db = join(dir, 'gex.duckdb');
+      writeFileSync(db, 'first');
+      expect(await setAsideDamaged(db, AT)).toEqual([`${db}.damaged-${STAMP}`]);
+      writeFileSync(db, 'second');
+      writeFileSync(`${db}.wal`, 'wal');
+      expect(await setAsideDamaged(db, AT)).toEqual([`${db}.damaged-${STAMP}-2`, `${db}.damaged-${STAMP}-2.wal`]);
+      expect(readFileSync(`${db}.damaged-${STAMP}`, 'utf8')).toBe('first');
+      expect(readFileSync(`${db}.damaged-${STAMP}-2`, 'utf8')).toBe('second');
+      expect(existsSync(db) || existsSync(`${db}.wal`)).toBe(false);
+    } finally {
+      cleanup();
+    }
+  });
+});
+
+describe('what is not damage stays as it was', () => {
+  let dir: string;
+  let cleanup: () => void;
+  beforeAll(() => ({ dir, cleanup } = makeTempDir()));
+  afterAll(() => cleanup());
+
+  it('a missing warehouse with an empty archive is a usage error and writes nothing', async () => {
+    const archive = join(dir, 'empty-raw');
+    mkdirSync(archive);
+    const dbPath = join(dir, 'nowhere', 'gex.duckdb');
+    await expect(rebuildWarehouse({ dbPath, archiveRoot: archive })).rejects.toThrow(/no warehouse at .* and no archived file under/);
+    expect(existsSync(join(dir, 'nowhere'))).toBe(false);
+  });
+
+  it('a warehouse path that is a folder fails as it is and is not moved', async () => {
+    const archive = join(dir, 'raw');
+    mkdirSync(join(archive, 'deribit', 'BTC'), { recursive: true });
+    writeFileSync(join(archive, 'deribit', 'BTC', '2026-03-10_levels.csv.gz'), gzipSync('a\n'));
+    const dbPath = join(dir, 'a-folder');
+    mkdirSync(dbPath);
+    const failed = rebuildWarehouse({ dbPath, archiveRoot: archive });
+    await expect(failed).rejects.toThrow();
+    await expect(failed).rejects.not.toBeInstanceOf(DamagedWarehouseError);
+    expect(existsSync(dbPath)).toBe(true);
+    expect((await listFiles(dir)).some((f) => f.includes('.damaged-'))).toBe(false);
+  });
+});
+
+describe('scanArchive', () => {
+  it('lists daily files of the layout, skips .part temps, names everything else without following links', async () => {
+    const { dir, cleanup } = makeTempDir();
+    try {
+      const folder = join(dir, 'okx', 'ETH');
+      mkdirSync(folder, { recursive: true });
+      for (const name of ['2026-03-10_levels.csv.gz', '2026-03-09_strikes_by_expiry.csv.gz', '2026-13-45_levels.csv.gz', '2026-03-10_quotes.csv.gz', '.2026-03-10_levels.csv.gz.0123456789ab.part']) {
+        writeFileSync(join(folder, name), 'x');
+      }
+      mkdirSync(join(folder, 'old'));
+      mkdirSync(join(dir, 'nasdaq', 'SPY'), { recursive: true });
+      writeFileSync(join(dir, 'README'), 'x');
+      symlinkSync(folder, join(dir, 'okx', 'LINK'));
+      const scan = await scanArchive(dir);
+      expect(scan.files.map((f) => [f.exchange, f.symbol, f.sessionDate, f.file])).toEqual([
+        ['okx', 'ETH', '2026-03-09', 'strikes_by_expiry'],
+        ['okx', 'ETH', '2026-03-10', 'levels'],
+      ]);
+      expect(scan.strays).toEqual(
+        [join(dir, 'README'), join(dir, 'nasdaq'), join(dir, 'okx', 'LINK'), join(folder, '2026-03-10_quotes.csv.gz'), join(folder, '2026-13-45_levels.csv.gz'), join(folder, 'old')].sort(),
+      );
+      expect(await scanArchive(join(dir, 'none'))).toEqual({ files: [], strays: [] });
+    } finally {
+      cleanup();
+    }
+  });
+});
+
+describe('CsvRecordCounter', () => {
+  const count = (text: string, chunk = 1): number => {
+    const counter = new CsvRecordCounter();
+    const bytes = Buffer.from(text, 'utf8');
+    for (let i = 0; i < bytes.length; i += chunk) counter.push(bytes.subarray(i, i + chunk));
+    return counter.dataRows();
+  };
+  // The same cases read_csv (auto_detect off, quote and escape '"') counts: 2, 2, 2, 2, 2, 2, 2, 0.
+  it.each([
+    ['plain', 'a,b\n1,2\n3,4\n', 2],
+    ['no last line end', 'a,b\n1,2\n3,4', 2],
+    ['blank lines are not records', 'a,b\n1,2\n\n3,4\n\n\n', 2],
+    ['CRLF', 'a,b\r\n1,2\r\n3,4\r\n', 2],
+    ['a quoted line end belongs to its field', 'a,b\n"x\r\ny",2\n3,4\n', 2],
+    ['escaped quotes', 'a,b\n"say ""hi""\n",2\n3,"4"\n', 2],
+    ['empty fields are a record', 'a,b\n,\n3,4\n', 2],
+    ['only the header', 'a,b\n', 0],
+    ['nothing', '', 0],
+    ['UTF-8 text', 'a,b\n"é\n€",2\n', 1],
+  ])('%s', (_name, text, rows) => {
+    expect(count(text)).toBe(rows);
+    expect(count(text, 3)).toBe(rows);
+    expect(count(text, 1 << 16)).toBe(rows);
+  });
+});
+
+describe('compactUtcStamp', () => {
+  it('is the UTC second, safe in a file name', () => {
+    expect(compactUtcStamp(AT)).toBe(STAMP);
+  });
+});
