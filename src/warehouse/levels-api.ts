@@ -72,8 +72,8 @@ export async function insertApiLevels(
               ${values}, CAST(s.schema_version AS INTEGER), 'api'
          FROM temp.main.${STAGE} s
         WHERE NOT EXISTS (SELECT 1 FROM levels f
-                           WHERE f.exchange = $1 AND f.symbol = $2 AND f.session_date = s.session_date::DATE AND f.source = 'file')
-       ON CONFLICT DO NOTHING`,
+                           WHERE f.exchange = $1 AND f.symbol = $2 AND f.session_date = s.session_date::DATE
+                             AND (f.source = 'file' OR f.timestamp_utc = s.timestamp_utc::TIMESTAMPTZ))`,
       [exchange, symbol],
     );
     return result.rowsChanged;

@@ -251,6 +251,7 @@ async function commitBatch(conn: DuckDBConnection, kind: FileKind, batch: Prepar
       paths,
     );
     await checkRowCounts(conn, kind, batch);
+    if (kind === 'levels') await checkUniqueCaptures(conn, batch);
     if (inserted.rowsChanged !== expected) {
       throw new Error(`inserted ${inserted.rowsChanged} rows where the manifests say ${expected}`);
     }
@@ -294,6 +295,29 @@ async function checkRowCounts(conn: DuckDBConnection, kind: FileKind, batch: Pre
     if (actual !== expectedRows) problems.push(`${describeFile(input)}: read ${actual} rows, the manifest says ${expectedRows}`);
   }
   if (problems.length > 0) throw new Error(problems.join('; '));
+}
+
+/**
+ * levels holds one row per capture × expiration. No index enforces it (an index is rewritten whole at
+ * every checkpoint: sql/006), so the loader does, over the batch's sessions only: older rows of those
+ * sessions were deleted, so a repeat can only come from the files just read.
+ */
+async function checkUniqueCaptures(conn: DuckDBConnection, batch: Prepared[]): Promise<void> {
+  const reader = await conn.runAndReadAll(
+    `SELECT t.exchange, t.symbol, t.session_date::VARCHAR AS session_date,
+            strftime(t.timestamp_utc, '%Y-%m-%dT%H:%M:%SZ') AS timestamp_utc, t.expiration, count(*)::BIGINT AS copies
+       FROM levels t
+       SEMI JOIN temp.main.${FILES_TABLE} f
+         ON t.exchange = f.exchange AND t.symbol = f.symbol AND t.session_date = f.session_date
+      WHERE t.session_date BETWEEN $1::DATE AND $2::DATE
+      GROUP BY ALL HAVING count(*) > 1
+      ORDER BY ALL LIMIT 3`,
+    dateRange(batch),
+  );
+  const repeats = reader.getRowObjectsJS();
+  if (repeats.length === 0) return;
+  const list = repeats.map((r) => `${String(r.exchange)}/${String(r.symbol)} ${String(r.session_date)} capture ${String(r.timestamp_utc)} expiration ${String(r.expiration)} (${String(r.copies)} rows)`);
+  throw new Error(`the file repeats a capture × expiration: ${list.join('; ')}`);
 }
 
 async function writeLoadedLedger(conn: DuckDBConnection, input: LoadInput, at: Date): Promise<void> {

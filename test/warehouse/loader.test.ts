@@ -102,6 +102,17 @@ describe('loadFiles: integrity', () => {
     });
   });
 
+  it('a levels file that repeats a capture × expiration is failed_load naming it, nothing written', async () => {
+    await withWarehouse(async (wh, dir) => {
+      const rows = levelsRows(BTC);
+      const input = writeFixture(dir, 'levels', BTC, { rows: [...rows, rows[0]!] });
+      const report = await loadFiles(wh.connection, [input]);
+      expect(report.failed[0]?.error).toMatch(/repeats a capture × expiration: bybit\/BTC 2026-11-20 capture 2026-11-20T14:00:00Z expiration TOTAL \(2 rows\)/);
+      expect(await query(wh, 'SELECT count(*)::INTEGER AS n FROM levels')).toEqual([{ n: 0 }]);
+      expect((await listLedger(wh.connection))[0]?.status).toBe('failed_load');
+    });
+  });
+
   it('a file whose rows name another symbol is failed_load', async () => {
     await withWarehouse(async (wh, dir) => {
       const input = writeFixture(dir, 'levels', BTC, { rows: levelsRows(ETH) });

@@ -5,7 +5,8 @@ import { UsageError } from '../../src/errors.js';
 import { findSqlDir } from '../../src/warehouse/sql-dir.js';
 import { appliedVersions, latestVersion, listMigrations } from '../../src/warehouse/migrations.js';
 import { openWarehouse } from '../../src/warehouse/open.js';
-import { makeTempDir, query } from './fixtures.js';
+import { loadFiles } from '../../src/warehouse/loader.js';
+import { BTC, makeTempDir, query, writeFixture } from './fixtures.js';
 
 describe('migrations', () => {
   it('finds sql/ at the package root from the module folder', () => {
@@ -98,6 +99,34 @@ describe('migrations', () => {
         expect(recorded).toEqual([{ version: 1, name: 'base' }, { version: 2, name: 'more' }]);
       } finally {
         upgraded.close();
+      }
+    } finally {
+      cleanup();
+    }
+  });
+
+  it('006 drops the levels index and keeps every row; the views still read them', async () => {
+    const { dir, cleanup } = makeTempDir();
+    const db = join(dir, 'gex.duckdb');
+    try {
+      const old = await openWarehouse(db, { migrations: { upTo: 5 } });
+      await loadFiles(old.connection, [writeFixture(dir, 'levels', BTC)]);
+      const before = await query(old, 'SELECT * EXCLUDE (timestamp_utc), timestamp_utc::VARCHAR AS ts FROM levels ORDER BY ts, expiration');
+      expect(await query(old, "SELECT count(*)::INTEGER AS n FROM duckdb_constraints() WHERE table_name = 'levels' AND constraint_type = 'UNIQUE'")).toEqual([{ n: 1 }]);
+      old.close();
+
+      const wh = await openWarehouse(db);
+      try {
+        expect(await appliedVersions(wh.connection)).toContain(6);
+        expect(await query(wh, 'SELECT * EXCLUDE (timestamp_utc), timestamp_utc::VARCHAR AS ts FROM levels ORDER BY ts, expiration')).toEqual(before);
+        expect(before).toHaveLength(4);
+        expect(await query(wh, "SELECT count(*)::INTEGER AS n FROM duckdb_constraints() WHERE table_name = 'levels' AND constraint_type = 'UNIQUE'")).toEqual([{ n: 0 }]);
+        expect(await query(wh, "SELECT count(*)::INTEGER AS n FROM duckdb_indexes() WHERE table_name = 'levels'")).toEqual([{ n: 0 }]);
+        expect(await query(wh, 'SELECT count(*)::INTEGER AS n FROM levels_total')).toEqual([{ n: 2 }]);
+        // NOT NULL and CHECK constraints came along.
+        await expect(wh.connection.run("INSERT INTO levels (exchange, symbol, session_date, timestamp_utc, expiration, source) VALUES ('bybit', 'BTC', DATE '2026-11-20', now(), 'TOTAL', 'web')")).rejects.toThrow(/CHECK/i);
+      } finally {
+        wh.close();
       }
     } finally {
       cleanup();
