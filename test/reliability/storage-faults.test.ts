@@ -1,12 +1,14 @@
 // Reliability matrix, storage side (the presigned-link origin): 503, dropped connections, truncated,
-// corrupted and mis-sized bodies, expired links and a slow-loris body. Each scenario checks that no
-// partial file is archived or loaded, that the credits charged equal the files plus the retries the
-// fault forced (and what gexwh recorded), and that the next run completes.
+// corrupted and mis-sized bodies, expired links and a slow-loris body; and the local side: the archive
+// disk full or not writable (the built CLI with the GEXWH_TEST_ARCHIVE_WRITE_ERROR hook). Each
+// scenario checks that no partial file is archived or loaded, that the credits charged equal the
+// files plus the retries the fault forced (and what gexwh recorded), and that the next run completes.
 import { afterEach, describe, expect, it } from 'vitest';
 import { PartialFailureError } from '../../src/errors.js';
 import type { FaultAction } from '../../src/emulator/index.js';
 import { consistent, inspectWarehouse } from '../helpers/invariants.js';
-import { expectRecovered, ONE_PAIR, recordedCredits, syncVia } from '../helpers/reliability.js';
+import { runCli } from '../helpers/cli.js';
+import { expectRecovered, manifestFiles, ONE_PAIR, recordedCredits, syncVia } from '../helpers/reliability.js';
 import { listFiles, startBench, type Bench } from '../helpers/sync.js';
 
 let bench: Bench | undefined;
@@ -115,5 +117,65 @@ describe('a slow-loris body', () => {
     expect(run.summary?.filesFailed[0]?.error).toMatch(/too slow/);
     expect(await inspectWarehouse(bench.dbPath, bench.archive)).toEqual(consistent(5));
     await expectRecovered(bench, { forcedCredits: 1 });
+  });
+});
+
+describe('the archive disk full or not writable (built CLI, write-error hook)', () => {
+  // A real full disk or read-only mount needs privileges CI does not have; the hook makes the archive
+  // writes after the Nth fail with a real errno error, as the file system would (src/sync/archive.ts).
+  const cli = (b: Bench, extra: string[], fault?: string) =>
+    runCli(['sync', '--db', b.dbPath, '--archive', b.archive, '--exchange', 'deribit', '--symbol', 'BTC', ...extra], {
+      env: { GEX_BASE_URL: b.emulator.baseUrl, GEX_API_KEY: b.emulator.keys.pro, GEXWH_TEST_ARCHIVE_WRITE_ERROR: fault },
+    });
+  const archivedNames = async (b: Bench) => (await listFiles(b.archive)).map((f) => f.split('/').pop()!);
+
+  /** The run after the fault, without it: completes, every file once, credits = files + what the fault cost. */
+  async function expectCompletedAfter(b: Bench, fault: { charged: number; archived: number }): Promise<void> {
+    const next = await cli(b, []);
+    expect(next.code, next.stderr).toBe(0);
+    const files = await manifestFiles(b);
+    expect(await inspectWarehouse(b.dbPath, b.archive)).toEqual(consistent(files));
+    // The only extra credits are the links of the files whose write failed (paid, never archived).
+    expect(b.emulator.counters.credits(b.emulator.keys.pro)).toBe(files + fault.charged - fault.archived);
+    expect(await recordedCredits(b)).toBe(b.emulator.counters.credits(b.emulator.keys.pro));
+  }
+
+  it('disk full after 2 files: exit 4, says so and how many were deferred, 2 files archived for 3 credits, the next run completes', async () => {
+    bench = await open();
+    const b = bench;
+    const run = await cli(b, ['--concurrency', '1'], 'ENOSPC:after=2');
+    expect(run.code, run.stderr).toBe(4);
+    expect(run.stdout).toMatch(/the archive could not be written \(ENOSPC: no space left on device, write '[^']+'\); downloads stopped, 3 files deferred to the next run/);
+    expect(run.stdout).toMatch(/failed_verify: deribit\/BTC \S+ \S+: the archive could not be written: ENOSPC/);
+    expect(run.stderr).not.toMatch(/\n\s+at /);
+    // Credits: the 2 archived files and the 1 in flight when the disk filled; nothing asked after it.
+    expect(b.emulator.counters.credits(b.emulator.keys.pro)).toBe(3);
+    expect(await recordedCredits(b)).toBe(3);
+    const names = await archivedNames(b);
+    expect(names).toHaveLength(2);
+    expect(names.filter((n) => n.endsWith('.part'))).toEqual([]);
+    expect(await inspectWarehouse(b.dbPath, b.archive)).toEqual(consistent(2));
+    const statuses = await b.query<{ status: string; n: number }>(`SELECT status, count(*)::INT n FROM sync.files GROUP BY status ORDER BY status`);
+    expect(statuses).toEqual([{ status: 'failed_verify', n: 1 }, { status: 'loaded', n: 2 }]);
+    await expectCompletedAfter(b, { charged: 3, archived: 2 });
+  });
+
+  it.each([
+    { code: 'EROFS', what: 'read-only', after: 0 },
+    { code: 'EACCES', what: 'permission denied', after: 1 },
+  ])('archive not writable ($code after $after), 4 downloads in parallel: exit 4, nothing half-written, at most the 4 in flight paid', async ({ code, after }) => {
+    bench = await open();
+    const b = bench;
+    const run = await cli(b, ['--concurrency', '4'], `${code}:after=${after}`);
+    expect(run.code, run.stderr).toBe(4);
+    expect(run.stdout).toMatch(new RegExp(`the archive could not be written \\(${code}: .*\\); downloads stopped, \\d+ files deferred`));
+    const charged = b.emulator.counters.credits(b.emulator.keys.pro);
+    expect(await recordedCredits(b)).toBe(charged);
+    // The downloads in flight when the first write failed finish their attempt; no new link after it.
+    expect(charged).toBeGreaterThan(after);
+    expect(charged).toBeLessThanOrEqual(after + 4);
+    expect(await archivedNames(b)).toHaveLength(after);
+    expect(await inspectWarehouse(b.dbPath, b.archive)).toEqual(consistent(after));
+    await expectCompletedAfter(b, { charged, archived: after });
   });
 });
