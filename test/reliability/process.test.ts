@@ -90,23 +90,69 @@ describe('SIGINT and SIGTERM', () => {
     expect(runs).toEqual([{ outcome: 'interrupted', finished: true }]);
     const after = await inspectWarehouse(ws.db, ws.archive);
     expect({ ...after, loadedFiles: 0 }).toEqual(consistent(0));
-    // During the load the file in flight is finished (committed whole): every credit is recorded.
-    // During the download the signal aborts the link requests in flight too: one the server had
-    // already charged is lost to the record (at most the 4 in flight; see docs/guarantees.md).
+    // The file in flight is finished either way (a paid download is never thrown away), so every
+    // credit the emulator charged is recorded.
     const spentStopped = emulator.counters.credits(key) - creditsBefore;
-    if (phase === 'load') expect(await recorded(ws.db)).toBe(spentStopped);
-    else expect(spentStopped - (await recorded(ws.db))).toBeLessThanOrEqual(4);
+    expect(await recorded(ws.db)).toBe(spentStopped);
 
     const next = await runCli(ws.args, { env: env(key) });
     expect(next.code, next.stderr).toBe(0);
     const files = await manifestCount(ws.db);
     expect(await inspectWarehouse(ws.db, ws.archive)).toEqual(consistent(files));
-    const spent = emulator.counters.credits(key) - creditsBefore;
-    // Only the downloads cut short by the signal (at most the 4 in flight) are paid twice.
-    if (phase === 'load') expect(spent).toBe(files);
-    else expect(spent - files).toBeLessThanOrEqual(4);
+    // What the stopped run paid for was archived and is loaded for no credit: nothing paid twice.
+    expect(emulator.counters.credits(key) - creditsBefore).toBe(files);
   });
 });
+
+describe('a signal while file links are in flight', () => {
+  const LINK = /\/history\/files\/[^/?]+\/[^/?]+\/\d{4}-\d{2}-\d{2}\//;
+
+  it.each([
+    { signal: 'SIGINT' as const, code: 130 },
+    { signal: 'SIGTERM' as const, code: 143 },
+  ])('$signal: the 4 links in flight are answered, counted and their files archived; the rerun pays only for the rest', async ({ signal, code }) => {
+    // Its own emulator: its credit and hit counters then belong to this test alone.
+    const emulator = await startEmulator({ now: '2026-03-11T14:07:00Z', days: 2, expirations: 3, strikes: 12, seed: 9, symbols: ['BTC'] });
+    try {
+      const ws = workspace();
+      const env = { GEX_BASE_URL: emulator.baseUrl, GEX_API_KEY: emulator.keys.pro };
+      // The server holds each of the first 4 link requests 1.5 s before it charges and answers: the
+      // signal is sent once all 4 have arrived, so it lands while they are in flight, every time.
+      emulator.faults.add({ where: 'api', match: LINK, times: 4, action: { kind: 'delay', ms: 1500 } });
+      const stopped = await runCli([...ws.args, '--concurrency', '4'], { env, onSpawn: signalWhenLinksArrive(emulator, LINK, 4, signal) });
+      expect(stopped.code, stopped.stderr).toBe(code);
+      expect(stopped.stderr).toMatch(new RegExp(`interrupted by ${signal}`));
+      expect(emulator.counters.hits(LINK)).toBe(4); // no link asked for after the signal
+      const charged = emulator.counters.credits(emulator.keys.pro);
+      expect(charged).toBe(4);
+      expect(await recorded(ws.db)).toBe(charged);
+      const archived = (await listFiles(ws.archive)).filter((f) => f.endsWith('.csv.gz'));
+      expect(archived).toHaveLength(charged); // every paid link's file is in the archive
+      expect(await inspectWarehouse(ws.db, ws.archive)).toEqual(consistent(0));
+
+      const next = await runCli(ws.args, { env });
+      expect(next.code, next.stderr).toBe(0);
+      const files = await manifestCount(ws.db);
+      expect(await inspectWarehouse(ws.db, ws.archive)).toEqual(consistent(files));
+      expect(emulator.counters.credits(emulator.keys.pro)).toBe(files); // the 4 archived cost nothing more
+      expect(await recorded(ws.db)).toBe(files);
+    } finally {
+      await emulator.close();
+    }
+  });
+});
+
+/** Sends `signal` to the child once the emulator has received `count` requests matching `pattern`. */
+function signalWhenLinksArrive(emulator: Emulator, pattern: RegExp, count: number, signal: NodeJS.Signals) {
+  return (child: ChildProcess) => {
+    const timer = setInterval(() => {
+      if (emulator.counters.hits(pattern) < count) return;
+      clearInterval(timer);
+      child.kill(signal);
+    }, 5);
+    child.once('exit', () => clearInterval(timer));
+  };
+}
 
 
 export const KILL_RUNS = Number(process.env.GEXWH_KILL_RUNS ?? 20);
