@@ -1,0 +1,114 @@
+// Reliability matrix, a damaged or lost DuckDB file (issue 6), through the built CLI as cron runs it:
+// status says clearly what happened and that the archive is intact; `gexwh rebuild` keeps the damaged
+// file aside and recreates the same tables from the archive alone; the next sync spends no credit.
+import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmulator, type Emulator } from '../../src/emulator/index.js';
+import { runCli } from '../helpers/cli.js';
+import { consistent, inspectWarehouse, tableChecksums } from '../helpers/invariants.js';
+import { listFiles } from '../helpers/sync.js';
+
+let emulator: Emulator;
+let dir: string;
+
+beforeAll(async () => {
+  emulator = await startEmulator({ now: '2026-03-11T14:07:00Z', days: 2, expirations: 3, strikes: 12, seed: 9, symbols: ['BTC'] });
+  dir = mkdtempSync(join(tmpdir(), 'gexwh-damaged-'));
+});
+afterAll(async () => {
+  await emulator.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+let counter = 0;
+function workspace() {
+  const root = join(dir, `ws${++counter}`);
+  const db = join(root, 'gex.duckdb');
+  const archive = join(root, 'raw');
+  const paths = ['--db', db, '--archive', archive];
+  return { root, db, archive, paths, sync: ['sync', ...paths, '--exchange', 'deribit', '--symbol', 'BTC'] };
+}
+
+// Credits are compared before and after within one test; tests run one after another.
+const env = (key: string) => ({ GEX_BASE_URL: emulator.baseUrl, GEX_API_KEY: key });
+
+/** A synced workspace and what it held: the reference the rebuild must reproduce. */
+async function syncedWorkspace(key: string) {
+  const ws = workspace();
+  const first = await runCli(ws.sync, { env: env(key) });
+  expect(first.code, first.stderr).toBe(0);
+  return { ws, before: await tableChecksums(ws.db), archived: await listFiles(ws.archive), credits: emulator.counters.credits(key) };
+}
+
+/** The next sync finds every file loaded: exit 0, no credit, the same tables. */
+async function expectFreeSync(ws: ReturnType<typeof workspace>, key: string, credits: number, before: Record<string, string>): Promise<void> {
+  const next = await runCli([...ws.sync, '--json'], { env: env(key) });
+  expect(next.code, next.stderr).toBe(0);
+  expect(emulator.counters.credits(key)).toBe(credits);
+  expect(JSON.parse(next.stdout)).toMatchObject({ creditsSpent: 0, filesLoaded: 0 });
+  expect(await tableChecksums(ws.db)).toEqual(before);
+}
+
+const CORRUPTIONS = [
+  { name: 'garbage over the file header', offset: 0 },
+  { name: 'a database header overwritten (fails its checksum)', offset: 4096 },
+];
+
+describe('a damaged DuckDB file', () => {
+  it.each(CORRUPTIONS)('$name: status explains, rebuild keeps the damaged copy and restores the same tables, the next sync is free', async ({ offset }) => {
+    const key = emulator.keys.admin;
+    const { ws, before, archived, credits } = await syncedWorkspace(key);
+    const bytes = readFileSync(ws.db);
+    bytes.fill(0x5a, offset, offset + 4096);
+    writeFileSync(ws.db, bytes);
+
+    const status = await runCli(['status', ...ws.paths], { env: env(key) });
+    expect(status.code).toBe(1);
+    expect(status.stderr).toMatch(/not a valid DuckDB file.*raw archive is untouched: run gexwh rebuild/);
+    expect(status.stderr).not.toMatch(/\n\s+at /);
+
+    const rebuilt = await runCli(['rebuild', ...ws.paths], { env: env(key) });
+    expect(rebuilt.code, rebuilt.stderr).toBe(0);
+    const kept = /kept as (\S+\.damaged-\d{8}T\d{6}Z);/.exec(rebuilt.stdout)?.[1];
+    expect(kept, rebuilt.stdout).toBeDefined();
+    expect(readFileSync(kept!).equals(bytes)).toBe(true);
+    expect(rebuilt.stdout).toContain(`${archived.length} file(s) loaded from ${ws.archive}`);
+    expect(await listFiles(ws.archive)).toEqual(archived);
+    expect(await tableChecksums(ws.db)).toEqual(before);
+    expect(await inspectWarehouse(ws.db, ws.archive)).toEqual(consistent(archived.length));
+
+    expect((await runCli(['status', ...ws.paths], { env: env(key) })).code).toBe(0);
+    await expectFreeSync(ws, key, credits, before);
+  });
+});
+
+describe('a lost DuckDB file', () => {
+  it('rebuild creates the warehouse from the archive alone (--json), and the next sync is free', async () => {
+    const key = emulator.keys.pro;
+    const { ws, before, archived, credits } = await syncedWorkspace(key);
+    renameSync(ws.db, `${ws.db}.elsewhere`);
+
+    const rebuilt = await runCli(['rebuild', ...ws.paths, '--json'], { env: {} }); // no key needed
+    expect(rebuilt.code, rebuilt.stderr).toBe(0);
+    expect(JSON.parse(rebuilt.stdout)).toMatchObject({ source: 'archive', filesReloaded: archived.length, problems: [], damagedCopies: [], skipped: [] });
+    expect(await tableChecksums(ws.db)).toEqual(before);
+    await expectFreeSync(ws, key, credits, before);
+  });
+
+  it('a broken archived file: exit 4 naming it; every other file is loaded', async () => {
+    const key = emulator.keys.cryptoOnly;
+    const { ws, archived } = await syncedWorkspace(key);
+    const broken = archived.find((f) => f.endsWith('_levels.csv.gz'))!;
+    writeFileSync(broken, readFileSync(broken).subarray(0, 20));
+    rmSync(ws.db);
+
+    const rebuilt = await runCli(['rebuild', ...ws.paths], { env: {} });
+    expect(rebuilt.code).toBe(4);
+    expect(rebuilt.stdout).toContain(`${archived.length - 1} file(s) loaded`);
+    expect(rebuilt.stdout).toMatch(new RegExp(`load_failed: deribit/BTC \\S+ levels: ${broken.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: cannot be read`));
+    expect(rebuilt.stderr).toMatch(/1 archived file\(s\) could not be rebuilt; they are not in the warehouse/);
+    expect(existsSync(ws.db)).toBe(true);
+  });
+});
