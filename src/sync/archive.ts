@@ -4,7 +4,7 @@
 // crash a file is either whole under its final name or a stale `.part` that removeStaleTemps() drops.
 
 import { randomBytes } from 'node:crypto';
-import { createWriteStream, mkdirSync, promises as fs, type Dirent } from 'node:fs';
+import { createWriteStream, existsSync, mkdirSync, promises as fs, type Dirent } from 'node:fs';
 import { constants as osConstants } from 'node:os';
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { Writable } from 'node:stream';
@@ -61,8 +61,32 @@ export function archivePath(root: string, exchange: string, symbol: string, sess
  */
 export function tempPathFor(finalPath: string): string {
   const folder = dirname(finalPath);
-  mkdirSync(folder, { recursive: true });
+  makeFolder(folder);
   return join(folder, `.${basename(finalPath)}.${randomBytes(6).toString('hex')}.part`);
+}
+
+/**
+ * mkdir -p. Node's recursive mkdir says ENOENT when a parent cannot be created (a read-only or
+ * forbidden archive), which hides the cause: then the folders are made one by one, so the real
+ * code (EROFS, EACCES) is thrown and the download stage knows the archive is not writable.
+ */
+function makeFolder(folder: string): void {
+  try {
+    mkdirSync(folder, { recursive: true });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    makeFolderStepByStep(folder);
+  }
+}
+
+function makeFolderStepByStep(folder: string): void {
+  const parent = dirname(folder);
+  if (parent !== folder && !existsSync(parent)) makeFolderStepByStep(parent);
+  try {
+    mkdirSync(folder);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
 }
 
 /**

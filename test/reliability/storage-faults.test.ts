@@ -3,11 +3,13 @@
 // disk full or not writable (the built CLI with the GEXWH_TEST_ARCHIVE_WRITE_ERROR hook). Each
 // scenario checks that no partial file is archived or loaded, that the credits charged equal the
 // files plus the retries the fault forced (and what gexwh recorded), and that the next run completes.
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PartialFailureError } from '../../src/errors.js';
 import type { FaultAction } from '../../src/emulator/index.js';
 import { consistent, inspectWarehouse } from '../helpers/invariants.js';
-import { runCli } from '../helpers/cli.js';
+import { CLI_PATH, runCli, type CliResult } from '../helpers/cli.js';
 import { expectRecovered, manifestFiles, ONE_PAIR, recordedCredits, syncVia } from '../helpers/reliability.js';
 import { listFiles, startBench, type Bench } from '../helpers/sync.js';
 
@@ -177,5 +179,56 @@ describe('the archive disk full or not writable (built CLI, write-error hook)', 
     expect(await archivedNames(b)).toHaveLength(after);
     expect(await inspectWarehouse(b.dbPath, b.archive)).toEqual(consistent(after));
     await expectCompletedAfter(b, { charged, archived: after });
+  });
+});
+
+// The same fault for real where the machine allows it: the archive folder bind-mounted read-only in
+// a user and mount namespace (`unshare -rm`). Stock CI containers forbid that, hence the hook above.
+const READ_ONLY_PROBE = `d=$(mktemp -d) && mount --bind "$d" "$d" && mount -o remount,bind,ro "$d" && ! touch "$d/x" 2>/dev/null`;
+const canMountReadOnly = process.platform === 'linux' && spawnSync('unshare', ['-rm', 'sh', '-c', READ_ONLY_PROBE]).status === 0;
+
+describe.skipIf(!canMountReadOnly)('a really read-only archive (unshare -rm, bind mount ro)', () => {
+  /** The built CLI with `folder` mounted read-only for it alone. */
+  function syncOnReadOnly(b: Bench, folder: string): Promise<CliResult> {
+    const script = 'a=$1; shift; mount --bind "$a" "$a" && mount -o remount,bind,ro "$a" && exec "$@"';
+    const args = ['sync', '--db', b.dbPath, '--archive', b.archive, '--exchange', 'deribit', '--symbol', 'BTC'];
+    const env = { ...process.env, GEX_BASE_URL: b.emulator.baseUrl, GEX_API_KEY: b.emulator.keys.pro };
+    return new Promise((resolve, reject) => {
+      const child = spawn('unshare', ['-rm', 'sh', '-c', script, 'sh', folder, process.execPath, CLI_PATH, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+      child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+      child.on('error', reject);
+      child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
+    });
+  }
+
+  it('EROFS from the kernel, the archive empty: exit 4, no credit spent (its folder fails before a link is asked), the next run completes', async () => {
+    bench = await open();
+    const b = bench;
+    mkdirSync(b.archive, { recursive: true });
+    const run = await syncOnReadOnly(b, b.archive);
+    expect(run.code, run.stderr).toBe(4);
+    expect(run.stdout).toMatch(/the archive could not be written \(EROFS: read-only file system, mkdir '[^']+'\); downloads stopped, \d+ files deferred/);
+    expect(b.emulator.counters.credits(b.emulator.keys.pro)).toBe(0);
+    expect(await listFiles(b.archive)).toEqual([]);
+    expect(await inspectWarehouse(b.dbPath, b.archive)).toEqual(consistent(0));
+    await expectRecovered(b, { forcedCredits: 0 });
+  });
+
+  it('EROFS from the kernel, the folders already there: the temp file fails after its link was paid; at most the 4 in flight paid', async () => {
+    bench = await open();
+    const b = bench;
+    mkdirSync(`${b.archive}/deribit/BTC`, { recursive: true });
+    const run = await syncOnReadOnly(b, b.archive);
+    expect(run.code, run.stderr).toBe(4);
+    expect(run.stdout).toMatch(/the archive could not be written \(EROFS: read-only file system, open '[^']+\.part'\); downloads stopped, \d+ files deferred/);
+    const charged = b.emulator.counters.credits(b.emulator.keys.pro);
+    expect(charged).toBeGreaterThanOrEqual(1);
+    expect(charged).toBeLessThanOrEqual(4);
+    expect(await recordedCredits(b)).toBe(charged);
+    expect(await listFiles(b.archive)).toEqual([]);
+    await expectRecovered(b, { forcedCredits: charged });
   });
 });
