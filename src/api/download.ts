@@ -89,13 +89,19 @@ export class StorageDownloader {
       const step = await this.attempt(url, tempPath, maxBytes, options);
       if (step.done) return step.result;
       const decision = decide(this.deps.policy, attempt, step.outcome);
-      if (!decision.retry || options.stopRetries?.aborted === true) {
-        throw new NetworkError(`download from ${describeLink(url)} failed after ${attempt} attempt(s): ${step.detail}`, {
-          attempts: attempt,
-        });
-      }
-      await this.deps.sleep(decision.delayMs, options.signal);
+      const gaveUp = () =>
+        new NetworkError(`download from ${describeLink(url)} failed after ${attempt} attempt(s): ${step.detail}`, { attempts: attempt });
+      if (!decision.retry || options.stopRetries?.aborted === true) throw gaveUp();
+      await this.pause(decision.delayMs, options).catch((error: unknown) => {
+        throw options.stopRetries?.aborted === true && options.signal?.aborted !== true ? gaveUp() : error;
+      });
     }
+  }
+
+  /** The backoff before a retry; a stop of the retries ends it early (and then no retry is made). */
+  private pause(ms: number, options: DownloadOptions): Promise<void> {
+    const wakers = [options.signal, options.stopRetries].filter((s): s is AbortSignal => s !== undefined);
+    return this.deps.sleep(ms, wakers.length > 0 ? AbortSignal.any(wakers) : undefined);
   }
 
   private assertLinkFresh(url: URL, issuedAt: Date | undefined): void {

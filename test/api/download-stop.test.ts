@@ -7,7 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createApiClient, type ApiClient } from '../../src/api/client.js';
+import { createApiClient, type ApiClient, type ApiClientOptions } from '../../src/api/client.js';
+import { sleep } from '../../src/api/retry.js';
 import { LocalWriteError } from '../../src/api/download.js';
 import { NetworkError } from '../../src/errors.js';
 import { KEY, RESET } from './fixtures.js';
@@ -36,7 +37,7 @@ interface Setup {
 }
 
 /** An API whose 302 waits `linkDelayMs`, a storage origin, and a client stopped by `stop`. */
-async function setup(storageHandler: Handler, linkDelayMs = 0): Promise<Setup> {
+async function setup(storageHandler: Handler, linkDelayMs = 0, retry: Partial<ApiClientOptions['retry']> = {}): Promise<Setup> {
   const storage = await startServer(storageHandler);
   const api = await startServer((_req, res, i) => {
     setTimeout(() => {
@@ -49,7 +50,7 @@ async function setup(storageHandler: Handler, linkDelayMs = 0): Promise<Setup> {
     baseUrl: api.url,
     apiKey: KEY,
     signal: stop.signal,
-    retry: { maxAttempts: 3, baseDelayMs: 1, random: () => 0, sleep: async () => {} },
+    retry: { maxAttempts: 3, baseDelayMs: 1, random: () => 0, sleep: async () => {}, ...retry },
   });
   cleanups.push(() => api.close(), () => storage.close(), () => client.close());
   return { api, storage, client, stop, temp: join(dir, 'f.csv.gz.part') };
@@ -123,6 +124,26 @@ describe('a stop while a paid link is downloading', () => {
     expect(error).toBeInstanceOf(NetworkError);
     expect(storage.requests).toHaveLength(1);
     expect(existsSync(temp)).toBe(false);
+  });
+
+  it('a stop during the backoff before a retry ends the wait: no retry, no 10 s pause', async () => {
+    const { storage, client, stop, temp } = await setup(
+      (_req, res) => {
+        res.writeHead(503);
+        res.end();
+      },
+      0,
+      { sleep, baseDelayMs: 10_000, maxDelayMs: 10_000, random: () => 0.99 },
+    );
+    const link = await client.requestFileLink('deribit', 'BTC', '2025-03-03', 'levels');
+    const started = performance.now();
+    const download = client.downloadToFile(link, temp, { expectedBytes: FILE.length });
+    while (storage.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    await new Promise((resolve) => setTimeout(resolve, 50)); // the 503 is in, the backoff has begun
+    stop.abort('SIGTERM');
+    await expect(download).rejects.toThrow(/failed after 1 attempt\(s\): HTTP 503/);
+    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(storage.requests).toHaveLength(1);
   });
 
   it('the per-call signal still aborts the transfer', async () => {
