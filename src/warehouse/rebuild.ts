@@ -85,7 +85,8 @@ async function rebuildExisting(options: RebuildOptions, now: () => Date): Promis
     warehouse = await openWarehouse(options.dbPath);
     await readEveryTable(warehouse.connection);
     const result = await rebuildOn(warehouse.connection, options.archiveRoot, now);
-    // A damaged block the scan cannot reach (an index) fails the loads that touch it.
+    // A damaged block the scan cannot reach (an index) fails the loads that touch it; the copy kept
+    // aside then holds the loads that did commit.
     if (!result.problems.some((problem) => isDamagedFileMessage(problem.detail))) return result;
   } catch (error) {
     // Only damage: a lock (exit 5), a wrong or unwritable path stay what they are.
