@@ -1,11 +1,13 @@
 // `gexwh export`: writes the three data tables as hive partitions
-// `<out>/<table>/exchange=X/symbol=Y/session_date=D/data.<parquet|csv>`, one file per partition,
-// written to a temp name and renamed so a rerun replaces rather than adds. sync.exports remembers
+// `<out>/<table>/exchange=X/symbol=Y/session_date=D/data.<parquet|csv>`, one file per partition.
+// The partitions to write go out in one partitioned COPY per table (per 64 partitions) into a hidden
+// staging folder, then each file is renamed into place, so a rerun replaces rather than adds and a
+// crash never leaves half a partition (one COPY per partition was 0.54x a raw COPY). sync.exports remembers
 // each partition's fingerprint: a rerun writes only new or changed sessions, `full` rewrites all,
 // and partitions whose rows left the table are removed. The files keep the partition columns too,
 // so each file is self-describing and read_parquet(..., hive_partitioning = true) types them right.
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { listValue, type DuckDBConnection } from '@duckdb/node-api';
 import { UsageError } from '../errors.js';
@@ -122,6 +124,7 @@ export async function exportWarehouse(options: ExportOptions): Promise<ExportRes
 
 /** Exports on an open, migrated, writable connection. */
 export async function exportOn(conn: DuckDBConnection, selection: ExportSelection, now: () => Date = () => new Date()): Promise<ExportResult> {
+  removeLeftoverStaging(selection.outDir);
   const tables: ExportTableCounts[] = [];
   for (const table of selection.tables) tables.push(await exportTable(conn, table, selection, now));
   const sum = (key: 'partitionsWritten' | 'partitionsSkipped' | 'partitionsRemoved' | 'rowsWritten') =>
@@ -137,7 +140,7 @@ export async function exportOn(conn: DuckDBConnection, selection: ExportSelectio
   };
 }
 
-interface Partition {
+export interface Partition {
   exchange: string;
   symbol: string;
   sessionDate: string;
@@ -145,7 +148,7 @@ interface Partition {
   fingerprint: string;
 }
 
-interface ExportedPartition {
+export interface ExportedPartition {
   exchange: string;
   symbol: string;
   sessionDate: string;
@@ -155,33 +158,82 @@ interface ExportedPartition {
 
 const partitionKey = (p: { exchange: string; symbol: string; sessionDate: string }): string => `${p.exchange}|${p.symbol}|${p.sessionDate}`;
 
+/**
+ * The partitions to write (pure apart from `exists`): new ones, changed fingerprints, moved paths,
+ * files deleted by hand, or all with `full`. The rest are skipped.
+ */
+export function stalePartitions(
+  partitions: readonly Partition[],
+  exported: ReadonlyMap<string, ExportedPartition>,
+  pathOf: (partition: Partition) => string,
+  full: boolean,
+  exists: (path: string) => boolean = existsSync,
+): Partition[] {
+  return partitions.filter((partition) => {
+    const previous = exported.get(partitionKey(partition));
+    const path = pathOf(partition);
+    return full || previous?.fingerprint !== partition.fingerprint || previous.path !== path || !exists(path);
+  });
+}
+
+/** Partitions written by one COPY: one (exchange, symbol), consecutive session dates. */
+export interface CopyRun {
+  exchange: string;
+  symbol: string;
+  firstDate: string;
+  lastDate: string;
+  partitions: Partition[];
+}
+
+/**
+ * Cuts the stale partitions into runs of consecutive partitions of one (exchange, symbol), at most
+ * `max` each (pure). `partitions` is every partition of the selection in (exchange, symbol,
+ * session_date) order, so a run holds exactly the table's rows of its pair between its first and
+ * last date: its COPY needs only a range predicate, which zone maps serve (a semi-join with the
+ * list of partitions cost ~8% more CPU).
+ */
+export function copyRuns(partitions: readonly Partition[], stale: ReadonlySet<Partition>, max: number): CopyRun[] {
+  const runs: CopyRun[] = [];
+  let open: CopyRun | null = null; // the run the next stale partition may extend
+  for (const partition of partitions) {
+    if (!stale.has(partition)) {
+      open = null;
+    } else if (open && open.exchange === partition.exchange && open.symbol === partition.symbol && open.partitions.length < max) {
+      open.partitions.push(partition);
+      open.lastDate = partition.sessionDate;
+    } else {
+      open = { exchange: partition.exchange, symbol: partition.symbol, firstDate: partition.sessionDate, lastDate: partition.sessionDate, partitions: [partition] };
+      runs.push(open);
+    }
+  }
+  return runs;
+}
+
 async function exportTable(conn: DuckDBConnection, table: FileKind, selection: ExportSelection, now: () => Date): Promise<ExportTableCounts> {
-  const counts: ExportTableCounts = { table, partitionsWritten: 0, partitionsSkipped: 0, partitionsRemoved: 0, rowsWritten: 0 };
   const partitions = await listPartitions(conn, table, selection);
   const exported = await listExported(conn, table, selection);
-  for (const partition of partitions) {
-    const path = partitionPath(selection.outDir, table, selection.format, partition.exchange, partition.symbol, partition.sessionDate);
-    const previous = exported.get(partitionKey(partition));
-    if (!selection.full && previous?.fingerprint === partition.fingerprint && previous.path === path && existsSync(path)) {
-      counts.partitionsSkipped += 1;
-      continue;
-    }
-    await writePartition(conn, table, selection.format, partition, path);
-    await recordExport(conn, table, selection, partition, path, now());
-    counts.partitionsWritten += 1;
-    counts.rowsWritten += partition.rows;
+  const pathOf = (p: Partition) => partitionPath(selection.outDir, table, selection.format, p.exchange, p.symbol, p.sessionDate);
+  const stale = stalePartitions(partitions, exported, pathOf, selection.full);
+  for (const run of copyRuns(partitions, new Set(stale), PARTITIONS_PER_COPY)) {
+    await writeRun(conn, table, selection.format, run, pathOf, selection.outDir);
+    await recordExports(conn, table, selection, run.partitions, pathOf, now());
   }
   const current = new Set(partitions.map(partitionKey));
-  for (const [key, gone] of exported) {
-    if (current.has(key)) continue;
-    rmSync(gone.path, { force: true });
+  const gone = [...exported.values()].filter((partition) => !current.has(partitionKey(partition)));
+  for (const partition of gone) {
+    rmSync(partition.path, { force: true });
     await conn.run(
       `DELETE FROM sync.exports WHERE out_dir = $1 AND table_name = $2 AND format = $3 AND exchange = $4 AND symbol = $5 AND session_date = $6::DATE`,
-      [selection.outDir, table, selection.format, gone.exchange, gone.symbol, gone.sessionDate],
+      [selection.outDir, table, selection.format, partition.exchange, partition.symbol, partition.sessionDate],
     );
-    counts.partitionsRemoved += 1;
   }
-  return counts;
+  return {
+    table,
+    partitionsWritten: stale.length,
+    partitionsSkipped: partitions.length - stale.length,
+    partitionsRemoved: gone.length,
+    rowsWritten: stale.reduce((sum, partition) => sum + partition.rows, 0),
+  };
 }
 
 /** The selection's filters over (exchange, symbol, session_date) as SQL on parameters $1..$4. */
@@ -237,8 +289,9 @@ async function listPartitions(conn: DuckDBConnection, table: FileKind, selection
 
 async function tableLayout(conn: DuckDBConnection, table: FileKind): Promise<string> {
   const reader = await conn.runAndReadAll(
-    `SELECT string_agg(column_name || ' ' || data_type, ',' ORDER BY ordinal_position) AS layout
-       FROM information_schema.columns WHERE table_schema = 'main' AND table_name = $1`,
+    // duckdb_columns(), not information_schema.columns (a view over it, 5x slower); same text.
+    `SELECT string_agg(column_name || ' ' || data_type, ',' ORDER BY column_index) AS layout
+       FROM duckdb_columns() WHERE database_name = current_database() AND schema_name = 'main' AND table_name = $1`,
     [table],
   );
   return String(reader.getRowObjectsJS()[0]?.layout ?? '');
@@ -264,26 +317,79 @@ async function listExported(conn: DuckDBConnection, table: FileKind, selection: 
   return result;
 }
 
-/** Row order inside a partition file, so reruns write the same bytes for the same rows. */
-const ROW_ORDER: Record<FileKind, string> = {
-  levels: 'timestamp_utc, expiration',
-  strikes_total: 'timestamp_utc, strike',
-  strikes_by_expiry: 'timestamp_utc, expiration_date, strike',
-};
+/**
+ * Most partitions per partitioned COPY. DuckDB keeps one writer open per partition up to
+ * partitioned_write_max_open_files (default 100); past it, a partition can be split over several
+ * files. Staying below keeps one file per partition (and bounds the writers' buffers).
+ */
+export const PARTITIONS_PER_COPY = 64;
+
+/**
+ * Staged files end in .tmp so no *.parquet / *.csv glob of a reader ever matches them, and the
+ * staging folder is hidden; a crashed run's folder is removed by the next export.
+ */
+const STAGING_PREFIX = '.gexwh-export-';
 
 const COPY_OPTIONS: Record<ExportFormat, string> = {
-  parquet: '(FORMAT parquet)',
-  csv: '(FORMAT csv, HEADER true)',
+  parquet: 'FORMAT parquet',
+  csv: 'FORMAT csv, HEADER true',
 };
 
+function removeLeftoverStaging(outDir: string): void {
+  if (!existsSync(outDir)) return;
+  for (const name of readdirSync(outDir)) {
+    if (name.startsWith(STAGING_PREFIX)) rmSync(join(outDir, name), { recursive: true, force: true });
+  }
+}
+
+/**
+ * Writes a run's partitions with ONE partitioned COPY into a staging folder beside the export (same
+ * file system, so the renames are atomic), then renames each partition's file into place: a reader
+ * or a crash sees the old file or the new one, never half of one. Rows come out in no promised
+ * order (DuckDB's partitioned write interleaves its threads' chunks; an ORDER BY cost +50%).
+ */
+async function writeRun(
+  conn: DuckDBConnection,
+  table: FileKind,
+  format: ExportFormat,
+  run: CopyRun,
+  pathOf: (partition: Partition) => string,
+  outDir: string,
+): Promise<void> {
+  const staging = join(outDir, `${STAGING_PREFIX}${randomBytes(6).toString('hex')}`);
+  mkdirSync(staging, { recursive: true });
+  try {
+    // `table` is one of FILE_KINDS; the values are parameters.
+    await conn.run(
+      `COPY (SELECT * FROM ${table} WHERE exchange = $1 AND symbol = $2 AND session_date BETWEEN $3::DATE AND $4::DATE)
+         TO $5 (${COPY_OPTIONS[format]}, PARTITION_BY (exchange, symbol, session_date), WRITE_PARTITION_COLUMNS true, FILE_EXTENSION 'tmp')`,
+      [run.exchange, run.symbol, run.firstDate, run.lastDate, staging],
+    );
+    for (const partition of run.partitions) {
+      const path = pathOf(partition);
+      mkdirSync(dirname(path), { recursive: true });
+      const staged = onlyFileIn(join(staging, `exchange=${partition.exchange}`, `symbol=${partition.symbol}`, `session_date=${partition.sessionDate}`));
+      if (staged) renameSync(staged, path);
+      else await writePartition(conn, table, format, partition, path); // split over files, or not found: write it alone
+    }
+  } finally {
+    rmSync(staging, { recursive: true, force: true });
+  }
+}
+
+/** The one file of a staged partition folder, or null when there is none or more than one. */
+export function onlyFileIn(folder: string): string | null {
+  if (!existsSync(folder)) return null;
+  const names = readdirSync(folder);
+  return names.length === 1 && names[0] !== undefined ? join(folder, names[0]) : null;
+}
+
+/** One partition by itself, to a hidden temp name then renamed (the fallback of writePartitions). */
 async function writePartition(conn: DuckDBConnection, table: FileKind, format: ExportFormat, partition: Partition, path: string): Promise<void> {
-  mkdirSync(dirname(path), { recursive: true });
-  // Hidden, and not matching *.parquet / *.csv globs, so readers never see a half-written file.
   const temp = join(dirname(path), `.data.${randomBytes(6).toString('hex')}.tmp`);
   try {
     await conn.run(
-      `COPY (SELECT * FROM ${table} WHERE exchange = $1 AND symbol = $2 AND session_date = $3::DATE ORDER BY ${ROW_ORDER[table]})
-         TO $4 ${COPY_OPTIONS[format]}`,
+      `COPY (SELECT * FROM ${table} WHERE exchange = $1 AND symbol = $2 AND session_date = $3::DATE) TO $4 (${COPY_OPTIONS[format]})`,
       [partition.exchange, partition.symbol, partition.sessionDate, temp],
     );
     renameSync(temp, path);
@@ -293,11 +399,30 @@ async function writePartition(conn: DuckDBConnection, table: FileKind, format: E
   }
 }
 
-async function recordExport(conn: DuckDBConnection, table: FileKind, selection: ExportSelection, partition: Partition, path: string, at: Date): Promise<void> {
+/** The export ledger rows of written partitions, in one statement. */
+async function recordExports(
+  conn: DuckDBConnection,
+  table: FileKind,
+  selection: ExportSelection,
+  partitions: readonly Partition[],
+  pathOf: (partition: Partition) => string,
+  at: Date,
+): Promise<void> {
   await conn.run(
     `INSERT OR REPLACE INTO sync.exports (out_dir, table_name, exchange, symbol, session_date, format, fingerprint, rows, path, exported_at)
-     VALUES ($1, $2, $3, $4, $5::DATE, $6, $7, $8, $9, $10::TIMESTAMPTZ)`,
-    [selection.outDir, table, partition.exchange, partition.symbol, partition.sessionDate, selection.format,
-      partition.fingerprint, partition.rows, path, at.toISOString()],
+     SELECT $1, $2, unnest($3::VARCHAR[]), unnest($4::VARCHAR[]), CAST(unnest($5::VARCHAR[]) AS DATE), $6,
+            unnest($7::VARCHAR[]), unnest($8::BIGINT[]), unnest($9::VARCHAR[]), $10::TIMESTAMPTZ`,
+    [
+      selection.outDir,
+      table,
+      listValue(partitions.map((p) => p.exchange)),
+      listValue(partitions.map((p) => p.symbol)),
+      listValue(partitions.map((p) => p.sessionDate)),
+      selection.format,
+      listValue(partitions.map((p) => p.fingerprint)),
+      listValue(partitions.map((p) => p.rows)),
+      listValue(partitions.map(pathOf)),
+      at.toISOString(),
+    ],
   );
 }

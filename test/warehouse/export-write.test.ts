@@ -1,0 +1,210 @@
+// The write path of `gexwh export`: stale partitions cut into runs, one partitioned COPY per run
+// into a hidden staging folder, files renamed into place. Pure planning first, then the I/O: one
+// file per partition even when DuckDB splits a partition over several files, partition columns
+// inside the files, nothing half-written or staged left behind after a failure or a crash.
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  copyRuns, exportOn, exportWarehouse, normalizeExportOptions, onlyFileIn, partitionPath, stalePartitions,
+  type ExportedPartition, type Partition,
+} from '../../src/warehouse/export.js';
+import { FILE_KINDS } from '../../src/warehouse/layouts.js';
+import { loadFiles } from '../../src/warehouse/loader.js';
+import { openWarehouse, type Warehouse } from '../../src/warehouse/open.js';
+import { BTC, levelsRows, makeTempDir, query, writeFixture, type Market } from './fixtures.js';
+
+const part = (exchange: string, symbol: string, sessionDate: string, fingerprint = 'f'): Partition => ({ exchange, symbol, sessionDate, rows: 1, fingerprint });
+
+describe('copyRuns (pure)', () => {
+  const a1 = part('bybit', 'BTC', '2026-11-01');
+  const a2 = part('bybit', 'BTC', '2026-11-02');
+  const a3 = part('bybit', 'BTC', '2026-11-03');
+  const a4 = part('bybit', 'BTC', '2026-11-04');
+  const b1 = part('bybit', 'ETH', '2026-11-01');
+  const c1 = part('tradfi', 'SPY', '2026-11-02');
+  const all = [a1, a2, a3, a4, b1, c1];
+  const shape = (stale: Partition[], max = 64) =>
+    copyRuns(all, new Set(stale), max).map((run) => [run.exchange, run.symbol, run.firstDate, run.lastDate, run.partitions.length]);
+
+  it('one run per pair when everything is stale', () => {
+    expect(shape(all)).toEqual([
+      ['bybit', 'BTC', '2026-11-01', '2026-11-04', 4], ['bybit', 'ETH', '2026-11-01', '2026-11-01', 1], ['tradfi', 'SPY', '2026-11-02', '2026-11-02', 1],
+    ]);
+  });
+
+  it('a fresh partition between two stale ones splits the run, so a date range never covers it', () => {
+    expect(shape([a1, a2, a4, c1])).toEqual([
+      ['bybit', 'BTC', '2026-11-01', '2026-11-02', 2], ['bybit', 'BTC', '2026-11-04', '2026-11-04', 1], ['tradfi', 'SPY', '2026-11-02', '2026-11-02', 1],
+    ]);
+  });
+
+  it('runs hold at most max partitions, and nothing stale means no run', () => {
+    expect(shape([a1, a2, a3, a4], 3)).toEqual([['bybit', 'BTC', '2026-11-01', '2026-11-03', 3], ['bybit', 'BTC', '2026-11-04', '2026-11-04', 1]]);
+    expect(shape([])).toEqual([]);
+  });
+});
+
+describe('stalePartitions (pure)', () => {
+  const pathOf = (p: Partition) => `/out/${p.sessionDate}`;
+  const done = (p: Partition, over: Partial<ExportedPartition> = {}): [string, ExportedPartition] =>
+    [`${p.exchange}|${p.symbol}|${p.sessionDate}`, { exchange: p.exchange, symbol: p.symbol, sessionDate: p.sessionDate, fingerprint: p.fingerprint, path: pathOf(p), ...over }];
+  const same = part('bybit', 'BTC', '2026-11-01');
+  const changed = part('bybit', 'BTC', '2026-11-02', 'new');
+  const moved = part('bybit', 'BTC', '2026-11-03');
+  const deleted = part('bybit', 'BTC', '2026-11-04');
+  const fresh = part('bybit', 'BTC', '2026-11-05');
+  const exported = new Map([done(same), done(changed, { fingerprint: 'old' }), done(moved, { path: '/elsewhere' }), done(deleted)]);
+  const exists = (path: string) => path !== pathOf(deleted);
+
+  it('new, changed, moved and deleted-by-hand partitions are stale; the rest are skipped unless full', () => {
+    const partitions = [same, changed, moved, deleted, fresh];
+    expect(stalePartitions(partitions, exported, pathOf, false, exists)).toEqual([changed, moved, deleted, fresh]);
+    expect(stalePartitions(partitions, exported, pathOf, true, exists)).toEqual(partitions);
+  });
+});
+
+describe('onlyFileIn', () => {
+  it('returns the single file of a folder, null for none, several or no folder', () => {
+    const { dir, cleanup } = makeTempDir();
+    try {
+      expect(onlyFileIn(join(dir, 'missing'))).toBeNull();
+      expect(onlyFileIn(dir)).toBeNull();
+      writeFileSync(join(dir, 'data_0.tmp'), 'x');
+      expect(onlyFileIn(dir)).toBe(join(dir, 'data_0.tmp'));
+      writeFileSync(join(dir, 'data_1.tmp'), 'y');
+      expect(onlyFileIn(dir)).toBeNull();
+    } finally {
+      cleanup();
+    }
+  });
+});
+
+let dir: string;
+let cleanup: () => void;
+let dbPath: string;
+let outDir: string;
+const BTC2: Market = { ...BTC, sessionDate: '2026-11-21' };
+const BTC3: Market = { ...BTC, sessionDate: '2026-11-22' };
+
+async function withDb<T>(fn: (wh: Warehouse) => Promise<T>): Promise<T> {
+  const wh = await openWarehouse(dbPath);
+  try {
+    return await fn(wh);
+  } finally {
+    wh.close();
+  }
+}
+
+function allFiles(root: string): string[] {
+  if (!existsSync(root)) return [];
+  const found: string[] = [];
+  const walk = (folder: string): void => {
+    for (const name of readdirSync(folder)) {
+      const path = join(folder, name);
+      if (statSync(path).isDirectory()) walk(path);
+      else found.push(relative(root, path));
+    }
+  };
+  walk(root);
+  return found.sort();
+}
+
+/** Every table read back from its files must equal the table (both ways, duplicates counted). */
+async function expectExportEqualsTables(wh: Warehouse): Promise<void> {
+  for (const table of FILE_KINDS) {
+    const source = `read_parquet('${join(outDir, table, '**', '*.parquet')}', hive_partitioning = true)`;
+    const differing = await query(wh, `SELECT count(*)::INTEGER AS n FROM (
+        (SELECT * FROM ${table} EXCEPT ALL SELECT * FROM ${source}) UNION ALL (SELECT * FROM ${source} EXCEPT ALL SELECT * FROM ${table}))`);
+    expect(differing, table).toEqual([{ n: 0 }]);
+  }
+}
+
+beforeEach(async () => {
+  ({ dir, cleanup } = makeTempDir());
+  dbPath = join(dir, 'gex.duckdb');
+  outDir = join(dir, 'out');
+  await withDb(async (wh) => {
+    const report = await loadFiles(wh.connection, [BTC, BTC2, BTC3].flatMap((market) => FILE_KINDS.map((kind) => writeFixture(dir, kind, market))));
+    expect(report.failed).toEqual([]);
+  });
+});
+
+afterEach(() => cleanup());
+
+describe('the partitioned write', () => {
+  it('files keep the partition columns, in the table’s column order', async () => {
+    await exportWarehouse({ dbPath, outDir });
+    await withDb(async (wh) => {
+      for (const table of FILE_KINDS) {
+        const file = partitionPath(outDir, table, 'parquet', 'bybit', 'BTC', '2026-11-21');
+        const inFile = await query(wh, `SELECT column_name FROM (DESCRIBE SELECT * FROM read_parquet('${file}', hive_partitioning = false))`);
+        const inTable = await query(wh, `SELECT column_name FROM (DESCRIBE SELECT * FROM ${table})`);
+        expect(inFile, table).toEqual(inTable);
+      }
+    });
+  });
+
+  it('still one file per partition when DuckDB splits partitions over several files', async () => {
+    await withDb(async (wh) => {
+      // Three sessions whose rows interleave in the table, big enough for many DataChunks, and
+      // settings that make a partitioned COPY close and reopen partition files: check they do.
+      await wh.connection.run(
+        `INSERT INTO strikes_total
+         SELECT 'bybit', 'ETH', DATE '2026-11-20' + (i % 3)::INTEGER, TIMESTAMPTZ '2026-11-20 00:00:00+00' + to_seconds(i), i, 1, 2, 3, 4, 5, 1
+           FROM range(30000) r(i)`,
+      );
+      await wh.connection.run('SET partitioned_write_max_open_files = 1');
+      await wh.connection.run('SET partitioned_write_flush_threshold = 1');
+      const probe = join(dir, 'probe');
+      mkdirSync(probe);
+      await wh.connection.run(`COPY (SELECT * FROM strikes_total WHERE symbol = 'ETH') TO '${probe}' (FORMAT parquet, PARTITION_BY (exchange, symbol, session_date))`);
+      expect(allFiles(probe).length).toBeGreaterThan(3);
+
+      const result = await exportOn(wh.connection, normalizeExportOptions({ outDir }));
+      expect(result.partitionsWritten).toBe(12);
+      const days = ['2026-11-20', '2026-11-21', '2026-11-22'];
+      expect(allFiles(join(outDir, 'strikes_total'))).toEqual([
+        ...days.map((d) => `exchange=bybit/symbol=BTC/session_date=${d}/data.parquet`),
+        ...days.map((d) => `exchange=bybit/symbol=ETH/session_date=${d}/data.parquet`),
+      ]);
+      await expectExportEqualsTables(wh);
+    });
+    expect(readdirSync(outDir).filter((name) => name.startsWith('.'))).toEqual([]);
+  });
+
+  it('a failed rename leaves the other files as they were, no staging folder, and the next run catches up', async () => {
+    await exportWarehouse({ dbPath, outDir });
+    const levels2 = partitionPath(outDir, 'levels', 'parquet', 'bybit', 'BTC', '2026-11-21');
+    const before = statSync(partitionPath(outDir, 'levels', 'parquet', 'bybit', 'BTC', '2026-11-20')).mtimeMs;
+    // New versions of two sessions; the target of one of them is blocked by a folder.
+    await withDb(async (wh) => {
+      const report = await loadFiles(wh.connection, [
+        writeFixture(dir, 'levels', BTC2, { rows: levelsRows(BTC2, 3), name: 'btc2-v2.csv.gz' }),
+        writeFixture(dir, 'levels', BTC3, { rows: levelsRows(BTC3, 3), name: 'btc3-v2.csv.gz' }),
+      ]);
+      expect(report.failed).toEqual([]);
+    });
+    rmSync(levels2);
+    mkdirSync(join(levels2, 'blocker'), { recursive: true });
+    await expect(exportWarehouse({ dbPath, outDir })).rejects.toThrow();
+    expect(readdirSync(outDir).filter((name) => name.startsWith('.'))).toEqual([]);
+    expect(allFiles(outDir).filter((path) => !path.endsWith('.parquet') && !path.endsWith('blocker'))).toEqual([]);
+    expect(statSync(partitionPath(outDir, 'levels', 'parquet', 'bybit', 'BTC', '2026-11-20')).mtimeMs).toBe(before);
+
+    rmSync(levels2, { recursive: true });
+    const again = await exportWarehouse({ dbPath, outDir });
+    expect(again.tables[0]).toMatchObject({ table: 'levels', partitionsWritten: 2, partitionsSkipped: 1 });
+    await withDb(expectExportEqualsTables);
+  });
+
+  it('a staging folder left by a crashed run is removed, and its files never look like data', async () => {
+    const leftover = join(outDir, '.gexwh-export-deadbeef0000', 'exchange=bybit', 'symbol=BTC', 'session_date=2026-11-20');
+    mkdirSync(leftover, { recursive: true });
+    writeFileSync(join(leftover, 'data_0.tmp'), 'half a file');
+    await exportWarehouse({ dbPath, outDir });
+    expect(existsSync(join(outDir, '.gexwh-export-deadbeef0000'))).toBe(false);
+    expect(allFiles(outDir)).toHaveLength(9);
+    expect(allFiles(outDir).every((path) => path.endsWith('/data.parquet'))).toBe(true);
+  });
+});
