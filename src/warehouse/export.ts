@@ -11,7 +11,8 @@ import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path';
 import { listValue, type DuckDBConnection } from '@duckdb/node-api';
 import { UsageError } from '../errors.js';
-import { DATE_PATTERN, EXCHANGES, FILE_KINDS, SYMBOL_PATTERN, isExchange, isFileKind, type FileKind } from './layouts.js';
+import { isIsoDate } from '../time/dates.js';
+import { EXCHANGES, FILE_KINDS, SYMBOL_PATTERN, isExchange, isFileKind, type FileKind } from './layouts.js';
 import { openWarehouse } from './open.js';
 
 export const EXPORT_FORMATS = ['parquet', 'csv'] as const;
@@ -77,7 +78,8 @@ export function normalizeExportOptions(options: Omit<ExportOptions, 'dbPath' | '
     if (!isFileKind(table)) throw new UsageError(`export: unknown table "${table}"; allowed: ${FILE_KINDS.join(', ')}`);
   }
   for (const [name, value] of [['since', options.since], ['until', options.until]] as const) {
-    if (value !== undefined && !DATE_PATTERN.test(value)) throw new UsageError(`export: --${name} must be a date YYYY-MM-DD, got "${value}"`);
+    // A real calendar date: 2026-02-30 has the shape but would only fail later, inside DuckDB.
+    if (value !== undefined && !isIsoDate(value)) throw new UsageError(`export: --${name} must be a date YYYY-MM-DD, got "${value}"`);
   }
   if (options.since && options.until && options.since > options.until) {
     throw new UsageError(`export: --since ${options.since} is after --until ${options.until}`);

@@ -61,6 +61,9 @@ const CASES: Case[] = [
   { command: 'export', args: ['--out', 'OUT', '--exchange', 'binance'], message: /unknown exchange "binance"; allowed: bybit/ },
   { command: 'export', args: ['--out', 'OUT', '--since', '2026-03-10', '--until', '2026-03-01'], message: /--since 2026-03-10 is after --until 2026-03-01/ },
   { command: 'export', args: [], message: /--out/ },
+  { command: 'export', args: ['--out', 'OUT', '--since', 'notadate'], message: /--since must be a date YYYY-MM-DD, got "notadate"/ },
+  { command: 'export', args: ['--out', 'OUT', '--since', '2026-02-30'], message: /--since must be a date YYYY-MM-DD, got "2026-02-30"/ },
+  { command: 'export', args: ['--out', 'OUT', '--until', ''], message: /--until must be a date YYYY-MM-DD, got ""/ },
   // query
   { command: 'query', args: [], message: /missing required argument 'sql'/ },
   { command: 'query', args: ['--format', 'yaml', 'SELECT 1'], message: /--format.*allowed: table, csv, json/ },

@@ -142,7 +142,7 @@ describe('exportWarehouse', () => {
 
   it('rejects bad options with usage errors', async () => {
     const bad: Array<Partial<ExportOptions>> = [
-      { format: 'json' as never }, { tables: ['sync.files'] }, { since: '2026-13' }, { exchanges: ['nyse'] },
+      { format: 'json' as never }, { tables: ['sync.files'] }, { since: '2026-13' }, { since: '2026-02-30' }, { until: '' }, { exchanges: ['nyse'] },
       { symbols: ['../x'] }, { since: '2026-11-22', until: '2026-11-21' }, { outDir: '' },
     ];
     for (const options of bad) expect(() => normalizeExportOptions({ outDir, ...options })).toThrow(UsageError);

@@ -38,13 +38,14 @@ export function registerLocal(program: Command): void {
     .option('--full', 'rewrite every selected partition, not only new or changed sessions')
     .action(async (flags: { out: string; format?: string; table?: string[]; since?: string; until?: string; exchange?: string[]; symbol?: string[]; full?: boolean }, command: Command) => {
       const ctx = contextOf(command);
+      // Every given value goes to the validation (an empty --since too), before any file is touched.
       const result = await exportWarehouse({
         dbPath: ctx.settings.db,
         outDir: flags.out,
         ...(flags.format !== undefined ? { format: flags.format as 'parquet' } : {}),
         ...(flags.table ? { tables: flags.table } : {}),
-        ...(flags.since ? { since: flags.since } : {}),
-        ...(flags.until ? { until: flags.until } : {}),
+        ...(flags.since !== undefined ? { since: flags.since } : {}),
+        ...(flags.until !== undefined ? { until: flags.until } : {}),
         ...(flags.exchange ? { exchanges: flags.exchange } : {}),
         ...(flags.symbol ? { symbols: flags.symbol.map((s) => s.toUpperCase()) } : {}),
         full: flags.full === true,
