@@ -41,6 +41,12 @@ export class PartialFailureError extends GexwhError {}
 export class IntegrityError extends GexwhError {}
 
 /**
+ * The warehouse file cannot be read as a DuckDB database (garbage header, a block failing its
+ * checksum). Exit 1 like any unexpected failure, but `gexwh rebuild` recognises it and recovers.
+ */
+export class DamagedWarehouseError extends GexwhError {}
+
+/**
  * An error answer of the GEX API: HTTP status, the stable `error` slug, the server's message and
  * its hint fields (valid_exchanges, nearest_timestamps, rate_limit, ...).
  */

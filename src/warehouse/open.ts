@@ -5,7 +5,9 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
-import { GexwhError, LockError, UsageError } from '../errors.js';
+import { DamagedWarehouseError, GexwhError, LockError, UsageError } from '../errors.js';
+
+export { DamagedWarehouseError };
 import { migrate, type MigrateOptions } from './migrations.js';
 
 export interface Warehouse {
@@ -36,12 +38,6 @@ export function parseLockHolderPid(message: string): number | undefined {
 function isLockMessage(message: string): boolean {
   return /Could not set lock on file/i.test(message);
 }
-
-/**
- * The warehouse file cannot be read as a DuckDB database (garbage header, a block failing its
- * checksum). Exit 1 like any unexpected failure, but `gexwh rebuild` recognises it and recovers.
- */
-export class DamagedWarehouseError extends GexwhError {}
 
 /** DuckDB's words for a file that is not a database or whose blocks fail their checksums. */
 export function isDamagedFileMessage(message: string): boolean {
