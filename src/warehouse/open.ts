@@ -6,8 +6,6 @@ import { dirname, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { DamagedWarehouseError, GexwhError, LockError, UsageError } from '../errors.js';
-
-export { DamagedWarehouseError };
 import { migrate, type MigrateOptions } from './migrations.js';
 
 export interface Warehouse {

@@ -5,7 +5,8 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFi
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { DamagedWarehouseError, openWarehouse } from '../../src/warehouse/open.js';
+import { DamagedWarehouseError } from '../../src/errors.js';
+import { openWarehouse } from '../../src/warehouse/open.js';
 import { rebuildWarehouse } from '../../src/warehouse/rebuild.js';
 import { CsvRecordCounter, scanArchive } from '../../src/warehouse/archive-scan.js';
 import { compactUtcStamp, setAsideDamaged } from '../../src/warehouse/rebuild-from-archive.js';
