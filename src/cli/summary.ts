@@ -31,7 +31,7 @@ export function formatSummary(s: SyncSummary): string {
     const failed = s.filesFailed.length;
     lines.push(
       `sync ${s.outcome}: ${n(s.filesLoaded)} file(s) loaded (${n(s.rowsLoaded)} rows, ${formatBytes(s.bytesDownloaded)} downloaded), ` +
-        `${n(failed)} failed, ${n(s.filesDeferred)} deferred${s.filesDeferred > 0 ? ` until the credits reset${resetNote(s)}` : ''}; ` +
+        `${n(failed)} failed, ${n(s.filesDeferred)} deferred${s.filesDeferred > 0 ? deferralNote(s) : ''}; ` +
         `spent ${n(s.creditsSpent)} credit(s) and ${n(s.requestsSpent)} request(s); ` +
         `credits left: ${s.creditsRemaining === null ? 'unlimited or unknown' : n(s.creditsRemaining)}.`,
     );
@@ -46,6 +46,12 @@ export function formatSummary(s: SyncSummary): string {
   }
   for (const warning of s.warnings) lines.push(`  note: ${warning}`);
   return lines.join('\n');
+}
+
+function deferralNote(s: SyncSummary): string {
+  if (s.archiveWriteError !== undefined) return ' to the next run (the archive could not be written)';
+  if (s.interrupted) return ' to the next run (interrupted)';
+  return ` until the credits reset${resetNote(s)}`;
 }
 
 function resetNote(s: SyncSummary): string {

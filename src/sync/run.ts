@@ -88,6 +88,10 @@ export interface SyncSummary {
   quotaStop?: QuotaStop;
   /** --fill-levels: sessions, windows, requests (pages) and rows inserted. */
   levelsFilled?: FillLevelsReport;
+  /** The local write error (disk full, read-only archive) that stopped the downloads. */
+  archiveWriteError?: string;
+  /** A stop signal cut the run short; verified files wait in the archive for the next run. */
+  interrupted?: boolean;
   warnings: string[];
 }
 
@@ -251,7 +255,10 @@ async function runLocked(
     await withWarehouse(options, (conn) => finishRun(conn, runId, runCounts(summary)));
     if (signal.aborted) throw new InterruptedError(abortSignalName(signal));
     if (outcome === 'partial') {
-      throw new PartialFailureError(`${summary.filesFailed.length} file(s) failed verification or loading; everything else was committed`, {}, { cause: summary });
+      const why = fetched.localWriteError
+        ? `the archive could not be written (${fetched.localWriteError}); ${summary.filesDeferred} file(s) deferred to the next run`
+        : `${summary.filesFailed.length} file(s) failed verification or loading`;
+      throw new PartialFailureError(`${why}; everything else was committed`, {}, { cause: summary });
     }
     return summary;
   } catch (error) {
@@ -358,6 +365,8 @@ function summarize(
     creditsRemaining,
     ...(quotaStop?.resetAt ?? me.creditsReset ? { creditsReset: quotaStop?.resetAt ?? me.creditsReset } : {}),
     ...(quotaStop ? { quotaStop } : {}),
+    ...(fetched.localWriteError ? { archiveWriteError: fetched.localWriteError } : {}),
+    ...(outcome === 'interrupted' ? { interrupted: true } : {}),
     warnings,
   };
 }

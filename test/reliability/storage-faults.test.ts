@@ -149,6 +149,8 @@ describe('the archive disk full or not writable (built CLI, write-error hook)', 
     expect(run.code, run.stderr).toBe(4);
     expect(run.stdout).toMatch(/the archive could not be written \(ENOSPC: no space left on device, write '[^']+'\); downloads stopped, 3 files deferred to the next run/);
     expect(run.stdout).toMatch(/failed_verify: deribit\/BTC \S+ \S+: the archive could not be written: ENOSPC/);
+    expect(run.stdout).toMatch(/3 deferred to the next run \(the archive could not be written\)/);
+    expect(run.stderr).toMatch(/the archive could not be written \(ENOSPC[^)]*\); 3 file\(s\) deferred to the next run; everything else was committed/);
     expect(run.stderr).not.toMatch(/\n\s+at /);
     // Credits: the 2 archived files and the 1 in flight when the disk filled; nothing asked after it.
     expect(b.emulator.counters.credits(b.emulator.keys.pro)).toBe(3);
