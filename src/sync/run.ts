@@ -134,70 +134,16 @@ async function runLocked(
   });
 
   let quotaStop: QuotaStop | undefined;
-  let manifestsListed = 0;
   try {
     // Phase 2 (network): list the manifests that coverage says moved.
     events.phase?.('manifests');
-    const listed = new Map<string, ManifestRow[]>();
-    const coverageByPair = new Map(coverage.map((row) => [pairKeyOf(row), row]));
-    for (const pair of pairs) {
-      if (signal.aborted) throw new InterruptedError(abortSignalName(signal));
-      const row = coverageByPair.get(pairKeyOf(pair));
-      if (row === undefined) continue;
-      const maxRequests = options.selection.maxRequests;
-      if (maxRequests !== undefined && api.requestsSpent() >= maxRequests) {
-        warn(`--max-requests ${maxRequests} reached: manifests of ${pair.exchange}/${pair.symbol} and later pairs not listed`);
-        break;
-      }
-      try {
-        const rows = await listPairManifest(api.manifestPage, pair, {
-          coverage: row,
-          newestStoredDate: newest.get(pairKeyOf(pair)) ?? null,
-          fullRescan: options.fullRescan,
-        });
-        if (rows !== null) {
-          listed.set(pairKeyOf(pair), rows);
-          manifestsListed++;
-        }
-      } catch (error) {
-        const stop = api.quotaStopOf(error);
-        if (stop === undefined) throw error;
-        quotaStop = stop;
-        warn(`request quota exhausted while listing manifests; resets at ${stop.resetAt ?? 'midnight UTC'}`);
-        break;
-      }
-    }
+    const listing = await listMovedManifests(options, api, signal, coverage, pairs, newest, warn);
+    const manifestsListed = listing.listed.size;
+    quotaStop = listing.quotaStop;
 
     // Phase 3 (warehouse open): store manifests, read state, plan.
     events.phase?.('plan');
-    const plan = await withWarehouse(options, async (conn) => {
-      for (const [key, rows] of listed) {
-        const [exchange, symbol] = key.split('|') as [string, string];
-        await upsertManifest(conn, exchange, symbol, rows, new Date());
-      }
-      const { since, until } = options.selection;
-      const state = await readPlanState(conn, { pairs, files: options.selection.files, ...(since ? { since } : {}), ...(until ? { until } : {}) });
-      return planSync({
-        coverage: pairs,
-        manifest: state.pending,
-        ledger: state.ledger,
-        loadedByPair: state.loadedByPair,
-        selection: {
-          ...selectionOf(options.selection),
-          files: options.selection.files,
-          markets: me.markets,
-          ...(options.selection.since ? { since: options.selection.since } : {}),
-          ...(options.selection.until ? { until: options.selection.until } : {}),
-        },
-        budget: {
-          creditsRemaining: me.creditsRemaining,
-          creditsLimit: me.creditsLimit,
-          reserve: options.selection.reserveCredits,
-          ...(options.selection.maxCredits !== undefined ? { maxCredits: options.selection.maxCredits } : {}),
-        },
-        order: options.selection.order,
-      });
-    });
+    const plan = await withWarehouse(options, (conn) => storeManifestsAndPlan(conn, options, me, pairs, listing.listed));
     const effectivePlan = await reuseArchivedFiles(plan, options.archiveRoot);
 
     const fill = (stop: QuotaStop | undefined) =>
@@ -269,6 +215,81 @@ async function runLocked(
     }
     throw error;
   }
+}
+
+interface ManifestListing {
+  /** Rows by pair key, for the pairs whose manifest was listed. */
+  listed: Map<string, ManifestRow[]>;
+  quotaStop?: QuotaStop;
+}
+
+/** Lists the manifests of the pairs whose coverage moved; stops at --max-requests or the request quota. */
+async function listMovedManifests(
+  options: SyncOptions,
+  api: SyncApi,
+  signal: AbortSignal,
+  coverage: CoverageRow[],
+  pairs: Pair[],
+  newestStored: Map<string, string | null>,
+  warn: (message: string) => void,
+): Promise<ManifestListing> {
+  const listed = new Map<string, ManifestRow[]>();
+  const coverageByPair = new Map(coverage.map((row) => [pairKeyOf(row), row]));
+  const maxRequests = options.selection.maxRequests;
+  for (const pair of pairs) {
+    if (signal.aborted) throw new InterruptedError(abortSignalName(signal));
+    const row = coverageByPair.get(pairKeyOf(pair));
+    if (row === undefined) continue;
+    if (maxRequests !== undefined && api.requestsSpent() >= maxRequests) {
+      warn(`--max-requests ${maxRequests} reached: manifests of ${pair.exchange}/${pair.symbol} and later pairs not listed`);
+      break;
+    }
+    try {
+      const rows = await listPairManifest(api.manifestPage, pair, {
+        coverage: row,
+        newestStoredDate: newestStored.get(pairKeyOf(pair)) ?? null,
+        fullRescan: options.fullRescan,
+      });
+      if (rows !== null) listed.set(pairKeyOf(pair), rows);
+    } catch (error) {
+      const stop = api.quotaStopOf(error);
+      if (stop === undefined) throw error;
+      warn(`request quota exhausted while listing manifests; resets at ${stop.resetAt ?? 'midnight UTC'}`);
+      return { listed, quotaStop: stop };
+    }
+  }
+  return { listed };
+}
+
+/** Stores the listed manifests, then plans from what the warehouse holds (the anti-joins run in SQL). */
+async function storeManifestsAndPlan(
+  conn: DuckDBConnection,
+  options: SyncOptions,
+  me: Awaited<ReturnType<SyncApi['me']>>,
+  pairs: Pair[],
+  listed: Map<string, ManifestRow[]>,
+): Promise<Plan> {
+  for (const [key, rows] of listed) {
+    const [exchange, symbol] = key.split('|') as [string, string];
+    await upsertManifest(conn, exchange, symbol, rows, new Date());
+  }
+  const { since, until, files, reserveCredits, maxCredits, order } = options.selection;
+  const dates = { ...(since ? { since } : {}), ...(until ? { until } : {}) };
+  const state = await readPlanState(conn, { pairs, files, ...dates });
+  return planSync({
+    coverage: pairs,
+    manifest: state.pending,
+    ledger: state.ledger,
+    loadedByPair: state.loadedByPair,
+    selection: { ...selectionOf(options.selection), files, markets: me.markets, ...dates },
+    budget: {
+      creditsRemaining: me.creditsRemaining,
+      creditsLimit: me.creditsLimit,
+      reserve: reserveCredits,
+      ...(maxCredits !== undefined ? { maxCredits } : {}),
+    },
+    order,
+  });
 }
 
 interface LoadOutcome {
