@@ -9,7 +9,8 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { listValue, type DuckDBConnection } from '@duckdb/node-api';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { duckdb } from './duckdb.js';
 import { UsageError } from '../errors.js';
 import { isIsoDate } from '../time/dates.js';
 import { EXCHANGES, FILE_KINDS, SYMBOL_PATTERN, isExchange, isFileKind, type FileKind } from './layouts.js';
@@ -246,8 +247,8 @@ const FILTER = `($1::VARCHAR[] IS NULL OR list_contains($1::VARCHAR[], exchange)
 
 function filterParams(selection: ExportSelection) {
   return [
-    selection.exchanges ? listValue(selection.exchanges) : null,
-    selection.symbols ? listValue(selection.symbols) : null,
+    selection.exchanges ? duckdb.listValue(selection.exchanges) : null,
+    selection.symbols ? duckdb.listValue(selection.symbols) : null,
     selection.since,
     selection.until,
   ];
@@ -417,13 +418,13 @@ async function recordExports(
     [
       selection.outDir,
       table,
-      listValue(partitions.map((p) => p.exchange)),
-      listValue(partitions.map((p) => p.symbol)),
-      listValue(partitions.map((p) => p.sessionDate)),
+      duckdb.listValue(partitions.map((p) => p.exchange)),
+      duckdb.listValue(partitions.map((p) => p.symbol)),
+      duckdb.listValue(partitions.map((p) => p.sessionDate)),
       selection.format,
-      listValue(partitions.map((p) => p.fingerprint)),
-      listValue(partitions.map((p) => p.rows)),
-      listValue(partitions.map(pathOf)),
+      duckdb.listValue(partitions.map((p) => p.fingerprint)),
+      duckdb.listValue(partitions.map((p) => p.rows)),
+      duckdb.listValue(partitions.map(pathOf)),
       at.toISOString(),
     ],
   );

@@ -4,7 +4,8 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
+import { duckdb } from './duckdb.js';
 import { DamagedWarehouseError, GexwhError, LockError, UsageError } from '../errors.js';
 import { migrate, type MigrateOptions } from './migrations.js';
 
@@ -123,7 +124,7 @@ async function createInstance(dbPath: string, readOnly: boolean): Promise<DuckDB
   const memoryLimit = memoryLimitFromEnv();
   try {
     // fromCache: one process never holds the same file twice (POSIX locks would not stop it).
-    return await DuckDBInstance.fromCache(dbPath, {
+    return await duckdb.DuckDBInstance.fromCache(dbPath, {
       ...(readOnly ? { access_mode: 'READ_ONLY' } : {}),
       ...(memoryLimit !== undefined ? { memory_limit: memoryLimit } : {}),
     });

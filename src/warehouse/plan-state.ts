@@ -3,7 +3,8 @@
 // seconds and hundreds of MB. Here DuckDB does the anti-join (manifest rows with no `loaded` ledger
 // row of the same sha256) and counts the loaded ones per pair, so only the few pending rows and
 // their ledger versions cross into JS. planSync (src/sync/plan.ts) makes every decision from them.
-import { listValue, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api';
+import { duckdb } from './duckdb.js';
 import type { FileKind } from './layouts.js';
 import type { FileStatus } from './ledger.js';
 import type { StoredManifestRow } from './manifest.js';
@@ -53,8 +54,8 @@ const PENDING = `
 export async function readPlanState(conn: DuckDBConnection, filter: PlanStateFilter): Promise<PlanState> {
   if (filter.pairs.length === 0 || filter.files.length === 0) return { pending: [], ledger: [], loadedByPair: new Map() };
   const params: DuckDBValue[] = [
-    listValue(filter.pairs.map((p) => `${p.exchange}|${p.symbol}`)),
-    listValue([...filter.files]),
+    duckdb.listValue(filter.pairs.map((p) => `${p.exchange}|${p.symbol}`)),
+    duckdb.listValue([...filter.files]),
     filter.since ?? null,
     filter.until ?? null,
   ];

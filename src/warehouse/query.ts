@@ -3,15 +3,9 @@
 // statement fails inside DuckDB whatever the SQL looks like.
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import {
-  DuckDBTimestampTZValue,
-  DuckDBTypeId,
-  JsonDuckDBValueConverter,
-  type DuckDBConnection,
-  type DuckDBValueConverter,
-  type Json,
-} from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBTypeId, DuckDBValueConverter, Json } from '@duckdb/node-api';
 import { UsageError } from '../errors.js';
+import { duckdb } from './duckdb.js';
 import { openWarehouse } from './open.js';
 import { errorMessage } from './values.js';
 
@@ -63,18 +57,18 @@ export async function runQueryOn(connection: DuckDBConnection, sql: string): Pro
 }
 
 const BIG_INTEGER_TYPES = new Set<DuckDBTypeId>([
-  DuckDBTypeId.BIGINT,
-  DuckDBTypeId.UBIGINT,
-  DuckDBTypeId.HUGEINT,
-  DuckDBTypeId.UHUGEINT,
-  DuckDBTypeId.BIGNUM,
+  duckdb.DuckDBTypeId.BIGINT,
+  duckdb.DuckDBTypeId.UBIGINT,
+  duckdb.DuckDBTypeId.HUGEINT,
+  duckdb.DuckDBTypeId.UHUGEINT,
+  duckdb.DuckDBTypeId.BIGNUM,
 ]);
 
 const NAIVE_TIMESTAMP_TYPES = new Set<DuckDBTypeId>([
-  DuckDBTypeId.TIMESTAMP,
-  DuckDBTypeId.TIMESTAMP_S,
-  DuckDBTypeId.TIMESTAMP_MS,
-  DuckDBTypeId.TIMESTAMP_NS,
+  duckdb.DuckDBTypeId.TIMESTAMP,
+  duckdb.DuckDBTypeId.TIMESTAMP_S,
+  duckdb.DuckDBTypeId.TIMESTAMP_MS,
+  duckdb.DuckDBTypeId.TIMESTAMP_NS,
 ]);
 
 /** A bigint as a number when no precision is lost, else as its exact decimal text. */
@@ -95,21 +89,21 @@ function isoFromMicros(micros: bigint): string | undefined {
 const jsonFriendly: DuckDBValueConverter<Json> = (value, type, converter) => {
   if (value === null || value === undefined) return null;
   if (typeof value === 'bigint' && BIG_INTEGER_TYPES.has(type.typeId)) return bigintToJson(value);
-  if (value instanceof DuckDBTimestampTZValue) return isoFromMicros(value.micros) ?? value.toString();
+  if (value instanceof duckdb.DuckDBTimestampTZValue) return isoFromMicros(value.micros) ?? value.toString();
   if (NAIVE_TIMESTAMP_TYPES.has(type.typeId)) {
     const micros = timestampMicros(value, type.typeId);
     const iso = micros === undefined ? undefined : isoFromMicros(micros);
     return iso ? iso.slice(0, -1) : String(value);
   }
-  return JsonDuckDBValueConverter(value, type, converter);
+  return duckdb.JsonDuckDBValueConverter(value, type, converter);
 };
 
 function timestampMicros(value: unknown, typeId: DuckDBTypeId): bigint | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
   const record = value as { micros?: unknown; seconds?: unknown; millis?: unknown; nanos?: unknown };
-  if (typeId === DuckDBTypeId.TIMESTAMP && typeof record.micros === 'bigint') return record.micros;
-  if (typeId === DuckDBTypeId.TIMESTAMP_S && typeof record.seconds === 'bigint') return record.seconds * 1_000_000n;
-  if (typeId === DuckDBTypeId.TIMESTAMP_MS && typeof record.millis === 'bigint') return record.millis * 1000n;
-  if (typeId === DuckDBTypeId.TIMESTAMP_NS && typeof record.nanos === 'bigint') return record.nanos / 1000n;
+  if (typeId === duckdb.DuckDBTypeId.TIMESTAMP && typeof record.micros === 'bigint') return record.micros;
+  if (typeId === duckdb.DuckDBTypeId.TIMESTAMP_S && typeof record.seconds === 'bigint') return record.seconds * 1_000_000n;
+  if (typeId === duckdb.DuckDBTypeId.TIMESTAMP_MS && typeof record.millis === 'bigint') return record.millis * 1000n;
+  if (typeId === duckdb.DuckDBTypeId.TIMESTAMP_NS && typeof record.nanos === 'bigint') return record.nanos / 1000n;
   return undefined;
 }
