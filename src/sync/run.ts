@@ -182,25 +182,34 @@ async function runLocked(
       fromArchive: true,
     }));
     const toLoad = signal.aborted ? [] : [...reloads, ...fetched.verified];
-    const loaded = await withWarehouse(options, async (conn) => {
+    const loadAndRecord = async (conn: DuckDBConnection): Promise<LoadOutcome> => {
       const result = await loadVerified(conn, toLoad);
       for (const failed of fetched.failed) {
         await recordFileStatus(conn, { ...failed, archivePath: null, bytes: failed.bytes, rows: failed.rows }, 'failed_verify', failed.error);
       }
       for (const w of result.warnings) warn(w);
       return result;
-    });
-
-    // Phase 6 (network, then warehouse): levels of sessions without a loaded levels file.
-    const levelsFilled = await fill(quotaStop);
-    quotaStop ??= levelsFilled?.quotaStop;
-
-    const outcome: RunOutcome = signal.aborted ? 'interrupted' : fetched.failed.length + loaded.failed.length > 0 ? 'partial' : 'ok';
-    const summary = summarize(options, effectivePlan, manifestsListed, api, me, fetched, loaded, quotaStop, warnings, outcome);
-    if (levelsFilled) summary.levelsFilled = levelsFilled;
-    await withWarehouse(options, (conn) => finishRun(conn, runId, runCounts(summary)));
+    };
+    const finishIn = async (conn: DuckDBConnection, loaded: LoadOutcome, levelsFilled?: FillLevelsReport): Promise<SyncSummary> => {
+      const outcome: RunOutcome = signal.aborted ? 'interrupted' : fetched.failed.length + loaded.failed.length > 0 ? 'partial' : 'ok';
+      const summary = summarize(options, effectivePlan, manifestsListed, api, me, fetched, loaded, quotaStop, warnings, outcome);
+      if (levelsFilled) summary.levelsFilled = levelsFilled;
+      await finishRun(conn, runId, runCounts(summary));
+      return summary;
+    };
+    let summary: SyncSummary;
+    if (options.fillLevels) {
+      const loaded = await withWarehouse(options, loadAndRecord);
+      // Phase 6 (network, then warehouse): levels of sessions without a loaded levels file.
+      const levelsFilled = await fill(quotaStop);
+      quotaStop ??= levelsFilled?.quotaStop;
+      summary = await withWarehouse(options, (conn) => finishIn(conn, loaded, levelsFilled));
+    } else {
+      // The run record is written in the load's open: every open and close of a big file costs.
+      summary = await withWarehouse(options, async (conn) => finishIn(conn, await loadAndRecord(conn)));
+    }
     if (signal.aborted) throw new InterruptedError(abortSignalName(signal));
-    if (outcome === 'partial') {
+    if (summary.outcome === 'partial') {
       const why = fetched.localWriteError
         ? `the archive could not be written (${fetched.localWriteError}); ${summary.filesDeferred} file(s) deferred to the next run`
         : `${summary.filesFailed.length} file(s) failed verification or loading`;
