@@ -2,7 +2,6 @@
 // TradFi pairs into data/demo.duckdb, prints what landed, and stops. No key or network needed.
 import type { Command } from 'commander';
 import { createApiClient } from '../../api/index.js';
-import { startEmulator } from '../../emulator/index.js';
 import { syncApiFrom } from '../../sync/api-port.js';
 import { runSync } from '../../sync/run.js';
 import { parseSyncSelection } from '../../sync/selection.js';
@@ -27,6 +26,8 @@ export function registerDemo(program: Command): void {
       const db = command.optsWithGlobals<{ db?: string }>().db ?? DEMO_DB;
       const archive = command.optsWithGlobals<{ archive?: string }>().archive ?? DEMO_ARCHIVE;
       const now = flags.now === undefined ? undefined : parseInstant(flags.now, '--now');
+      // Loaded here, not at the top: every other command would pay for its ~40 modules at start.
+      const { startEmulator } = await import('../../emulator/index.js');
       const emulator = await startEmulator({ days: flags.days ?? 5, expirations: 6, strikes: 40, symbols: ['BTC', 'SPY'], ...(now ? { now } : {}) });
       const client = createApiClient({ baseUrl: emulator.baseUrl, apiKey: emulator.keys.pro, signal: ctx.signal });
       try {

@@ -1,6 +1,5 @@
 // `gexwh emulate`: the local API emulator on loopback, until Ctrl-C.
 import type { Command } from 'commander';
-import { startEmulator } from '../../emulator/index.js';
 import { contextOf } from '../context.js';
 import { integerOption, listOption, parseInstant } from '../parse.js';
 
@@ -30,6 +29,8 @@ export function registerEmulate(program: Command): void {
     .action(async (flags: EmulateFlags, command: Command) => {
       const { out, signal } = contextOf(command);
       const now = flags.now === undefined ? undefined : parseInstant(flags.now, '--now');
+      // Loaded here, not at the top: every other command would pay for its ~40 modules at start.
+      const { startEmulator } = await import('../../emulator/index.js');
       const emulator = await startEmulator({
         port: flags.port ?? 0,
         storagePort: flags.storagePort ?? 0,
