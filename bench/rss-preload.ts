@@ -1,10 +1,24 @@
 // Preloaded into a benchmarked child (node --import): at exit, writes the process's peak RSS in KiB
 // to file descriptor 3 (a pipe the parent opened). Native memory (DuckDB) counts too.
-import { writeSync } from 'node:fs';
+import { readFileSync, writeSync } from 'node:fs';
+
+/**
+ * Linux's VmHWM is the peak of this program's own address space. getrusage's maxRSS is not: Linux
+ * carries it across exec, so a child spawned by a 235 MB bench process reported 235 MB for doing nothing.
+ */
+function peakRssKiB(): number {
+  try {
+    const match = /^VmHWM:\s+(\d+)\s+kB$/m.exec(readFileSync('/proc/self/status', 'utf8'));
+    if (match) return Number(match[1]);
+  } catch {
+    // Not Linux: fall back below.
+  }
+  return process.resourceUsage().maxRSS;
+}
 
 process.on('exit', () => {
   try {
-    writeSync(3, `${process.resourceUsage().maxRSS}\n`);
+    writeSync(3, `${peakRssKiB()}\n`);
   } catch {
     // fd 3 not open: run outside the bench, nothing to report.
   }
