@@ -1,6 +1,7 @@
 // sync.files (the ledger of downloaded file versions), sync.manifest and sync.coverage.
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { FileKind } from './layouts.js';
+import { duckdb } from './duckdb.js';
 import { toIsoTimestamp } from './values.js';
 
 export const FILE_STATUSES = ['loaded', 'failed_verify', 'failed_load', 'superseded'] as const;
@@ -27,10 +28,8 @@ export function fileKey(parts: FileKeyParts): string {
   return `${parts.exchange}|${parts.symbol}|${parts.sessionDate}|${parts.file}`;
 }
 
-const UPSERT_LEDGER = `
-  INSERT INTO sync.files (exchange, symbol, session_date, file, sha256, bytes, rows, archive_path,
-                          downloaded_at, loaded_at, status, error, updated_at)
-  VALUES ($1, $2, $3::DATE, $4, $5, $6, $7, $8, $9::TIMESTAMPTZ, $10::TIMESTAMPTZ, $11, $12, $13::TIMESTAMPTZ)
+/** Another attempt at a version already in the ledger updates its row; unknown sizes keep the old. */
+const ON_CONFLICT_UPDATE = `
   ON CONFLICT (exchange, symbol, session_date, file, sha256) DO UPDATE SET
     bytes = coalesce(excluded.bytes, sync.files.bytes),
     rows = coalesce(excluded.rows, sync.files.rows),
@@ -40,6 +39,12 @@ const UPSERT_LEDGER = `
     status = excluded.status,
     error = excluded.error,
     updated_at = excluded.updated_at`;
+
+const UPSERT_LEDGER = `
+  INSERT INTO sync.files (exchange, symbol, session_date, file, sha256, bytes, rows, archive_path,
+                          downloaded_at, loaded_at, status, error, updated_at)
+  VALUES ($1, $2, $3::DATE, $4, $5, $6, $7, $8, $9::TIMESTAMPTZ, $10::TIMESTAMPTZ, $11, $12, $13::TIMESTAMPTZ)
+  ${ON_CONFLICT_UPDATE}`;
 
 /** A failure never demotes a version that is loaded: its rows are in the tables. */
 const KEEP_LOADED = ` WHERE sync.files.status <> 'loaded' OR excluded.status = 'loaded'`;
@@ -73,11 +78,40 @@ export async function recordFileStatus(
   ]);
 }
 
-/** The loaded sha256 per file key (fileKey()). */
-export async function loadedFiles(conn: DuckDBConnection): Promise<Map<string, string>> {
+/**
+ * Marks a batch of file versions loaded, all of one kind, listed in a temp table with the columns
+ * exchange, symbol, session_date, sha256, bytes, rows, archive_path, downloaded_at (one row per file):
+ * older loaded versions become superseded. Two statements for the batch, not two per file.
+ */
+export async function recordBatchLoaded(conn: DuckDBConnection, filesTable: string, kind: FileKind, now: Date): Promise<void> {
+  const at = now.toISOString();
+  await conn.run(
+    `UPDATE sync.files AS t SET status = 'superseded', updated_at = $2::TIMESTAMPTZ
+       FROM ${filesTable} AS f
+      WHERE t.exchange = f.exchange AND t.symbol = f.symbol AND t.session_date = f.session_date AND t.file = $1
+        AND t.sha256 <> f.sha256 AND t.status = 'loaded'`,
+    [kind, at],
+  );
+  await conn.run(
+    `INSERT INTO sync.files (exchange, symbol, session_date, file, sha256, bytes, rows, archive_path,
+                             downloaded_at, loaded_at, status, error, updated_at)
+     SELECT exchange, symbol, session_date, $1, sha256, bytes, rows, archive_path,
+            downloaded_at, $2::TIMESTAMPTZ, 'loaded', NULL, $2::TIMESTAMPTZ
+       FROM ${filesTable}
+     ${ON_CONFLICT_UPDATE}`,
+    [kind, at],
+  );
+}
+
+/** The loaded sha256 per file key (fileKey()), of the files given or of every file. */
+export async function loadedFiles(conn: DuckDBConnection, only?: readonly FileKeyParts[]): Promise<Map<string, string>> {
+  // Only the files asked about cross into JS: a long history holds 100k+ loaded rows.
   const reader = await conn.runAndReadAll(
     `SELECT exchange, symbol, session_date::VARCHAR AS session_date, file, sha256
-       FROM sync.files WHERE status = 'loaded'`,
+       FROM sync.files
+      WHERE status = 'loaded'
+        AND ($1::VARCHAR[] IS NULL OR list_contains($1::VARCHAR[], concat_ws('|', exchange, symbol, session_date, file)))`,
+    [only === undefined ? null : duckdb.listValue(only.map(fileKey))],
   );
   const result = new Map<string, string>();
   for (const row of reader.getRowObjectsJS()) {

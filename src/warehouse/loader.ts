@@ -6,7 +6,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { headerSignature, mapHeader, parseHeaderLine, readGzipHeaderLine, type CsvColumn } from './csv-header.js';
 import { DATE_PATTERN, SYMBOL_PATTERN, isExchange, isFileKind, type FileKind } from './layouts.js';
-import { fileKey, loadedFiles, recordFileStatus, type LedgerFile } from './ledger.js';
+import { fileKey, loadedFiles, recordBatchLoaded, recordFileStatus, type LedgerFile } from './ledger.js';
 import { targetSelect } from './load-sql.js';
 import { conciseDbError, errorMessage, toIsoTimestamp } from './values.js';
 
@@ -73,7 +73,7 @@ export async function loadFiles(conn: DuckDBConnection, files: readonly LoadInpu
   const now = options.now ?? (() => new Date());
   const warned = new Set<string>();
   for (const round of splitRounds(files)) {
-    const loaded = await loadedFiles(conn);
+    const loaded = await loadedFiles(conn, round);
     const prepared: Prepared[] = [];
     for (const input of round) {
       const invalid = invalidInputReason(input);
@@ -201,20 +201,30 @@ async function loadBatch(conn: DuckDBConnection, batch: Prepared[], at: Date): P
   }
 }
 
+/** The batch's files, one row each: what the statements join rows to and what the ledger records. */
 async function stageFiles(conn: DuckDBConnection, batch: Prepared[]): Promise<void> {
   await conn.run(
     `CREATE OR REPLACE TEMP TABLE ${FILES_TABLE} (
-       path VARCHAR, exchange VARCHAR, symbol VARCHAR, session_date DATE, expected_rows BIGINT)`,
+       path VARCHAR, exchange VARCHAR, symbol VARCHAR, session_date DATE, expected_rows BIGINT,
+       sha256 VARCHAR, bytes BIGINT, rows BIGINT, archive_path VARCHAR, downloaded_at TIMESTAMPTZ)`,
   );
-  for (const { input } of batch) {
-    await conn.run(`INSERT INTO temp.main.${FILES_TABLE} VALUES ($1, $2, $3, $4::DATE, $5)`, [
-      input.path,
-      input.exchange,
-      input.symbol,
-      input.sessionDate,
-      input.rows,
-    ]);
-  }
+  const COLUMNS = 9;
+  const rows = batch.map((_, i) => {
+    const n = i * COLUMNS;
+    return `($${n + 1}, $${n + 2}, $${n + 3}, $${n + 4}::DATE, $${n + 5}, $${n + 6}, $${n + 7}, $${n + 5}, $${n + 8}, $${n + 9}::TIMESTAMPTZ)`;
+  });
+  const values = batch.flatMap(({ input }) => [
+    input.path,
+    input.exchange,
+    input.symbol,
+    input.sessionDate,
+    input.rows,
+    input.sha256,
+    input.bytes,
+    input.archivePath,
+    toIsoTimestamp(input.downloadedAt),
+  ]);
+  await conn.run(`INSERT INTO temp.main.${FILES_TABLE} VALUES ${rows.join(', ')}`, values);
 }
 
 /**
@@ -255,7 +265,7 @@ async function commitBatch(conn: DuckDBConnection, kind: FileKind, batch: Prepar
     if (inserted.rowsChanged !== expected) {
       throw new Error(`inserted ${inserted.rowsChanged} rows where the manifests say ${expected}`);
     }
-    for (const { input } of batch) await writeLoadedLedger(conn, input, at);
+    await recordBatchLoaded(conn, `temp.main.${FILES_TABLE}`, kind, at);
     await conn.run('COMMIT');
     return inserted.rowsChanged;
   } catch (error) {
@@ -318,13 +328,4 @@ async function checkUniqueCaptures(conn: DuckDBConnection, batch: Prepared[]): P
   if (repeats.length === 0) return;
   const list = repeats.map((r) => `${String(r.exchange)}/${String(r.symbol)} ${String(r.session_date)} capture ${String(r.timestamp_utc)} expiration ${String(r.expiration)} (${String(r.copies)} rows)`);
   throw new Error(`the file repeats a capture × expiration: ${list.join('; ')}`);
-}
-
-async function writeLoadedLedger(conn: DuckDBConnection, input: LoadInput, at: Date): Promise<void> {
-  await conn.run(
-    `UPDATE sync.files SET status = 'superseded', updated_at = $6::TIMESTAMPTZ
-      WHERE exchange = $1 AND symbol = $2 AND session_date = $3::DATE AND file = $4 AND sha256 <> $5 AND status = 'loaded'`,
-    [input.exchange, input.symbol, input.sessionDate, input.file, input.sha256, toIsoTimestamp(at)],
-  );
-  await recordFileStatus(conn, input, 'loaded', undefined, at);
 }

@@ -175,6 +175,41 @@ describe('loadFiles: integrity', () => {
     });
   });
 
+  it('a batch writes each file its own ledger row and supersedes only older versions of the same file', async () => {
+    await withWarehouse(async (wh, dir) => {
+      const eth = { ...BTC, symbol: 'ETH' };
+      const oldBtc = writeFixture(dir, 'levels', BTC, { name: 'btc-v1.csv.gz' });
+      const ethLoaded = writeFixture(dir, 'levels', eth, { name: 'eth.csv.gz' });
+      await loadFiles(wh.connection, [oldBtc, ethLoaded]);
+      const rows = levelsRows(BTC).slice(0, 2).map((row) => ({ ...row, spot: 99 }));
+      const newBtc = { ...writeFixture(dir, 'levels', BTC, { name: 'btc-v2.csv.gz', rows }), downloadedAt: '2026-11-21T01:02:03.000Z' };
+      const sol = { ...writeFixture(dir, 'levels', { ...BTC, symbol: 'SOL' }), downloadedAt: '2026-11-21T04:05:06.000Z' };
+      const report = await loadFiles(wh.connection, [newBtc, sol], { now: () => new Date('2026-11-22T00:00:00Z') });
+      expect(report.loaded).toEqual([newBtc, sol]);
+
+      const ledger = await listLedger(wh.connection);
+      const bySha = new Map(ledger.map((row) => [row.sha256, row]));
+      expect(bySha.get(oldBtc.sha256)?.status).toBe('superseded');
+      expect(bySha.get(ethLoaded.sha256)?.status).toBe('loaded');
+      for (const input of [newBtc, sol]) {
+        expect(bySha.get(input.sha256)).toMatchObject({
+          symbol: input.symbol,
+          status: 'loaded',
+          bytes: input.bytes,
+          rows: input.rows,
+          archivePath: input.archivePath,
+          downloadedAt: input.downloadedAt,
+          loadedAt: '2026-11-22T00:00:00.000Z',
+          error: null,
+        });
+      }
+      expect(ledger).toHaveLength(4);
+      // Asked about two files, the ledger answers for those two only.
+      const asked = await loadedFiles(wh.connection, [newBtc, { ...sol, sessionDate: '2026-11-19' }]);
+      expect([...asked]).toEqual([[fileKey(newBtc), newBtc.sha256]]);
+    });
+  });
+
   it('a batch with one bad file loads the others and records the bad one', async () => {
     await withWarehouse(async (wh, dir) => {
       const markets = ['BTC', 'ETH', 'SOL'].map((symbol) => ({ ...BTC, symbol }));
