@@ -205,14 +205,12 @@ async function loadBatch(conn: DuckDBConnection, batch: Prepared[], at: Date): P
 async function stageFiles(conn: DuckDBConnection, batch: Prepared[]): Promise<void> {
   await conn.run(
     `CREATE OR REPLACE TEMP TABLE ${FILES_TABLE} (
-       path VARCHAR, exchange VARCHAR, symbol VARCHAR, session_date DATE, expected_rows BIGINT,
-       sha256 VARCHAR, bytes BIGINT, rows BIGINT, archive_path VARCHAR, downloaded_at TIMESTAMPTZ)`,
+       path VARCHAR, exchange VARCHAR, symbol VARCHAR, session_date DATE, rows BIGINT,
+       sha256 VARCHAR, bytes BIGINT, archive_path VARCHAR, downloaded_at TIMESTAMPTZ)`,
   );
-  const COLUMNS = 9;
-  const rows = batch.map((_, i) => {
-    const n = i * COLUMNS;
-    return `($${n + 1}, $${n + 2}, $${n + 3}, $${n + 4}::DATE, $${n + 5}, $${n + 6}, $${n + 7}, $${n + 5}, $${n + 8}, $${n + 9}::TIMESTAMPTZ)`;
-  });
+  // One row of parameters per file; the table's column types cast the text of dates and times.
+  const perFile = 9;
+  const rows = batch.map((_, i) => `(${Array.from({ length: perFile }, (_, c) => `$${i * perFile + c + 1}`).join(', ')})`);
   const values = batch.flatMap(({ input }) => [
     input.path,
     input.exchange,
@@ -288,7 +286,7 @@ function dateRange(batch: Prepared[]): [string | null, string | null] {
 async function checkRowCounts(conn: DuckDBConnection, kind: FileKind, batch: Prepared[]): Promise<void> {
   const reader = await conn.runAndReadAll(
     // Count first, join after: joined first, DuckDB built its hash table on the batch's millions of rows.
-    `SELECT f.path, f.expected_rows::BIGINT AS expected, coalesce(t.n, 0)::BIGINT AS actual
+    `SELECT f.path, f.rows::BIGINT AS expected, coalesce(t.n, 0)::BIGINT AS actual
        FROM temp.main.${FILES_TABLE} f
        LEFT JOIN (SELECT exchange, symbol, session_date, count(*) AS n FROM ${kind}
                    WHERE session_date BETWEEN $1::DATE AND $2::DATE
