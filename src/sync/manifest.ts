@@ -5,6 +5,11 @@
 // Incremental start: the newest stored session date itself (inclusive), not the day after. It costs
 // no extra request (three more rows in the same page) and re-lists that session, so a partly listed
 // or rebuilt newest session is still seen. Older rebuilt files are only found by --full-rescan.
+//
+// Older sessions: sync.listings keeps, per pair, the date from which the stored manifest is complete
+// (null: from the first file). A first listing with --since starts at that date, and a listing cut
+// short by --max-requests keeps what it read; a later sync that wants older sessions lists only the
+// missing older window [since or the beginning, complete_from).
 
 import { ApiSchemaError } from '../errors.js';
 import { addDays } from '../time/dates.js';
@@ -26,21 +31,64 @@ export type FetchManifestPage<R extends ManifestRow = ManifestRow> = (
   window: ManifestWindow,
 ) => Promise<R[]>;
 
-/** Whether a pair's manifest must be listed at all; files_last_date null means it has no files. */
-export function needsListing(coverage: CoverageRow, newestStoredDate: string | null, fullRescan: boolean): boolean {
-  if (coverage.files_last_date === null) return false;
-  if (fullRescan || newestStoredDate === null) return true;
-  return coverage.files_last_date > newestStoredDate;
+export interface ListingInput {
+  coverage: CoverageRow;
+  /** Newest session date sync.manifest holds for the pair, or null. */
+  newestStored: string | null;
+  /** The stored manifest is complete from this session date on; null: from the first file. */
+  completeFrom: string | null;
+  /** --since: sessions before it need not be listed. */
+  since?: string;
+  fullRescan: boolean;
 }
 
-/** Where a listing starts: everything for a full rescan or a new pair, else the newest stored date. */
-export function listingStart(newestStoredDate: string | null, fullRescan: boolean): string | undefined {
-  return fullRescan || newestStoredDate === null ? undefined : newestStoredDate;
+/** A window of the manifest to walk: newer sessions, older ones, or the whole (from --since). */
+export interface ListingWindow extends ManifestWindow {
+  part: 'newer' | 'older' | 'whole';
+}
+
+export interface ListingPlan {
+  /** Walked in order: the newer sessions first. */
+  windows: ListingWindow[];
+  /** The pair's complete_from once every window is walked. */
+  completeFrom: string | null;
+}
+
+/**
+ * Which windows of a pair's manifest a sync lists; null when it needs no request and nothing changes.
+ * A pair with no files, or whose files all end before --since, is not listed.
+ */
+export function planListing(input: ListingInput): ListingPlan | null {
+  const { coverage, newestStored, fullRescan } = input;
+  const first = coverage.files_first_date;
+  const last = coverage.files_last_date;
+  if (last === null) return null;
+  // A --since at or before the first file bounds nothing.
+  const since = input.since !== undefined && (first === null || input.since > first) ? input.since : undefined;
+  if (since !== undefined && since > last && newestStored === null) return null;
+  if (fullRescan) return { windows: [{ part: 'whole' }], completeFrom: null };
+  if (newestStored === null) return { windows: [{ part: 'whole', ...(since ? { start: since } : {}) }], completeFrom: since ?? null };
+
+  const windows: ListingWindow[] = [];
+  if (last > newestStored) windows.push({ part: 'newer', start: newestStored });
+  let completeFrom = input.completeFrom;
+  if (completeFrom !== null && (since === undefined || since < completeFrom)) {
+    if (first !== null && first >= completeFrom) {
+      completeFrom = null; // nothing older exists: complete from the first file already
+    } else {
+      windows.push({ part: 'older', ...(since ? { start: since } : {}), end: completeFrom });
+      completeFrom = since ?? null;
+    }
+  }
+  if (windows.length === 0 && completeFrom === input.completeFrom) return null;
+  return { windows, completeFrom };
 }
 
 export interface ListOptions {
   /** Inclusive lower bound; undefined lists the whole manifest. */
   start?: string;
+  /** Exclusive upper bound of the first page; undefined starts at the newest session. */
+  end?: string;
   /** Stop (complete = false) rather than make more than this many requests. */
   maxRequests?: number;
   pageSize?: number;
@@ -87,7 +135,7 @@ export async function listManifest<R extends ManifestRow>(
   const maxRequests = options.maxRequests ?? Number.POSITIVE_INFINITY;
   const { start } = options;
   const merged = new Map<string, R>();
-  let end: string | undefined;
+  let end = options.end;
   let previousOldest: string | undefined;
   let requests = 0;
 
@@ -120,73 +168,53 @@ function sorted<R extends ManifestRow>(merged: Map<string, R>): R[] {
   return [...merged.values()].sort(newestFirst);
 }
 
-export interface PairListing<R extends ManifestRow = ManifestRow> extends Pair {
-  /** skipped: nothing newer than what is stored (or no files at all); no request made. */
-  status: 'skipped' | 'listed' | 'incomplete';
-  start?: string;
+export interface PairListing<R extends ManifestRow = ManifestRow> {
+  /** Rows to store, newest first; empty when a cut-short walk left nothing worth storing. */
   rows: R[];
+  /** The pair's complete_from to record with the rows. */
+  completeFrom: string | null;
   requests: number;
-}
-
-export interface ListManifestsOptions {
-  fullRescan: boolean;
-  /** A cap on listing requests over all pairs (e.g. --max-requests). */
-  maxRequests?: number;
-  pageSize?: number;
+  /** False when the request cap stopped a walk; what was read is kept as far as it is usable. */
+  complete: boolean;
 }
 
 /**
- * Lists the manifests of the coverage rows given (already filtered to the selection), one pair at a
- * time. `newestStoredDate` answers from sync.manifest. Errors of fetchPage propagate unchanged.
+ * Walks a pair's listing windows within `maxRequests`. A whole or older window cut short keeps its
+ * rows and moves complete_from down only to the day after the oldest session it read (that session
+ * may be partly listed). A newer window cut short is dropped: storing it would leave a gap between the
+ * stored manifest and what was read that no later listing would see. Errors of fetchPage propagate.
  */
-export async function listManifests<R extends ManifestRow>(
-  coverage: readonly CoverageRow[],
-  newestStoredDate: (pair: Pair) => string | null | Promise<string | null>,
+export async function listPair<R extends ManifestRow>(
   fetchPage: FetchManifestPage<R>,
-  options: ListManifestsOptions,
-): Promise<PairListing<R>[]> {
-  const listings: PairListing<R>[] = [];
+  pair: Pair,
+  plan: ListingPlan,
+  state: { completeFrom: string | null },
+  options: { maxRequests?: number; pageSize?: number } = {},
+): Promise<PairListing<R>> {
   let requestsLeft = options.maxRequests ?? Number.POSITIVE_INFINITY;
-  for (const row of coverage) {
-    const pair: Pair = { exchange: row.exchange, symbol: row.symbol };
-    const stored = await newestStoredDate(pair);
-    if (!needsListing(row, stored, options.fullRescan)) {
-      listings.push({ ...pair, status: 'skipped', rows: [], requests: 0 });
+  const rows: R[] = [];
+  let requests = 0;
+  for (const window of plan.windows) {
+    const listing = await listManifest(fetchPage, pair, {
+      ...(window.start !== undefined ? { start: window.start } : {}),
+      ...(window.end !== undefined ? { end: window.end } : {}),
+      maxRequests: requestsLeft,
+      ...(options.pageSize !== undefined ? { pageSize: options.pageSize } : {}),
+    });
+    requests += listing.requests;
+    requestsLeft -= listing.requests;
+    if (listing.complete) {
+      rows.push(...listing.rows);
       continue;
     }
-    const start = listingStart(stored, options.fullRescan);
-    const listOptions: ListOptions = { maxRequests: requestsLeft };
-    if (start !== undefined) listOptions.start = start;
-    if (options.pageSize !== undefined) listOptions.pageSize = options.pageSize;
-    const listing = await listManifest(fetchPage, pair, listOptions);
-    requestsLeft -= listing.requests;
-    const result: PairListing<R> = { ...pair, status: listing.complete ? 'listed' : 'incomplete', rows: listing.rows, requests: listing.requests };
-    if (start !== undefined) result.start = start;
-    listings.push(result);
+    if (window.part === 'newer' || listing.rows.length === 0) {
+      return { rows, completeFrom: state.completeFrom, requests, complete: false };
+    }
+    rows.push(...listing.rows);
+    return { rows, completeFrom: addDays(oldestDateOf(listing.rows), 1), requests, complete: false };
   }
-  return listings;
+  return { rows, completeFrom: plan.completeFrom, requests, complete: true };
 }
 
 /** The page fetcher the orchestrator's API adapter provides. */
 export type ManifestPageFetcher = FetchManifestPage;
-
-export interface PairListingInput {
-  coverage: CoverageRow;
-  newestStoredDate: string | null;
-  fullRescan: boolean;
-}
-
-/**
- * One pair's listing decision and walk: null when no request is needed (nothing newer than
- * sync.manifest holds, or no files), else every row from the listing start on, newest first.
- */
-export async function listPairManifest<R extends ManifestRow>(
-  fetchPage: FetchManifestPage<R>,
-  pair: Pair,
-  input: PairListingInput,
-): Promise<R[] | null> {
-  if (!needsListing(input.coverage, input.newestStoredDate, input.fullRescan)) return null;
-  const start = listingStart(input.newestStoredDate, input.fullRescan);
-  const listing = await listManifest(fetchPage, pair, start === undefined ? {} : { start });
-  return listing.rows;
-}

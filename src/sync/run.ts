@@ -7,13 +7,15 @@ import {
   acquireSyncLock,
   finishRun,
   loadFiles,
-  manifestNewestDate,
   openWarehouse,
+  readListingState,
   readPlanState,
   recordFileStatus,
+  recordListing,
   startRun,
   upsertCoverage,
   upsertManifest,
+  type ListingState,
   type LoadInput,
   type RunOutcome,
   type Warehouse,
@@ -21,7 +23,7 @@ import {
 import { archivePath, removeStaleTemps } from './archive.js';
 import { fetchFiles, isArchived, type Downloader, type FetchReport, type QuotaStop, type VerifiedFile } from './fetch.js';
 import { fillLevelsForSync, type FillLevelsReport, type HistoryLevelsFetcher } from './fill-levels.js';
-import { listPairManifest, type ManifestPageFetcher } from './manifest.js';
+import { listPair, planListing, type ManifestPageFetcher } from './manifest.js';
 import { planSync, type Plan, type PlannedFile } from './plan.js';
 import type { SyncSelection } from './selection.js';
 import type { CoverageRow, ManifestRow, Pair } from './types.js';
@@ -124,21 +126,21 @@ async function runLocked(
   await removeStaleTemps(options.archiveRoot);
   const pairs = selectPairs(coverage, { ...selectionOf(options.selection), markets: me.markets });
 
-  // Phase 1 (warehouse open): record the run and coverage, read what manifests we hold.
-  const { runId, newest } = await withWarehouse(options, async (conn) => {
+  // Phase 1 (warehouse open): record the run and coverage, read how much of each manifest we hold.
+  const { runId, held } = await withWarehouse(options, async (conn) => {
     const id = await startRun(conn, { command: options.command, options: options.recordedOptions });
     await upsertCoverage(conn, coverage, new Date());
-    const dates = new Map<string, string | null>();
-    for (const pair of pairs) dates.set(pairKeyOf(pair), await manifestNewestDate(conn, pair.exchange, pair.symbol));
-    return { runId: id, newest: dates };
+    const states = new Map<string, ListingState>();
+    for (const pair of pairs) states.set(pairKeyOf(pair), await readListingState(conn, pair.exchange, pair.symbol));
+    return { runId: id, held: states };
   });
 
   let quotaStop: QuotaStop | undefined;
   try {
     // Phase 2 (network): list the manifests that coverage says moved.
     events.phase?.('manifests');
-    const listing = await listMovedManifests(options, api, signal, coverage, pairs, newest, warn);
-    const manifestsListed = listing.listed.size;
+    const listing = await listMovedManifests(options, api, signal, coverage, pairs, held, warn);
+    const manifestsListed = [...listing.listed.values()].filter((pair) => pair.requests > 0).length;
     quotaStop = listing.quotaStop;
 
     // Phase 3 (warehouse open): store manifests, read state, plan.
@@ -227,39 +229,46 @@ async function runLocked(
 }
 
 interface ManifestListing {
-  /** Rows by pair key, for the pairs whose manifest was listed. */
-  listed: Map<string, ManifestRow[]>;
+  /** Rows and complete_from by pair key, for the pairs whose manifest was listed. */
+  listed: Map<string, { rows: ManifestRow[]; completeFrom: string | null; requests: number }>;
   quotaStop?: QuotaStop;
 }
 
-/** Lists the manifests of the pairs whose coverage moved; stops at --max-requests or the request quota. */
+/**
+ * Lists what each pair's manifest lacks (src/sync/manifest.ts decides the windows); stops at
+ * --max-requests, keeping what a cut-short walk read where it can, or at the request quota.
+ */
 async function listMovedManifests(
   options: SyncOptions,
   api: SyncApi,
   signal: AbortSignal,
   coverage: CoverageRow[],
   pairs: Pair[],
-  newestStored: Map<string, string | null>,
+  held: Map<string, ListingState>,
   warn: (message: string) => void,
 ): Promise<ManifestListing> {
-  const listed = new Map<string, ManifestRow[]>();
+  const listed: ManifestListing['listed'] = new Map();
   const coverageByPair = new Map(coverage.map((row) => [pairKeyOf(row), row]));
-  const maxRequests = options.selection.maxRequests;
+  const { maxRequests, since } = options.selection;
   for (const pair of pairs) {
     if (signal.aborted) throw new InterruptedError(abortSignalName(signal));
     const row = coverageByPair.get(pairKeyOf(pair));
     if (row === undefined) continue;
-    if (maxRequests !== undefined && api.requestsSpent() >= maxRequests) {
+    const state = held.get(pairKeyOf(pair)) ?? { newestStored: null, completeFrom: null };
+    const plan = planListing({ coverage: row, ...state, ...(since ? { since } : {}), fullRescan: options.fullRescan });
+    if (plan === null) continue;
+    const requestsLeft = maxRequests === undefined ? undefined : maxRequests - api.requestsSpent();
+    if (requestsLeft !== undefined && requestsLeft <= 0 && plan.windows.length > 0) {
       warn(`--max-requests ${maxRequests} reached: manifests of ${pair.exchange}/${pair.symbol} and later pairs not listed`);
       break;
     }
     try {
-      const rows = await listPairManifest(api.manifestPage, pair, {
-        coverage: row,
-        newestStoredDate: newestStored.get(pairKeyOf(pair)) ?? null,
-        fullRescan: options.fullRescan,
-      });
-      if (rows !== null) listed.set(pairKeyOf(pair), rows);
+      const listing = await listPair(api.manifestPage, pair, plan, state, requestsLeft === undefined ? {} : { maxRequests: requestsLeft });
+      listed.set(pairKeyOf(pair), { rows: listing.rows, completeFrom: listing.completeFrom, requests: listing.requests });
+      if (!listing.complete) {
+        warn(`--max-requests ${maxRequests} reached while listing the manifest of ${pair.exchange}/${pair.symbol}; the rest is listed by the next run`);
+        break;
+      }
     } catch (error) {
       const stop = api.quotaStopOf(error);
       if (stop === undefined) throw error;
@@ -276,11 +285,13 @@ async function storeManifestsAndPlan(
   options: SyncOptions,
   me: Awaited<ReturnType<SyncApi['me']>>,
   pairs: Pair[],
-  listed: Map<string, ManifestRow[]>,
+  listed: ManifestListing['listed'],
 ): Promise<Plan> {
-  for (const [key, rows] of listed) {
+  const now = new Date();
+  for (const [key, { rows, completeFrom }] of listed) {
     const [exchange, symbol] = key.split('|') as [string, string];
-    await upsertManifest(conn, exchange, symbol, rows, new Date());
+    await upsertManifest(conn, exchange, symbol, rows, now);
+    await recordListing(conn, exchange, symbol, completeFrom, now);
   }
   const { since, until, files, reserveCredits, maxCredits, order } = options.selection;
   const dates = { ...(since ? { since } : {}), ...(until ? { until } : {}) };

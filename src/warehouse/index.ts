@@ -8,8 +8,8 @@ export {
   FILE_STATUSES, type FileStatus, type LedgerFile, type LedgerRow, type FileKeyParts,
 } from './ledger.js';
 export {
-  upsertManifest, manifestNewestDate, listManifest, upsertCoverage, listCoverage,
-  type ManifestRow, type StoredManifestRow, type CoverageRow,
+  upsertManifest, readListingState, recordListing, listManifest, upsertCoverage, listCoverage,
+  type ListingState, type ManifestRow, type StoredManifestRow, type CoverageRow,
 } from './manifest.js';
 export { startRun, finishRun, lastRun, redactSecrets, type RunStart, type RunCounts, type RunOutcome, type RunRow } from './runs.js';
 export { FILE_KINDS, EXCHANGES, LEVELS_FIELDS, isFileKind, isExchange, type FileKind, type Exchange } from './layouts.js';

@@ -76,14 +76,31 @@ export async function upsertManifest(
   return unique.size;
 }
 
-/** The newest session_date in sync.manifest for one (exchange, symbol), or null. */
-export async function manifestNewestDate(conn: DuckDBConnection, exchange: string, symbol: string): Promise<string | null> {
+/** How much of a pair's manifest is stored (sql/011). */
+export interface ListingState {
+  /** Newest session date in sync.manifest, or null when nothing is stored. */
+  newestStored: string | null;
+  /** Every row from this session date to newestStored has been listed; null: from the first file. */
+  completeFrom: string | null;
+}
+
+export async function readListingState(conn: DuckDBConnection, exchange: string, symbol: string): Promise<ListingState> {
   const reader = await conn.runAndReadAll(
-    'SELECT max(session_date)::VARCHAR AS newest FROM sync.manifest WHERE exchange = $1 AND symbol = $2',
+    `SELECT (SELECT max(session_date)::VARCHAR FROM sync.manifest WHERE exchange = $1 AND symbol = $2) AS newest,
+            (SELECT complete_from::VARCHAR FROM sync.listings WHERE exchange = $1 AND symbol = $2) AS complete_from`,
     [exchange, symbol],
   );
-  const newest = reader.getRowObjectsJS()[0]?.newest;
-  return newest === null || newest === undefined ? null : String(newest);
+  const row = reader.getRowObjectsJS()[0];
+  const text = (value: unknown) => (value === null || value === undefined ? null : String(value));
+  return { newestStored: text(row?.newest), completeFrom: text(row?.complete_from) };
+}
+
+/** Records from which session date the pair's stored manifest is complete (null: the first file). */
+export async function recordListing(conn: DuckDBConnection, exchange: string, symbol: string, completeFrom: string | null, at: Date): Promise<void> {
+  await conn.run(
+    `INSERT OR REPLACE INTO sync.listings (exchange, symbol, complete_from, listed_at) VALUES ($1, $2, $3::DATE, $4::TIMESTAMPTZ)`,
+    [exchange, symbol, completeFrom, at.toISOString()],
+  );
 }
 
 export interface StoredManifestRow extends ManifestRow {

@@ -1,12 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { ApiSchemaError } from '../../src/errors.js';
 import {
-  listingStart,
   listManifest,
-  listManifests,
-  listPairManifest,
-  needsListing,
+  listPair,
+  planListing,
   type FetchManifestPage,
+  type ListingInput,
   type ManifestWindow,
 } from '../../src/sync/manifest.js';
 import { addDays } from '../../src/time/dates.js';
@@ -49,8 +48,10 @@ function fakeServer(all: ManifestRow[], pageSize = 400) {
 const pair = { exchange: 'deribit', symbol: 'BTC' };
 const keyOf = (r: ManifestRow): string => `${r.session_date}|${r.file}`;
 
-describe('needsListing and listingStart', () => {
-  const coverage = (files_last_date: string | null): CoverageRow => cov('okx', 'BTC', null, files_last_date);
+describe('planListing', () => {
+  const coverage = (first: string | null, last: string | null): CoverageRow => cov('okx', 'BTC', first, last);
+  const plan = (input: Partial<ListingInput> & { coverage: CoverageRow }) =>
+    planListing({ newestStored: null, completeFrom: null, fullRescan: false, ...input });
 
   it.each([
     [null, null, false, false], // no files at all: nothing to list
@@ -60,14 +61,48 @@ describe('needsListing and listingStart', () => {
     ['2024-06-03', '2024-06-03', false, false], // nothing new: no request
     ['2024-06-03', '2024-06-04', false, false],
     ['2024-06-03', '2024-06-03', true, true], // --full-rescan lists anyway
-  ] as const)('files_last_date %s, stored %s, full %s → %s', (last, stored, full, expected) => {
-    expect(needsListing(coverage(last), stored, full)).toBe(expected);
+  ] as const)('files_last_date %s, stored %s, full %s → listed: %s', (last, stored, fullRescan, expected) => {
+    expect(plan({ coverage: coverage('2024-01-01', last), newestStored: stored, fullRescan }) !== null).toBe(expected);
   });
 
-  it('starts at the newest stored date, or nowhere for a full listing', () => {
-    expect(listingStart('2024-06-02', false)).toBe('2024-06-02');
-    expect(listingStart('2024-06-02', true)).toBeUndefined();
-    expect(listingStart(null, false)).toBeUndefined();
+  it('lists a new pair whole, or from --since, and records where it is complete from', () => {
+    expect(plan({ coverage: coverage('2024-01-01', '2024-06-03') })).toEqual({ windows: [{ part: 'whole' }], completeFrom: null });
+    expect(plan({ coverage: coverage('2024-01-01', '2024-06-03'), since: '2024-05-01' })).toEqual({
+      windows: [{ part: 'whole', start: '2024-05-01' }],
+      completeFrom: '2024-05-01',
+    });
+    // A --since at or before the first file bounds nothing; one after the last file lists nothing.
+    expect(plan({ coverage: coverage('2024-01-01', '2024-06-03'), since: '2024-01-01' })?.completeFrom).toBeNull();
+    expect(plan({ coverage: coverage('2024-01-01', '2024-06-03'), since: '2024-07-01' })).toBeNull();
+  });
+
+  it('lists newer sessions from the newest stored one', () => {
+    expect(plan({ coverage: coverage('2024-01-01', '2024-06-03'), newestStored: '2024-06-01' })).toEqual({
+      windows: [{ part: 'newer', start: '2024-06-01' }],
+      completeFrom: null,
+    });
+  });
+
+  it('lists the older window a wider --since needs, after the newer sessions', () => {
+    const input = { coverage: coverage('2024-01-01', '2024-06-03'), newestStored: '2024-06-01', completeFrom: '2024-05-01' };
+    expect(plan({ ...input, since: '2024-03-01' })).toEqual({
+      windows: [{ part: 'newer', start: '2024-06-01' }, { part: 'older', start: '2024-03-01', end: '2024-05-01' }],
+      completeFrom: '2024-03-01',
+    });
+    // No --since: everything older, down to the first file.
+    expect(plan(input)).toEqual({
+      windows: [{ part: 'newer', start: '2024-06-01' }, { part: 'older', end: '2024-05-01' }],
+      completeFrom: null,
+    });
+    // The same --since again, or a later one: the newer sessions only.
+    expect(plan({ ...input, since: '2024-05-01' })?.windows).toEqual([{ part: 'newer', start: '2024-06-01' }]);
+    expect(plan({ ...input, newestStored: '2024-06-03', since: '2024-05-20' })).toBeNull();
+  });
+
+  it('needs no request when nothing older exists than what is held', () => {
+    const input = { coverage: coverage('2024-05-01', '2024-06-03'), newestStored: '2024-06-03', completeFrom: '2024-05-01' };
+    expect(plan(input)).toEqual({ windows: [], completeFrom: null });
+    expect(plan({ ...input, completeFrom: null })).toBeNull();
   });
 });
 
@@ -143,48 +178,60 @@ describe('listManifest paging', () => {
   });
 });
 
-describe('listManifests over coverage', () => {
-  it('skips pairs with nothing new and lists the others incrementally', async () => {
-    const server = fakeServer(synthetic(10)); // files up to 2021-01-10
-    const coverage: CoverageRow[] = [
-      cov('deribit', 'BTC', '2021-01-01', '2021-01-10'),
-      cov('okx', 'ETH', '2021-01-01', '2021-01-10'),
-      cov('tradfi', 'SPY', null, null),
-      cov('bybit', 'SOL', '2021-01-01', '2021-01-10'),
-    ];
-    const stored: Record<string, string | null> = { 'deribit|BTC': '2021-01-10', 'okx|ETH': '2021-01-08', 'bybit|SOL': null };
-    const listings = await listManifests(coverage, (p) => stored[`${p.exchange}|${p.symbol}`] ?? null, server.fetchPage, { fullRescan: false });
-    expect(listings.map((l) => [l.symbol, l.status, l.requests, l.rows.length])).toEqual([
-      ['BTC', 'skipped', 0, 0],
-      ['ETH', 'listed', 1, 9],
-      ['SPY', 'skipped', 0, 0],
-      ['SOL', 'listed', 1, 30],
-    ]);
-    expect(listings[1]!.start).toBe('2021-01-08');
-    expect(server.calls).toEqual([{ start: '2021-01-08' }, {}]);
+describe('listPair', () => {
+  const all = synthetic(300); // 900 rows, 2021-01-01 .. 2021-10-27: 3 pages of 400
+  const input = (overrides: Partial<ListingInput> = {}): ListingInput => ({
+    coverage: cov('deribit', 'BTC', '2021-01-01', '2021-10-27'),
+    newestStored: null,
+    completeFrom: null,
+    fullRescan: false,
+    ...overrides,
   });
 
-  it('lists everything on a full rescan and shares the request cap', async () => {
-    const server = fakeServer(synthetic(300)); // 900 rows: 3 pages each
-    const coverage: CoverageRow[] = ['BTC', 'ETH'].map((symbol) => cov('okx', symbol, '2021-01-01', '2021-10-27'));
-    const listings = await listManifests(coverage, () => '2021-10-27', server.fetchPage, { fullRescan: true, maxRequests: 4 });
-    expect(listings.map((l) => [l.status, l.requests])).toEqual([
-      ['listed', 3],
-      ['incomplete', 1],
-    ]);
+  it('walks the newer sessions, then the older window, and reports the new complete_from', async () => {
+    const server = fakeServer(all);
+    const state = { completeFrom: '2021-10-01' };
+    const plan = planListing(input({ newestStored: '2021-10-20', ...state, since: '2021-09-01' }))!;
+    const listing = await listPair(server.fetchPage, pair, plan, state);
+    expect(server.calls).toEqual([{ start: '2021-10-20' }, { start: '2021-09-01', end: '2021-10-01' }]);
+    const dates = new Set(listing.rows.map((r) => r.session_date));
+    expect(dates.size).toBe(8 + 30);
+    expect([...dates].every((d) => d >= '2021-09-01' && (d < '2021-10-01' || d >= '2021-10-20'))).toBe(true);
+    expect(listing).toMatchObject({ completeFrom: '2021-09-01', requests: 2, complete: true });
+  });
+
+  it('a first listing cut short by the cap keeps what it read, complete from the day after its oldest session', async () => {
+    const server = fakeServer(all);
+    const plan = planListing(input())!;
+    const first = await listPair(server.fetchPage, pair, plan, { completeFrom: null }, { maxRequests: 1 });
+    expect(first).toMatchObject({ requests: 1, complete: false });
+    expect(first.rows).toHaveLength(400);
+    const oldest = first.rows.at(-1)!.session_date;
+    expect(first.completeFrom).toBe(addDays(oldest, 1));
+
+    // The next run lists only the older window and ends complete from the first file.
+    const next = planListing(input({ newestStored: first.rows[0]!.session_date, completeFrom: first.completeFrom }))!;
+    expect(next.windows).toEqual([{ part: 'older', end: first.completeFrom }]);
+    const rest = await listPair(server.fetchPage, pair, next, { completeFrom: first.completeFrom });
+    expect(rest).toMatchObject({ completeFrom: null, complete: true });
+    const union = new Map([...first.rows, ...rest.rows].map((r) => [keyOf(r), r]));
+    expect([...union.keys()].sort()).toEqual(all.map(keyOf).sort());
+  });
+
+  it('drops a newer window cut short: storing it would leave a gap no listing would see', async () => {
+    const server = fakeServer(all);
+    const state = { completeFrom: null };
+    const plan = planListing(input({ newestStored: '2021-01-05', ...state }))!;
+    const listing = await listPair(server.fetchPage, pair, plan, state, { maxRequests: 1 });
+    expect(listing).toEqual({ rows: [], completeFrom: null, requests: 1, complete: false });
+  });
+
+  it('lists everything on a full rescan', async () => {
+    const server = fakeServer(all);
+    const plan = planListing(input({ newestStored: '2021-10-27', fullRescan: true }))!;
+    const listing = await listPair(server.fetchPage, pair, plan, { completeFrom: null });
+    expect(listing).toMatchObject({ requests: 3, complete: true, completeFrom: null });
+    expect(listing.rows).toHaveLength(900);
     expect(server.calls[0]).toEqual({});
-  });
-});
-
-describe('listPairManifest', () => {
-  it('returns null without a request when nothing is new, else the rows from the stored date on', async () => {
-    const server = fakeServer(synthetic(10));
-    const coverage = cov('deribit', 'BTC', '2021-01-01', '2021-01-10');
-    expect(await listPairManifest(server.fetchPage, pair, { coverage, newestStoredDate: '2021-01-10', fullRescan: false })).toBeNull();
-    expect(server.calls).toEqual([]);
-    const rows = await listPairManifest(server.fetchPage, pair, { coverage, newestStoredDate: '2021-01-09', fullRescan: false });
-    expect(rows?.map((r) => r.session_date)).toEqual(['2021-01-10', '2021-01-10', '2021-01-10', '2021-01-09', '2021-01-09', '2021-01-09']);
-    const all = await listPairManifest(server.fetchPage, pair, { coverage, newestStoredDate: '2021-01-10', fullRescan: true });
-    expect(all).toHaveLength(30);
   });
 });

@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PartialFailureError } from '../../src/errors.js';
+import { addDays } from '../../src/time/dates.js';
 import { listFiles, parseDailyFile, startBench, type Bench } from '../helpers/sync.js';
 
 let bench: Bench | undefined;
@@ -128,6 +129,57 @@ describe('manifest paging', () => {
     expect(stats).toEqual({ n: 450, distinct_keys: 450, first_date: '2025-10-12', last_date: '2026-03-10' });
     expect(summary.requestsSpent).toBe(2);
     expect(bench.emulator.counters.credits(bench.emulator.keys.pro)).toBe(0);
+  });
+
+  const manifestState = async (b: Bench) => {
+    const [state] = await b.query<{ rows: number; oldest: string; complete_from: string | null }>(
+      `SELECT (SELECT count(*)::INT FROM sync.manifest) AS rows, (SELECT min(session_date)::VARCHAR FROM sync.manifest) AS oldest,
+              (SELECT complete_from::VARCHAR FROM sync.listings WHERE exchange = 'deribit' AND symbol = 'BTC') AS complete_from`,
+    );
+    return state!;
+  };
+
+  it('--since lists the manifest from that date only; a later sync without it lists just the older sessions', async () => {
+    bench = await startBench({ days: 140, symbols: ['BTC'] }); // 420 manifest rows: 2 pages
+    const requests = () => bench!.emulator.counters.requests(bench!.emulator.keys.pro);
+
+    const recent = await bench.sync({ ...ONE_PAIR, since: '2026-03-06' });
+    expect(recent.requestsSpent).toBe(1);
+    expect(recent.filesLoaded).toBe(15);
+    expect(await manifestState(bench)).toEqual({ rows: 15, oldest: '2026-03-06', complete_from: '2026-03-06' });
+
+    const before = requests();
+    const all = await bench.sync(ONE_PAIR, { dryRun: true, command: 'plan' });
+    expect(requests() - before).toBe(2); // the 405 older rows, not the 15 held again
+    expect(await manifestState(bench)).toEqual({ rows: 420, oldest: '2025-10-22', complete_from: null });
+    expect(all.plan.toDownload + all.plan.deferred).toBe(405);
+
+    const again = requests();
+    await bench.sync(ONE_PAIR, { dryRun: true, command: 'plan' });
+    expect(requests()).toBe(again);
+  });
+
+  it('--max-requests caps the listing; what was read is kept and the next runs list only the rest', async () => {
+    bench = await startBench({ days: 140, symbols: ['BTC'] });
+    const requests = () => bench!.emulator.counters.requests(bench!.emulator.keys.pro);
+
+    const first = await bench.sync({ ...ONE_PAIR, maxRequests: 1 }, { dryRun: true, command: 'plan' });
+    expect(requests()).toBe(1);
+    expect(first.warnings.join('\n')).toMatch(/--max-requests 1 reached while listing the manifest of deribit\/BTC/);
+    const cut = await manifestState(bench);
+    expect(cut.rows).toBe(400);
+    // The oldest session read may be partly listed: complete from the day after it.
+    expect(cut.complete_from).toBe(addDays(cut.oldest, 1));
+    expect(first.plan.toDownload + first.plan.deferred).toBe(400);
+
+    await bench.sync({ ...ONE_PAIR, maxRequests: 1 }, { dryRun: true, command: 'plan' });
+    expect(requests()).toBe(2);
+    expect(await manifestState(bench)).toEqual({ rows: 420, oldest: '2025-10-22', complete_from: null });
+    const [distinct] = await bench.query<{ n: number }>(`SELECT count(DISTINCT (session_date, file))::INT n FROM sync.manifest`);
+    expect(distinct!.n).toBe(420);
+
+    await bench.sync({ ...ONE_PAIR, maxRequests: 1 }, { dryRun: true, command: 'plan' });
+    expect(requests()).toBe(2);
   });
 });
 

@@ -6,6 +6,7 @@ import { findSqlDir } from '../../src/warehouse/sql-dir.js';
 import { appliedVersions, latestVersion, listMigrations } from '../../src/warehouse/migrations.js';
 import { openWarehouse } from '../../src/warehouse/open.js';
 import { loadFiles } from '../../src/warehouse/loader.js';
+import { readListingState, upsertManifest } from '../../src/warehouse/manifest.js';
 import { BTC, makeTempDir, query, writeFixture } from './fixtures.js';
 
 describe('migrations', () => {
@@ -133,6 +134,32 @@ describe('migrations', () => {
     }
   });
 
+
+  it('011 records every pair an older version listed as complete from its first file', async () => {
+    const { dir, cleanup } = makeTempDir();
+    const db = join(dir, 'gex.duckdb');
+    try {
+      const old = await openWarehouse(db, { migrations: { upTo: 10 } });
+      const row = (date: string) => ({ session_date: date, file: 'levels', rows: 1, bytes: 1, sha256: 'a'.repeat(64), schema_version: 1 });
+      await upsertManifest(old.connection, 'bybit', 'BTC', [row('2026-01-01'), row('2026-01-02')], '2026-01-03T00:00:00Z');
+      await upsertManifest(old.connection, 'tradfi', 'SPY', [row('2026-01-02')], '2026-01-04T00:00:00Z');
+      old.close();
+
+      const wh = await openWarehouse(db);
+      try {
+        expect(await appliedVersions(wh.connection)).toContain(11);
+        expect(await readListingState(wh.connection, 'bybit', 'BTC')).toEqual({ newestStored: '2026-01-02', completeFrom: null });
+        expect(await query(wh, 'SELECT exchange, symbol, complete_from, listed_at::VARCHAR AS listed_at FROM sync.listings ORDER BY ALL')).toEqual([
+          { exchange: 'bybit', symbol: 'BTC', complete_from: null, listed_at: '2026-01-03 00:00:00+00' },
+          { exchange: 'tradfi', symbol: 'SPY', complete_from: null, listed_at: '2026-01-04 00:00:00+00' },
+        ]);
+      } finally {
+        wh.close();
+      }
+    } finally {
+      cleanup();
+    }
+  });
   it('the real 001 alone, reopened, reaches the latest schema', async () => {
     const { dir, cleanup } = makeTempDir();
     const db = join(dir, 'gex.duckdb');

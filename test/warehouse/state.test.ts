@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { fileKey, listLedger, loadedFiles, recordFileStatus } from '../../src/warehouse/ledger.js';
-import { listCoverage, listManifest, manifestNewestDate, upsertCoverage, upsertManifest, type ManifestRow } from '../../src/warehouse/manifest.js';
+import { listCoverage, listManifest, readListingState, recordListing, upsertCoverage, upsertManifest, type ManifestRow } from '../../src/warehouse/manifest.js';
 import { finishRun, lastRun, redactSecrets, startRun } from '../../src/warehouse/runs.js';
 import { BTC, query, withWarehouse } from './fixtures.js';
 
@@ -35,14 +35,20 @@ describe('manifest', () => {
           rows.push({ session_date: date, file, rows: day, bytes: day * 10, sha256: SHA_A, schema_version: 1 });
         }
       }
-      expect(await manifestNewestDate(wh.connection, 'bybit', 'BTC')).toBeNull();
+      expect(await readListingState(wh.connection, 'bybit', 'BTC')).toEqual({ newestStored: null, completeFrom: null });
       expect(await upsertManifest(wh.connection, 'bybit', 'BTC', rows, new Date('2026-01-01T00:00:00Z'))).toBe(6000);
       // A rebuilt file: same key, new sha; listed twice on overlapping pages.
       const rebuilt = { ...rows[0], sha256: SHA_B } as ManifestRow;
       await upsertManifest(wh.connection, 'bybit', 'BTC', [rebuilt, rebuilt], '2026-01-02T00:00:00Z');
       expect(await query(wh, 'SELECT count(*)::INTEGER AS n FROM sync.manifest')).toEqual([{ n: 6000 }]);
-      expect(await manifestNewestDate(wh.connection, 'bybit', 'BTC')).toBe('2025-06-22');
-      expect(await manifestNewestDate(wh.connection, 'bybit', 'ETH')).toBeNull();
+      expect((await readListingState(wh.connection, 'bybit', 'BTC')).newestStored).toBe('2025-06-22');
+      expect((await readListingState(wh.connection, 'bybit', 'ETH')).newestStored).toBeNull();
+      // How much of the manifest is held: recorded per pair, replaced by the next record.
+      await recordListing(wh.connection, 'bybit', 'BTC', '2024-01-01', new Date('2026-01-02T00:00:00Z'));
+      await recordListing(wh.connection, 'bybit', 'BTC', '2023-06-01', new Date('2026-01-03T00:00:00Z'));
+      expect(await readListingState(wh.connection, 'bybit', 'BTC')).toEqual({ newestStored: '2025-06-22', completeFrom: '2023-06-01' });
+      await recordListing(wh.connection, 'bybit', 'BTC', null, new Date('2026-01-04T00:00:00Z'));
+      expect((await readListingState(wh.connection, 'bybit', 'BTC')).completeFrom).toBeNull();
       const listed = await listManifest(wh.connection, 'bybit', 'BTC');
       expect(listed.find((r) => r.session_date === '2020-01-01' && r.file === 'levels')?.sha256).toBe(SHA_B);
       expect(listed[0]).toMatchObject({ session_date: '2025-06-22', rows: 1999, bytes: 19990 });
