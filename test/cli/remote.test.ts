@@ -42,10 +42,16 @@ describe('remote commands', () => {
 
   it('status compares the warehouse with the coverage, and works offline with a note', async () => {
     await bench.sync({ exchange: 'deribit', symbol: 'BTC' });
+    await bench.sync({ exchange: 'tradfi', symbol: 'SPY', since: '2026-03-10' });
     const online = await runCli(['status', '--db', bench.dbPath, '--archive', bench.archive, '--json'], { env });
     expect(online.code).toBe(0);
-    const status = JSON.parse(online.stdout) as { pairs: { exchange: string; symbol: string; sessions_held: number; files_loaded: number }[]; quota: unknown };
-    expect(status.pairs.find((p) => p.exchange === 'deribit' && p.symbol === 'BTC')).toMatchObject({ sessions_held: 3, files_loaded: 9 });
+    type PairStatus = { exchange: string; symbol: string; manifest_from: string | null; sessions_held: number; files_loaded: number; files_missing: number };
+    const status = JSON.parse(online.stdout) as { pairs: PairStatus[]; quota: unknown };
+    const pairOf = (exchange: string, symbol: string) => status.pairs.find((p) => p.exchange === exchange && p.symbol === symbol);
+    expect(pairOf('deribit', 'BTC')).toMatchObject({ manifest_from: '2026-03-08', sessions_held: 3, files_loaded: 9, files_missing: 0 });
+    // Listed from --since only: the older sessions are neither listed nor counted missing.
+    expect(pairOf('tradfi', 'SPY')).toMatchObject({ manifest_from: '2026-03-10', sessions_held: 1, files_loaded: 3, files_missing: 0 });
+    expect(pairOf('combined', 'BTC')).toMatchObject({ manifest_from: null, sessions_held: 0 });
     expect(status.quota).not.toBeNull();
     const offline = await runCli(['status', '--db', bench.dbPath, '--archive', bench.archive]);
     expect(offline.code).toBe(0);

@@ -91,6 +91,12 @@ async function readLocal(db: string, freshCoverage: Row[] | undefined): Promise<
            AND NOT EXISTS (SELECT 1 FROM sync.files g WHERE g.status = 'loaded' AND g.exchange = f.exchange
                              AND g.symbol = f.symbol AND g.session_date = f.session_date AND g.file = f.file)
          GROUP BY ALL),
+      listed AS (
+        -- From this session on the stored manifest is complete (a --since listing starts later).
+        SELECT l.exchange, l.symbol,
+               coalesce(l.complete_from, (SELECT min(m.session_date) FROM sync.manifest m
+                                           WHERE m.exchange = l.exchange AND m.symbol = l.symbol))::VARCHAR AS manifest_from
+          FROM sync.listings l),
       missing AS (
         SELECT m.exchange, m.symbol, count(*)::INTEGER AS files_missing
           FROM sync.manifest m
@@ -98,10 +104,11 @@ async function readLocal(db: string, freshCoverage: Row[] | undefined): Promise<
                              AND f.symbol = m.symbol AND f.session_date = m.session_date AND f.file = m.file AND f.sha256 = m.sha256)
          GROUP BY ALL)
       SELECT c.exchange, c.symbol, c.files_first_date::VARCHAR AS remote_first, c.files_last_date::VARCHAR AS remote_last,
-             coalesce(l.sessions_held, 0) AS sessions_held, l.newest_held,
+             li.manifest_from, coalesce(l.sessions_held, 0) AS sessions_held, l.newest_held,
              coalesce(l.files_loaded, 0) AS files_loaded, coalesce(mi.files_missing, 0) AS files_missing,
              coalesce(f.files_failed, 0) AS files_failed
         FROM sync.coverage c
+        LEFT JOIN listed li USING (exchange, symbol)
         LEFT JOIN loaded l USING (exchange, symbol)
         LEFT JOIN failed f USING (exchange, symbol)
         LEFT JOIN missing mi USING (exchange, symbol)
