@@ -91,6 +91,8 @@ export interface ListOptions {
   end?: string;
   /** Stop (complete = false) rather than make more than this many requests. */
   maxRequests?: number;
+  /** An error of fetchPage that ends the walk with what was read (the request quota used up). */
+  isStop?: (error: unknown) => boolean;
   pageSize?: number;
 }
 
@@ -99,10 +101,12 @@ export interface ManifestListing<R extends ManifestRow = ManifestRow> {
   rows: R[];
   requests: number;
   /**
-   * False when maxRequests stopped the walk: the rows are the newest part only. Do not store them
-   * as if complete, or the older part would never be listed again.
+   * False when maxRequests or a stop error ended the walk: the rows are the newest part only. Do not
+   * store them as if complete, or the older part would never be listed again.
    */
   complete: boolean;
+  /** The fetchPage error that ended the walk (see ListOptions.isStop). */
+  stop?: unknown;
 }
 
 function oldestDateOf(rows: readonly ManifestRow[]): string {
@@ -144,7 +148,13 @@ export async function listManifest<R extends ManifestRow>(
     const window: ManifestWindow = {};
     if (start !== undefined) window.start = start;
     if (end !== undefined) window.end = end;
-    const page = await fetchPage(pair.exchange, pair.symbol, window);
+    let page: R[];
+    try {
+      page = await fetchPage(pair.exchange, pair.symbol, window);
+    } catch (error) {
+      if (!options.isStop?.(error)) throw error;
+      return { rows: sorted(merged), requests, complete: false, stop: error };
+    }
     requests++;
     for (const row of page) merged.set(`${row.session_date}|${row.file}`, row);
     if (page.length < pageSize) break;
@@ -174,12 +184,15 @@ export interface PairListing<R extends ManifestRow = ManifestRow> {
   /** The pair's complete_from to record with the rows. */
   completeFrom: string | null;
   requests: number;
-  /** False when the request cap stopped a walk; what was read is kept as far as it is usable. */
+  /** False when the request cap or a stop error ended a walk; what was read is kept where usable. */
   complete: boolean;
+  /** The fetchPage error that ended the walk (ListOptions.isStop). */
+  stop?: unknown;
 }
 
 /**
- * Walks a pair's listing windows within `maxRequests`. A whole or older window cut short keeps its
+ * Walks a pair's listing windows within `maxRequests` (or until an `isStop` error: the request quota
+ * used up). A whole or older window cut short keeps its
  * rows and moves complete_from down only to the day after the oldest session it read (that session
  * may be partly listed). A newer window cut short is dropped: storing it would leave a gap between the
  * stored manifest and what was read that no later listing would see. Errors of fetchPage propagate.
@@ -189,7 +202,7 @@ export async function listPair<R extends ManifestRow>(
   pair: Pair,
   plan: ListingPlan,
   state: { completeFrom: string | null },
-  options: { maxRequests?: number; pageSize?: number } = {},
+  options: Pick<ListOptions, 'maxRequests' | 'isStop' | 'pageSize'> = {},
 ): Promise<PairListing<R>> {
   let requestsLeft = options.maxRequests ?? Number.POSITIVE_INFINITY;
   const rows: R[] = [];
@@ -199,6 +212,7 @@ export async function listPair<R extends ManifestRow>(
       ...(window.start !== undefined ? { start: window.start } : {}),
       ...(window.end !== undefined ? { end: window.end } : {}),
       maxRequests: requestsLeft,
+      ...(options.isStop ? { isStop: options.isStop } : {}),
       ...(options.pageSize !== undefined ? { pageSize: options.pageSize } : {}),
     });
     requests += listing.requests;
@@ -207,11 +221,12 @@ export async function listPair<R extends ManifestRow>(
       rows.push(...listing.rows);
       continue;
     }
+    const stop = listing.stop === undefined ? {} : { stop: listing.stop };
     if (window.part === 'newer' || listing.rows.length === 0) {
-      return { rows, completeFrom: state.completeFrom, requests, complete: false };
+      return { rows, completeFrom: state.completeFrom, requests, complete: false, ...stop };
     }
     rows.push(...listing.rows);
-    return { rows, completeFrom: addDays(oldestDateOf(listing.rows), 1), requests, complete: false };
+    return { rows, completeFrom: addDays(oldestDateOf(listing.rows), 1), requests, complete: false, ...stop };
   }
   return { rows, completeFrom: plan.completeFrom, requests, complete: true };
 }

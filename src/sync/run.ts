@@ -262,18 +262,18 @@ async function listMovedManifests(
       warn(`--max-requests ${maxRequests} reached: manifests of ${pair.exchange}/${pair.symbol} and later pairs not listed`);
       break;
     }
-    try {
-      const listing = await listPair(api.manifestPage, pair, plan, state, requestsLeft === undefined ? {} : { maxRequests: requestsLeft });
-      listed.set(pairKeyOf(pair), { rows: listing.rows, completeFrom: listing.completeFrom, requests: listing.requests });
-      if (!listing.complete) {
-        warn(`--max-requests ${maxRequests} reached while listing the manifest of ${pair.exchange}/${pair.symbol}; the rest is listed by the next run`);
-        break;
-      }
-    } catch (error) {
-      const stop = api.quotaStopOf(error);
-      if (stop === undefined) throw error;
-      warn(`request quota exhausted while listing manifests; resets at ${stop.resetAt ?? 'midnight UTC'}`);
-      return { listed, quotaStop: stop };
+    // A 429 ends the walk with the pages read so far, kept like a --max-requests cut.
+    const isStop = (error: unknown) => api.quotaStopOf(error) !== undefined;
+    const listing = await listPair(api.manifestPage, pair, plan, state, { isStop, ...(requestsLeft === undefined ? {} : { maxRequests: requestsLeft }) });
+    listed.set(pairKeyOf(pair), { rows: listing.rows, completeFrom: listing.completeFrom, requests: listing.requests });
+    const quotaStop = listing.stop === undefined ? undefined : api.quotaStopOf(listing.stop);
+    if (quotaStop) {
+      warn(`request quota exhausted while listing manifests; what was listed is kept, the rest is listed after the reset at ${quotaStop.resetAt ?? 'midnight UTC'}`);
+      return { listed, quotaStop };
+    }
+    if (!listing.complete) {
+      warn(`--max-requests ${maxRequests} reached while listing the manifest of ${pair.exchange}/${pair.symbol}; the rest is listed by the next run`);
+      break;
     }
   }
   return { listed };

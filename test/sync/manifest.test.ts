@@ -226,6 +226,23 @@ describe('listPair', () => {
     expect(listing).toEqual({ rows: [], completeFrom: null, requests: 1, complete: false });
   });
 
+  it('a stop error (the quota used up) ends the walk with what was read; any other error propagates', async () => {
+    const server = fakeServer(all);
+    const quotaGone = new Error('429');
+    let calls = 0;
+    const fetchPage: FetchManifestPage = async (...args) => {
+      if (++calls === 2) throw quotaGone;
+      return server.fetchPage(...args);
+    };
+    const plan = planListing(input())!;
+    const listing = await listPair(fetchPage, pair, plan, { completeFrom: null }, { isStop: (e) => e === quotaGone });
+    expect(listing).toMatchObject({ requests: 1, complete: false, stop: quotaGone });
+    expect(listing.rows).toHaveLength(400);
+    expect(listing.completeFrom).toBe(addDays(listing.rows.at(-1)!.session_date, 1));
+    calls = 0;
+    await expect(listPair(fetchPage, pair, plan, { completeFrom: null }, { isStop: () => false })).rejects.toBe(quotaGone);
+  });
+
   it('lists everything on a full rescan', async () => {
     const server = fakeServer(all);
     const plan = planListing(input({ newestStored: '2021-10-27', fullRescan: true }))!;

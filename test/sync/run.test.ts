@@ -181,6 +181,26 @@ describe('manifest paging', () => {
     await bench.sync({ ...ONE_PAIR, maxRequests: 1 }, { dryRun: true, command: 'plan' });
     expect(requests()).toBe(2);
   });
+
+  it('a 429 in the middle of a listing keeps the pages read; after the reset only the rest is listed', async () => {
+    bench = await startBench({ days: 140, symbols: ['BTC'] });
+    const { emulator } = bench;
+    emulator.setQuota(emulator.keys.pro, { requestsUsed: 499 }); // one request left today
+
+    const cut = await bench.sync(ONE_PAIR, { dryRun: true, command: 'plan' });
+    expect(cut.quotaStop).toBeDefined();
+    expect(cut.warnings.join('\n')).toMatch(/request quota exhausted while listing manifests; what was listed is kept/);
+    const held = await manifestState(bench);
+    expect(held.rows).toBe(400);
+    expect(held.complete_from).toBe(addDays(held.oldest, 1));
+
+    emulator.clock.set('2026-03-12T00:30:00Z'); // the quota resets at midnight UTC
+    const before = emulator.counters.requests(emulator.keys.pro);
+    await bench.sync(ONE_PAIR, { dryRun: true, command: 'plan' });
+    // The new session (2026-03-11) and the older rest: one page each.
+    expect(emulator.counters.requests(emulator.keys.pro) - before).toBe(2);
+    expect(await manifestState(bench)).toEqual({ rows: 423, oldest: '2025-10-22', complete_from: null });
+  });
 });
 
 describe('faults', () => {
