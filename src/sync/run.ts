@@ -250,6 +250,8 @@ async function listMovedManifests(
   const listed: ManifestListing['listed'] = new Map();
   const coverageByPair = new Map(coverage.map((row) => [pairKeyOf(row), row]));
   const { maxRequests, since } = options.selection;
+  // A 429 ends a walk with the pages read so far, kept like a --max-requests cut.
+  const isStop = (error: unknown) => api.quotaStopOf(error) !== undefined;
   for (const pair of pairs) {
     if (signal.aborted) throw new InterruptedError(abortSignalName(signal));
     const row = coverageByPair.get(pairKeyOf(pair));
@@ -262,8 +264,6 @@ async function listMovedManifests(
       warn(`--max-requests ${maxRequests} reached: manifests of ${pair.exchange}/${pair.symbol} and later pairs not listed`);
       break;
     }
-    // A 429 ends the walk with the pages read so far, kept like a --max-requests cut.
-    const isStop = (error: unknown) => api.quotaStopOf(error) !== undefined;
     const listing = await listPair(api.manifestPage, pair, plan, state, { isStop, ...(requestsLeft === undefined ? {} : { maxRequests: requestsLeft }) });
     listed.set(pairKeyOf(pair), { rows: listing.rows, completeFrom: listing.completeFrom, requests: listing.requests });
     const quotaStop = listing.stop === undefined ? undefined : api.quotaStopOf(listing.stop);

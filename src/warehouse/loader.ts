@@ -209,9 +209,7 @@ async function stageFiles(conn: DuckDBConnection, batch: Prepared[]): Promise<vo
        sha256 VARCHAR, bytes BIGINT, archive_path VARCHAR, downloaded_at TIMESTAMPTZ)`,
   );
   // One row of parameters per file; the table's column types cast the text of dates and times.
-  const perFile = 9;
-  const rows = batch.map((_, i) => `(${Array.from({ length: perFile }, (_, c) => `$${i * perFile + c + 1}`).join(', ')})`);
-  const values = batch.flatMap(({ input }) => [
+  const rows = batch.map(({ input }) => [
     input.path,
     input.exchange,
     input.symbol,
@@ -222,7 +220,9 @@ async function stageFiles(conn: DuckDBConnection, batch: Prepared[]): Promise<vo
     input.archivePath,
     toIsoTimestamp(input.downloadedAt),
   ]);
-  await conn.run(`INSERT INTO temp.main.${FILES_TABLE} VALUES ${rows.join(', ')}`, values);
+  let n = 0;
+  const tuples = rows.map((row) => `(${row.map(() => `$${++n}`).join(', ')})`);
+  await conn.run(`INSERT INTO temp.main.${FILES_TABLE} VALUES ${tuples.join(', ')}`, rows.flat());
 }
 
 /**
