@@ -28,6 +28,9 @@ export class GexwhError extends Error {
 /** Bad input from the user: an option, a config field, a date. Exit 2. */
 export class UsageError extends GexwhError {}
 
+/** SQL given to `gexwh query` that is not one read of the warehouse (a write, a file access, SET ...). Exit 2. */
+export class RefusedQueryError extends UsageError {}
+
 /** No key, an unreadable key file, a key the API refused (401/403). Exit 3. */
 export class AuthError extends GexwhError {}
 

@@ -17,6 +17,11 @@ export function listOption(value: string, previous: string[] | undefined): strin
   return [...(previous ?? []), ...items];
 }
 
+/** Repeatable, taken whole (a path may hold commas): `--read-dir a --read-dir b` → [a, b]. */
+export function collectOption(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
+}
+
 /** An ISO 8601 instant such as 2026-11-20T15:00:00Z. */
 export function parseInstant(value: string, option: string): Date {
   const date = new Date(value);

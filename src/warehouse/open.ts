@@ -24,6 +24,11 @@ export interface OpenOptions {
   pollMs?: number;
   /** Migration folder and cut-off (tests); by default every migration in sql/. */
   migrations?: MigrateOptions;
+  /**
+   * For SQL the user wrote: read-only, no file or network access outside the warehouse but for
+   * these folders, no extension installed or loaded, configuration locked. Implies readOnly.
+   */
+  sandbox?: { readDirectories: readonly string[] };
 }
 
 export const IN_MEMORY = ':memory:';
@@ -61,7 +66,7 @@ function damagedError(dbPath: string, cause: unknown): DamagedWarehouseError {
 }
 
 export async function openWarehouse(path: string, options: OpenOptions = {}): Promise<Warehouse> {
-  const readOnly = options.readOnly ?? false;
+  const readOnly = (options.readOnly ?? false) || options.sandbox !== undefined;
   const dbPath = path === IN_MEMORY ? path : resolve(path);
   if (dbPath !== IN_MEMORY && !readOnly) mkdirSync(dirname(dbPath), { recursive: true });
 
@@ -70,6 +75,7 @@ export async function openWarehouse(path: string, options: OpenOptions = {}): Pr
   try {
     connection = await instance.connect();
     await pinUtc(connection);
+    if (options.sandbox) await lockDown(connection, options.sandbox.readDirectories);
     if (!readOnly) await migrate(connection, options.migrations);
   } catch (error) {
     connection?.closeSync();
@@ -97,7 +103,7 @@ async function createInstanceWaiting(dbPath: string, readOnly: boolean, options:
   const deadline = Date.now() + Math.max(0, options.waitSeconds ?? 0) * 1000;
   for (;;) {
     try {
-      return await createInstance(dbPath, readOnly);
+      return await createInstance(dbPath, readOnly, options.sandbox !== undefined);
     } catch (error) {
       if (!(error instanceof LockError) || Date.now() >= deadline) throw error;
       await sleep(Math.min(options.pollMs ?? 250, Math.max(1, deadline - Date.now())));
@@ -120,14 +126,17 @@ export function memoryLimitFromEnv(env: NodeJS.ProcessEnv = process.env): string
   return raw;
 }
 
-async function createInstance(dbPath: string, readOnly: boolean): Promise<DuckDBInstance> {
+async function createInstance(dbPath: string, readOnly: boolean, sandbox: boolean): Promise<DuckDBInstance> {
   const memoryLimit = memoryLimitFromEnv();
+  const config = {
+    ...(readOnly ? { access_mode: 'READ_ONLY' } : {}),
+    ...(memoryLimit !== undefined ? { memory_limit: memoryLimit } : {}),
+    ...(sandbox ? { autoinstall_known_extensions: 'false', autoload_known_extensions: 'false' } : {}),
+  };
   try {
-    // fromCache: one process never holds the same file twice (POSIX locks would not stop it).
-    return await duckdb.DuckDBInstance.fromCache(dbPath, {
-      ...(readOnly ? { access_mode: 'READ_ONLY' } : {}),
-      ...(memoryLimit !== undefined ? { memory_limit: memoryLimit } : {}),
-    });
+    // fromCache: one process never holds the same file twice (POSIX locks would not stop it). A
+    // sandbox gets its own instance: a cached one could be handed, locked, to a later writer.
+    return sandbox ? await duckdb.DuckDBInstance.create(dbPath, config) : await duckdb.DuckDBInstance.fromCache(dbPath, config);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     if (readOnly && /database does not exist/i.test(message)) {
@@ -139,6 +148,23 @@ async function createInstance(dbPath: string, readOnly: boolean): Promise<DuckDB
     const holder = pid === undefined ? 'another process' : `process ${pid}`;
     throw new LockError(`the warehouse ${dbPath} is in use by ${holder}`, { db: dbPath, pid }, { cause: error });
   }
+}
+
+/**
+ * allowed_directories can only be set while external access is on, and DuckDB lets it write there
+ * too: the caller's statement check is what keeps those folders read-only. Locking the
+ * configuration last makes every SET, RESET and PRAGMA that would undo this fail.
+ */
+async function lockDown(connection: DuckDBConnection, readDirectories: readonly string[]): Promise<void> {
+  if (readDirectories.length > 0) {
+    await connection.run(`SET allowed_directories = [${readDirectories.map(sqlString).join(', ')}]`);
+  }
+  await connection.run('SET enable_external_access = false');
+  await connection.run('SET lock_configuration = true');
+}
+
+function sqlString(text: string): string {
+  return `'${text.replaceAll("'", "''")}'`;
 }
 
 /**

@@ -1,13 +1,14 @@
-// `gexwh query SQL`: runs the user's SQL on a read-only warehouse and returns JSON-friendly rows
-// (the CLI prints them as a table, CSV or JSON). Read-only is DuckDB's own access mode, so a write
-// statement fails inside DuckDB whatever the SQL looks like.
-import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
-import type { DuckDBConnection, DuckDBTypeId, DuckDBValueConverter, Json } from '@duckdb/node-api';
-import { UsageError } from '../errors.js';
+// `gexwh query SQL`: runs the user's SQL in a DuckDB sandbox and returns JSON-friendly rows (the CLI
+// prints them as a table, CSV or JSON). Two locks, either enough alone for most attacks: the
+// sandbox (read-only file, no file or network access, no extensions, configuration locked) and a
+// statement check by DuckDB's own parser (exactly one statement, of the SELECT kind).
+import { existsSync, statSync } from 'node:fs';
+import { resolve, sep } from 'node:path';
+import type { DuckDBConnection, DuckDBPreparedStatement, DuckDBTypeId, DuckDBValueConverter, Json } from '@duckdb/node-api';
+import { RefusedQueryError, UsageError } from '../errors.js';
 import { duckdb } from './duckdb.js';
 import { openWarehouse } from './open.js';
-import { errorMessage } from './values.js';
+import { conciseDbError, errorMessage } from './values.js';
 
 export interface QueryColumn {
   name: string;
@@ -21,13 +22,25 @@ export interface QueryResult {
   rows: Array<Record<string, unknown>>;
 }
 
-/** Opens the warehouse read-only, runs `sql`, closes. Bad SQL or a write → UsageError (exit 2). */
-export async function runQuery(dbPath: string, sql: string): Promise<QueryResult> {
+export interface QueryOptions {
+  /** Folders whose files (Parquet, CSV ...) the SQL may read; nothing may be written anywhere. */
+  readDirectories?: readonly string[];
+}
+
+/** What `query` runs, for the messages: the statement kinds DuckDB classes as SELECT. */
+export const READ_STATEMENTS = 'SELECT, WITH, FROM, VALUES, TABLE, DESCRIBE, SHOW, SUMMARIZE, PRAGMA table_info';
+
+/**
+ * Opens the warehouse in the sandbox, runs `sql` if it is one read, closes. Bad SQL → UsageError,
+ * anything else than one read → RefusedQueryError (both exit 2), before any of it runs.
+ */
+export async function runQuery(dbPath: string, sql: string, options: QueryOptions = {}): Promise<QueryResult> {
   if (sql.trim() === '') throw new UsageError('query: the SQL text is empty');
   if (!existsSync(resolve(dbPath))) {
     throw new UsageError(`query: no warehouse at ${dbPath} (run gexwh sync first, or pass --db)`, { db: dbPath });
   }
-  const warehouse = await openWarehouse(dbPath, { readOnly: true });
+  const readDirectories = (options.readDirectories ?? []).map(readableFolder);
+  const warehouse = await openWarehouse(dbPath, { sandbox: { readDirectories } });
   try {
     return await runQueryOn(warehouse.connection, sql);
   } finally {
@@ -35,13 +48,27 @@ export async function runQuery(dbPath: string, sql: string): Promise<QueryResult
   }
 }
 
-/** Runs `sql` on an open connection (the demo reuses its own); DuckDB errors become UsageError. */
+/** An existing folder, absolute and ending in the separator (DuckDB compares path prefixes). */
+function readableFolder(folder: string): string {
+  const absolute = resolve(folder);
+  let isFolder = false;
+  try {
+    isFolder = statSync(absolute).isDirectory();
+  } catch {
+    isFolder = false;
+  }
+  if (!isFolder) throw new UsageError(`--read-dir: ${folder} is not an existing folder`, { folder: absolute });
+  return absolute.endsWith(sep) ? absolute : `${absolute}${sep}`;
+}
+
+/** Runs `sql` on an open connection if it is exactly one read; DuckDB errors become UsageError. */
 export async function runQueryOn(connection: DuckDBConnection, sql: string): Promise<QueryResult> {
+  const statement = await prepareOneRead(connection, sql);
   let reader;
   try {
-    reader = await connection.runAndReadAll(sql);
+    reader = await statement.runAndReadAll();
   } catch (error) {
-    throw new UsageError(`query failed: ${errorMessage(error)}`, {}, { cause: error });
+    throw dbFailure(error);
   }
   const names = reader.deduplicatedColumnNames();
   const types = reader.columnTypes();
@@ -54,6 +81,51 @@ export async function runQueryOn(connection: DuckDBConnection, sql: string): Pro
     return row;
   });
   return { columns, rows };
+}
+
+/**
+ * DuckDB's parser splits the text and the binder names each statement's kind, so no spelling
+ * (comments, case, quoting, a second statement after a string) slips past a pattern. Preparing
+ * binds but runs nothing; a file outside the sandbox already fails here.
+ */
+async function prepareOneRead(connection: DuckDBConnection, sql: string): Promise<DuckDBPreparedStatement> {
+  let extracted;
+  try {
+    extracted = await connection.extractStatements(sql);
+  } catch (error) {
+    throw dbFailure(error);
+  }
+  if (extracted.count === 0) throw new UsageError('query: the SQL text holds no statement');
+  if (extracted.count > 1) {
+    throw new RefusedQueryError(`query refused: ${extracted.count} statements in one argument; query runs exactly one read (${READ_STATEMENTS})`);
+  }
+  let prepared;
+  try {
+    prepared = await extracted.prepare(0);
+  } catch (error) {
+    throw dbFailure(error);
+  }
+  if (prepared.statementType !== duckdb.StatementType.SELECT) {
+    const kind = duckdb.StatementType[prepared.statementType];
+    throw new RefusedQueryError(`query refused: ${kind} is not a read; query runs only reads (${READ_STATEMENTS})`);
+  }
+  return prepared;
+}
+
+/** A sandbox refusal (a file or extension outside it, a locked setting) or plain bad SQL. */
+function dbFailure(error: unknown): UsageError {
+  const message = conciseDbError(errorMessage(error));
+  if (/^Permission Error:/i.test(message)) {
+    return new RefusedQueryError(
+      `query refused: file and network access outside the warehouse is off (${message}); pass --read-dir FOLDER to read files under a folder`,
+      {},
+      { cause: error },
+    );
+  }
+  if (/the configuration has been locked/i.test(message)) {
+    return new RefusedQueryError(`query refused: settings cannot be changed (${message})`, {}, { cause: error });
+  }
+  return new UsageError(`query failed: ${message}`, {}, { cause: error });
 }
 
 const BIG_INTEGER_TYPES = new Set<DuckDBTypeId>([

@@ -32,7 +32,7 @@ describe('gexwh query', () => {
     expect(bad.stderr).toMatch(/syntax error/);
     const write = await runCli(['query', ...args, 'DELETE FROM levels']);
     expect(write.code).toBe(2);
-    expect(write.stderr).toMatch(/read-only/i);
+    expect(write.stderr).toMatch(/query refused: DELETE is not a read; query runs only reads/);
     const format = await runCli(['query', ...args, '--format', 'xml', 'SELECT 1']);
     expect(format.code).toBe(2);
     expect(format.stderr).toMatch(/--format: unknown format "xml"; allowed: table, csv, json/);

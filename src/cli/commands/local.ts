@@ -5,23 +5,24 @@ import { IntegrityError, UsageError } from '../../errors.js';
 import { exportWarehouse, rebuildWarehouse, runQuery, verifyWarehouse, type QueryResult } from '../../warehouse/index.js';
 import { contextOf } from '../context.js';
 import { formatCell, formatTable } from '../output.js';
-import { integerOption, listOption } from '../parse.js';
+import { collectOption, integerOption, listOption } from '../parse.js';
 
 const QUERY_FORMATS = ['table', 'csv', 'json'] as const;
 
 export function registerLocal(program: Command): void {
   program
     .command('query')
-    .description('run SQL on the warehouse (read-only) and print a table, CSV or JSON')
+    .description('run one read-only SQL statement on the warehouse, sandboxed, and print a table, CSV or JSON')
     .argument('<sql>', 'the SQL text, e.g. "SELECT * FROM levels_close LIMIT 5"')
     .option('--format <format>', 'table, csv or json (default table; json also with --json)')
-    .action(async (sql: string, flags: { format?: string }, command: Command) => {
+    .option('--read-dir <folder>', 'also let the SQL read files under this folder, e.g. an export (repeatable; never writes)', collectOption)
+    .action(async (sql: string, flags: { format?: string; readDir?: string[] }, command: Command) => {
       const ctx = contextOf(command);
       const format = flags.format ?? (ctx.settings.json ? 'json' : 'table');
       if (!(QUERY_FORMATS as readonly string[]).includes(format)) {
         throw new UsageError(`--format: unknown format "${format}"; allowed: ${QUERY_FORMATS.join(', ')}`);
       }
-      const result = await runQuery(ctx.settings.db, sql);
+      const result = await runQuery(ctx.settings.db, sql, { readDirectories: flags.readDir ?? [] });
       process.stdout.write(`${renderQuery(result, format as (typeof QUERY_FORMATS)[number])}\n`);
     });
 

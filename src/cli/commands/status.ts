@@ -1,7 +1,9 @@
 // `gexwh status`: the local warehouse against the remote coverage, per (exchange, symbol). Works
 // offline from local state (the coverage last seen) when the API cannot be reached.
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { GexwhError } from '../../errors.js';
+import { GexwhError, UsageError } from '../../errors.js';
 import { lastRun, openWarehouse, upsertCoverage, type RunRow } from '../../warehouse/index.js';
 import { createClient } from '../api-client.js';
 import { contextOf, type CommandContext } from '../context.js';
@@ -19,6 +21,10 @@ export function registerStatus(program: Command): void {
     .description('local warehouse vs remote coverage: sessions held, gaps, failed files, last run, quota left')
     .action(async (_flags: object, command: Command) => {
       const ctx = contextOf(command);
+      // status reports on a warehouse; it must not leave an empty one behind a mistyped --db.
+      if (!existsSync(resolve(ctx.settings.db))) {
+        throw new UsageError(`status: no warehouse at ${ctx.settings.db} (run gexwh sync first, or pass --db)`, { db: ctx.settings.db });
+      }
       const remote = await fetchRemote(ctx);
       const local = await readLocal(ctx.settings.db, remote.coverage);
       const result = {
