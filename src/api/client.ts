@@ -17,6 +17,7 @@ import {
   type Timeouts,
 } from './http.js';
 import { checkFileLocation, isLoopbackHost } from './location.js';
+import { API_PREFIX, canonicalRawPath, costsFileCredit, type RawApiPath } from './raw-path.js';
 import {
   costOfPath,
   parseQuotaHeaders,
@@ -32,7 +33,6 @@ import { decide, retryPolicy, sleep as realSleep, type RetryPolicy, type Sleep }
 import { ENDPOINT_SCHEMAS, FILE_KINDS, issuePath, type EndpointData, type EndpointMeta, type EndpointName, type FileKind } from './schemas.js';
 
 export const API_KEY_PATTERN = /^gex_[A-Za-z0-9_-]{32}$/;
-const API_PREFIX = '/api/v1';
 
 export interface ApiClientOptions {
   /** The root that holds /api/v1, e.g. https://api.example.com or http://127.0.0.1:1234. */
@@ -271,16 +271,17 @@ export class ApiClient {
   /** One authenticated GET of any API path (with or without the /api/v1 prefix); the parsed JSON. */
   async get(rawPath: string, query: Query = {}): Promise<RawApiResponse> {
     const { path, query: merged } = normaliseRawPath(rawPath, query);
-    if (costOfPath(path).credits > 0) {
+    if (costsFileCredit(path.judged)) {
       throw new UsageError('file downloads are not done through `gexwh api` (each link costs a file credit); use `gexwh sync`');
     }
-    const response = await this.send(path, path, merged);
-    if (response.status < 200 || response.status >= 300) throw this.errorOf(response, path);
-    const body = parseJson(response.body, path);
+    const sent = path.path;
+    const response = await this.send(sent, sent, merged);
+    if (response.status < 200 || response.status >= 300) throw this.errorOf(response, sent);
+    const body = parseJson(response.body, sent);
     const meta = (body as { meta?: { rate_limit?: unknown } } | null)?.meta;
     const quota = quotaOfResponse(response.headers, meta?.rate_limit);
     this.tracker.observe(quota);
-    this.tracker.countSpent({ requests: costOfPath(path).requests });
+    this.tracker.countSpent({ requests: costOfPath(path.judged.join('/')).requests });
     return { status: response.status, body, quota };
   }
 
@@ -459,14 +460,9 @@ function checkFileRef(date: string, file: string): void {
   }
 }
 
-function normaliseRawPath(rawPath: string, query: Query): { path: string; query: Query } {
-  const trimmed = rawPath.trim();
-  if (!trimmed.startsWith('/') || trimmed.startsWith('//')) {
-    throw new UsageError(`API path must start with a single "/", e.g. /me or /levels/deribit/BTC; got "${rawPath}"`);
-  }
-  const parsed = new URL(trimmed, 'http://placeholder.invalid');
-  const path = parsed.pathname.startsWith(`${API_PREFIX}/`) ? parsed.pathname.slice(API_PREFIX.length) : parsed.pathname;
-  const merged: Query = Object.fromEntries(parsed.searchParams.entries());
+function normaliseRawPath(rawPath: string, query: Query): { path: RawApiPath; query: Query } {
+  const path = canonicalRawPath(rawPath);
+  const merged: Query = { ...path.query };
   for (const [key, value] of Object.entries(query)) if (value !== undefined) merged[key] = value;
   return { path, query: merged };
 }

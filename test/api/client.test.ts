@@ -299,6 +299,39 @@ describe('raw get (gexwh api PATH)', () => {
     expect(server.requests).toHaveLength(0);
   });
 
+  // Each spelling a server may normalise to the file-link route, or above /api/v1: refused unsent.
+  it.each([
+    ['percent-encoded letters', '/history/%66iles/deribit/BTC/2025-03-03/levels', /file credit/],
+    ['an encoded slash', '/history%2Ffiles/deribit/BTC/2025-03-03/levels', /file credit/],
+    ['doubly encoded', '/history/%2566iles/deribit/BTC/2025-03-03/levels', /file credit/],
+    ['empty segments', '/history//files///deribit/BTC/2025-03-03/levels/', /file credit/],
+    ['dot segments', '/history/./files/x/../deribit/BTC/2025-03-03/levels', /file credit/],
+    ['encoded dots', '/history/x/%2e%2E/files/deribit/BTC/2025-03-03/levels', /file credit/],
+    ['upper case', '/HISTORY/Files/deribit/BTC/2025-03-03/levels', /file credit/],
+    ['the prefix, upper case', '/API/V1/history/files/deribit/BTC/2025-03-03/levels', /file credit/],
+    ['a longer path under the route', '/history/files/deribit/BTC/2025-03-03/levels/x', /file credit/],
+    ['dots above the prefix', '/../admin', /leaves \/api\/v1/],
+    ['dots out of the prefix', '/api/v1/../v2/me', /leaves \/api\/v1/],
+    ['encoded dots above the prefix', '/%2e%2e/%2e%2e/admin', /leaves \/api\/v1/],
+    ['doubly encoded dots above the prefix', '/%252e%252e/%252e%252e/admin', /leaves \/api\/v1/],
+    ['a malformed escape', '/levels/%zz', /malformed percent-encoding/],
+  ])('refuses %s, sending nothing', async (_label, path, message) => {
+    const { server, client } = await setup((_req, res) => sendJson(res, 200, {}));
+    const error = await caught(client.get(path));
+    expect(error).toBeInstanceOf(UsageError);
+    expect((error as Error).message).toMatch(message);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('sends the canonical path it judged: decoded, dots resolved, each segment encoded again', async () => {
+    const { server, client } = await setup((_req, res) => sendJson(res, 200, { data: {} }));
+    await client.get('/api/v1/./levels//x/../deribit%2Bderive/B%54C/?compare=1d');
+    expect(server.requests[0]!.url).toBe('/api/v1/levels/deribit%2Bderive/BTC?compare=1d');
+    await client.get('/history/files/deribit/BTC');
+    expect(server.requests[1]!.url).toBe('/api/v1/history/files/deribit/BTC');
+    expect(client.spent()).toEqual({ requests: 2, credits: 0 });
+  });
+
   it('error answers are ApiError', async () => {
     const { client } = await setup((_req, res) => sendJson(res, 404, { error: 'no_data', message: 'none' }));
     await expect(client.get('/levels/deribit/XYZ')).rejects.toMatchObject({ status: 404, slug: 'no_data' });
