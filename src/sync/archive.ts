@@ -71,11 +71,27 @@ export function tempPathFor(finalPath: string): string {
  * code (EROFS, EACCES) is thrown and the download stage knows the archive is not writable.
  */
 function makeFolder(folder: string): void {
+  if (existsSync(folder)) return;
   try {
-    mkdirSync(folder, { recursive: true });
+    const first = mkdirSync(folder, { recursive: true });
+    if (first !== undefined) rememberNewFolders(first, folder);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     makeFolderStepByStep(folder);
+    rememberNewFolders(folder, folder);
+  }
+}
+
+/**
+ * A new folder is an entry in its parent, lost in a power cut unless the parent is fsynced too:
+ * the parents of the folders made from `first` down to `last` are synced by the next commit.
+ */
+const parentsToSync = new Set<string>();
+
+function rememberNewFolders(first: string, last: string): void {
+  for (let folder = resolve(last); ; folder = dirname(folder)) {
+    parentsToSync.add(dirname(folder));
+    if (folder === resolve(first) || dirname(folder) === folder) break;
   }
 }
 
@@ -138,6 +154,10 @@ export async function commitToArchive(tempPath: string, finalPath: string): Prom
   }
   await fs.rename(tempPath, finalPath);
   await syncFolder(dirname(finalPath));
+  for (const parent of [...parentsToSync]) {
+    await syncFolder(parent);
+    parentsToSync.delete(parent);
+  }
 }
 
 /** fsync a folder so a rename survives a power cut; not possible on every platform (Windows). */

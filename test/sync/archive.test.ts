@@ -1,7 +1,7 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, promises, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { UnsafeResponseError } from '../../src/errors.js';
 import {
   archivePath,
@@ -74,6 +74,36 @@ describe('temp files and commit', () => {
     await commitToArchive(tempPath, finalPath);
     expect(readFileSync(finalPath, 'utf8')).toBe('gzip bytes');
     expect(existsSync(tempPath)).toBe(false);
+  });
+
+  it('fsyncs the file, then after the rename its folder, and the parents of every folder it made', async () => {
+    const synced: string[] = [];
+    const realOpen = promises.open.bind(promises);
+    const spy = vi.spyOn(promises, 'open').mockImplementation(async (...args: Parameters<typeof promises.open>) => {
+      const handle = await realOpen(...args);
+      const realSync = handle.sync.bind(handle);
+      handle.sync = async () => {
+        synced.push(String(args[0]));
+        await realSync();
+      };
+      return handle;
+    });
+    try {
+      const finalPath = archivePath(root, 'okx', 'ETH', '2024-06-03', 'levels');
+      const tempPath = tempPathFor(finalPath); // makes okx/ and okx/ETH/
+      writeFileSync(tempPath, 'gzip bytes');
+      await commitToArchive(tempPath, finalPath);
+      expect(synced).toEqual([tempPath, dirname(finalPath), join(root, 'okx'), root]);
+      // The next file of the same folder: only the file and its folder, the new entries are durable.
+      synced.length = 0;
+      const next = archivePath(root, 'okx', 'ETH', '2024-06-04', 'levels');
+      const nextTemp = tempPathFor(next);
+      writeFileSync(nextTemp, 'more');
+      await commitToArchive(nextTemp, next);
+      expect(synced).toEqual([nextTemp, dirname(next)]);
+    } finally {
+      spy.mockRestore();
+    }
   });
 
   it('replaces an older archived version', async () => {
