@@ -16,7 +16,7 @@ import {
   redactSecret,
   type Timeouts,
 } from './http.js';
-import { checkFileLocation, isLoopbackHost } from './location.js';
+import { checkFileLocation, isLoopbackHost, locationPolicyFor, type LocationPolicy } from './location.js';
 import { API_PREFIX, canonicalRawPath, costsFileCredit, type RawApiPath } from './raw-path.js';
 import {
   costOfPath,
@@ -109,6 +109,7 @@ export class ApiClient {
   private readonly policy: RetryPolicy;
   private readonly sleep: Sleep;
   private readonly maxJsonBytes: number;
+  private readonly locationPolicy: LocationPolicy;
   private readonly now: () => number;
   private readonly signal: AbortSignal | undefined;
   private readonly pool: Pool;
@@ -122,6 +123,7 @@ export class ApiClient {
     }
     const base = parseBaseUrl(options.baseUrl);
     this.origin = base.origin;
+    this.locationPolicy = locationPolicyFor(base);
     this.basePath = base.pathname.replace(/\/+$/, '');
     this.apiKey = options.apiKey;
     this.userAgent = options.userAgent ?? 'gexwh';
@@ -145,6 +147,7 @@ export class ApiClient {
       now: this.now,
       linkLifetimeMs: options.linkLifetimeMs ?? DEFAULT_LINK_LIFETIME_MS,
       userAgent: this.userAgent,
+      locationPolicy: this.locationPolicy,
     });
   }
 
@@ -232,7 +235,7 @@ export class ApiClient {
     const quota = quotaOfResponse(response.headers);
     this.tracker.observe(quota);
     this.tracker.countSpent({ credits: 1 }); // the 302 is what the server charges for
-    const location = checkFileLocation(firstHeader(response.headers, 'location'), path);
+    const location = checkFileLocation(firstHeader(response.headers, 'location'), path, this.locationPolicy);
     return { location, issuedAt: new Date(this.now()), quota };
   }
 

@@ -12,7 +12,7 @@ import { Pool } from 'undici';
 import { GexwhError, NetworkError, UnsafeResponseError } from '../errors.js';
 import { LinkExpiredError } from './errors.js';
 import { discard, dropBody, describeNetworkError, firstHeader, outcomeOfThrown, readCapped, type Timeouts } from './http.js';
-import { checkFileLocation, describeLink } from './location.js';
+import { checkFileLocation, describeLink, type LocationPolicy } from './location.js';
 import { decide, type AttemptOutcome, type RetryPolicy, type Sleep } from './retry.js';
 
 /** A presigned link is valid for up to 15 minutes (spec, Limits). */
@@ -50,6 +50,7 @@ export interface StorageDownloaderDeps {
   now: () => number;
   linkLifetimeMs: number;
   userAgent: string;
+  locationPolicy: LocationPolicy;
 }
 
 type AttemptResult = { done: true; result: DownloadResult } | { done: false; outcome: AttemptOutcome; detail: string };
@@ -67,7 +68,7 @@ export class StorageDownloader {
   constructor(private readonly deps: StorageDownloaderDeps) {}
 
   async download(location: URL, tempPath: string, options: DownloadOptions = {}): Promise<DownloadResult> {
-    const url = checkFileLocation(location.href, 'download'); // callers may pass any URL: check again
+    const url = checkFileLocation(location.href, 'download', this.deps.locationPolicy); // callers may pass any URL: check again
     const maxBytes = options.maxBytes ?? options.expectedBytes ?? DEFAULT_MAX_FILE_BYTES;
     try {
       return await this.downloadWithRetries(url, tempPath, maxBytes, options);

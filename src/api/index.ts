@@ -4,7 +4,7 @@ export type { ApiClientOptions, ApiResponse, RawApiResponse, FileRef, FileLink, 
 export type { DownloadOptions, DownloadResult } from './download.js';
 export { DEFAULT_LINK_LIFETIME_MS } from './download.js';
 export { QuotaExceededError, LinkExpiredError } from './errors.js';
-export { checkFileLocation, isLoopbackHost } from './location.js';
+export { checkFileLocation, isLoopbackHost, locationPolicyFor, type LocationPolicy } from './location.js';
 export { unitsLeft, costOfPath, type QuotaBucket, type QuotaBucketName, type QuotaSnapshot, type QuotaSpent } from './quota.js';
 export { decide, isRetryable, backoffDelayMs, retryPolicy, type RetryPolicy, type AttemptOutcome, type RetryDecision, type Sleep } from './retry.js';
 export type { Timeouts } from './http.js';

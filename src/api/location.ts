@@ -11,12 +11,25 @@ export function isLoopbackHost(hostname: string): boolean {
   return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
 }
 
+export interface LocationPolicy {
+  /**
+   * Plain http to this machine: only when the API itself is on loopback (the emulator, a local
+   * proxy). A remote API has no business sending a client to a service on the user's own machine.
+   */
+  allowLoopbackHttp: boolean;
+}
+
+/** The policy that follows from the API base: loopback http links only from a loopback API. */
+export function locationPolicyFor(apiBase: URL): LocationPolicy {
+  return { allowLoopbackHttp: isLoopbackHost(apiBase.hostname) };
+}
+
 /**
- * Parse and check a Location header value: absolute URL, https (or http to a loopback host), no user
- * info. Anything else throws UnsafeResponseError; the message never repeats the link's query string
- * (it carries the storage signature).
+ * Parse and check a Location header value: absolute URL, https (or http to a loopback host when the
+ * policy allows it), no user info. Anything else throws UnsafeResponseError; the message never
+ * repeats the link's query string (it carries the storage signature).
  */
-export function checkFileLocation(value: string | undefined, endpoint: string): URL {
+export function checkFileLocation(value: string | undefined, endpoint: string, policy: LocationPolicy): URL {
   if (value === undefined || value.trim() === '') {
     throw new UnsafeResponseError(`${endpoint}: the redirect has no Location header`);
   }
@@ -32,15 +45,23 @@ export function checkFileLocation(value: string | undefined, endpoint: string): 
   }
   if (url.protocol === 'https:') return url;
   if (url.protocol === 'http:') {
-    if (isLoopbackHost(url.hostname)) return url;
-    throw new UnsafeResponseError(`${endpoint}: the redirect goes to plain http on a non-loopback host (${where}); refused`, {
-      allowed: 'https, or http to 127.0.0.0/8, ::1, localhost',
+    const loopback = isLoopbackHost(url.hostname);
+    if (loopback && policy.allowLoopbackHttp) return url;
+    const why = loopback ? 'on this machine, from an API that is not on this machine' : 'on a non-loopback host';
+    throw new UnsafeResponseError(`${endpoint}: the redirect goes to plain http ${why} (${where}); refused`, {
+      allowed: policy.allowLoopbackHttp ? 'https, or http to 127.0.0.0/8, ::1, localhost' : 'https',
     });
   }
-  throw new UnsafeResponseError(`${endpoint}: the redirect uses the scheme "${url.protocol.slice(0, -1)}"; only https (or http to loopback) is allowed`);
+  throw new UnsafeResponseError(`${endpoint}: the redirect uses the scheme "${sanitizedScheme(url.protocol)}"; only https (or http to loopback from a loopback API) is allowed`);
 }
 
 /** Origin and path of a link, for messages (the query string holds the signature). */
 export function describeLink(url: URL): string {
   return `${url.origin}${url.pathname}`;
+}
+
+/** A scheme is letters, digits, + - . by the URL parser; capped so a hostile one stays short. */
+function sanitizedScheme(protocol: string): string {
+  const scheme = protocol.slice(0, -1);
+  return scheme.length > 20 ? `${scheme.slice(0, 20)}…` : scheme;
 }

@@ -197,6 +197,20 @@ describe('downloadToFile', () => {
     expect(existsSync(temp)).toBe(false);
   });
 
+  it('from an API that is not on loopback, refuses a plain-http link to this machine unsent', async () => {
+    const storage = await startServer((_req, res) => serveFile(res));
+    // The API is never contacted: the link is handed to the downloader as if a remote API had sent it.
+    const client = createApiClient({ baseUrl: 'https://api.example.invalid', apiKey: KEY, retry: { maxAttempts: 1 } });
+    cleanups.push(() => storage.close(), () => client.close());
+    const temp = join(dir, 'remote.part');
+    const error = await client.downloadToFile(new URL(`${storage.url}/f.csv.gz?sig=s3cr3t`), temp).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UnsafeResponseError);
+    expect((error as Error).message).toMatch(/plain http on this machine, from an API that is not on this machine/);
+    expect((error as Error).message).not.toContain('s3cr3t');
+    expect(storage.requests).toHaveLength(0);
+    expect(existsSync(temp)).toBe(false);
+  });
+
   it('retries a truncated body with the same link', async () => {
     const { api, storage, client, temp } = await setup((_req, res, i) => (i === 0 ? serveTruncated(res) : serveFile(res)));
     const result = await client.downloadFile(REF, temp, { expectedBytes: FILE.length });

@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { UnsafeResponseError } from '../../src/errors.js';
-import { checkFileLocation, describeLink } from '../../src/api/location.js';
+import { checkFileLocation, describeLink, locationPolicyFor } from '../../src/api/location.js';
+
+const LOCAL_API = { allowLoopbackHttp: true };
+const REMOTE_API = { allowLoopbackHttp: false };
 
 describe('checkFileLocation', () => {
   it.each([
@@ -12,8 +15,24 @@ describe('checkFileLocation', () => {
     'http://LOCALHOST/file',
     'http://[::1]:8080/file',
     'http://127.1/file', // the URL parser normalises it to 127.0.0.1
-  ])('accepts %s', (value) => {
-    expect(checkFileLocation(value, 'test')).toBeInstanceOf(URL);
+  ])('accepts %s from an API on loopback', (value) => {
+    expect(checkFileLocation(value, 'test', LOCAL_API)).toBeInstanceOf(URL);
+  });
+
+  it.each([
+    'http://127.0.0.1:9000/file?sig=1',
+    'http://localhost:8080/file',
+    'http://[::1]:8080/file',
+    'http://127.1/file',
+  ])('refuses %s from an API that is not on loopback', (value) => {
+    expect(() => checkFileLocation(value, 'x', REMOTE_API)).toThrow(/plain http on this machine, from an API that is not on this machine/);
+  });
+
+  it('derives the policy from the API base', () => {
+    expect(locationPolicyFor(new URL('http://127.0.0.1:8080'))).toEqual(LOCAL_API);
+    expect(locationPolicyFor(new URL('http://localhost'))).toEqual(LOCAL_API);
+    expect(locationPolicyFor(new URL('https://api.example.com'))).toEqual(REMOTE_API);
+    expect(checkFileLocation('https://s.example.com/f', 'x', REMOTE_API).href).toBe('https://s.example.com/f');
   });
 
   it.each([
@@ -35,12 +54,14 @@ describe('checkFileLocation', () => {
     ['https://user@storage.example.com/f', 'user info'],
     ['http://user:pw@127.0.0.1/f', 'user info'],
   ])('refuses %s', (value, why) => {
-    expect(() => checkFileLocation(value, 'GET /history/files/x')).toThrow(UnsafeResponseError);
-    expect(() => checkFileLocation(value, 'GET /history/files/x')).toThrow(why);
+    for (const policy of [LOCAL_API, REMOTE_API]) {
+      expect(() => checkFileLocation(value, 'GET /history/files/x', policy)).toThrow(UnsafeResponseError);
+      expect(() => checkFileLocation(value, 'GET /history/files/x', policy)).toThrow(why);
+    }
   });
 
   it('never repeats the signature in messages', () => {
     expect(describeLink(new URL('https://s.example.com/a/b.csv.gz?sig=SECRET'))).toBe('https://s.example.com/a/b.csv.gz');
-    expect(() => checkFileLocation('http://s.example.com/a?sig=SECRET', 'x')).toThrow(/^(?!.*SECRET)/);
+    expect(() => checkFileLocation('http://s.example.com/a?sig=SECRET', 'x', LOCAL_API)).toThrow(/^(?!.*SECRET)/);
   });
 });
