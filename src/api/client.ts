@@ -280,7 +280,8 @@ export class ApiClient {
     const sent = path.path;
     const response = await this.send(sent, sent, merged);
     if (response.status < 200 || response.status >= 300) throw this.errorOf(response, sent);
-    const body = parseJson(response.body, sent);
+    // Printed whole by `gexwh api`: a server echoing the key must not get it shown.
+    const body = redactSecret(parseJson(response.body, sent), this.apiKey);
     const meta = (body as { meta?: { rate_limit?: unknown } } | null)?.meta;
     const quota = quotaOfResponse(response.headers, meta?.rate_limit);
     this.tracker.observe(quota);

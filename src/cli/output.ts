@@ -1,6 +1,7 @@
 // How results reach the user: a plain table on stdout, or JSON with --json. Logs and progress go to
 // stderr so that stdout stays machine-readable.
 import { GexwhError } from '../errors.js';
+import { escapeBlock, escapeJson, escapeLine } from './terminal.js';
 
 export type Row = Record<string, unknown>;
 
@@ -20,17 +21,18 @@ export interface Output {
 export function createOutput(flags: { json: boolean; quiet: boolean; verbose: boolean }): Output {
   return {
     ...flags,
+    // Results and lines may quote server text: escaped before they reach a terminal.
     result(value, text) {
-      process.stdout.write(flags.json ? `${JSON.stringify(value, jsonReplacer, 2)}\n` : `${text()}\n`);
+      process.stdout.write(flags.json ? `${escapeJson(JSON.stringify(value, jsonReplacer, 2))}\n` : `${escapeBlock(text())}\n`);
     },
     info(line) {
-      if (!flags.quiet) process.stderr.write(`${line}\n`);
+      if (!flags.quiet) process.stderr.write(`${escapeBlock(line)}\n`);
     },
     debug(line) {
-      if (flags.verbose) process.stderr.write(`${line}\n`);
+      if (flags.verbose) process.stderr.write(`${escapeBlock(line)}\n`);
     },
     warn(line) {
-      process.stderr.write(`warning: ${line}\n`);
+      process.stderr.write(`warning: ${escapeBlock(line)}\n`);
     },
   };
 }
@@ -54,7 +56,7 @@ export function formatCell(value: unknown): string {
 export function formatTable(rows: readonly Row[], columns?: readonly string[]): string {
   const cols = columns ?? (rows[0] ? Object.keys(rows[0]) : []);
   if (cols.length === 0) return '(no rows)';
-  const cells = rows.map((row) => cols.map((c) => formatCell(row[c])));
+  const cells = rows.map((row) => cols.map((c) => escapeLine(formatCell(row[c]))));
   const widths = cols.map((c, i) => Math.max(c.length, ...cells.map((r) => r[i]!.length)));
   const numeric = cols.map((c) => rows.length > 0 && rows.every((r) => r[c] === null || r[c] === undefined || typeof r[c] === 'number' || typeof r[c] === 'bigint'));
   const line = (values: string[]) =>
@@ -65,11 +67,12 @@ export function formatTable(rows: readonly Row[], columns?: readonly string[]): 
 /** An error as the user sees it: the message, the API slug and every hint, never a stack. */
 export function describeError(error: unknown, verbose: boolean): string {
   if (error instanceof GexwhError) {
-    const slug = 'slug' in error && typeof error.slug === 'string' ? `${error.slug}: ` : '';
-    const hints = Object.entries(error.hints).map(([k, v]) => `  ${k}: ${formatCell(v)}`);
-    return [`error: ${slug}${error.message}`, ...hints].join('\n');
+    // Slug, message and hints may all come from the server: each stays on its one line.
+    const slug = 'slug' in error && typeof error.slug === 'string' ? `${escapeLine(error.slug)}: ` : '';
+    const hints = Object.entries(error.hints).map(([k, v]) => `  ${escapeLine(k)}: ${escapeLine(formatCell(v))}`);
+    return [`error: ${slug}${escapeLine(error.message)}`, ...hints].join('\n');
   }
   const message = error instanceof Error ? error.message : String(error);
-  const stack = verbose && error instanceof Error && error.stack ? `\n${error.stack}` : '';
-  return `error: unexpected failure: ${message}${stack}`;
+  const stack = verbose && error instanceof Error && error.stack ? `\n${escapeBlock(error.stack)}` : '';
+  return `error: unexpected failure: ${escapeLine(message)}${stack}`;
 }

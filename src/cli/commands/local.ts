@@ -5,6 +5,7 @@ import { IntegrityError, UsageError } from '../../errors.js';
 import { exportWarehouse, rebuildWarehouse, runQuery, verifyWarehouse, type QueryResult } from '../../warehouse/index.js';
 import { contextOf } from '../context.js';
 import { formatCell, formatTable } from '../output.js';
+import { escapeJson } from '../terminal.js';
 import { collectOption, integerOption, listOption } from '../parse.js';
 
 const QUERY_FORMATS = ['table', 'csv', 'json'] as const;
@@ -106,7 +107,7 @@ export function registerLocal(program: Command): void {
 }
 
 function renderQuery(result: QueryResult, format: 'table' | 'csv' | 'json'): string {
-  if (format === 'json') return JSON.stringify(result.rows, null, 2);
+  if (format === 'json') return escapeJson(JSON.stringify(result.rows, null, 2));
   const names = result.columns.map((c) => c.name);
   if (format === 'table') return formatTable(result.rows, names);
   const escape = (value: unknown) => {

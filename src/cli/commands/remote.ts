@@ -4,6 +4,7 @@ import { UsageError } from '../../errors.js';
 import { createClient } from '../api-client.js';
 import { contextOf } from '../context.js';
 import { formatTable } from '../output.js';
+import { escapeJson } from '../terminal.js';
 
 export function registerRemote(program: Command): void {
   program
@@ -62,7 +63,8 @@ export function registerRemote(program: Command): void {
       const client = createClient(ctx);
       try {
         const response = await client.get(path, query);
-        process.stdout.write(`${JSON.stringify(response.body, null, 2)}\n`);
+        // The body is the client's, already redacted of the key; escaped like every server text shown.
+        process.stdout.write(`${escapeJson(JSON.stringify(response.body, null, 2))}\n`);
       } finally {
         await client.close();
       }
