@@ -7,6 +7,7 @@ import { DEFAULT_LINK_LIFETIME_MS, StorageDownloader, type DownloadOptions, type
 import { LinkExpiredError, QuotaExceededError } from './errors.js';
 import {
   DEFAULT_MAX_JSON_BYTES,
+  MAX_MANIFEST_JSON_BYTES,
   DEFAULT_TIMEOUTS,
   describeNetworkError,
   discard,
@@ -308,7 +309,8 @@ export class ApiClient {
   // ---- internals ----
 
   private async call<E extends EndpointName>(name: E, path: string, query: Query = {}): Promise<ApiResponse<E>> {
-    const response = await this.send(path, path, query);
+    const maxBytes = name === 'historyFiles' ? Math.min(this.maxJsonBytes, MAX_MANIFEST_JSON_BYTES) : this.maxJsonBytes;
+    const response = await this.send(path, path, query, undefined, maxBytes);
     if (response.status < 200 || response.status >= 300) {
       if (response.status >= 300 && response.status < 400) {
         throw new ApiSchemaError(path, `unexpected HTTP ${response.status} redirect; not followed`);
@@ -334,7 +336,7 @@ export class ApiClient {
    * abandoned by the stop signal (the timeouts still bound it): its credit is seen and counted. The
    * signal then only prevents the next attempt.
    */
-  private async send(endpoint: string, path: string, query: Query, callSignal?: AbortSignal): Promise<RawResponse> {
+  private async send(endpoint: string, path: string, query: Query, callSignal?: AbortSignal, maxBytes = this.maxJsonBytes): Promise<RawResponse> {
     const target = `${this.basePath}${API_PREFIX}${path}${queryString(query)}`;
     const signal = this.combinedSignal(callSignal);
     const paid = costOfPath(path).credits > 0;
@@ -343,7 +345,7 @@ export class ApiClient {
       let response: RawResponse;
       try {
         if (paid) signal?.throwIfAborted();
-        response = await this.sendOnce(endpoint, target, abortsInFlight);
+        response = await this.sendOnce(endpoint, target, abortsInFlight, maxBytes);
       } catch (error) {
         const outcome = outcomeOfThrown(error, signal);
         if (outcome === undefined) throw error;
@@ -362,7 +364,7 @@ export class ApiClient {
     }
   }
 
-  private async sendOnce(endpoint: string, target: string, signal: AbortSignal | undefined): Promise<RawResponse> {
+  private async sendOnce(endpoint: string, target: string, signal: AbortSignal | undefined, maxBytes: number): Promise<RawResponse> {
     const { statusCode, headers, body } = await this.pool.request({
       method: 'GET',
       path: target,
@@ -372,13 +374,15 @@ export class ApiClient {
       signal: signal ?? null,
     });
     if (statusCode >= 300 && statusCode < 400) {
-      await discard(body); // a redirect's body is never needed
+      await discard(body); // a redirect's body is never needed: a few KB drained at most
       return { status: statusCode, headers, body: Buffer.alloc(0) };
     }
+    const what = maxBytes === MAX_MANIFEST_JSON_BYTES ? 'a manifest page (at most 400 rows)' : 'an answer';
     const buffer = await readCapped(
       body,
-      this.maxJsonBytes,
-      () => new ApiSchemaError(endpoint, `the answer is larger than ${this.maxJsonBytes} bytes (maxJsonBytes); refused`),
+      maxBytes,
+      () => new ApiSchemaError(endpoint, `${what} larger than ${maxBytes} bytes; refused, read no further`, { maxBytes }),
+      { graceMs: this.timeouts.bodyMs, minBytesPerSecond: this.timeouts.minBytesPerSecond },
     );
     return { status: statusCode, headers, body: buffer };
   }

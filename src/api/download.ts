@@ -11,7 +11,7 @@ import { pipeline } from 'node:stream/promises';
 import { Pool } from 'undici';
 import { GexwhError, NetworkError, UnsafeResponseError } from '../errors.js';
 import { LinkExpiredError } from './errors.js';
-import { discard, dropBody, describeNetworkError, firstHeader, outcomeOfThrown, readCapped, type Timeouts } from './http.js';
+import { discard, dropBody, describeNetworkError, firstHeader, outcomeOfThrown, readCapped, slowness, SlowBodyError, type Timeouts } from './http.js';
 import { checkFileLocation, describeLink, type LocationPolicy } from './location.js';
 import { decide, type AttemptOutcome, type RetryPolicy, type Sleep } from './retry.js';
 
@@ -199,8 +199,6 @@ interface Pace {
   now: () => number;
 }
 
-/** A body arriving slower than the minimum rate: a network failure (retried), not a final answer. */
-class SlowBodyError extends Error {}
 
 /**
  * Write the body to `file` (the opened tempPath), hashing and counting on the way; fsync at the end.
@@ -218,10 +216,9 @@ async function streamToFile(body: Readable, file: Writable, tempPath: string, li
         callback(new BodyTooLargeError(`the file exceeds the ${maxBytes} bytes allowed; download aborted`, { maxBytes }));
         return;
       }
-      const elapsedMs = pace.now() - started;
-      if (elapsedMs > pace.graceMs && (bytes * 1000) / elapsedMs < pace.minBytesPerSecond) {
-        const rate = Math.round((bytes * 1000) / elapsedMs);
-        callback(new SlowBodyError(`body too slow: ${rate} bytes/s after ${Math.round(elapsedMs / 1000)} s, below the ${pace.minBytesPerSecond} bytes/s minimum`));
+      const slow = slowness(bytes, pace.now() - started, pace);
+      if (slow !== undefined) {
+        callback(new SlowBodyError(slow));
         return;
       }
       hash.update(chunk);

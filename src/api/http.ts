@@ -19,21 +19,52 @@ export interface Timeouts {
 
 export const DEFAULT_TIMEOUTS: Timeouts = { connectMs: 10_000, headersMs: 30_000, bodyMs: 60_000, minBytesPerSecond: 8 * 1024 };
 
-export const DEFAULT_MAX_JSON_BYTES = 64 * 1024 * 1024;
+/**
+ * The largest JSON answer read (a history/levels window of 15m captures is a few MB). A larger one is
+ * refused at this size: memory stays bounded whatever the server sends.
+ */
+export const DEFAULT_MAX_JSON_BYTES = 16 * 1024 * 1024;
+/** A manifest page holds at most 400 rows of ~300 bytes: 2 MiB is ~15 times that. */
+export const MAX_MANIFEST_JSON_BYTES = 2 * 1024 * 1024;
 
-/** Read a whole (small) body, refusing more than maxBytes so a runaway answer cannot exhaust memory. */
-export async function readCapped(body: Readable, maxBytes: number, tooLarge: () => Error): Promise<Buffer> {
+/** A body arriving slower than the minimum rate: a network failure (retried), not an answer. */
+export class SlowBodyError extends Error {}
+
+/** The slowest average rate a body may keep once `graceMs` has passed since its first byte was awaited. */
+export interface MinimumPace {
+  graceMs: number;
+  minBytesPerSecond: number;
+}
+
+/**
+ * Read a whole (small) body, refusing more than maxBytes so a runaway answer cannot exhaust memory,
+ * and, with a pace, a body trickling slower than its minimum rate (a slow loris dodging bodyMs).
+ */
+export async function readCapped(body: Readable, maxBytes: number, tooLarge: () => Error, pace?: MinimumPace): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let total = 0;
+  const started = performance.now();
   for await (const chunk of body as AsyncIterable<Buffer>) {
     total += chunk.length;
     if (total > maxBytes) {
       dropBody(body);
       throw tooLarge();
     }
+    const slow = pace === undefined ? undefined : slowness(total, performance.now() - started, pace);
+    if (slow !== undefined) {
+      dropBody(body);
+      throw new SlowBodyError(slow);
+    }
     chunks.push(chunk);
   }
   return Buffer.concat(chunks, total);
+}
+
+/** Why `bytes` after `elapsedMs` is too slow, or undefined while the pace is kept (or in its grace). */
+export function slowness(bytes: number, elapsedMs: number, pace: MinimumPace): string | undefined {
+  if (elapsedMs <= pace.graceMs || (bytes * 1000) / elapsedMs >= pace.minBytesPerSecond) return undefined;
+  const rate = Math.round((bytes * 1000) / elapsedMs);
+  return `body too slow: ${rate} bytes/s after ${Math.round(elapsedMs / 1000)} s, below the ${pace.minBytesPerSecond} bytes/s minimum`;
 }
 
 /** Stop reading a body and close its connection, without an unhandled 'error' event. */
@@ -42,12 +73,30 @@ export function dropBody(body: Readable): void {
   body.destroy();
 }
 
-/** Drain and drop a body we do not need, so the keep-alive connection can be reused. */
-export async function discard(body: Readable): Promise<void> {
+/** A body we do not need (a redirect's) is drained for reuse of the connection up to this much... */
+export const MAX_DRAINED_BYTES = 8 * 1024;
+/** ...and for this long; past either, the connection is dropped instead. */
+export const MAX_DRAIN_MS = 2_000;
+
+/**
+ * Drain and drop a body we do not need, so the keep-alive connection can be reused; a body larger
+ * or slower than a real redirect's is cut (the connection closed), so it costs neither memory nor time.
+ */
+export async function discard(body: Readable, limits = { maxBytes: MAX_DRAINED_BYTES, maxMs: MAX_DRAIN_MS }): Promise<void> {
+  const timer = setTimeout(() => dropBody(body), limits.maxMs);
+  let total = 0;
   try {
-    for await (const _ of body as AsyncIterable<Buffer>) void _;
+    for await (const chunk of body as AsyncIterable<Buffer>) {
+      total += chunk.length;
+      if (total > limits.maxBytes) {
+        dropBody(body);
+        return;
+      }
+    }
   } catch {
     // the connection is dropped anyway
+  } finally {
+    clearTimeout(timer);
   }
 }
 
