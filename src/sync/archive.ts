@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { createWriteStream, existsSync, mkdirSync, promises as fs, type Dirent } from 'node:fs';
 import { constants as osConstants } from 'node:os';
-import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { Writable } from 'node:stream';
 import { getSystemErrorMap } from 'node:util';
 import { UnsafeResponseError } from '../errors.js';
@@ -154,7 +154,9 @@ export async function commitToArchive(tempPath: string, finalPath: string): Prom
   }
   await fs.rename(tempPath, finalPath);
   await syncFolder(dirname(finalPath));
+  const folder = resolve(dirname(finalPath));
   for (const parent of [...parentsToSync]) {
+    if (parent !== folder && !folder.startsWith(parent.endsWith(sep) ? parent : `${parent}${sep}`)) continue;
     await syncFolder(parent);
     parentsToSync.delete(parent);
   }
