@@ -12,6 +12,7 @@ import { Pool } from 'undici';
 import { GexwhError, NetworkError, UnsafeResponseError } from '../errors.js';
 import { LinkExpiredError } from './errors.js';
 import { discard, dropBody, describeNetworkError, firstHeader, outcomeOfThrown, readCapped, slowness, SlowBodyError, type Timeouts } from './http.js';
+import { createInflateMeter } from './inflate-meter.js';
 import { checkFileLocation, describeLink, type LocationPolicy } from './location.js';
 import { decide, type AttemptOutcome, type RetryPolicy, type Sleep } from './retry.js';
 
@@ -36,6 +37,8 @@ export interface DownloadOptions {
   openFile?: (tempPath: string) => Writable;
   /** When the link was issued; a link older than its lifetime is not tried (LinkExpiredError). */
   issuedAt?: Date;
+  /** The body is a gzip: abort once it inflates past this many bytes (see maxInflatedBytes). */
+  maxInflatedBytes?: number;
 }
 
 export interface DownloadResult {
@@ -57,6 +60,9 @@ type AttemptResult = { done: true; result: DownloadResult } | { done: false; out
 
 /** More bytes than allowed (announced or streamed): the body cannot be the manifest's file. */
 export class BodyTooLargeError extends UnsafeResponseError {}
+
+/** A gzip inflating far past what its declared rows can hold (a decompression bomb). */
+export class InflatedTooLargeError extends BodyTooLargeError {}
 
 /** The temp file could not be written (disk full, read-only, forbidden); `cause` has the errno code. */
 export class LocalWriteError extends GexwhError {}
@@ -125,7 +131,12 @@ export class StorageDownloader {
         signal: signal ?? null,
       });
       const openFile = options.openFile ?? ((path: string) => createWriteStream(path, { flags: 'w' }));
-      return await this.handleResponse(url, response.statusCode, response.headers, response.body, { tempPath, maxBytes, openFile });
+      return await this.handleResponse(url, response.statusCode, response.headers, response.body, {
+        tempPath,
+        maxBytes,
+        openFile,
+        maxInflatedBytes: options.maxInflatedBytes,
+      });
     } catch (error) {
       const outcome = outcomeOfThrown(error, signal);
       if (outcome === undefined) throw error;
@@ -156,7 +167,7 @@ export class StorageDownloader {
   private async receiveFile(
     headers: Record<string, string | string[] | undefined>,
     body: Readable,
-    { tempPath, maxBytes, openFile }: Target,
+    { tempPath, maxBytes, openFile, maxInflatedBytes }: Target,
   ): Promise<AttemptResult> {
     const declared = parseContentLength(firstHeader(headers, 'content-length'));
     if (declared !== undefined && declared > maxBytes) {
@@ -165,7 +176,7 @@ export class StorageDownloader {
     }
     // Wall time, not deps.now: tests move that clock to age links, which says nothing of the body's pace.
     const pace = { graceMs: this.deps.timeouts.bodyMs, minBytesPerSecond: this.deps.timeouts.minBytesPerSecond, now: () => performance.now() };
-    const { bytes, sha256 } = await streamToFile(body, openFile(tempPath), tempPath, { maxBytes, pace });
+    const { bytes, sha256 } = await streamToFile(body, openFile(tempPath), tempPath, { maxBytes, pace, maxInflatedBytes });
     if (declared !== undefined && bytes !== declared) {
       return { done: false, outcome: { kind: 'truncated' }, detail: `body ended after ${bytes} of ${declared} bytes` };
     }
@@ -191,6 +202,7 @@ interface Target {
   tempPath: string;
   maxBytes: number;
   openFile: (tempPath: string) => Writable;
+  maxInflatedBytes: number | undefined;
 }
 
 interface Pace {
@@ -204,11 +216,22 @@ interface Pace {
  * Write the body to `file` (the opened tempPath), hashing and counting on the way; fsync at the end.
  * An error of the file itself becomes a LocalWriteError; the body's errors pass through unchanged.
  */
-async function streamToFile(body: Readable, file: Writable, tempPath: string, limits: { maxBytes: number; pace: Pace }): Promise<DownloadResult> {
+async function streamToFile(
+  body: Readable,
+  file: Writable,
+  tempPath: string,
+  limits: { maxBytes: number; pace: Pace; maxInflatedBytes: number | undefined },
+): Promise<DownloadResult> {
   const { maxBytes, pace } = limits;
   const hash = createHash('sha256');
   let bytes = 0;
   const started = pace.now();
+  const inflate = limits.maxInflatedBytes === undefined ? undefined : createInflateMeter(limits.maxInflatedBytes);
+  const tooInflated = () =>
+    new InflatedTooLargeError(
+      `the file inflates past ${limits.maxInflatedBytes} bytes, far more than its declared rows can hold; download aborted`,
+      { maxInflatedBytes: limits.maxInflatedBytes },
+    );
   const meter = new Transform({
     transform(chunk: Buffer, _encoding, callback) {
       bytes += chunk.length;
@@ -222,7 +245,12 @@ async function streamToFile(body: Readable, file: Writable, tempPath: string, li
         return;
       }
       hash.update(chunk);
-      callback(null, chunk);
+      if (inflate === undefined) return void callback(null, chunk);
+      inflate.write(chunk).then(() => callback(inflate.exceeded ? tooInflated() : null, chunk), callback);
+    },
+    flush(callback) {
+      if (inflate === undefined) return void callback();
+      inflate.end().then(() => callback(inflate.exceeded ? tooInflated() : null), callback);
     },
   });
   // The first stream to fail is the origin; pipeline then destroys the others with the same error.
@@ -234,6 +262,8 @@ async function streamToFile(body: Readable, file: Writable, tempPath: string, li
     await pipeline(body, meter, file);
   } catch (error) {
     throw origin === 'file' ? localWriteError(error) : error;
+  } finally {
+    inflate?.destroy();
   }
   try {
     const handle = await open(tempPath, 'r+');

@@ -4,6 +4,7 @@
 // never aborts a paid link's download (see fetchFiles): it only keeps new links from being paid for.
 // Temp files are opened by the archive's writer.
 import { BodyTooLargeError } from '../api/download.js';
+import { maxInflatedBytes } from '../api/inflate-meter.js';
 import { LinkExpiredError, QuotaExceededError, type ApiClient, type FileLink } from '../api/index.js';
 import { UnsafeResponseError } from '../errors.js';
 import { createArchiveWriteStream } from './archive.js';
@@ -18,7 +19,13 @@ export function syncApiFrom(client: ApiClient): SyncApi {
 
   async function download(file: PlannedFile, tempPath: string, stop: AbortSignal): Promise<DownloadResult> {
     const key = `${file.exchange}|${file.symbol}|${file.sessionDate}|${file.file}|${file.sha256}`;
-    const options = { stopRetries: stop, expectedBytes: file.bytes, maxBytes: file.bytes, openFile: createArchiveWriteStream };
+    const options = {
+      stopRetries: stop,
+      expectedBytes: file.bytes,
+      maxBytes: file.bytes,
+      maxInflatedBytes: maxInflatedBytes(file.rows),
+      openFile: createArchiveWriteStream,
+    };
     let creditsSpent = 0;
     const newLink = async () => {
       let link: FileLink;

@@ -4,15 +4,22 @@
 // request with a clear error (or, for a redirect, without reading the body) and bounded memory.
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApiClient, type ApiClientOptions } from '../../src/api/index.js';
 import { DEFAULT_MAX_JSON_BYTES, MAX_DRAINED_BYTES, MAX_MANIFEST_JSON_BYTES } from '../../src/api/http.js';
-import { ApiSchemaError, NetworkError } from '../../src/errors.js';
+import { maxInflatedBytes } from '../../src/api/inflate-meter.js';
+import { ApiSchemaError, NetworkError, PartialFailureError } from '../../src/errors.js';
 import { KEY } from '../api/fixtures.js';
+import { expectRecovered, syncVia } from '../helpers/reliability.js';
+import { listFiles, startBench, type Bench } from '../helpers/sync.js';
 
 const servers: Server[] = [];
 const closers: Array<() => Promise<void>> = [];
+let bench: Bench | undefined;
 afterEach(async () => {
+  await bench?.close();
+  bench = undefined;
   for (const close of closers.splice(0)) await close();
   for (const server of servers.splice(0)) {
     server.closeAllConnections();
@@ -130,5 +137,36 @@ describe('JSON bodies below the minimum rate', () => {
     expect(error).toBeInstanceOf(NetworkError);
     expect((error as Error).message).toMatch(/after 2 attempt\(s\): body too slow: \d+ bytes\/s after \d+ s, below the 1000 bytes\/s minimum/);
     expect(api.requests()).toBe(2);
+  });
+});
+
+describe('a gzip inflating far past its declared rows (a decompression bomb)', () => {
+  it('consistent with its manifest size: aborted while downloading, nothing archived, the other files loaded', async () => {
+    bench = await startBench({ days: 2 });
+    const { emulator } = bench;
+    const lister = createApiClient({ baseUrl: emulator.baseUrl, apiKey: emulator.keys.pro });
+    closers.push(() => lister.close());
+    const row = (await lister.historyFiles('deribit', 'BTC')).data.find((r) => r.session_date === '2026-03-10' && r.file === 'levels')!;
+    // Zeros deflate ~1000:1: a bomb within the manifest's byte count that inflates 8x past the cap.
+    const bomb = gzipSync(Buffer.alloc(8 * maxInflatedBytes(row.rows)), { level: 9 });
+    expect(bomb.length).toBeLessThanOrEqual(row.bytes);
+    const storage = await hostileServer((res) => {
+      res.writeHead(200, { 'content-type': 'application/gzip', 'content-length': bomb.length });
+      res.end(bomb);
+    });
+    emulator.faults.add({
+      where: 'api',
+      match: /\/api\/v1\/history\/files\/deribit\/BTC\/2026-03-10\/levels$/,
+      times: 1,
+      action: { kind: 'redirect', location: `${storage.url}/bomb.csv.gz` },
+    });
+    const run = await syncVia(bench);
+    expect(run.ok).toBe(false);
+    expect((run as { error: unknown }).error).toBeInstanceOf(PartialFailureError);
+    expect(run.summary?.filesFailed).toEqual([
+      expect.objectContaining({ file: 'levels', sessionDate: '2026-03-10', error: expect.stringMatching(/inflates past \d+ bytes, far more than its declared rows/) }),
+    ]);
+    expect((await listFiles(bench.archive)).filter((f) => f.includes('2026-03-10_levels'))).toEqual([]);
+    await expectRecovered(bench, { forcedCredits: 1 });
   });
 });
