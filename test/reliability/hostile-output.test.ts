@@ -2,7 +2,11 @@
 // echoes the key and carries terminal escapes, and an error whose message and hints do the same.
 // Through the built CLI against a local server on port 0: the key never shows, no control character
 // reaches stdout or stderr raw, an error stays one line per field, and the JSON printed keeps its value.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openWarehouse } from '../../src/warehouse/open.js';
 import { runCli } from '../helpers/cli.js';
 import { KEY } from '../api/fixtures.js';
 import { sendJson, startServer, type TestServer } from '../api/server.js';
@@ -24,7 +28,11 @@ beforeAll(async () => {
   env = { GEX_BASE_URL: server.url, GEX_API_KEY: KEY };
 });
 
-afterAll(() => server.close());
+let dir: string;
+afterAll(async () => {
+  await server.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
 
 describe('server text reaching the terminal', () => {
   it('api: a body echoing the key is printed masked, its escapes shown, its value kept', async () => {
@@ -46,5 +54,21 @@ describe('server text reaching the terminal', () => {
     expect(lines[0]).toMatch(/^error: invalid_param\\x1b\]0;pwned\\x07\\x1b\[2J\\x1b\[H\\x0derror: forged line\\x0a\\x9b31m\\u202eevil: bad key \[redacted\]/);
     expect(lines.filter((l) => l.startsWith('error:'))).toHaveLength(1);
     expect(lines.slice(1).every((l) => l.startsWith('  '))).toBe(true);
+  });
+});
+
+describe('server text quoted in a note', () => {
+  it('status offline: the API error in its note stays on the note line, escaped', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'gexwh-hostile-output-'));
+    const db = join(dir, 'gex.duckdb');
+    (await openWarehouse(db)).close();
+    const failing = await startServer((_req, res) => sendJson(res, 400, { error: 'invalid_param', message: `bad key ${KEY}${ESCAPES}` }));
+    const result = await runCli(['status', '--db', db, '--archive', join(dir, 'raw')], { env: { ...env, GEX_BASE_URL: failing.url } });
+    await failing.close();
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout + result.stderr).not.toContain(KEY);
+    expect(result.stdout).not.toMatch(RAW_CONTROL);
+    expect(result.stdout.split('\n').filter((l) => l.startsWith('error: forged'))).toEqual([]);
+    expect(result.stdout).toMatch(/^note: API not reachable \(.*\\x0derror: forged line\\x0a.*\); coverage is the one last seen by sync$/m);
   });
 });

@@ -8,6 +8,7 @@ import { lastRun, openWarehouse, upsertCoverage, type RunRow } from '../../wareh
 import { createClient } from '../api-client.js';
 import { contextOf, type CommandContext } from '../context.js';
 import { formatTable, type Row } from '../output.js';
+import { escapeLine } from '../terminal.js';
 
 interface Remote {
   coverage?: Row[];
@@ -69,7 +70,8 @@ async function fetchRemote(ctx: CommandContext): Promise<Remote> {
       quota: { tier: me.data.tier, requests: me.data.quota.requests as unknown as Row, history_files: me.data.quota.history_files as unknown as Row },
     };
   } catch (error) {
-    return { note: `API not reachable (${error instanceof Error ? error.message : String(error)}); coverage is the one last seen by sync` };
+    // The message may quote the server: kept on the note's one line.
+    return { note: `API not reachable (${escapeLine(error instanceof Error ? error.message : String(error))}); coverage is the one last seen by sync` };
   } finally {
     await client.close();
   }
