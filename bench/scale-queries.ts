@@ -25,6 +25,14 @@ const LEVELS_COLUMNS = `exchange, symbol, session_date, timestamp_utc, type, oi_
 
 const BTC = `exchange = 'deribit' AND symbol = 'BTC'`;
 
+function compareBody(): string {
+  return `SELECT l.${LEVELS_COLUMNS.replaceAll(/,\s*/g, ', l.')}, ${compareSelect()}
+           FROM latest l
+           ASOF LEFT JOIN closes c1 ON c1.exchange = l.exchange AND c1.symbol = l.symbol AND l.session_date - 1 >= c1.session_date
+           ASOF LEFT JOIN closes c7 ON c7.exchange = l.exchange AND c7.symbol = l.symbol AND l.session_date - 7 >= c7.session_date
+           ASOF LEFT JOIN closes c30 ON c30.exchange = l.exchange AND c30.symbol = l.symbol AND l.session_date - 30 >= c30.session_date`;
+}
+
 function compareSelect(): string {
   const deltas = (alias: string, n: string) =>
     `${alias}.session_date AS ref_session_date_${n}, ${alias}.timestamp_utc AS ref_timestamp_utc_${n}, ${alias}.type AS ref_type_${n},
@@ -50,8 +58,6 @@ export function scaleQueries(m: ScaleMoment, pitEvents: readonly number[]): Scal
                FROM levels_close WHERE ${BTC} ORDER BY session_date`,
       hand: [
         `SELECT session_date, spot, flip, regime, net_gex / 1e6 AS net_gex_musd
-           FROM levels WHERE ${BTC} AND expiration = 'TOTAL' AND type = 'close' ORDER BY session_date`,
-        `SELECT session_date, spot, flip, regime, net_gex / 1e6 AS net_gex_musd
            FROM levels WHERE ${BTC} AND expiration = 'TOTAL'
          QUALIFY row_number() OVER (PARTITION BY session_date ORDER BY timestamp_utc DESC) = 1 ORDER BY session_date`,
         `SELECT session_date, s.spot, s.flip, s.regime, s.net_gex / 1e6 AS net_gex_musd
@@ -64,8 +70,9 @@ export function scaleQueries(m: ScaleMoment, pitEvents: readonly number[]): Scal
       view: `SELECT session_date, spot, p1_strike AS call_wall, n1_strike AS put_wall, s_price, v_price
                FROM levels_close WHERE exchange = 'tradfi' AND symbol = 'SPY' ORDER BY session_date`,
       hand: [
-        `SELECT session_date, spot, p1_strike AS call_wall, n1_strike AS put_wall, s_price, v_price
-           FROM levels WHERE exchange = 'tradfi' AND symbol = 'SPY' AND expiration = 'TOTAL' AND type = 'close' ORDER BY session_date`,
+        `SELECT session_date, s.spot, s.p1_strike AS call_wall, s.n1_strike AS put_wall, s.s_price, s.v_price
+           FROM (SELECT session_date, arg_max(struct_pack(spot, p1_strike, n1_strike, s_price, v_price), timestamp_utc) AS s
+                   FROM levels WHERE exchange = 'tradfi' AND symbol = 'SPY' AND expiration = 'TOTAL' GROUP BY session_date) ORDER BY session_date`,
         `SELECT session_date, spot, p1_strike AS call_wall, n1_strike AS put_wall, s_price, v_price
            FROM levels WHERE exchange = 'tradfi' AND symbol = 'SPY' AND expiration = 'TOTAL'
          QUALIFY row_number() OVER (PARTITION BY session_date ORDER BY timestamp_utc DESC) = 1 ORDER BY session_date`,
@@ -116,8 +123,6 @@ export function scaleQueries(m: ScaleMoment, pitEvents: readonly number[]): Scal
       hand: [
         `SELECT ${LEVELS_COLUMNS} FROM levels WHERE ${BTC} AND expiration = 'TOTAL' AND timestamp_utc <= ${ts}
           ORDER BY timestamp_utc DESC LIMIT 1`,
-        `SELECT ${LEVELS_COLUMNS} FROM levels WHERE ${BTC} AND expiration = 'TOTAL' AND timestamp_utc <= ${ts}
-            AND session_date BETWEEN ${day} - 1 AND ${day} + 1 ORDER BY timestamp_utc DESC LIMIT 1`,
       ],
     },
     {
@@ -131,27 +136,17 @@ export function scaleQueries(m: ScaleMoment, pitEvents: readonly number[]): Scal
     {
       name: '`strikes_asof(ex, sym, ts)`',
       view: `SELECT * FROM strikes_asof('deribit', 'BTC', ${ts})`,
-      hand: strikesAtHand(ts, day, null),
+      hand: strikesAtHand(ts, null),
     },
     {
       name: '`strikes_asof(…, max_staleness := INTERVAL 1 HOUR)`',
       view: `SELECT * FROM strikes_asof('deribit', 'BTC', ${ts}, max_staleness := INTERVAL 1 HOUR)`,
-      hand: strikesAtHand(ts, day, 'INTERVAL 1 HOUR'),
+      hand: strikesAtHand(ts, 'INTERVAL 1 HOUR'),
     },
     {
       name: 'recipe "GEX profile at a time" (`strikes_asof`)',
       view: `SELECT strike, net_gex, distance_pct FROM strikes_asof('deribit', 'BTC', ${ts}) ORDER BY strike`,
-      hand: [
-        `WITH t AS (SELECT max(timestamp_utc) AS ts FROM strikes_total
-                     WHERE ${BTC} AND timestamp_utc <= ${ts} AND session_date BETWEEN ${day} - 1 AND ${day} + 1)
-         SELECT s.strike, s.net_gex, (s.strike - l.spot) / nullif(l.spot, 0) * 100 AS distance_pct
-           FROM strikes_total s
-           LEFT JOIN levels l ON l.exchange = 'deribit' AND l.symbol = 'BTC' AND l.expiration = 'TOTAL'
-                             AND l.session_date BETWEEN ${day} - 1 AND ${day} + 1 AND l.timestamp_utc = (SELECT ts FROM t)
-          WHERE s.exchange = 'deribit' AND s.symbol = 'BTC' AND s.session_date BETWEEN ${day} - 1 AND ${day} + 1
-            AND s.timestamp_utc = (SELECT ts FROM t)
-          ORDER BY s.strike`,
-      ],
+      hand: strikesAtHand(ts, null).map((sql) => `SELECT strike, net_gex, distance_pct FROM (${sql}) ORDER BY strike`),
     },
     {
       name: 'recipe "point-in-time join" (`pit_levels`, 1 fill, max_staleness 30 min)',
@@ -180,18 +175,23 @@ export function scaleQueries(m: ScaleMoment, pitEvents: readonly number[]): Scal
       name: '`levels_compare`, recipe "today against 1, 7 and 30 days ago" (all pairs)',
       view: `SELECT * FROM levels_compare`,
       hand: [
-        `WITH last AS (SELECT exchange, symbol, max(session_date) AS d FROM levels WHERE expiration = 'TOTAL' GROUP BY ALL),
-              latest AS (SELECT l.* FROM levels l JOIN last USING (exchange, symbol)
-                          WHERE l.expiration = 'TOTAL' AND l.session_date = last.d
-                        QUALIFY row_number() OVER (PARTITION BY l.exchange, l.symbol ORDER BY l.timestamp_utc DESC) = 1),
-              closes AS (SELECT l.* FROM levels l JOIN last USING (exchange, symbol)
-                          WHERE l.expiration = 'TOTAL' AND l.session_date BETWEEN last.d - 40 AND last.d - 1
-                        QUALIFY row_number() OVER (PARTITION BY l.exchange, l.symbol, l.session_date ORDER BY l.timestamp_utc DESC) = 1)
-         SELECT l.${LEVELS_COLUMNS.replaceAll(/,\s*/g, ', l.')}, ${compareSelect()}
-           FROM latest l
-           ASOF LEFT JOIN closes c1 ON c1.exchange = l.exchange AND c1.symbol = l.symbol AND l.session_date - 1 >= c1.session_date
-           ASOF LEFT JOIN closes c7 ON c7.exchange = l.exchange AND c7.symbol = l.symbol AND l.session_date - 7 >= c7.session_date
-           ASOF LEFT JOIN closes c30 ON c30.exchange = l.exchange AND c30.symbol = l.symbol AND l.session_date - 30 >= c30.session_date`,
+        // Per pair: the last capture, then the closes from the latest session on or before
+        // (latest - 30 days) (or the pair's first) to the day before the latest.
+        `WITH last AS (SELECT exchange, symbol, max(timestamp_utc) AS ts, max(session_date) AS d FROM levels WHERE expiration = 'TOTAL' GROUP BY ALL),
+              reach AS (SELECT coalesce(max(l.session_date) FILTER (WHERE l.session_date <= last.d - 30), min(l.session_date)) AS f
+                          FROM levels l JOIN last USING (exchange, symbol)
+                         WHERE l.expiration = 'TOTAL' AND l.session_date <= last.d - 1 GROUP BY ALL),
+              latest AS (SELECT l.* FROM levels l JOIN last ON l.exchange = last.exchange AND l.symbol = last.symbol AND l.timestamp_utc = last.ts
+                          WHERE l.expiration = 'TOTAL'),
+              closes AS (SELECT * FROM levels WHERE expiration = 'TOTAL' AND session_date >= (SELECT min(f) FROM reach)
+                        QUALIFY row_number() OVER (PARTITION BY exchange, symbol, session_date ORDER BY timestamp_utc DESC) = 1)
+         ${compareBody()}`,
+        // The whole history's closes.
+        `WITH latest AS (SELECT * FROM levels WHERE expiration = 'TOTAL'
+                        QUALIFY row_number() OVER (PARTITION BY exchange, symbol ORDER BY timestamp_utc DESC) = 1),
+              closes AS (SELECT * FROM levels WHERE expiration = 'TOTAL'
+                        QUALIFY row_number() OVER (PARTITION BY exchange, symbol, session_date ORDER BY timestamp_utc DESC) = 1)
+         ${compareBody()}`,
       ],
     },
   ];
@@ -199,19 +199,19 @@ export function scaleQueries(m: ScaleMoment, pitEvents: readonly number[]): Scal
 }
 
 /** The strikes of the last strikes capture at or before ts, with its TOTAL levels, by hand. */
-function strikesAtHand(ts: string, day: string, staleness: string | null): string[] {
+function strikesAtHand(ts: string, staleness: string | null): string[] {
   const lower = staleness === null ? '' : `AND timestamp_utc >= ${ts} - ${staleness}`;
   const select = `s.exchange, s.symbol, s.session_date, s.timestamp_utc, s.strike, s.call_gex, s.put_gex, s.net_gex, s.call_oi, s.put_oi,
                   l.spot, l.flip, l.regime, (s.strike - l.spot) / nullif(l.spot, 0) * 100 AS distance_pct`;
   return [
-    `WITH t AS (SELECT max(timestamp_utc) AS ts FROM strikes_total
-                 WHERE ${BTC} AND timestamp_utc <= ${ts} ${lower} AND session_date BETWEEN ${day} - 1 AND ${day} + 1)
+    // The capture first (top-1), then its rows by equality.
+    `WITH t AS (SELECT session_date, timestamp_utc FROM strikes_total
+                 WHERE ${BTC} AND timestamp_utc <= ${ts} ${lower} ORDER BY timestamp_utc DESC LIMIT 1),
+          lv AS (SELECT l.timestamp_utc, l.spot, l.flip, l.regime FROM levels l JOIN t USING (session_date, timestamp_utc)
+                  WHERE l.exchange = 'deribit' AND l.symbol = 'BTC' AND l.expiration = 'TOTAL')
      SELECT ${select}
-       FROM strikes_total s
-       LEFT JOIN levels l ON l.exchange = 'deribit' AND l.symbol = 'BTC' AND l.expiration = 'TOTAL'
-                         AND l.session_date BETWEEN ${day} - 1 AND ${day} + 1 AND l.timestamp_utc = (SELECT ts FROM t)
-      WHERE s.exchange = 'deribit' AND s.symbol = 'BTC' AND s.session_date BETWEEN ${day} - 1 AND ${day} + 1
-        AND s.timestamp_utc = (SELECT ts FROM t)
+       FROM strikes_total s JOIN t USING (session_date, timestamp_utc) LEFT JOIN lv l ON l.timestamp_utc = s.timestamp_utc
+      WHERE s.exchange = 'deribit' AND s.symbol = 'BTC'
       ORDER BY s.strike`,
     `SELECT ${select}
        FROM strikes_total s

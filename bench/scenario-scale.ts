@@ -23,6 +23,8 @@ export interface ScaleArgs {
   filter?: string;
   /** Build (or reuse) the warehouse and stop. */
   buildOnly: boolean;
+  /** Migrate only up to this version (the views as they were), e.g. 11 for the views before sql/020. */
+  schemaVersion?: number;
 }
 
 export function parseScaleArgs(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): ScaleArgs | undefined {
@@ -40,7 +42,10 @@ export function parseScaleArgs(argv: readonly string[], env: NodeJS.ProcessEnv =
   if (!/^\d{4}-\d{2}-\d{2}$/.test(lastSession)) throw new Error(`--last-session must be YYYY-MM-DD`);
   const filter = value('--only');
   const db = value('--db');
+  const schema = value('--schema-version');
+  if (schema !== undefined && !/^\d+$/.test(schema)) throw new Error(`--schema-version must be a migration number`);
   return {
+    ...(schema !== undefined ? { schemaVersion: Number(schema) } : {}),
     months,
     runs,
     buildOnly: argv.includes('--build-only'),
@@ -57,7 +62,7 @@ export function daysOfMonths(months: number): number {
 }
 
 /** Row count and a checksum over every row (as text, so column names and exact values count). */
-async function fingerprint(conn: DuckDBConnection, sql: string): Promise<string> {
+export async function fingerprint(conn: DuckDBConnection, sql: string): Promise<string> {
   const rows = (await conn.runAndReadAll(`SELECT count(*)::BIGINT AS n, sum(hash(q::VARCHAR))::VARCHAR AS h FROM (${sql}) q`)).getRowsJS();
   return JSON.stringify(rows, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
 }
@@ -124,7 +129,7 @@ export async function scaleScenario(args: ScaleArgs, log: (line: string) => void
   let buildLine = `reused ${db}`;
   try {
     const reuse = existsSync(db);
-    const warehouse = await openWarehouse(db);
+    const warehouse = await openWarehouse(db, args.schemaVersion !== undefined ? { migrations: { upTo: args.schemaVersion } } : {});
     try {
       const conn = warehouse.connection;
       if (!reuse) {
@@ -142,6 +147,7 @@ export async function scaleScenario(args: ScaleArgs, log: (line: string) => void
         buildLine = `built in ${(ms / 1000).toFixed(0)} s (session by session, one transaction per date)`;
       }
       const counts = await tableCounts(conn);
+      const version = Number((await conn.runAndReadAll('SELECT max(version) AS v FROM sync.migrations')).getRowObjectsJS()[0]?.v);
       const bytes = statSync(db).size;
       log(`  ${buildLine}; ${JSON.stringify(counts)}; ${fmtMb(bytes)}`);
       if (args.buildOnly) return `${args.months} months: ${buildLine}; ${JSON.stringify(counts)}; ${fmtMb(bytes)}`;
@@ -164,7 +170,7 @@ export async function scaleScenario(args: ScaleArgs, log: (line: string) => void
       return [
         `### ${args.months} months × 4 pairs (${days} session dates; levels ${counts.levels!.toLocaleString('en-US')}, strikes_total ${counts.strikes_total!.toLocaleString('en-US')}, strikes_by_expiry ${counts.strikes_by_expiry!.toLocaleString('en-US')} rows; ${fmtMb(bytes)}; ${buildLine})`,
         '',
-        `Moment asked about: ${midSession} 14:07 UTC (deribit/BTC unless named); medians of ${args.runs} warm runs.`,
+        `Views and macros of schema version ${version}. Moment asked about: ${midSession} 14:07 UTC (deribit/BTC unless named); medians of ${args.runs} warm runs.`,
         '',
         table(['question', 'rows', 'view / macro, median (min–max)', 'fastest hand-written twin', 'view ÷ twin'], rows),
       ].join('\n');
