@@ -88,10 +88,10 @@ async function measure(conn: DuckDBConnection, query: ScaleQuery, runs: number, 
     const got = await fingerprint(conn, hand);
     if (got !== expected) throw new Error(`${query.name}: hand-written twin ${i + 1} disagrees with the view: ${got} vs ${expected}`);
   }
-  // Warm round; a query of a few ms is repeated so a sample is ≥ ~30 ms of work.
+  // Warm round; a query of a few ms is repeated so a sample is ≥ ~100 ms of work.
   const warm = await timeOnce(conn, query.view, 1);
   for (const hand of query.hand) await timeOnce(conn, hand, 1);
-  const reps = Math.max(1, Math.min(50, Math.ceil(30 / Math.max(warm, 0.1))));
+  const reps = Math.max(1, Math.min(50, Math.ceil(100 / Math.max(warm, 0.1))));
   const view: number[] = [];
   const hands: number[][] = query.hand.map(() => []);
   for (let run = 0; run < runs; run++) {
