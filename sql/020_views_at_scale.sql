@@ -134,20 +134,23 @@ ASOF LEFT JOIN closes c7
 ASOF LEFT JOIN closes c30
   ON c30.exchange = l.exchange AND c30.symbol = l.symbol AND l.session_date - 30 >= c30.session_date;
 
--- pit_levels as in 003, with the levels side cut to the captures the table's times can reach: none
--- after its latest ts, and with max_staleness none older than its earliest ts - max_staleness.
+-- pit_levels as in 003 (every row of the table once, the last capture at or before its ts, NULLs
+-- when there is none or it is older than max_staleness), with two changes for long histories: the
+-- levels side is cut to the captures the table's times can reach (none after its latest ts, and with
+-- max_staleness none before its earliest ts - max_staleness), and the levels columns travel through
+-- the join as columns, not packed into one struct per capture (the join keys are exchange, symbol
+-- and timestamp_utc, so NULL values elsewhere in levels cannot change which capture is picked).
 CREATE OR REPLACE MACRO pit_levels(tbl, max_staleness := NULL) AS TABLE
 WITH reach AS (
   SELECT max(CAST(ts AS TIMESTAMPTZ)) AS hi, min(CAST(ts AS TIMESTAMPTZ)) - max_staleness AS lo
     FROM query_table(tbl)
 )
 SELECT t.*,
-       unnest(CASE WHEN max_staleness IS NULL OR CAST(t.ts AS TIMESTAMPTZ) - l.pit_ts <= max_staleness
-                   THEN l.pit_levels END)
+       CASE WHEN max_staleness IS NULL OR CAST(t.ts AS TIMESTAMPTZ) - l.timestamp_utc <= max_staleness
+            THEN COLUMNS(l.* EXCLUDE (exchange, symbol)) END
   FROM query_table(tbl) t
-  ASOF LEFT JOIN (SELECT exchange AS pit_exchange, symbol AS pit_symbol, timestamp_utc AS pit_ts,
-                         struct_pack(*COLUMNS(* EXCLUDE (exchange, symbol))) AS pit_levels
+  ASOF LEFT JOIN (SELECT *
                     FROM levels_total
                    WHERE timestamp_utc <= (SELECT hi FROM reach)
                      AND timestamp_utc >= coalesce((SELECT lo FROM reach), '-infinity'::TIMESTAMPTZ)) l
-    ON l.pit_exchange = t.exchange AND l.pit_symbol = t.symbol AND CAST(t.ts AS TIMESTAMPTZ) >= l.pit_ts;
+    ON l.exchange = t.exchange AND l.symbol = t.symbol AND CAST(t.ts AS TIMESTAMPTZ) >= l.timestamp_utc;
