@@ -149,8 +149,8 @@ SELECT t.*,
        CASE WHEN max_staleness IS NULL OR CAST(t.ts AS TIMESTAMPTZ) - l.timestamp_utc <= max_staleness
             THEN COLUMNS(l.* EXCLUDE (exchange, symbol)) END
   FROM query_table(tbl) t
-  ASOF LEFT JOIN (SELECT *
-                    FROM levels_total
-                   WHERE timestamp_utc <= (SELECT hi FROM reach)
-                     AND timestamp_utc >= coalesce((SELECT lo FROM reach), '-infinity'::TIMESTAMPTZ)) l
+  ASOF LEFT JOIN (SELECT levels_total.*
+                    FROM levels_total, reach
+                   WHERE timestamp_utc <= reach.hi
+                     AND timestamp_utc >= coalesce(reach.lo, '-infinity'::TIMESTAMPTZ)) l
     ON l.exchange = t.exchange AND l.symbol = t.symbol AND CAST(t.ts AS TIMESTAMPTZ) >= l.timestamp_utc;
