@@ -6,6 +6,7 @@ import { readConfig } from './config.js';
 import { fullSyncScenario } from './scenario-full-sync.js';
 import { incrementalScenario } from './scenario-incremental.js';
 import { noopScenario } from './scenario-noop.js';
+import { parseScaleArgs, scaleScenario } from './scenario-scale.js';
 import { planningScenario } from './scenario-planning.js';
 import { spillScenario } from './scenario-spill.js';
 import { viewsScenario } from './scenario-views.js';
@@ -22,6 +23,15 @@ const SCENARIOS: Record<number, { name: string; run: (config: ReturnType<typeof 
 async function main(): Promise<void> {
   const config = readConfig();
   const log = (line: string) => process.stderr.write(`${line}\n`);
+  // `npm run bench -- --scale <months> [--db PATH] [--runs N] [--only TEXT] [--pit-events N,...]`:
+  // the multi-year analysis benchmark alone (bench/scenario-scale.ts).
+  const scale = parseScaleArgs(process.argv.slice(2));
+  if (scale !== undefined) {
+    const section = await scaleScenario(scale, log);
+    process.stdout.write(`\n${section}\n`);
+    if (config.outFile) writeFileSync(config.outFile, `${section}\n`);
+    return;
+  }
   const sections = [
     `## gexwh benchmark — ${new Date().toISOString().slice(0, 10)}, ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown CPU'}), Node ${process.version}, ${config.runs} runs`,
   ];
