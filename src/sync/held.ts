@@ -5,7 +5,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { LockError } from '../errors.js';
 import { finishRun, openWarehouse, recordListing, startRun, upsertManifest, type RunCounts, type Warehouse } from '../warehouse/index.js';
 import type { VerifiedFile } from './fetch.js';
-import { runOf, updateJournal, withFiles, type JournaledFile, type JournaledListing } from './journal.js';
+import { readJournal, runOf, updateJournal, withFiles, type JournaledFile, type JournaledListing } from './journal.js';
 import { DEFAULT_WAIT_LOCK_SECONDS, holderPidOf, openWaiting, type AppliedJournal, type HeldDetails } from './load-pending.js';
 import type { PlannedFile } from './plan.js';
 import { fallBack, type SyncState } from './state-source.js';
@@ -116,7 +116,9 @@ export async function openForLoad(options: HeldOptions, signal: AbortSignal, fil
     return { warehouse: await openWaiting(options.dbPath, waitSeconds, signal) };
   } catch (error) {
     if (!(error instanceof LockError)) throw error;
-    return { held: { dbPath: options.dbPath, archiveRoot: options.archiveRoot, pid: holderPidOf(error), waitedSeconds: waitSeconds, filesWaiting: files.length } };
+    const filesWaiting = (await readJournal(options.archiveRoot)).files.length;
+    const filesPaid = files.filter((file) => !file.fromArchive).length;
+    return { held: { dbPath: options.dbPath, archiveRoot: options.archiveRoot, pid: holderPidOf(error), waitedSeconds: waitSeconds, filesWaiting, filesPaid } };
   }
 }
 

@@ -85,16 +85,20 @@ export interface HeldDetails {
   archiveRoot: string;
   pid: number | undefined;
   waitedSeconds: number;
+  /** Files in the journal, waiting to load. */
   filesWaiting: number;
+  /** Of those, the files this run paid for (a sync; undefined for `load`). */
+  filesPaid?: number;
 }
 
 /** Pure: the exit-5 message of a run whose load found the warehouse held. */
 export function heldMessage(details: HeldDetails): string {
   const holder = details.pid === undefined ? 'another process' : `process ${details.pid}`;
   const waited = details.waitedSeconds > 0 ? ` (waited ${details.waitedSeconds} s)` : '';
+  const paid = details.filesPaid === undefined ? '' : `${details.filesPaid} file(s) paid by this run are verified and archived; `;
   const files =
     details.filesWaiting > 0
-      ? `${details.filesWaiting} paid file(s) are verified, archived and recorded in ${journalPath(details.archiveRoot)}; ` +
+      ? `${paid}${details.filesWaiting} file(s) wait in ${journalPath(details.archiveRoot)}; ` +
         `the next gexwh sync, or gexwh load (no network), loads them for 0 credits`
       : 'no paid file is waiting; nothing was lost';
   return `the warehouse ${details.dbPath} is held by ${holder}${waited}: ${files}`;
@@ -107,6 +111,7 @@ export function heldError(details: HeldDetails, cause?: unknown): LockError {
       db: details.dbPath,
       ...(details.pid !== undefined ? { pid: details.pid } : {}),
       files_waiting: details.filesWaiting,
+      ...(details.filesPaid !== undefined ? { files_paid: details.filesPaid } : {}),
       journal: journalPath(details.archiveRoot),
       hint: 'close the other program (a notebook, DBeaver, the duckdb CLI), or give gexwh sync a longer --wait-lock',
     },
