@@ -196,3 +196,58 @@ describe('a reader that lets go while the sync waits', () => {
     expect(await syncState(ws.db)).toEqual(reference.state);
   }, 120_000);
 });
+
+describe('gexwh load and rebuild beside a holder', () => {
+  it('gexwh load: exit 5 while held (naming the holder), then loads the waiting files with no network at all', async () => {
+    const ws = workspace();
+    const key = emulator.keys.admin;
+    expect((await runCli(['plan', ...ws.args.slice(1)], { env: env(key) })).code).toBe(0);
+    const creditsBefore = emulator.counters.credits(key);
+    let holder: Holder | undefined = await holdWarehouse(ws.db, 'read_write');
+    try {
+      const held = await runCli([...ws.args, '--wait-lock', '0'], { env: env(key) });
+      expect(held.code, held.stderr).toBe(5);
+      const files = reference.state.manifest.length;
+      expect(emulator.counters.credits(key) - creditsBefore).toBe(files);
+      // No API settings at all: load must not need the network.
+      const blocked = await runCli(['load', ...ws.local, '--wait-lock', '0'], { env: {} });
+      expect(blocked.code, blocked.stderr).toBe(5);
+      expect(blocked.stderr).toContain(`process ${holder.pid}`);
+      expect(blocked.stderr).toContain(`${files} file(s) wait in`);
+      await holder.release();
+      holder = undefined;
+    } finally {
+      holder?.kill();
+    }
+    const apiHits = emulator.counters.apiHits;
+    const loaded = await runCli(['load', ...ws.local, '--json'], { env: {} });
+    expect(loaded.code, loaded.stderr).toBe(0);
+    expect(JSON.parse(loaded.stdout)).toMatchObject({ filesLoaded: reference.state.manifest.length, creditsSpent: 0, runsRecorded: 1, manifestsStored: 1 });
+    expect(emulator.counters.apiHits).toBe(apiHits);
+    expect(await tableChecksums(ws.db)).toEqual(reference.tables);
+    expect(await syncState(ws.db)).toEqual(reference.state);
+    const runs = await query<{ command: string; outcome: string }>(ws.db, `SELECT command, outcome FROM sync.runs WHERE command <> 'plan' ORDER BY started_at`);
+    expect(runs).toEqual([{ command: 'sync', outcome: 'locked' }, { command: 'load', outcome: 'ok' }]);
+    // Nothing left to load: a second load does nothing.
+    const again = await runCli(['load', ...ws.local, '--json'], { env: {} });
+    expect(JSON.parse(again.stdout)).toMatchObject({ filesLoaded: 0 });
+  }, 120_000);
+
+  it('rebuild beside a reader: waits --wait-lock, then exit 5 saying nothing changed; the tables are as before', async () => {
+    const ws = workspace();
+    expect((await runCli(ws.args, { env: env(emulator.keys.admin) })).code).toBe(0);
+    const before = await tableChecksums(ws.db);
+    const holder = await holdWarehouse(ws.db, 'read_only');
+    try {
+      const result = await runCli(['rebuild', ...ws.local, '--wait-lock', '1'], { env: {} });
+      expect(result.code, result.stderr).toBe(5);
+      expect(result.stderr).toContain(`process ${holder.pid}`);
+      expect(result.stderr).toMatch(/waited 1 s\): rebuild changed nothing/);
+    } finally {
+      await holder.release();
+    }
+    expect(await tableChecksums(ws.db)).toEqual(before);
+    const rebuilt = await runCli(['rebuild', ...ws.local], { env: {} });
+    expect(rebuilt.code, rebuilt.stderr).toBe(0);
+  }, 120_000);
+});
