@@ -18,6 +18,8 @@ import {
   type LoadInput,
   type Warehouse,
 } from '../warehouse/index.js';
+import { allJournaledRows, listSnapshots, loadLiveJournal } from './live-journal.js';
+import { writeLiveCapture, type LiveTable } from '../warehouse/live.js';
 import { hasPendingWork, journalPath, readJournal, withoutApplied, writeJournal, type Journal, type JournaledFile, type JournaledRun } from './journal.js';
 
 /** A nightly cron run waits this long for a reader to let the warehouse go before it gives up (exit 5). */
@@ -30,18 +32,23 @@ export interface AppliedJournal {
   failed: { file: JournaledFile; error: string }[];
   runsRecorded: number;
   manifestsStored: number;
+  /** Live snapshots `capture` journaled while the warehouse was held, loaded now. */
+  snapshotsLoaded: number;
   warnings: string[];
 }
 
 export function nothingApplied(): AppliedJournal {
-  return { filesLoaded: 0, rowsLoaded: 0, failed: [], runsRecorded: 0, manifestsStored: 0, warnings: [] };
+  return { filesLoaded: 0, rowsLoaded: 0, failed: [], runsRecorded: 0, manifestsStored: 0, snapshotsLoaded: 0, warnings: [] };
 }
 
 /** Loads the journal's content into an open, writable warehouse, then removes it from the journal. */
 export async function applyJournal(conn: DuckDBConnection, archiveRoot: string): Promise<AppliedJournal> {
-  const journal = await readJournal(archiveRoot);
-  if (!hasPendingWork(journal)) return nothingApplied();
   const applied = nothingApplied();
+  const live = await loadLiveJournal(conn, archiveRoot);
+  applied.snapshotsLoaded = live.snapshots;
+  for (const path of live.unreadable) applied.warnings.push(`the journaled snapshot ${path} cannot be read; it is left where it is`);
+  const journal = await readJournal(archiveRoot);
+  if (!hasPendingWork(journal)) return applied;
   // Manifests first: the plan, status and the row-count checks read them.
   for (const listing of journal.listings) {
     await upsertManifest(conn, listing.exchange, listing.symbol, listing.rows, listing.listedAt);
@@ -155,6 +162,7 @@ export interface LoadCommandResult {
   filesFailed: { exchange: string; symbol: string; sessionDate: string; file: string; error: string }[];
   runsRecorded: number;
   manifestsStored: number;
+  snapshotsLoaded: number;
   creditsSpent: 0;
   warnings: string[];
 }
@@ -169,7 +177,10 @@ export async function loadWaiting(options: LoadCommandOptions): Promise<LoadComm
       warehouse = await openWaiting(options.dbPath, options.waitSeconds, options.signal);
     } catch (error) {
       if (!(error instanceof LockError)) throw error;
-      throw heldError({ ...options, pid: holderPidOf(error), waitedSeconds: options.waitSeconds, filesWaiting: journal.files.length }, error);
+      const snapshots = (await listSnapshots(options.archiveRoot, 'pending')).length;
+      const held = heldError({ ...options, pid: holderPidOf(error), waitedSeconds: options.waitSeconds, filesWaiting: journal.files.length }, error);
+      if (snapshots > 0) held.message += `; ${snapshots} live snapshot(s) wait in ${options.archiveRoot}/_live/pending`;
+      throw held;
     }
     try {
       const conn = warehouse.connection;
@@ -188,6 +199,7 @@ export async function loadWaiting(options: LoadCommandOptions): Promise<LoadComm
         filesFailed: applied.failed.map(({ file, error }) => ({ exchange: file.exchange, symbol: file.symbol, sessionDate: file.sessionDate, file: file.file, error })),
         runsRecorded: applied.runsRecorded,
         manifestsStored: applied.manifestsStored,
+        snapshotsLoaded: applied.snapshotsLoaded,
         creditsSpent: 0,
         warnings: applied.warnings,
       };
@@ -199,8 +211,31 @@ export async function loadWaiting(options: LoadCommandOptions): Promise<LoadComm
   }
 }
 
+/**
+ * `rebuild`'s last step: the live tables get back every journaled snapshot's rows (a row already
+ * there is kept; rows of snapshots never journaled or pruned stay as they are).
+ */
+export async function restoreLiveTables(options: LoadCommandOptions): Promise<{ snapshots: number; inserted: Record<LiveTable, number>; unreadable: string[] }> {
+  const journaled = await allJournaledRows(options.archiveRoot);
+  const none = { live_levels: 0, term_structure: 0, live_strikes: 0 };
+  if (journaled.snapshots === 0) return { snapshots: 0, inserted: none, unreadable: journaled.unreadable };
+  const lock = await acquireSyncLock(options.dbPath, { waitSeconds: options.waitSeconds });
+  try {
+    const warehouse = await openWaiting(options.dbPath, options.waitSeconds, options.signal);
+    try {
+      return { snapshots: journaled.snapshots, inserted: await writeLiveCapture(warehouse.connection, journaled.rows), unreadable: journaled.unreadable };
+    } finally {
+      warehouse.close();
+    }
+  } finally {
+    await lock.release();
+  }
+}
+
 /** What the journal holds, for `status` (readable whoever holds the warehouse). */
 export interface WaitingSummary {
+  /** Live snapshots journaled by `capture`, not loaded yet. */
+  snapshots: number;
   files: number;
   bytes: number;
   runs: number;
@@ -208,9 +243,10 @@ export interface WaitingSummary {
   oldest: string | null;
 }
 
-export function waitingOf(journal: Journal, archiveRoot: string): WaitingSummary {
+export function waitingOf(journal: Journal, archiveRoot: string, snapshots: number): WaitingSummary {
   const dates = journal.files.map((f) => f.downloadedAt).sort();
   return {
+    snapshots,
     files: journal.files.length,
     bytes: journal.files.reduce((sum, f) => sum + f.bytes, 0),
     runs: journal.runs.length,

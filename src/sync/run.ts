@@ -217,7 +217,7 @@ async function runLocked(
       };
     };
     const finishIn = async (conn: DuckDBConnection, loaded: LoadOutcome, levelsFilled?: FillLevelsReport): Promise<SyncSummary> => {
-      const outcome: RunOutcome = fetched.failed.length + loaded.failed.length > 0 ? 'partial' : 'ok';
+      const outcome: RunOutcome = signal.aborted ? 'interrupted' : fetched.failed.length + loaded.failed.length > 0 ? 'partial' : 'ok';
       const summary = withWaiting(summarize(options, effectivePlan, manifestsListed, api, me, fetched, loaded, quotaStop, warnings, outcome), waiting);
       if (levelsFilled) summary.levelsFilled = levelsFilled;
       const runId = state.runId ?? (await startRun(conn, runStart));
@@ -226,8 +226,10 @@ async function runLocked(
     };
     const opened = await openForLoad(options, signal, toLoad, pending);
     if (opened.held) {
-      const summary = withWaiting(summarize(options, effectivePlan, manifestsListed, api, me, fetched, { loaded: 0, rows: 0, failed: [] }, quotaStop, warnings, 'locked'), waiting);
+      const outcome: RunOutcome = signal.aborted ? 'interrupted' : 'locked';
+      const summary = withWaiting(summarize(options, effectivePlan, manifestsListed, api, me, fetched, { loaded: 0, rows: 0, failed: [] }, quotaStop, warnings, outcome), waiting);
       await journalRun(options.archiveRoot, runStart, state.runId, runCounts(summary));
+      if (signal.aborted) throw new InterruptedError(abortSignalName(signal));
       throw heldError(opened.held, summary);
     }
     let summary: SyncSummary;
@@ -250,6 +252,7 @@ async function runLocked(
         opened.warehouse.close();
       }
     }
+    if (signal.aborted) throw new InterruptedError(abortSignalName(signal));
     if (summary.outcome === 'partial') {
       const why = fetched.localWriteError
         ? `the archive could not be written (${fetched.localWriteError}); ${summary.filesDeferred} file(s) deferred to the next run`

@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import { GexwhError, LockError } from '../../errors.js';
 import { lastRun, openWarehouse, upsertCoverage, type RunRow, type Warehouse } from '../../warehouse/index.js';
 import { readJournal } from '../../sync/journal.js';
+import { listSnapshots } from '../../sync/live-journal.js';
 import { waitingOf, type WaitingSummary } from '../../sync/load-pending.js';
 import { createClient } from '../api-client.js';
 import { contextOf, type CommandContext } from '../context.js';
@@ -23,7 +24,8 @@ export function registerStatus(program: Command): void {
       const ctx = contextOf(command);
       const remote = await fetchRemote(ctx);
       // The journal is read first and alone: it answers even when another process holds the warehouse.
-      const waiting = waitingOf(await readJournal(ctx.settings.archive), ctx.settings.archive);
+      const snapshots = (await listSnapshots(ctx.settings.archive, 'pending')).length;
+      const waiting = waitingOf(await readJournal(ctx.settings.archive), ctx.settings.archive, snapshots);
       const local = await readLocal(ctx.settings.db, remote.coverage);
       const result = {
         pairs: local.pairs,
@@ -37,6 +39,7 @@ export function registerStatus(program: Command): void {
       ctx.out.result(result, () => {
         const lines = local.held ? [`warehouse: ${local.held}`, ''] : [formatTable(local.pairs), ''];
         if (waiting.files > 0 || waiting.runs > 0) lines.push(describeWaiting(waiting));
+        if (waiting.snapshots > 0) lines.push(`waiting to load: ${waiting.snapshots} live snapshot(s) journaled by capture; the next capture, sync or gexwh load loads them`);
         if (local.lastRun) lines.push(`last run: ${describeRun(local.lastRun)}`);
         // Captures run every few minutes; the nightly sync's outcome must not scroll out of sight.
         if (local.lastSync && local.lastSync.runId !== local.lastRun?.runId) lines.push(`last sync: ${describeRun(local.lastSync)}`);
