@@ -9,7 +9,7 @@
 // With no readable warehouse (missing, or damaged so DuckDB refuses it) there is no ledger to follow:
 // rebuild-from-archive.ts keeps the damaged file aside and loads the whole archive into a fresh one.
 import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { LockError, UsageError } from '../errors.js';
 import { archivedPathOf, groupByFile, hashFile, judgeArchive, loadInputOf, type ArchiveVerdict } from './archive-check.js';
@@ -64,7 +64,9 @@ export async function rebuildWarehouse(options: RebuildOptions): Promise<Rebuild
   }
   const warehouseMissing = !existsSync(resolve(options.dbPath));
   // Before the lock creates any folder: a mistyped --db with an empty archive must write nothing.
-  if (warehouseMissing && (await scanArchive(options.archiveRoot)).files.length === 0) {
+  // `_live` holds the journaled live snapshots (src/sync/live-journal.ts): a capture-only archive.
+  const liveJournal = existsSync(join(resolve(options.archiveRoot), '_live'));
+  if (warehouseMissing && !liveJournal && (await scanArchive(options.archiveRoot)).files.length === 0) {
     throw new UsageError(`rebuild: no warehouse at ${options.dbPath} and no archived file under ${options.archiveRoot}`, {
       db: options.dbPath,
       archive: options.archiveRoot,
