@@ -1,5 +1,5 @@
 // Commands that work on the local warehouse and archive only (no network, no credit):
-// `query`, `export`, `rebuild`, `verify`.
+// `query`, `export`, `load`, `rebuild`, `verify`.
 import type { Command } from 'commander';
 import { IntegrityError, PartialFailureError, UsageError } from '../../errors.js';
 import { exportWarehouse, rebuildWarehouse, runQuery, verifyWarehouse, type QueryResult } from '../../warehouse/index.js';
