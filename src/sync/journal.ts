@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
+import { GexwhError } from '../errors.js';
 import { FILE_KINDS, redactSecrets, type RunCounts, type RunOutcome } from '../warehouse/index.js';
 
 export const JOURNAL_FOLDER = '_journal';
@@ -92,10 +93,10 @@ export function hasPendingWork(journal: Journal): boolean {
   return journal.files.length + journal.listings.length + journal.runs.length > 0;
 }
 
-export class JournalError extends Error {
+/** The journal cannot be used as it is (exit 1, naming the file); nothing paid is lost: the archive holds it. */
+export class JournalError extends GexwhError {
   constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'JournalError';
+    super(message, {}, options);
   }
 }
 
