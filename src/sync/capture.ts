@@ -4,20 +4,29 @@
 // /coins and /expirations calls plan the cost before anything is spent; --dry-run stops there.
 //
 // A closed market (market_open false) is skipped after /levels unless --force, except that its
-// last snapshot (the close) is taken once when term_structure does not hold that as_of yet. The
-// warehouse is opened twice, briefly: to read what is held, and to write the rows (one transaction)
-// and the run's sync.runs row, so `status` shows captures next to syncs.
+// last snapshot (the close) is taken once when term_structure does not hold that as_of yet. Each
+// target's snapshot is written to the live journal (src/sync/live-journal.ts) as soon as it is taken,
+// without the warehouse; then the journal is loaded (rows in one transaction) with the run's
+// sync.runs row, waiting up to --wait-lock for another process holding the warehouse. Held past
+// that, the snapshots stay journaled and the capture exits 5: nothing is lost.
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { QuotaExceededError, type ApiClient } from '../api/index.js';
-import { ApiError, AuthError, GexwhError, InterruptedError, PartialFailureError } from '../errors.js';
-import { finishRun, openWarehouse, startRun, type RunOutcome } from '../warehouse/index.js';
-import { latestTermCaptures, writeLiveCapture, type LiveRows, type LiveTable } from '../warehouse/live.js';
+import { ApiError, AuthError, GexwhError, InterruptedError, LockError, PartialFailureError } from '../errors.js';
+import { finishRun, openWarehouse, startRun, type RunCounts, type RunOutcome, type Warehouse } from '../warehouse/index.js';
+import { latestTermCaptures, type LiveTable } from '../warehouse/live.js';
 import { captureTargets, targetCost, tradfiClearlyClosed, type CaptureTarget } from './capture-plan.js';
-import { liveLevelsRow, liveStrikeRows, termStructureRows, type CaptureKey } from './capture-rows.js';
+import type { CaptureKey } from './capture-rows.js';
 import type { QuotaStop } from './fetch.js';
+import { journalRun } from './held.js';
+import { journalSnapshot, listSnapshots, loadLiveJournal, pendingTermCaptures, pruneLoadedSnapshots, type LiveSnapshot } from './live-journal.js';
+import { holderPidOf, openWaiting } from './load-pending.js';
 
 export interface CaptureOptions {
   dbPath: string;
+  /** The archive folder: snapshots are journaled under `_live/` before they are loaded. */
+  archiveRoot: string;
+  /** After a load, delete loaded snapshots older than this many days (default: keep them all). */
+  keepDays?: number;
   symbols: readonly string[];
   /** Current-data venues; undefined: all for crypto, tradfi for TradFi. */
   exchanges?: readonly string[];
@@ -55,6 +64,10 @@ export interface CaptureSummary {
   requestsSpent: number;
   /** Rows newly inserted per table (a repeated as_of adds none). */
   rowsInserted: Record<LiveTable, number>;
+  /** Snapshots this run wrote to the live journal. */
+  snapshotsJournaled: number;
+  /** Journaled snapshots loaded into the warehouse by this run (earlier held-out ones included). */
+  snapshotsLoaded: number;
   stoppedBy?: 'max_requests' | 'quota';
   quotaStop?: QuotaStop;
   warnings: string[];
@@ -83,13 +96,14 @@ export async function runCapture(client: ApiClient, options: CaptureOptions): Pr
     plannedRequests: reports.reduce((sum, r) => sum + r.plannedRequests, 0),
     requestsSpent: 0,
     rowsInserted: { live_levels: 0, term_structure: 0, live_strikes: 0 },
+    snapshotsJournaled: 0,
+    snapshotsLoaded: 0,
     warnings,
   };
   const toCapture = reports.filter((r) => r.status === 'planned');
   if (options.dryRun || toCapture.length === 0) return summary;
 
-  const held = await withWarehouse(options, latestTermCaptures);
-  const rows: LiveRows = { live_levels: [], term_structure: [], live_strikes: [] };
+  const held = await heldCaptures(options);
   const spender = budget(options.maxRequests);
   const spentBefore = client.spent().requests;
   let fatal: unknown;
@@ -103,8 +117,9 @@ export async function runCapture(client: ApiClient, options: CaptureOptions): Pr
       report.reason = summary.stoppedBy === 'quota' ? 'request quota used up' : `--max-requests ${options.maxRequests} reached`;
       continue;
     }
+    const draft: SnapshotDraft = { strikes: [] };
     try {
-      await captureTarget(client, report, options, held, rows, spender, warn);
+      await captureTarget(client, report, options, held, draft, spender, warn);
     } catch (error) {
       if (options.signal.aborted) {
         fatal = new InterruptedError(options.signal.reason === 'SIGTERM' ? 'SIGTERM' : 'SIGINT');
@@ -128,6 +143,12 @@ export async function runCapture(client: ApiClient, options: CaptureOptions): Pr
       // Stopped during this target: what it got so far is kept.
       report.status = report.requests > 0 ? 'captured' : 'not_reached';
       report.reason = summary.stoppedBy === 'quota' ? 'request quota used up' : `--max-requests ${options.maxRequests} reached`;
+    } finally {
+      // Written before anything else can fail: a snapshot not kept now can never be fetched again.
+      if (draft.key && draft.levels) {
+        await journalSnapshot(options.archiveRoot, { version: 1, key: draft.key, levels: draft.levels, term: draft.term ?? null, strikes: draft.strikes });
+        summary.snapshotsJournaled++;
+      }
     }
   }
   summary.requestsSpent = client.spent().requests - spentBefore;
@@ -136,11 +157,17 @@ export async function runCapture(client: ApiClient, options: CaptureOptions): Pr
   // and records nothing: the warehouse is not the place for a failed login.
   if (!(fatal instanceof AuthError)) {
     const outcome = outcomeOf(fatal, failed.length);
-    summary.rowsInserted = await withWarehouse(options, async (conn) => {
-      const inserted = hasRows(rows) ? await writeLiveCapture(conn, rows) : summary.rowsInserted;
-      await recordCaptureRun(conn, options, startedAt, { summary, inserted, outcome, fatal });
-      return inserted;
-    });
+    const warehouse = await openForCapture(options, startedAt, summary, outcome, fatal);
+    try {
+      const live = await loadLiveJournal(warehouse.connection, options.archiveRoot);
+      for (const path of live.unreadable) warn(`the journaled snapshot ${path} cannot be read; it is left where it is`);
+      summary.rowsInserted = live.inserted;
+      summary.snapshotsLoaded = live.snapshots;
+      await recordCaptureRun(warehouse.connection, options, startedAt, { summary, inserted: live.inserted, outcome, fatal });
+    } finally {
+      warehouse.close();
+    }
+    if (options.keepDays !== undefined) await pruneLoadedSnapshots(options.archiveRoot, options.keepDays);
   }
   if (fatal !== undefined) throw fatal;
   if (failed.length > 0) {
@@ -193,12 +220,20 @@ function budget(maxRequests: number | undefined): Spender {
   };
 }
 
+/** What one target's requests returned so far (a stop may cut it short). */
+interface SnapshotDraft {
+  key?: CaptureKey;
+  levels?: LiveSnapshot['levels'];
+  term?: LiveSnapshot['term'];
+  strikes: LiveSnapshot['strikes'];
+}
+
 async function captureTarget(
   client: ApiClient,
   report: TargetReport,
   options: CaptureOptions,
   held: ReadonlyMap<string, string>,
-  rows: LiveRows,
+  draft: SnapshotDraft,
   spend: Spender,
   warn: (message: string) => void,
 ): Promise<void> {
@@ -208,7 +243,8 @@ async function captureTarget(
   report.resolved = key.exchange;
   report.asOf = levels.meta.as_of;
   report.marketOpen = levels.meta.market_open;
-  rows.live_levels.push(liveLevelsRow(key, levels.data, levels.meta));
+  draft.key = key;
+  draft.levels = { data: levels.data, meta: levels.meta };
   report.status = 'captured';
 
   const closeHeld = held.get(`${key.exchange}|${key.symbol}`) === new Date(levels.meta.as_of).toISOString();
@@ -220,13 +256,13 @@ async function captureTarget(
 
   spend.next(report);
   const term = await client.termOi(report.exchange, report.symbol);
-  rows.term_structure.push(...termStructureRows(key, term.data, term.meta));
+  draft.term = { data: term.data, meta: term.meta };
 
   for (const code of report.expirations ?? []) {
     spend.next(report);
     try {
       const profile = await client.gexByStrike(report.exchange, report.symbol, code);
-      rows.live_strikes.push(...liveStrikeRows(key, code, profile.data, profile.meta.timestamp));
+      draft.strikes.push({ code, response: { data: profile.data, meta: profile.meta } });
     } catch (error) {
       // An expiration can expire between /expirations and this call: note it, keep the rest.
       if (!(error instanceof ApiError) || error.slug !== 'no_data') throw error;
@@ -248,10 +284,6 @@ function messageOf(error: unknown): string {
   return String(error);
 }
 
-function hasRows(rows: LiveRows): boolean {
-  return rows.live_levels.length + rows.term_structure.length + rows.live_strikes.length > 0;
-}
-
 function outcomeOf(fatal: unknown, failedTargets: number): RunOutcome {
   if (fatal instanceof InterruptedError) return 'interrupted';
   if (fatal !== undefined) return 'failed';
@@ -267,14 +299,7 @@ interface CaptureRunResult {
 
 /** One sync.runs row (command 'capture'): requests spent and live rows added. */
 async function recordCaptureRun(conn: DuckDBConnection, options: CaptureOptions, startedAt: Date, result: CaptureRunResult): Promise<void> {
-  const recorded = {
-    symbols: options.symbols,
-    exchanges: options.exchanges ?? null,
-    byStrike: options.byStrike,
-    force: options.force,
-    maxRequests: options.maxRequests ?? null,
-  };
-  const runId = await startRun(conn, { command: 'capture', options: recorded, startedAt });
+  const runId = await startRun(conn, { command: 'capture', options: recordedOptionsOf(options), startedAt });
   const { live_levels, term_structure, live_strikes } = result.inserted;
   await finishRun(conn, runId, {
     outcome: result.outcome,
@@ -284,11 +309,58 @@ async function recordCaptureRun(conn: DuckDBConnection, options: CaptureOptions,
   });
 }
 
-async function withWarehouse<T>(options: CaptureOptions, work: (conn: DuckDBConnection) => Promise<T>): Promise<T> {
-  const warehouse = await openWarehouse(options.dbPath, { waitSeconds: options.waitSeconds ?? 60 });
-  try {
-    return await work(warehouse.connection);
-  } finally {
-    warehouse.close();
+/**
+ * Closes already captured (term_structure, or a snapshot still journaled), per `exchange|symbol`.
+ * Read beside a reader through a READ_ONLY open; beside a writer, only the journal is known (a
+ * closed market's last snapshot may then be taken once more: same rows, a few requests).
+ */
+async function heldCaptures(options: CaptureOptions): Promise<Map<string, string>> {
+  const held = new Map<string, string>();
+  for (const readOnly of [false, true]) {
+    let warehouse: Warehouse;
+    try {
+      warehouse = await openWarehouse(options.dbPath, { readOnly });
+    } catch (error) {
+      if (error instanceof LockError) continue;
+      throw error;
+    }
+    try {
+      for (const [key, asOf] of await latestTermCaptures(warehouse.connection)) held.set(key, asOf);
+    } finally {
+      warehouse.close();
+    }
+    break;
   }
+  for (const [key, asOf] of await pendingTermCaptures(options.archiveRoot)) if ((held.get(key) ?? '') < asOf) held.set(key, asOf);
+  return held;
+}
+
+/** The load's open, waiting up to --wait-lock; held past it, the run record is journaled and exit 5 says what waits. */
+async function openForCapture(options: CaptureOptions, startedAt: Date, summary: CaptureSummary, outcome: RunOutcome, fatal: unknown): Promise<Warehouse> {
+  const waitSeconds = options.waitSeconds ?? 60;
+  try {
+    return await openWaiting(options.dbPath, waitSeconds, options.signal);
+  } catch (error) {
+    if (!(error instanceof LockError)) throw error;
+    const counts: RunCounts = { outcome: fatal === undefined ? 'locked' : outcome, requestsSpent: summary.requestsSpent, ...(fatal !== undefined ? { error: messageOf(fatal) } : {}) };
+    await journalRun(options.archiveRoot, { command: 'capture', options: recordedOptionsOf(options), startedAt }, undefined, counts);
+    const waiting = (await listSnapshots(options.archiveRoot, 'pending')).length;
+    const pid = holderPidOf(error);
+    throw new LockError(
+      `the warehouse ${options.dbPath} is held by ${pid === undefined ? 'another process' : `process ${pid}`} (waited ${waitSeconds} s): ` +
+        `${waiting} snapshot(s) journaled, will load on the next capture, sync or gexwh load`,
+      { db: options.dbPath, ...(pid !== undefined ? { pid } : {}), snapshots_waiting: waiting, snapshots_journaled: summary.snapshotsJournaled },
+      { cause: summary },
+    );
+  }
+}
+
+function recordedOptionsOf(options: CaptureOptions): Record<string, unknown> {
+  return {
+    symbols: options.symbols,
+    exchanges: options.exchanges ?? null,
+    byStrike: options.byStrike,
+    force: options.force,
+    maxRequests: options.maxRequests ?? null,
+  };
 }

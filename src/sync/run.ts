@@ -2,24 +2,25 @@
 // The warehouse is opened only for short phases (read state, write manifests, load), so analysts'
 // readers are blocked as little as possible; downloads run with it closed.
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { InterruptedError, PartialFailureError } from '../errors.js';
+import { InterruptedError, LockError, PartialFailureError } from '../errors.js';
 import {
   acquireSyncLock,
   finishRun,
   loadFiles,
-  openWarehouse,
-  readListingState,
   readPlanState,
   recordFileStatus,
   recordListing,
   startRun,
-  upsertCoverage,
   upsertManifest,
   type ListingState,
   type LoadInput,
+  type RunCounts,
   type RunOutcome,
   type Warehouse,
 } from '../warehouse/index.js';
+import { journalFiles, journalListings, journalRun, openForLoad, planOnState, plannedOf, recordRunAnywhere, withWaiting } from './held.js';
+import { applyJournal, DEFAULT_WAIT_LOCK_SECONDS, heldError, openWaiting } from './load-pending.js';
+import { beginSyncState } from './state-source.js';
 import { archivePath, removeStaleTemps } from './archive.js';
 import { fetchFiles, isArchived, type Downloader, type FetchReport, type QuotaStop, type VerifiedFile } from './fetch.js';
 import { fillLevelsForSync, type FillLevelsReport, type HistoryLevelsFetcher } from './fill-levels.js';
@@ -94,6 +95,8 @@ export interface SyncSummary {
   archiveWriteError?: string;
   /** A stop signal cut the run short; verified files wait in the archive for the next run. */
   interrupted?: boolean;
+  /** Files an earlier run paid for but could not load (the warehouse was held), loaded by this run for 0 credits. */
+  loadedFromJournal?: number;
   warnings: string[];
 }
 
@@ -126,16 +129,18 @@ async function runLocked(
   await removeStaleTemps(options.archiveRoot);
   const pairs = selectPairs(coverage, { ...selectionOf(options.selection), markets: me.markets });
 
-  // Phase 1 (warehouse open): record the run and coverage, read how much of each manifest we hold.
-  const { runId, held } = await withWarehouse(options, async (conn) => {
-    const id = await startRun(conn, { command: options.command, options: options.recordedOptions });
-    await upsertCoverage(conn, coverage, new Date());
-    const states = new Map<string, ListingState>();
-    for (const pair of pairs) states.set(pairKeyOf(pair), await readListingState(conn, pair.exchange, pair.symbol));
-    return { runId: id, held: states };
-  });
+  // Phase 1 (warehouse open, or a copy of its state when another process holds it): load what an
+  // earlier held-out run left in the journal, record the run and coverage, read the listing state.
+  const startedAt = new Date();
+  const runStart = { command: options.command, options: options.recordedOptions, startedAt };
+  let state = await beginSyncState({ ...options, ...runStart, recordedOptions: options.recordedOptions, pairs, coverage }, warn);
+  const { held } = state;
+  const waiting = state.waiting;
+  if (waiting.filesLoaded > 0) warn(`${waiting.filesLoaded} file(s) paid by an earlier run and waiting in the archive were loaded (0 credits)`);
 
   let quotaStop: QuotaStop | undefined;
+  let fetchedSoFar: FetchReport | undefined;
+  let planSoFar: Plan | undefined;
   try {
     // Phase 2 (network): list the manifests that coverage says moved.
     events.phase?.('manifests');
@@ -143,10 +148,15 @@ async function runLocked(
     const manifestsListed = [...listing.listed.values()].filter((pair) => pair.requests > 0).length;
     quotaStop = listing.quotaStop;
 
-    // Phase 3 (warehouse open): store manifests, read state, plan.
+    // Phase 3 (warehouse open, or the copy): store manifests, read state, plan.
     events.phase?.('plan');
-    const plan = await withWarehouse(options, (conn) => storeManifestsAndPlan(conn, options, me, pairs, listing.listed));
+    const planned = await planOnState(state, options, pairs, warn, (conn) => storeManifestsAndPlan(conn, options, me, pairs, listing.listed));
+    state = planned.state;
+    const manifestsStored = state.mode === 'warehouse';
+    const plan = planned.plan;
     const effectivePlan = await reuseArchivedFiles(plan, options.archiveRoot);
+    planSoFar = effectivePlan;
+    const pending = { listings: journalListings(listing.listed, state.mode), stored: manifestsStored };
 
     const fill = (stop: QuotaStop | undefined) =>
       options.fillLevels
@@ -154,10 +164,10 @@ async function runLocked(
         : Promise.resolve(undefined);
 
     if (options.dryRun) {
-      const levelsFilled = await fill(quotaStop);
+      const levelsFilled = state.mode === 'warehouse' ? await fill(quotaStop) : undefined;
       const summary = summarize(options, effectivePlan, manifestsListed, api, me, emptyFetch(), { loaded: 0, rows: 0, failed: [] }, quotaStop, warnings, 'dry_run');
       if (levelsFilled) summary.levelsFilled = levelsFilled;
-      await withWarehouse(options, (conn) => finishRun(conn, runId, runCounts(summary)));
+      await recordRunAnywhere(options, state, runStart, runCounts(summary), pending);
       return summary;
     }
 
@@ -171,11 +181,13 @@ async function runLocked(
       signal,
       ...(events.file ? { onFile: events.file } : {}),
     });
+    fetchedSoFar = fetched;
     quotaStop ??= fetched.quotaStop;
     if (fetched.localWriteError) warn(`the archive could not be written (${fetched.localWriteError}); downloads stopped, ${fetched.deferred.length} files deferred to the next run`);
     if (fetched.quotaStop) warn(`file credits exhausted; ${fetched.deferred.length} files deferred until ${fetched.quotaStop.resetAt ?? 'the quota resets'}`);
 
-    // Phase 5 (warehouse open): load what verified, record what failed, finish the run record.
+    // Phase 5 (warehouse open, waiting up to --wait-lock): load what verified, record what failed,
+    // finish the run record. When the warehouse stays held, all of it goes to the journal (exit 5).
     events.phase?.('load');
     const reloads: VerifiedFile[] = effectivePlan.toReload.map((file) => ({
       ...file,
@@ -183,32 +195,62 @@ async function runLocked(
       downloadedAt: new Date(),
       fromArchive: true,
     }));
-    const toLoad = signal.aborted ? [] : [...reloads, ...fetched.verified];
+    const toLoad = [...reloads, ...fetched.verified];
+    if (signal.aborted) {
+      // Stopped: what was paid waits in the journal unless the warehouse takes the run record now.
+      await journalFiles(options.archiveRoot, toLoad, pending);
+      const summary = summarize(options, effectivePlan, manifestsListed, api, me, fetched, { loaded: 0, rows: 0, failed: [] }, quotaStop, warnings, 'interrupted');
+      await recordRunAnywhere(options, state, runStart, runCounts(summary), { listings: [], stored: true });
+      throw new InterruptedError(abortSignalName(signal));
+    }
     const loadAndRecord = async (conn: DuckDBConnection): Promise<LoadOutcome> => {
+      const fromJournal = await applyJournal(conn, options.archiveRoot);
       const result = await loadVerified(conn, toLoad);
       for (const failed of fetched.failed) {
         await recordFileStatus(conn, { ...failed, archivePath: null, bytes: failed.bytes, rows: failed.rows }, 'failed_verify', failed.error);
       }
-      for (const w of result.warnings) warn(w);
-      return result;
+      for (const w of [...fromJournal.warnings, ...result.warnings]) warn(w);
+      return {
+        loaded: result.loaded + fromJournal.filesLoaded,
+        rows: result.rows + fromJournal.rowsLoaded,
+        failed: [...result.failed, ...fromJournal.failed.map(({ file, error }) => ({ file: plannedOf(file), error }))],
+      };
     };
     const finishIn = async (conn: DuckDBConnection, loaded: LoadOutcome, levelsFilled?: FillLevelsReport): Promise<SyncSummary> => {
       const outcome: RunOutcome = signal.aborted ? 'interrupted' : fetched.failed.length + loaded.failed.length > 0 ? 'partial' : 'ok';
-      const summary = summarize(options, effectivePlan, manifestsListed, api, me, fetched, loaded, quotaStop, warnings, outcome);
+      const summary = withWaiting(summarize(options, effectivePlan, manifestsListed, api, me, fetched, loaded, quotaStop, warnings, outcome), waiting);
       if (levelsFilled) summary.levelsFilled = levelsFilled;
+      const runId = state.runId ?? (await startRun(conn, runStart));
       await finishRun(conn, runId, runCounts(summary));
       return summary;
     };
+    const opened = await openForLoad(options, signal, toLoad, pending);
+    if (opened.held) {
+      const outcome: RunOutcome = signal.aborted ? 'interrupted' : 'locked';
+      const summary = withWaiting(summarize(options, effectivePlan, manifestsListed, api, me, fetched, { loaded: 0, rows: 0, failed: [] }, quotaStop, warnings, outcome), waiting);
+      await journalRun(options.archiveRoot, runStart, state.runId, runCounts(summary));
+      if (signal.aborted) throw new InterruptedError(abortSignalName(signal));
+      throw heldError(opened.held, summary);
+    }
     let summary: SyncSummary;
     if (options.fillLevels) {
-      const loaded = await withWarehouse(options, loadAndRecord);
+      let loaded: LoadOutcome;
+      try {
+        loaded = await loadAndRecord(opened.warehouse.connection);
+      } finally {
+        opened.warehouse.close();
+      }
       // Phase 6 (network, then warehouse): levels of sessions without a loaded levels file.
       const levelsFilled = await fill(quotaStop);
       quotaStop ??= levelsFilled?.quotaStop;
       summary = await withWarehouse(options, (conn) => finishIn(conn, loaded, levelsFilled));
     } else {
       // The run record is written in the load's open: every open and close of a big file costs.
-      summary = await withWarehouse(options, async (conn) => finishIn(conn, await loadAndRecord(conn)));
+      try {
+        summary = await finishIn(opened.warehouse.connection, await loadAndRecord(opened.warehouse.connection));
+      } finally {
+        opened.warehouse.close();
+      }
     }
     if (signal.aborted) throw new InterruptedError(abortSignalName(signal));
     if (summary.outcome === 'partial') {
@@ -219,12 +261,20 @@ async function runLocked(
     }
     return summary;
   } catch (error) {
-    if (!(error instanceof PartialFailureError) && !(error instanceof InterruptedError)) {
-      await withWarehouse(options, (conn) =>
-        finishRun(conn, runId, { outcome: 'failed', requestsSpent: api.requestsSpent(), error: error instanceof Error ? error.message : String(error) }),
-      ).catch(() => undefined);
+    if (!(error instanceof PartialFailureError) && !(error instanceof InterruptedError) && !(error instanceof LockError)) {
+      const counts: RunCounts = {
+        outcome: 'failed',
+        requestsSpent: api.requestsSpent(),
+        creditsSpent: fetchedSoFar?.creditsSpent ?? 0,
+        bytesDownloaded: fetchedSoFar?.bytesDownloaded ?? 0,
+        filesPlanned: planSoFar ? planSoFar.toDownload.length + planSoFar.toReload.length : 0,
+        error: error instanceof Error ? error.message : String(error),
+      };
+      await recordRunAnywhere(options, state, runStart, counts, { listings: [], stored: true }).catch(() => undefined);
     }
     throw error;
+  } finally {
+    state.copy?.close();
   }
 }
 
@@ -426,9 +476,9 @@ function runCounts(summary: SyncSummary) {
   };
 }
 
-/** Opens the warehouse for one short phase; another process holding the file is waited for up to --wait-lock. */
+/** Opens the warehouse for one short phase after the load (the fill's run record); waits up to --wait-lock. */
 async function withWarehouse<T>(options: SyncOptions, work: (conn: DuckDBConnection) => Promise<T>): Promise<T> {
-  const warehouse: Warehouse = await openWarehouse(options.dbPath, { waitSeconds: options.waitLockSeconds ?? 0 });
+  const warehouse: Warehouse = await openWaiting(options.dbPath, options.waitLockSeconds ?? DEFAULT_WAIT_LOCK_SECONDS);
   try {
     return await work(warehouse.connection);
   } finally {

@@ -9,9 +9,9 @@
 // With no readable warehouse (missing, or damaged so DuckDB refuses it) there is no ledger to follow:
 // rebuild-from-archive.ts keeps the damaged file aside and loads the whole archive into a fresh one.
 import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { UsageError } from '../errors.js';
+import { LockError, UsageError } from '../errors.js';
 import { archivedPathOf, groupByFile, hashFile, judgeArchive, loadInputOf, type ArchiveVerdict } from './archive-check.js';
 import type { FileKind } from './layouts.js';
 import { fileKey, listLedger, type LedgerRow } from './ledger.js';
@@ -28,6 +28,8 @@ export interface RebuildOptions {
   archiveRoot: string;
   /** Wait this long for a running sync's lock (default 0: fail at once with LockError). */
   lockWaitSeconds?: number;
+  /** Wait this long for another process (a reader) to let the warehouse go (default 0), then LockError. */
+  warehouseWaitSeconds?: number;
   now?: () => Date;
 }
 
@@ -62,7 +64,9 @@ export async function rebuildWarehouse(options: RebuildOptions): Promise<Rebuild
   }
   const warehouseMissing = !existsSync(resolve(options.dbPath));
   // Before the lock creates any folder: a mistyped --db with an empty archive must write nothing.
-  if (warehouseMissing && (await scanArchive(options.archiveRoot)).files.length === 0) {
+  // `_live` holds the journaled live snapshots (src/sync/live-journal.ts): a capture-only archive.
+  const liveJournal = existsSync(join(resolve(options.archiveRoot), '_live'));
+  if (warehouseMissing && !liveJournal && (await scanArchive(options.archiveRoot)).files.length === 0) {
     throw new UsageError(`rebuild: no warehouse at ${options.dbPath} and no archived file under ${options.archiveRoot}`, {
       db: options.dbPath,
       archive: options.archiveRoot,
@@ -82,7 +86,7 @@ export async function rebuildWarehouse(options: RebuildOptions): Promise<Rebuild
 async function rebuildExisting(options: RebuildOptions, now: () => Date): Promise<RebuildResult> {
   let warehouse: Warehouse | undefined;
   try {
-    warehouse = await openWarehouse(options.dbPath);
+    warehouse = await openHeldWarehouse(options);
     await readEveryTable(warehouse.connection);
     const result = await rebuildOn(warehouse.connection, options.archiveRoot, now);
     // A damaged block the scan cannot reach (an index) fails the loads that touch it; the copy kept
@@ -96,6 +100,22 @@ async function rebuildExisting(options: RebuildOptions, now: () => Date): Promis
   }
   const damagedCopies = await setAsideDamaged(options.dbPath, now());
   return rebuildFromArchive({ ...options, now, damagedCopies });
+}
+
+/** Opens the warehouse for writing, waiting for a reader; a held warehouse says so and that nothing changed. */
+async function openHeldWarehouse(options: RebuildOptions): Promise<Warehouse> {
+  const waitSeconds = options.warehouseWaitSeconds ?? 0;
+  try {
+    return await openWarehouse(options.dbPath, { waitSeconds });
+  } catch (error) {
+    if (!(error instanceof LockError)) throw error;
+    const waited = waitSeconds > 0 ? ` (waited ${waitSeconds} s)` : '';
+    throw new LockError(
+      `${error.message}${waited}: rebuild changed nothing; close the other program (a notebook, DBeaver, the duckdb CLI) and run gexwh rebuild again, or give it a longer --wait-lock`,
+      error.hints,
+      { cause: error },
+    );
+  }
 }
 
 /**

@@ -72,7 +72,7 @@ describe('gexwh sync (CLI)', () => {
     // Hold the lock the way a running sync does: a lock file with a live pid (this process).
     await runCli(['plan', '--db', ws.db, '--archive', ws.archive, '--exchange', 'deribit', '--symbol', 'BTC'], { env: env() });
     writeFileSync(`${ws.db}.lock`, JSON.stringify({ pid: process.pid, started_at: new Date().toISOString(), host: (await import('node:os')).hostname() }));
-    const blocked = await runCli(args, { env: env() });
+    const blocked = await runCli([...args, '--wait-lock', '0'], { env: env() });
     expect(blocked.code).toBe(5);
     expect(blocked.stderr).toContain(String(process.pid));
     rmSync(`${ws.db}.lock`);
@@ -104,7 +104,7 @@ describe('gexwh sync (CLI)', () => {
     expect((await runCli(['plan', ...args.slice(1)], { env: env() })).code).toBe(0); // creates the file
     const holder = await holdDuckDb(ws.db);
     try {
-      const blocked = await runCli(args, { env: env() });
+      const blocked = await runCli([...args, '--wait-lock', '0'], { env: env() });
       expect(blocked.code).toBe(5);
       expect(blocked.stderr).toContain(String(holder.pid));
       // With --wait-lock the sync waits; release the file shortly after it started waiting.

@@ -225,7 +225,7 @@ describe('the warehouse held or broken', () => {
     // Another process (a query left open) holds DuckDB's own file lock; no gexwh lock file exists.
     const holder = await holdDatabase(ws.db);
     try {
-      const blocked = await runCli(ws.args, { env: env(emulator.keys.admin) });
+      const blocked = await runCli([...ws.args, '--wait-lock', '0'], { env: env(emulator.keys.admin) });
       expect(blocked.code).toBe(5);
       expect(blocked.stderr).toContain(String(holder.pid));
       const waiting = runCli([...ws.args, '--wait-lock', '30'], { env: env(emulator.keys.admin) });

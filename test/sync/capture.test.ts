@@ -81,7 +81,7 @@ async function startRig(now = NOW): Promise<Rig> {
     dbPath,
     client,
     capture: (options = {}) =>
-      runCapture(client, { dbPath, symbols: ['BTC', 'SPY'], byStrike: false, force: false, dryRun: false, signal: new AbortController().signal, ...options }),
+      runCapture(client, { dbPath, archiveRoot: join(dir, 'raw'), symbols: ['BTC', 'SPY'], byStrike: false, force: false, dryRun: false, signal: new AbortController().signal, ...options }),
     async count(table) {
       const warehouse = await openWarehouse(dbPath);
       try {
@@ -268,7 +268,7 @@ describe('gexwh capture against the emulator', () => {
     const bad = createApiClient({ baseUrl: rig.emulator.baseUrl, apiKey: `gex_${'0'.repeat(32)}` });
     try {
       await expect(
-        runCapture(bad, { dbPath: rig.dbPath, symbols: ['BTC'], byStrike: false, force: false, dryRun: false, signal: new AbortController().signal }),
+        runCapture(bad, { dbPath: rig.dbPath, archiveRoot: join(rig.dir, 'raw'), symbols: ['BTC'], byStrike: false, force: false, dryRun: false, signal: new AbortController().signal }),
       ).rejects.toThrow();
     } finally {
       await bad.close();

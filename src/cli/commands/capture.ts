@@ -1,7 +1,7 @@
 // `gexwh capture`: snapshots the current-data endpoints into live_levels, term_structure and (with
 // --by-strike) live_strikes; meant for a cron entry every 15 minutes (docs/capture.md).
 import type { Command } from 'commander';
-import { PartialFailureError, UsageError } from '../../errors.js';
+import { LockError, PartialFailureError, UsageError } from '../../errors.js';
 import { runCapture, type CaptureSummary } from '../../sync/capture.js';
 import { parseCaptureVenues } from '../../sync/capture-plan.js';
 import { parseCount, parseSymbols } from '../../sync/selection.js';
@@ -18,6 +18,7 @@ interface CaptureFlags {
   dryRun?: boolean;
   maxRequests?: string;
   waitLock?: number;
+  keepDays?: number;
 }
 
 export function registerCapture(program: Command): void {
@@ -30,7 +31,8 @@ export function registerCapture(program: Command): void {
     .option('--force', 'capture even when the market is closed')
     .option('--dry-run', 'show the targets and their request cost; spend nothing')
     .option('--max-requests <n>', 'spend at most N quota requests in this run')
-    .option('--wait-lock <seconds>', 'wait up to N seconds for a sync holding the warehouse (default 60)', integerOption(0, 86_400))
+    .option('--wait-lock <seconds>', 'wait up to N seconds for another process holding the warehouse (default 60); the snapshots are journaled first', integerOption(0, 86_400))
+    .option('--keep-days <n>', 'delete journaled snapshots older than N days once loaded (default: keep them, so rebuild can recreate the live tables)', integerOption(1, 100_000))
     .action((flags: CaptureFlags, command: Command) => captureAction(contextOf(command), flags));
 }
 
@@ -44,6 +46,8 @@ async function captureAction(ctx: CommandContext, flags: CaptureFlags): Promise<
   try {
     const summary = await runCapture(client, {
       dbPath: ctx.settings.db,
+      archiveRoot: ctx.settings.archive,
+      ...(flags.keepDays !== undefined ? { keepDays: flags.keepDays } : {}),
       symbols,
       ...(exchanges ? { exchanges } : {}),
       byStrike: flags.byStrike === true,
@@ -56,7 +60,7 @@ async function captureAction(ctx: CommandContext, flags: CaptureFlags): Promise<
     });
     print(ctx, summary);
   } catch (error) {
-    if (error instanceof PartialFailureError && isSummary(error.cause)) print(ctx, error.cause);
+    if ((error instanceof PartialFailureError || error instanceof LockError) && isSummary(error.cause)) print(ctx, error.cause);
     throw error;
   } finally {
     await client.close();

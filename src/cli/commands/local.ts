@@ -1,8 +1,9 @@
 // Commands that work on the local warehouse and archive only (no network, no credit):
-// `query`, `export`, `rebuild`, `verify`.
+// `query`, `export`, `load`, `rebuild`, `verify`.
 import type { Command } from 'commander';
-import { IntegrityError, UsageError } from '../../errors.js';
+import { IntegrityError, PartialFailureError, UsageError } from '../../errors.js';
 import { exportWarehouse, rebuildWarehouse, runQuery, verifyWarehouse, type QueryResult } from '../../warehouse/index.js';
+import { DEFAULT_WAIT_LOCK_SECONDS, loadWaiting, restoreLiveTables } from '../../sync/load-pending.js';
 import { contextOf } from '../context.js';
 import { formatCell, formatTable } from '../output.js';
 import { escapeJson } from '../terminal.js';
@@ -61,20 +62,50 @@ export function registerLocal(program: Command): void {
     });
 
   program
-    .command('rebuild')
-    .description('recreate the data tables from the raw archive alone (no network, no credit)')
-    .option('--wait-lock <seconds>', 'wait for a running sync to finish (default: exit 5 at once)', integerOption(0, 86_400))
+    .command('load')
+    .description("load the paid files a sync archived but could not load (the warehouse was held): no network, no credit")
+    .option('--wait-lock <seconds>', `wait up to N seconds for another process to let the warehouse go (default ${DEFAULT_WAIT_LOCK_SECONDS})`, integerOption(0, 86_400))
     .action(async (flags: { waitLock?: number }, command: Command) => {
       const ctx = contextOf(command);
-      const result = await rebuildWarehouse({ dbPath: ctx.settings.db, archiveRoot: ctx.settings.archive, lockWaitSeconds: flags.waitLock ?? 0 });
-      const fromArchive = result.source === 'archive';
+      const result = await loadWaiting({ dbPath: ctx.settings.db, archiveRoot: ctx.settings.archive, waitSeconds: flags.waitLock ?? DEFAULT_WAIT_LOCK_SECONDS, signal: ctx.signal });
       ctx.out.result(result, () =>
+        [
+          `load: ${result.filesLoaded} file(s) loaded from the archive's journal (${result.rowsLoaded} rows), ${result.filesFailed.length} failed, ` +
+            `${result.manifestsStored} manifest listing(s), ${result.snapshotsLoaded} live snapshot(s) and ${result.runsRecorded} run record(s) stored; 0 credits, no network.`,
+          ...result.filesFailed.map((f) => `  failed_load: ${f.exchange}/${f.symbol} ${f.sessionDate} ${f.file}: ${f.error}`),
+          ...result.warnings.map((w) => `  note: ${w}`),
+        ].join('\n'),
+      );
+      if (result.filesFailed.length > 0) {
+        throw new PartialFailureError(`${result.filesFailed.length} file(s) failed to load; they stay archived (gexwh verify --repair, or rebuild)`);
+      }
+    });
+
+  program
+    .command('rebuild')
+    .description('recreate the data tables from the raw archive alone (no network, no credit)')
+    .option('--wait-lock <seconds>', `wait up to N seconds for another process holding the warehouse (default ${DEFAULT_WAIT_LOCK_SECONDS}) or a running sync (default: exit 5 at once)`, integerOption(0, 86_400))
+    .action(async (flags: { waitLock?: number }, command: Command) => {
+      const ctx = contextOf(command);
+      const result = await rebuildWarehouse({
+        dbPath: ctx.settings.db,
+        archiveRoot: ctx.settings.archive,
+        lockWaitSeconds: flags.waitLock ?? 0,
+        warehouseWaitSeconds: flags.waitLock ?? DEFAULT_WAIT_LOCK_SECONDS,
+      });
+      // The live tables come back from the capture journal (<archive>/_live), as the data tables from the archive.
+      const live = await restoreLiveTables({ dbPath: ctx.settings.db, archiveRoot: ctx.settings.archive, waitSeconds: flags.waitLock ?? DEFAULT_WAIT_LOCK_SECONDS, signal: ctx.signal });
+      const liveRows = live.inserted.live_levels + live.inserted.term_structure + live.inserted.live_strikes;
+      const fromArchive = result.source === 'archive';
+      ctx.out.result({ ...result, live }, () =>
         [
           ...(result.damagedCopies.length > 0
             ? [`rebuild: the warehouse ${ctx.settings.db} was damaged; kept as ${result.damagedCopies.join(' and ')}; recreated from the archive alone.`,
                `  levels rows fetched by --fill-levels (source api), if any, are not archived: the next sync --fill-levels fetches them again.`]
             : fromArchive ? [`rebuild: no warehouse at ${ctx.settings.db}; created from the archive alone.`] : []),
           `rebuild: ${result.filesReloaded} file(s) ${fromArchive ? 'loaded' : 'reloaded'} from ${ctx.settings.archive} (${result.rowsLoaded} rows), ${result.orphanRowsRemoved} orphan row(s) removed, ${result.problems.length} problem(s).`,
+          ...(live.snapshots > 0 ? [`rebuild: ${live.snapshots} journaled live snapshot(s) replayed, ${liveRows} missing live row(s) restored.`] : []),
+          ...live.unreadable.map((path) => `  skipped (unreadable live snapshot): ${path}`),
           ...result.skipped.map((path) => `  skipped (not an archived daily file): ${path}`),
           ...result.problems.map((p) => `  ${p.kind}: ${p.exchange}/${p.symbol} ${p.session_date} ${p.file}: ${p.detail}`),
         ].join('\n'),

@@ -3,8 +3,11 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { GexwhError, UsageError } from '../../errors.js';
-import { lastRun, openWarehouse, upsertCoverage, type RunRow } from '../../warehouse/index.js';
+import { GexwhError, LockError, UsageError } from '../../errors.js';
+import { lastRun, openWarehouse, upsertCoverage, type RunRow, type Warehouse } from '../../warehouse/index.js';
+import { readJournal } from '../../sync/journal.js';
+import { listSnapshots } from '../../sync/live-journal.js';
+import { waitingOf, type WaitingSummary } from '../../sync/load-pending.js';
 import { createClient } from '../api-client.js';
 import { contextOf, type CommandContext } from '../context.js';
 import { formatTable, type Row } from '../output.js';
@@ -27,16 +30,23 @@ export function registerStatus(program: Command): void {
         throw new UsageError(`status: no warehouse at ${ctx.settings.db} (run gexwh sync first, or pass --db)`, { db: ctx.settings.db });
       }
       const remote = await fetchRemote(ctx);
+      // The journal is read first and alone: it answers even when another process holds the warehouse.
+      const snapshots = (await listSnapshots(ctx.settings.archive, 'pending')).length;
+      const waiting = waitingOf(await readJournal(ctx.settings.archive), ctx.settings.archive, snapshots);
       const local = await readLocal(ctx.settings.db, remote.coverage);
       const result = {
         pairs: local.pairs,
+        waiting_to_load: waiting,
+        warehouse_held: local.held ?? null,
         last_run: local.lastRun ?? null,
         last_sync: local.lastSync ?? null,
         quota: remote.quota ?? null,
         note: remote.note ?? null,
       };
       ctx.out.result(result, () => {
-        const lines = [formatTable(local.pairs), ''];
+        const lines = local.held ? [`warehouse: ${local.held}`, ''] : [formatTable(local.pairs), ''];
+        if (waiting.files > 0 || waiting.runs > 0) lines.push(describeWaiting(waiting));
+        if (waiting.snapshots > 0) lines.push(`waiting to load: ${waiting.snapshots} live snapshot(s) journaled by capture; the next capture, sync or gexwh load loads them`);
         if (local.lastRun) lines.push(`last run: ${describeRun(local.lastRun)}`);
         // Captures run every few minutes; the nightly sync's outcome must not scroll out of sight.
         if (local.lastSync && local.lastSync.runId !== local.lastRun?.runId) lines.push(`last sync: ${describeRun(local.lastSync)}`);
@@ -49,6 +59,13 @@ export function registerStatus(program: Command): void {
         return lines.join('\n');
       });
     });
+}
+
+function describeWaiting(w: WaitingSummary): string {
+  return (
+    `waiting to load: ${w.files} paid file(s) archived but not loaded (${w.bytes} bytes, since ${w.oldest ?? '-'}), ${w.runs} run record(s); ` +
+    `gexwh load (or the next sync) loads them for 0 credits. Journal: ${w.journal}`
+  );
 }
 
 function describeRun(r: RunRow): string {
@@ -81,13 +98,34 @@ interface LocalState {
   pairs: Row[];
   lastRun: RunRow | undefined;
   lastSync: RunRow | undefined;
+  /** Set when another process holds the warehouse read-write, so nothing of it could be read. */
+  held?: string;
+}
+
+/**
+ * Opens the warehouse for writing (to store the fresh coverage); beside a reader, READ_ONLY (the
+ * coverage is the one last stored); beside a writer, not at all.
+ */
+async function openForStatus(db: string): Promise<Warehouse | { held: string }> {
+  try {
+    return await openWarehouse(db);
+  } catch (error) {
+    if (!(error instanceof LockError)) throw error;
+  }
+  try {
+    return await openWarehouse(db, { readOnly: true });
+  } catch (error) {
+    if (!(error instanceof LockError)) throw error;
+    return { held: `${error.message}; its tables cannot be read until it lets go` };
+  }
 }
 
 async function readLocal(db: string, freshCoverage: Row[] | undefined): Promise<LocalState> {
-  const warehouse = await openWarehouse(db);
+  const warehouse = await openForStatus(db);
+  if ('held' in warehouse) return { pairs: [], lastRun: undefined, lastSync: undefined, held: warehouse.held };
   try {
     const conn = warehouse.connection;
-    if (freshCoverage) await upsertCoverage(conn, freshCoverage as never, new Date());
+    if (freshCoverage && !warehouse.readOnly) await upsertCoverage(conn, freshCoverage as never, new Date());
     const pairs = (await conn.runAndReadAll(`
       WITH loaded AS (
         SELECT exchange, symbol, count(DISTINCT session_date)::INTEGER AS sessions_held,

@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { parseSyncSelection, type RawSyncSelection, type SyncSelection } from '../../sync/selection.js';
 import { runSync, type SyncOptions, type SyncSummary } from '../../sync/run.js';
-import { PartialFailureError } from '../../errors.js';
+import { LockError, PartialFailureError } from '../../errors.js';
 import { contextOf, type CommandContext } from '../context.js';
 import { integerOption, listOption } from '../parse.js';
 import { connectApi } from '../api-client.js';
@@ -40,7 +40,7 @@ function addSelectionOptions(command: Command): Command {
     .option('--order <order>', 'newest or oldest sessions first (default newest)')
     .option('--fill-levels', 'fill levels of sessions without a levels file from /history/levels (request quota)')
     .option('--full-rescan', 're-list whole manifests to catch rebuilt files')
-    .option('--wait-lock <seconds>', 'wait up to N seconds for another sync to finish (default: exit 5 at once)', integerOption(0, 86_400));
+    .option('--wait-lock <seconds>', 'wait up to N seconds for the warehouse to load paid files when another process holds it (default 300), and for another running sync (default: exit 5 at once)', integerOption(0, 86_400));
 }
 
 export function registerSync(program: Command): void {
@@ -91,7 +91,7 @@ async function syncAction(ctx: CommandContext, flags: SyncFlags, dryRun: boolean
     printSummary(ctx, summary);
   } catch (error) {
     progress.done();
-    if (error instanceof PartialFailureError && isSummary(error.cause)) printSummary(ctx, error.cause);
+    if ((error instanceof PartialFailureError || error instanceof LockError) && isSummary(error.cause)) printSummary(ctx, error.cause);
     throw error;
   } finally {
     await close();

@@ -1,0 +1,253 @@
+// A reader never costs the night: another process (a child node process, as a notebook or DBeaver
+// would) holds the warehouse through a whole CLI sync against the in-process emulator. The sync still
+// lists, downloads, verifies and archives what the budget allows, records it in the archive's journal,
+// exits 5 (or loads once the reader lets go), and the next run or `gexwh load` loads it for 0 credits,
+// ending with the tables of a clean sync.
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmulator, type Emulator } from '../../src/emulator/index.js';
+import { openWarehouse } from '../../src/warehouse/index.js';
+import { runCli } from '../helpers/cli.js';
+import { holdWarehouse, type Holder } from '../helpers/holder.js';
+import { consistent, inspectWarehouse, tableChecksums } from '../helpers/invariants.js';
+
+let emulator: Emulator;
+let dir: string;
+let reference: { tables: Record<string, string>; state: SyncState };
+
+const DAY = 24 * 3600 * 1000;
+
+// Scenarios of the first block start from a warehouse synced on day 1 (two sessions); then the clock
+// moves a day, so their next sync has 3 new files to pay for.
+const dayOne: { ws: ReturnType<typeof workspace>; key: string }[] = [];
+
+beforeAll(async () => {
+  emulator = await startEmulator({ now: '2026-03-11T14:07:00Z', days: 3, expirations: 3, strikes: 12, seed: 11, symbols: ['BTC'] });
+  dir = mkdtempSync(join(tmpdir(), 'gexwh-held-'));
+  for (const key of [emulator.keys.pro, emulator.keys.trial]) {
+    const ws = workspace();
+    const first = await runCli(ws.args, { env: env(key) });
+    expect(first.code, first.stderr).toBe(0);
+    dayOne.push({ ws, key });
+  }
+  emulator.clock.advance(DAY);
+  // The truth: a clean sync of the same selection on the same clock, with nobody holding anything.
+  const clean = workspace();
+  const result = await runCli(clean.args, { env: env(emulator.keys.admin) });
+  expect(result.code, result.stderr).toBe(0);
+  reference = { tables: await tableChecksums(clean.db), state: await syncState(clean.db) };
+}, 180_000);
+afterAll(async () => {
+  await emulator.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+let counter = 0;
+function workspace() {
+  const root = join(dir, `ws${++counter}`);
+  const db = join(root, 'gex.duckdb');
+  const archive = join(root, 'raw');
+  return { db, archive, local: ['--db', db, '--archive', archive], args: ['sync', '--db', db, '--archive', archive, '--exchange', 'deribit', '--symbol', 'BTC'] };
+}
+
+const env = (key: string) => ({ GEX_BASE_URL: emulator.baseUrl, GEX_API_KEY: key });
+
+async function query<T>(db: string, sql: string): Promise<T[]> {
+  const warehouse = await openWarehouse(db, { readOnly: true });
+  try {
+    return (await warehouse.connection.runAndReadAll(sql)).getRowObjectsJson() as T[];
+  } finally {
+    warehouse.close();
+  }
+}
+
+interface SyncState {
+  manifest: string[];
+  files: string[];
+  listings: string[];
+}
+
+/** The sync tables without the columns that differ between two honest runs (times, paths). */
+async function syncState(db: string): Promise<SyncState> {
+  const keys = async (sql: string) => (await query<{ k: string }>(db, sql)).map((r) => r.k);
+  return {
+    manifest: await keys(`SELECT concat_ws('/', exchange, symbol, session_date, file, rows, bytes, sha256) k FROM sync.manifest ORDER BY k`),
+    files: await keys(`SELECT concat_ws('/', exchange, symbol, session_date, file, sha256, rows, status) k FROM sync.files ORDER BY k`),
+    listings: await keys(`SELECT concat_ws('/', exchange, symbol, coalesce(complete_from::VARCHAR, 'all')) k FROM sync.listings ORDER BY k`),
+  };
+}
+
+interface ManifestFile {
+  session_date: string;
+  file: string;
+  sha256: string;
+}
+
+/** Storage GETs of each file of the manifest, by `date/file`. */
+function storageHits(files: ManifestFile[]): Map<string, number> {
+  return new Map(files.map((f) => [`${f.session_date}/${f.file}`, emulator.counters.hits(new RegExp(`^/files/deribit/BTC/${f.session_date}/${f.file}\\.csv\\.gz\\?`))]));
+}
+
+function sha256Of(path: string): string {
+  return createHash('sha256').update(readFileSync(path)).digest('hex');
+}
+
+describe('another process holds the warehouse through a whole sync', () => {
+  it.each([
+    { mode: 'read_only' as const, scenario: 0, how: 'a READ_ONLY reader: planned on a copy of the state' },
+    { mode: 'read_write' as const, scenario: 1, how: 'a read-write holder: planned from the archive alone' },
+  ])('$how; exit 5, each new file served once and archived with its sha256; released, the next run loads them for 0 credits', async ({ mode, scenario }) => {
+    const { ws, key } = dayOne[scenario]!;
+    const before = await query<ManifestFile>(ws.db, `SELECT session_date::VARCHAR session_date, file, sha256 FROM sync.manifest`);
+    const newFiles = reference.state.manifest.length - before.length;
+    expect(newFiles).toBe(3);
+    const everyFile = reference.state.manifest.map((k) => {
+      const [, , session_date, file, , , sha256] = k.split('/') as string[];
+      return { session_date: session_date!, file: file!, sha256: sha256! };
+    });
+    const hitsBefore = storageHits(everyFile);
+    const creditsBefore = emulator.counters.credits(key);
+
+    let holder: Holder | undefined = await holdWarehouse(ws.db, mode);
+    try {
+      const held = await runCli([...ws.args, '--wait-lock', '1'], { env: env(key) });
+      expect(held.code, held.stderr).toBe(5);
+      expect(held.stderr).toContain(`process ${holder.pid}`);
+      expect(held.stderr).toContain('3 file(s) paid by this run are verified and archived');
+      expect(held.stderr).toMatch(/gexwh load \(no network\), loads them for 0 credits/);
+      expect(emulator.counters.credits(key) - creditsBefore).toBe(3);
+
+      // The storage served each new file exactly once and no old one again; the archive holds them intact.
+      const journal = JSON.parse(readFileSync(join(ws.archive, '_journal', 'pending.json'), 'utf8')) as {
+        files: { sessionDate: string; file: string; sha256: string; archivePath: string }[];
+        runs: { outcome: string; creditsSpent: number }[];
+      };
+      const paid = journal.files.filter((f) => !before.some((b) => b.session_date === f.sessionDate && b.file === f.file));
+      expect(paid).toHaveLength(3);
+      const hitsAfter = storageHits(everyFile);
+      const served = (date: string, file: string) => hitsAfter.get(`${date}/${file}`)! - hitsBefore.get(`${date}/${file}`)!;
+      for (const f of before) expect(served(f.session_date, f.file), `${f.session_date} ${f.file}`).toBe(0);
+      for (const f of paid) {
+        expect(served(f.sessionDate, f.file), `${f.sessionDate} ${f.file}`).toBe(1);
+        expect(sha256Of(f.archivePath)).toBe(f.sha256);
+        expect(reference.state.manifest).toContainEqual(expect.stringContaining(`${f.sessionDate}/${f.file}/`));
+        expect(reference.state.manifest.some((k) => k.endsWith(`/${f.sha256}`))).toBe(true);
+      }
+      // The run record is complete, in the journal until the warehouse can take it.
+      expect(journal.runs).toEqual([expect.objectContaining({ outcome: 'locked', creditsSpent: 3 })]);
+
+      // status answers while the warehouse is held, from the journal.
+      const status = await runCli(['status', ...ws.local, '--json'], { env: env(key) });
+      expect(status.code, status.stderr).toBe(0);
+      expect(JSON.parse(status.stdout).waiting_to_load).toMatchObject({ files: journal.files.length, runs: 1 });
+
+      await holder.release();
+      holder = undefined;
+    } finally {
+      holder?.kill();
+    }
+
+    const next = await runCli([...ws.args, '--json'], { env: env(key) });
+    expect(next.code, next.stderr).toBe(0);
+    expect(JSON.parse(next.stdout)).toMatchObject({ creditsSpent: 0, loadedFromJournal: 3 });
+    expect(emulator.counters.credits(key) - creditsBefore).toBe(3); // nothing paid twice
+    expect(await tableChecksums(ws.db)).toEqual(reference.tables);
+    expect(await syncState(ws.db)).toEqual(reference.state);
+    expect(await inspectWarehouse(ws.db, ws.archive)).toEqual(consistent(reference.state.manifest.length));
+    const runs = await query<{ outcome: string; credits: number }>(ws.db, `SELECT outcome, credits_spent::INT credits FROM sync.runs WHERE command = 'sync' ORDER BY started_at`);
+    expect(runs.slice(-2)).toEqual([{ outcome: 'locked', credits: 3 }, { outcome: 'ok', credits: 0 }]);
+    expect(readFileSync(join(ws.archive, '_journal', 'pending.json'), 'utf8')).toMatch(/"files":\[\]/);
+  }, 120_000);
+});
+
+describe('a reader that lets go while the sync waits', () => {
+  it('the sync loads as soon as the reader closes: exit 0, each file paid once, the tables of a clean sync', async () => {
+    const ws = workspace();
+    const key = emulator.keys.admin;
+    expect((await runCli(['plan', ...ws.args.slice(1)], { env: env(key) })).code).toBe(0); // the warehouse exists, nothing loaded
+    const creditsBefore = emulator.counters.credits(key);
+    let holder: Holder | undefined = await holdWarehouse(ws.db, 'read_only');
+    try {
+      const reader = holder;
+      // The sync announces its load phase on stderr (--verbose); the reader lets go only then, while it waits.
+      const result = await runCli([...ws.args, '--wait-lock', '120', '--verbose', '--json'], {
+        env: env(key),
+        onSpawn(child) {
+          let released = false;
+          child.stderr?.on('data', (chunk: Buffer) => {
+            if (released || !/^load/m.test(chunk.toString())) return;
+            released = true;
+            void reader.release();
+          });
+        },
+      });
+      holder = undefined;
+      expect(result.code, result.stderr).toBe(0);
+      const files = reference.state.manifest.length;
+      expect(JSON.parse(result.stdout)).toMatchObject({ outcome: 'ok', filesLoaded: files });
+      expect(emulator.counters.credits(key) - creditsBefore).toBe(files);
+    } finally {
+      holder?.kill();
+    }
+    expect(await tableChecksums(ws.db)).toEqual(reference.tables);
+    expect(await syncState(ws.db)).toEqual(reference.state);
+  }, 120_000);
+});
+
+describe('gexwh load and rebuild beside a holder', () => {
+  it('gexwh load: exit 5 while held (naming the holder), then loads the waiting files with no network at all', async () => {
+    const ws = workspace();
+    const key = emulator.keys.admin;
+    expect((await runCli(['plan', ...ws.args.slice(1)], { env: env(key) })).code).toBe(0);
+    const creditsBefore = emulator.counters.credits(key);
+    let holder: Holder | undefined = await holdWarehouse(ws.db, 'read_write');
+    try {
+      const held = await runCli([...ws.args, '--wait-lock', '0'], { env: env(key) });
+      expect(held.code, held.stderr).toBe(5);
+      const files = reference.state.manifest.length;
+      expect(emulator.counters.credits(key) - creditsBefore).toBe(files);
+      // No API settings at all: load must not need the network.
+      const blocked = await runCli(['load', ...ws.local, '--wait-lock', '0'], { env: {} });
+      expect(blocked.code, blocked.stderr).toBe(5);
+      expect(blocked.stderr).toContain(`process ${holder.pid}`);
+      expect(blocked.stderr).toContain(`${files} file(s) wait in`);
+      await holder.release();
+      holder = undefined;
+    } finally {
+      holder?.kill();
+    }
+    const apiHits = emulator.counters.apiHits;
+    const loaded = await runCli(['load', ...ws.local, '--json'], { env: {} });
+    expect(loaded.code, loaded.stderr).toBe(0);
+    expect(JSON.parse(loaded.stdout)).toMatchObject({ filesLoaded: reference.state.manifest.length, creditsSpent: 0, runsRecorded: 1, manifestsStored: 1 });
+    expect(emulator.counters.apiHits).toBe(apiHits);
+    expect(await tableChecksums(ws.db)).toEqual(reference.tables);
+    expect(await syncState(ws.db)).toEqual(reference.state);
+    const runs = await query<{ command: string; outcome: string }>(ws.db, `SELECT command, outcome FROM sync.runs WHERE command <> 'plan' ORDER BY started_at`);
+    expect(runs).toEqual([{ command: 'sync', outcome: 'locked' }, { command: 'load', outcome: 'ok' }]);
+    // Nothing left to load: a second load does nothing.
+    const again = await runCli(['load', ...ws.local, '--json'], { env: {} });
+    expect(JSON.parse(again.stdout)).toMatchObject({ filesLoaded: 0 });
+  }, 120_000);
+
+  it('rebuild beside a reader: waits --wait-lock, then exit 5 saying nothing changed; the tables are as before', async () => {
+    const ws = workspace();
+    expect((await runCli(ws.args, { env: env(emulator.keys.admin) })).code).toBe(0);
+    const before = await tableChecksums(ws.db);
+    const holder = await holdWarehouse(ws.db, 'read_only');
+    try {
+      const result = await runCli(['rebuild', ...ws.local, '--wait-lock', '1'], { env: {} });
+      expect(result.code, result.stderr).toBe(5);
+      expect(result.stderr).toContain(`process ${holder.pid}`);
+      expect(result.stderr).toMatch(/waited 1 s\): rebuild changed nothing/);
+    } finally {
+      await holder.release();
+    }
+    expect(await tableChecksums(ws.db)).toEqual(before);
+    const rebuilt = await runCli(['rebuild', ...ws.local], { env: {} });
+    expect(rebuilt.code, rebuilt.stderr).toBe(0);
+  }, 120_000);
+});

@@ -1,0 +1,107 @@
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  emptyJournal,
+  journalPath,
+  JournalError,
+  readJournal,
+  runOf,
+  withFiles,
+  withoutApplied,
+  writeJournal,
+  type JournaledFile,
+} from '../../src/sync/journal.js';
+import { applyJournal, heldMessage } from '../../src/sync/load-pending.js';
+import { writeArchived, withDb } from '../warehouse/archive-fixtures.js';
+import { BTC, makeTempDir, query } from '../warehouse/fixtures.js';
+
+const cleanups: (() => void)[] = [];
+afterEach(() => cleanups.splice(0).forEach((c) => c()));
+function tempDir(): string {
+  const { dir, cleanup } = makeTempDir();
+  cleanups.push(cleanup);
+  return dir;
+}
+
+const fileA: JournaledFile = {
+  exchange: 'bybit', symbol: 'BTC', sessionDate: '2026-11-20', file: 'levels', sha256: 'a'.repeat(64), bytes: 10, rows: 2,
+  archivePath: '/x/bybit/BTC/2026-11-20_levels.csv.gz', downloadedAt: '2026-11-21T00:00:00.000Z',
+};
+
+describe('the journal file', () => {
+  it('is empty when absent, round-trips, and leaves no temp file behind', async () => {
+    const archive = tempDir();
+    expect(await readJournal(archive)).toEqual(emptyJournal());
+    const journal = withFiles(emptyJournal(), [fileA]);
+    await writeJournal(archive, journal);
+    expect(await readJournal(archive)).toEqual(journal);
+    expect(readdirSync(join(archive, '_journal'))).toEqual(['pending.json']);
+  });
+
+  it('a damaged journal is an error naming it, never read as empty', async () => {
+    const archive = tempDir();
+    mkdirSync(join(archive, '_journal'));
+    writeFileSync(journalPath(archive), '{"version":1,"files":[');
+    await expect(readJournal(archive)).rejects.toThrow(JournalError);
+    await expect(readJournal(archive)).rejects.toThrow(journalPath(archive));
+    writeFileSync(journalPath(archive), JSON.stringify({ version: 1, files: [{ exchange: 'bybit' }], listings: [], runs: [] }));
+    await expect(readJournal(archive)).rejects.toThrow(/unexpected shape/);
+  });
+
+  it('keeps one entry per file version and removes what was applied', () => {
+    const newer = { ...fileA, sha256: 'b'.repeat(64) };
+    const journal = withFiles(withFiles(emptyJournal(), [fileA]), [fileA, newer]);
+    expect(journal.files).toEqual([fileA, newer]);
+    const run = runOf({ command: 'sync', options: { apiKey: 'secret', db: 'x' }, startedAt: new Date('2026-11-21T00:00:00Z') }, { outcome: 'locked', creditsSpent: 3 });
+    expect(run.options).toEqual({ db: 'x' }); // the key never reaches the journal
+    const rest = withoutApplied({ ...journal, runs: [run] }, { files: [fileA], listings: 0, runs: 1 });
+    expect(rest).toEqual({ ...emptyJournal(), files: [newer] });
+  });
+});
+
+describe('heldMessage', () => {
+  it('names the holder, the wait, the files paid and waiting, and how they get loaded', () => {
+    const text = heldMessage({ dbPath: '/w/gex.duckdb', archiveRoot: '/w/raw', pid: 4251, waitedSeconds: 300, filesWaiting: 5, filesPaid: 3 });
+    expect(text).toBe(
+      'the warehouse /w/gex.duckdb is held by process 4251 (waited 300 s): 3 file(s) paid by this run are verified and archived; ' +
+        '5 file(s) wait in /w/raw/_journal/pending.json; the next gexwh sync, or gexwh load (no network), loads them for 0 credits',
+    );
+    expect(heldMessage({ dbPath: '/w/gex.duckdb', archiveRoot: '/w/raw', pid: undefined, waitedSeconds: 0, filesWaiting: 0 })).toBe(
+      'the warehouse /w/gex.duckdb is held by another process: no paid file is waiting; nothing was lost',
+    );
+  });
+});
+
+describe('applyJournal', () => {
+  it('is idempotent: applied again after a crash before the journal was rewritten, no row or run is doubled', async () => {
+    const dir = tempDir();
+    const archive = join(dir, 'raw');
+    const db = join(dir, 'gex.duckdb');
+    const input = writeArchived(archive, 'levels', BTC);
+    const file: JournaledFile = {
+      exchange: input.exchange, symbol: input.symbol, sessionDate: input.sessionDate, file: input.file, sha256: input.sha256,
+      bytes: input.bytes, rows: input.rows, archivePath: input.archivePath, downloadedAt: '2026-11-21T00:00:00.000Z',
+    };
+    const run = runOf({ command: 'sync', options: {}, startedAt: new Date('2026-11-21T00:00:00Z') }, { outcome: 'locked', creditsSpent: 1, finishedAt: new Date('2026-11-21T00:01:00Z') });
+    const listing = { exchange: 'bybit', symbol: 'BTC', completeFrom: null, listedAt: '2026-11-21T00:00:00.000Z',
+      rows: [{ session_date: input.sessionDate, file: 'levels', rows: input.rows, bytes: input.bytes, sha256: input.sha256, schema_version: 1 }] };
+    const journal = { ...withFiles(emptyJournal(), [file]), runs: [run], listings: [listing] };
+    await writeJournal(archive, journal);
+    const saved = readFileSync(journalPath(archive));
+
+    const first = await withDb(db, (wh) => applyJournal(wh.connection, archive));
+    expect(first).toMatchObject({ filesLoaded: 1, rowsLoaded: input.rows, runsRecorded: 1, manifestsStored: 1, failed: [] });
+    expect(await readJournal(archive)).toEqual(emptyJournal());
+
+    writeFileSync(journalPath(archive), saved); // as if the process died after the commit, before the rewrite
+    const second = await withDb(db, (wh) => applyJournal(wh.connection, archive));
+    expect(second).toMatchObject({ filesLoaded: 0, runsRecorded: 0 });
+    await withDb(db, async (wh) => {
+      expect(await query(wh, `SELECT count(*)::INT n FROM levels`)).toEqual([{ n: input.rows }]);
+      expect(await query(wh, `SELECT outcome, credits_spent::INT c FROM sync.runs`)).toEqual([{ outcome: 'locked', c: 1 }]);
+      expect(await query(wh, `SELECT count(*)::INT n FROM sync.manifest`)).toEqual([{ n: 1 }]);
+    });
+    expect(existsSync(journalPath(archive))).toBe(true);
+  });
+});
