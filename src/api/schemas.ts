@@ -4,6 +4,7 @@
 // tightly here. Numbers the spec types as "number" are accepted as null too where a real market can
 // lack them (an empty side of the book), since a null there is data, not a broken payload.
 import { z } from 'zod';
+import { SYMBOL_PATTERN, SYMBOL_RULE } from '../names.js';
 
 const dateTime = z.iso.datetime({ offset: true });
 const isoDate = z.iso.date();
@@ -18,8 +19,8 @@ export const FileKindSchema = z.enum(FILE_KINDS);
 
 /** History venue names are path segments in the archive: lower-case letters and digits only. */
 export const HistoryExchangeSchema = z.string().regex(/^[a-z0-9]{1,32}$/, 'expected a venue name [a-z0-9]');
-/** Symbols are path segments too: upper-case [A-Z0-9._-], at least one letter or digit (never "..").*/
-export const SymbolSchema = z.string().regex(/^(?=.*[A-Z0-9])[A-Z0-9._-]{1,32}$/, 'expected an upper-case symbol [A-Z0-9._-]');
+/** Symbols are path segments too: the one symbol pattern of src/names.ts. */
+export const SymbolSchema = z.string().regex(SYMBOL_PATTERN, `expected a symbol of ${SYMBOL_RULE}`);
 export const Sha256Schema = z.string().regex(/^[0-9a-fA-F]{64}$/, 'expected 64 hex digits').transform((s) => s.toLowerCase());
 export const MarketSchema = z.enum(['crypto', 'tradfi']);
 

@@ -12,7 +12,7 @@ import { getSystemErrorMap } from 'node:util';
 import { UnsafeResponseError } from '../errors.js';
 import { isIsoDate } from '../time/dates.js';
 import { EXCHANGES, FILE_KINDS, type Exchange, type FileKind } from '../warehouse/layouts.js';
-import { SYMBOL_PATTERN } from './selection.js';
+import { SYMBOL_PATTERN, SYMBOL_RULE } from '../names.js';
 
 const ARCHIVE_SUFFIX = '.csv.gz';
 const TEMP_NAME = /^\..+\.[0-9a-f]{12}\.part$/;
@@ -32,8 +32,8 @@ function checkParts(exchange: string, symbol: string, sessionDate: string, file:
   if (!(EXCHANGES as readonly string[]).includes(exchange)) {
     throw new UnsafeResponseError(`archive: refusing exchange ${describe(exchange)}; allowed: ${EXCHANGES.join(', ')}`);
   }
-  if (!SYMBOL_PATTERN.test(symbol) || /^\.+$/.test(symbol)) {
-    throw new UnsafeResponseError(`archive: refusing symbol ${describe(symbol)}; allowed: 1 to 20 characters A-Z 0-9 . _ -`);
+  if (!SYMBOL_PATTERN.test(symbol)) {
+    throw new UnsafeResponseError(`archive: refusing symbol ${describe(symbol)}; allowed: ${SYMBOL_RULE}`);
   }
   if (!isIsoDate(sessionDate)) {
     throw new UnsafeResponseError(`archive: refusing session date ${describe(sessionDate)}; expected YYYY-MM-DD`);

@@ -13,7 +13,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { duckdb } from './duckdb.js';
 import { UsageError } from '../errors.js';
 import { isIsoDate } from '../time/dates.js';
-import { EXCHANGES, FILE_KINDS, SYMBOL_PATTERN, isExchange, isFileKind, type FileKind } from './layouts.js';
+import { EXCHANGES, FILE_KINDS, SYMBOL_PATTERN, SYMBOL_RULE, isExchange, isFileKind, type FileKind } from './layouts.js';
 import { openWarehouse } from './open.js';
 
 export const EXPORT_FORMATS = ['parquet', 'csv'] as const;
@@ -91,7 +91,7 @@ export function normalizeExportOptions(options: Omit<ExportOptions, 'dbPath' | '
   }
   const symbols = nonEmpty(options.symbols?.map((s) => s.toUpperCase()));
   for (const symbol of symbols ?? []) {
-    if (!SYMBOL_PATTERN.test(symbol)) throw new UsageError(`export: bad symbol "${symbol}"; allowed: A-Z 0-9 . _ -`);
+    if (!SYMBOL_PATTERN.test(symbol)) throw new UsageError(`export: bad symbol "${symbol}"; allowed: ${SYMBOL_RULE}`);
   }
   return {
     outDir: resolve(options.outDir),
