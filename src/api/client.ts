@@ -29,7 +29,18 @@ import {
   type QuotaSpent,
 } from './quota.js';
 import { decide, retryPolicy, sleep as realSleep, type RetryPolicy, type Sleep } from './retry.js';
-import { ENDPOINT_SCHEMAS, FILE_KINDS, issuePath, type EndpointData, type EndpointMeta, type EndpointName, type FileKind } from './schemas.js';
+import {
+  ENDPOINT_SCHEMAS,
+  FILE_KINDS,
+  issuePath,
+  parseCoverageRows,
+  type CoverageRow,
+  type EndpointData,
+  type EndpointMeta,
+  type EndpointName,
+  type FileKind,
+  type RejectedCoverageRow,
+} from './schemas.js';
 
 export const API_KEY_PATTERN = /^gex_[A-Za-z0-9_-]{32}$/;
 const API_PREFIX = '/api/v1';
@@ -62,6 +73,8 @@ export interface ApiResponse<E extends EndpointName> {
   /** What this response said about the quota buckets (a bucket is absent when it said nothing). */
   quota: QuotaSnapshot;
 }
+
+export type CoverageResponse = Omit<ApiResponse<'coverage'>, 'data'> & { data: CoverageRow[]; rejected: RejectedCoverageRow[] };
 
 export interface RawApiResponse {
   status: number;
@@ -162,6 +175,13 @@ export class ApiClient {
     return this.call('expirations', pathOf('expirations', exchange, coin));
   }
 
+  /** Coverage rows that match the spec in `data`; the others in `rejected`, so one odd row never hides the rest. */
+  async coverage(): Promise<CoverageResponse> {
+    const response = await this.call('coverage', '/history/coverage');
+    const { rows, rejected } = parseCoverageRows(response.data);
+    return { ...response, data: rows, rejected };
+  }
+
   async me(): Promise<ApiResponse<'me'>> {
     const response = await this.call('me', '/me');
     // /me is the authoritative quota source; remember it like headers.
@@ -174,9 +194,6 @@ export class ApiClient {
     return { ...response, quota };
   }
 
-  coverage(): Promise<ApiResponse<'coverage'>> {
-    return this.call('coverage', '/history/coverage');
-  }
 
   // ---- current data (1 request each) ----
 

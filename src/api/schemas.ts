@@ -271,7 +271,8 @@ export const ENDPOINT_SCHEMAS = {
     MetaBase.extend({ timestamp: dateTime, exchange: z.string(), coin: z.string(), exchange_resolved: z.string(), market: MarketSchema }),
   ),
   me: envelope(MeRecordSchema, MetaBase.extend({ timestamp: dateTime })),
-  coverage: envelope(z.array(CoverageRowSchema), MetaBase.extend({ timestamp: dateTime })),
+  // Rows are checked one by one (parseCoverageRows): one odd row must not hide the others.
+  coverage: envelope(z.array(z.unknown()), MetaBase.extend({ timestamp: dateTime })),
   levels: envelope(LevelsDataSchema, LiveMeta),
   gexByStrike: envelope(
     GexByStrikeDataSchema,
@@ -310,6 +311,35 @@ export type MeRecord = z.infer<typeof MeRecordSchema>;
 export type CoverageRow = z.infer<typeof CoverageRowSchema>;
 export type ManifestRow = z.infer<typeof ManifestRowSchema>;
 export type RateLimitBlock = z.infer<typeof RateLimitBlockSchema>;
+
+/** A coverage row that does not match the spec, with what it said of itself and why it was refused. */
+export interface RejectedCoverageRow {
+  exchange?: string;
+  symbol?: string;
+  reason: string;
+}
+
+/** Splits /history/coverage rows into those that match the spec and the others, each with its first problem. */
+export function parseCoverageRows(data: readonly unknown[]): { rows: CoverageRow[]; rejected: RejectedCoverageRow[] } {
+  const rows: CoverageRow[] = [];
+  const rejected: RejectedCoverageRow[] = [];
+  for (const raw of data) {
+    const parsed = CoverageRowSchema.safeParse(raw);
+    if (parsed.success) {
+      rows.push(parsed.data);
+      continue;
+    }
+    const issue = parsed.error.issues[0];
+    const named = typeof raw === 'object' && raw !== null ? (raw as Record<string, unknown>) : {};
+    const field = issue ? issuePath(issue.path) || '(row)' : '(row)';
+    rejected.push({
+      ...(typeof named.exchange === 'string' ? { exchange: named.exchange } : {}),
+      ...(typeof named.symbol === 'string' ? { symbol: named.symbol } : {}),
+      reason: `${field}: ${issue?.message ?? 'invalid'}`,
+    });
+  }
+  return { rows, rejected };
+}
 
 /** "data[3].sha256", "meta.next_cursor": the first failing field's path, for ApiSchemaError. */
 export function issuePath(path: readonly PropertyKey[]): string {

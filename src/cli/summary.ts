@@ -1,4 +1,5 @@
 // The one-paragraph account of a sync or plan run (the same facts as --json).
+import { describeSpread } from '../sync/known-names.js';
 import type { SyncSummary } from '../sync/run.js';
 import { formatTable } from './output.js';
 
@@ -27,6 +28,7 @@ export function formatSummary(s: SyncSummary): string {
         `credits available: ${s.plan.creditsAvailable === null ? 'unlimited' : n(s.plan.creditsAvailable)} (bound: ${s.plan.limitedBy}); ` +
         `manifest listing cost ${n(s.requestsSpent)} request(s)${resetNote(s)}.`,
     );
+    for (const spread of s.venueSpread) lines.push(`  note: ${describeSpread(spread)}`);
   } else {
     const failed = s.filesFailed.length;
     lines.push(

@@ -7,6 +7,7 @@ import { BodyTooLargeError } from '../api/download.js';
 import { LinkExpiredError, QuotaExceededError, type ApiClient, type FileLink } from '../api/index.js';
 import { UnsafeResponseError } from '../errors.js';
 import { createArchiveWriteStream } from './archive.js';
+import { usableCoverage } from './coverage.js';
 import { BodyMismatchError, PaidDownloadError, type DownloadResult, type QuotaStop } from './fetch.js';
 import { historyLevelsFetcherFrom } from './fill-levels.js';
 import type { PlannedFile } from './plan.js';
@@ -66,7 +67,8 @@ export function syncApiFrom(client: ApiClient): SyncApi {
       };
     },
     async coverage() {
-      return (await client.coverage()).data;
+      const { data, rejected } = await client.coverage();
+      return usableCoverage(data, rejected);
     },
     async manifestPage(exchange, symbol, window) {
       return (await client.historyFiles(exchange, symbol, window)).data;

@@ -26,6 +26,8 @@ import { fillLevelsForSync, type FillLevelsReport, type HistoryLevelsFetcher } f
 import { listPair, planListing, type ManifestPageFetcher } from './manifest.js';
 import { planSync, type Plan, type PlannedFile } from './plan.js';
 import type { SyncSelection } from './selection.js';
+import { describeSkipped, pairOnlyFailure, type CoverageListing, type SkippedCoverageRow } from './coverage.js';
+import { checkSelectionNames, knownFromCoverage, venueSpread, type VenueSpread } from './known-names.js';
 import type { CoverageRow, ManifestRow, Pair } from './types.js';
 import { selectPairs } from './plan.js';
 import type { Market } from '../time/sessions.js';
@@ -33,7 +35,8 @@ import type { Market } from '../time/sessions.js';
 /** What the sync needs from the API (src/sync/api-port.ts adapts the client to it). */
 export interface SyncApi {
   me(): Promise<{ markets: Market[]; creditsLimit: number; creditsRemaining: number | null; creditsReset?: string }>;
-  coverage(): Promise<CoverageRow[]>;
+  /** The usable coverage rows, and those set aside with their reason. */
+  coverage(): Promise<CoverageListing>;
   manifestPage: ManifestPageFetcher;
   download: Downloader;
   quotaStopOf(error: unknown): QuotaStop | undefined;
@@ -95,16 +98,21 @@ export interface SyncSummary {
   /** A stop signal cut the run short; verified files wait in the archive for the next run. */
   interrupted?: boolean;
   warnings: string[];
+  /** Coverage rows (or pairs whose manifest could not be read) set aside this run; each is also a warning. */
+  skippedPairs: SkippedCoverageRow[];
+  /** Symbols whose files this run pays for on several venues, with the credits per venue. */
+  venueSpread: VenueSpread[];
 }
 
 export async function runSync(options: SyncOptions, api: SyncApi, signal: AbortSignal, events: SyncEvents = {}): Promise<SyncSummary> {
   // The free calls come first: a bad key or base URL fails before anything is written locally.
   events.phase?.('coverage');
   const me = await api.me();
-  const coverage = await api.coverage();
+  const { usable: coverage, skipped } = await api.coverage();
+  checkSelectionNames(options.selection, knownFromCoverage(coverage, me.markets));
   const lock = await acquireSyncLock(options.dbPath, { waitSeconds: options.waitLockSeconds ?? 0 });
   try {
-    return await runLocked(options, api, signal, events, me, coverage);
+    return await runLocked(options, api, signal, events, me, coverage, skipped);
   } finally {
     await lock.release();
   }
@@ -117,12 +125,14 @@ async function runLocked(
   events: SyncEvents,
   me: Awaited<ReturnType<SyncApi['me']>>,
   coverage: CoverageRow[],
+  skipped: SkippedCoverageRow[],
 ): Promise<SyncSummary> {
   const warnings: string[] = [];
   const warn = (message: string) => {
     warnings.push(message);
     events.warn?.(message);
   };
+  for (const row of skipped) warn(describeSkipped(row));
   await removeStaleTemps(options.archiveRoot);
   const pairs = selectPairs(coverage, { ...selectionOf(options.selection), markets: me.markets });
 
@@ -139,7 +149,7 @@ async function runLocked(
   try {
     // Phase 2 (network): list the manifests that coverage says moved.
     events.phase?.('manifests');
-    const listing = await listMovedManifests(options, api, signal, coverage, pairs, held, warn);
+    const listing = await listMovedManifests(options, api, signal, coverage, pairs, held, warn, skipped);
     const manifestsListed = [...listing.listed.values()].filter((pair) => pair.requests > 0).length;
     quotaStop = listing.quotaStop;
 
@@ -155,7 +165,7 @@ async function runLocked(
 
     if (options.dryRun) {
       const levelsFilled = await fill(quotaStop);
-      const summary = summarize(options, effectivePlan, manifestsListed, api, me, emptyFetch(), { loaded: 0, rows: 0, failed: [] }, quotaStop, warnings, 'dry_run');
+      const summary = summarize(options, effectivePlan, manifestsListed, api, me, emptyFetch(), { loaded: 0, rows: 0, failed: [] }, quotaStop, warnings, 'dry_run', skipped);
       if (levelsFilled) summary.levelsFilled = levelsFilled;
       await withWarehouse(options, (conn) => finishRun(conn, runId, runCounts(summary)));
       return summary;
@@ -194,7 +204,7 @@ async function runLocked(
     };
     const finishIn = async (conn: DuckDBConnection, loaded: LoadOutcome, levelsFilled?: FillLevelsReport): Promise<SyncSummary> => {
       const outcome: RunOutcome = signal.aborted ? 'interrupted' : fetched.failed.length + loaded.failed.length > 0 ? 'partial' : 'ok';
-      const summary = summarize(options, effectivePlan, manifestsListed, api, me, fetched, loaded, quotaStop, warnings, outcome);
+      const summary = summarize(options, effectivePlan, manifestsListed, api, me, fetched, loaded, quotaStop, warnings, outcome, skipped);
       if (levelsFilled) summary.levelsFilled = levelsFilled;
       await finishRun(conn, runId, runCounts(summary));
       return summary;
@@ -246,6 +256,7 @@ async function listMovedManifests(
   pairs: Pair[],
   held: Map<string, ListingState>,
   warn: (message: string) => void,
+  skipped: SkippedCoverageRow[],
 ): Promise<ManifestListing> {
   const listed: ManifestListing['listed'] = new Map();
   const coverageByPair = new Map(coverage.map((row) => [pairKeyOf(row), row]));
@@ -264,7 +275,18 @@ async function listMovedManifests(
       warn(`--max-requests ${maxRequests} reached: manifests of ${pair.exchange}/${pair.symbol} and later pairs not listed`);
       break;
     }
-    const listing = await listPair(api.manifestPage, pair, plan, state, { isStop, ...(requestsLeft === undefined ? {} : { maxRequests: requestsLeft }) });
+    let listing: Awaited<ReturnType<typeof listPair>>;
+    try {
+      listing = await listPair(api.manifestPage, pair, plan, state, { isStop, ...(requestsLeft === undefined ? {} : { maxRequests: requestsLeft }) });
+    } catch (error) {
+      // An answer about this pair alone (refused, off the spec) skips the pair; the others go on.
+      const reason = pairOnlyFailure(error);
+      if (reason === undefined) throw error;
+      const row = { exchange: pair.exchange, symbol: pair.symbol, reason: `its manifest could not be listed: ${reason}` };
+      skipped.push(row);
+      warn(describeSkipped(row));
+      continue;
+    }
     listed.set(pairKeyOf(pair), { rows: listing.rows, completeFrom: listing.completeFrom, requests: listing.requests });
     const quotaStop = listing.stop === undefined ? undefined : api.quotaStopOf(listing.stop);
     if (quotaStop) {
@@ -375,6 +397,7 @@ function summarize(
   quotaStop: QuotaStop | undefined,
   warnings: string[],
   outcome: RunOutcome,
+  skipped: SkippedCoverageRow[],
 ): SyncSummary {
   const failed = [
     ...fetched.failed.map((f) => ({ exchange: f.exchange, symbol: f.symbol, sessionDate: f.sessionDate, file: f.file, status: 'failed_verify', error: f.error })),
@@ -409,6 +432,8 @@ function summarize(
     ...(fetched.localWriteError ? { archiveWriteError: fetched.localWriteError } : {}),
     ...(outcome === 'interrupted' ? { interrupted: true } : {}),
     warnings,
+    skippedPairs: skipped,
+    venueSpread: venueSpread(plan.pairs),
   };
 }
 

@@ -3,6 +3,7 @@
 
 import { UsageError } from '../errors.js';
 import { SYMBOL_PATTERN, SYMBOL_RULE } from '../names.js';
+import { closestNames } from './known-names.js';
 import { isApiDate, MAX_YEAR, MIN_YEAR } from '../time/dates.js';
 import { EXCHANGES, FILE_KINDS, type Exchange, type FileKind } from '../warehouse/layouts.js';
 
@@ -42,7 +43,8 @@ export function parseExchanges(input: ListInput, option = '--exchange'): Exchang
   requireNonEmpty(option, items, allowedText(EXCHANGES));
   for (const item of items) {
     if (!(EXCHANGES as readonly string[]).includes(item)) {
-      const hint = item === 'all' ? ' (omit the option to select every venue)' : '';
+      const close = closestNames(item, EXCHANGES);
+      const hint = item === 'all' ? ' (omit the option to select every venue)' : close.length > 0 ? `; did you mean ${close.join(', ')}?` : '';
       throw new UsageError(`${option}: unknown history venue "${item}"; allowed: ${allowedText(EXCHANGES)}${hint}`);
     }
   }

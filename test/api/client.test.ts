@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createApiClient, type ApiClient, type ApiClientOptions } from '../../src/api/client.js';
 import { QuotaExceededError } from '../../src/api/errors.js';
 import { ApiError, ApiSchemaError, AuthError, exitCodeOf, NetworkError, UsageError } from '../../src/errors.js';
-import { clone, KEY, RESET, VALID_BODIES } from './fixtures.js';
+import { clone, coverageRow, KEY, RESET, VALID_BODIES } from './fixtures.js';
 import { sendJson, startServer, type Handler, type TestServer } from './server.js';
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -127,6 +127,19 @@ describe('endpoints', () => {
     expect((error as ApiSchemaError).message).toContain('/history/files/deribit/BTC');
     expect((error as ApiSchemaError).message).toContain('data[1].sha256');
     expect((error as ApiSchemaError).hints).toEqual({ field: 'data[1].sha256' });
+  });
+
+  it('a coverage row off the spec is set aside with its reason; the other rows are returned', async () => {
+    const long = 'X'.repeat(33);
+    const body = { data: [coverageRow(), coverageRow({ symbol: long }), 'junk', coverageRow({ exchange: 'deribit', symbol: 'ETH', sessions: -1 })], meta: { timestamp: RESET } };
+    const { client } = await setup((_req, res) => sendJson(res, 200, body));
+    const response = await client.coverage();
+    expect(response.data).toEqual([coverageRow()]);
+    expect(response.rejected).toEqual([
+      { exchange: coverageRow().exchange, symbol: long, reason: expect.stringMatching(/^symbol: expected a symbol of 1 to 32 characters/) },
+      { reason: expect.stringMatching(/^\(row\): /) },
+      { exchange: 'deribit', symbol: 'ETH', reason: expect.stringMatching(/^sessions: /) },
+    ]);
   });
 
   it('non-JSON success is an ApiSchemaError', async () => {

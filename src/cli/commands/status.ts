@@ -3,6 +3,7 @@
 import type { Command } from 'commander';
 import { GexwhError } from '../../errors.js';
 import { lastRun, openWarehouse, upsertCoverage, type RunRow } from '../../warehouse/index.js';
+import { usableCoverage } from '../../sync/coverage.js';
 import { createClient } from '../api-client.js';
 import { contextOf, type CommandContext } from '../context.js';
 import { formatTable, type Row } from '../output.js';
@@ -59,7 +60,7 @@ async function fetchRemote(ctx: CommandContext): Promise<Remote> {
   try {
     const [me, coverage] = await Promise.all([client.me(), client.coverage()]);
     return {
-      coverage: coverage.data as unknown as Row[],
+      coverage: usableCoverage(coverage.data).usable as unknown as Row[],
       quota: { tier: me.data.tier, requests: me.data.quota.requests as unknown as Row, history_files: me.data.quota.history_files as unknown as Row },
     };
   } catch (error) {
