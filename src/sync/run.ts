@@ -25,6 +25,7 @@ import { fetchFiles, isArchived, type Downloader, type FetchReport, type QuotaSt
 import { fillLevelsForSync, type FillLevelsReport, type HistoryLevelsFetcher } from './fill-levels.js';
 import { listPair, planListing, type ManifestPageFetcher } from './manifest.js';
 import { planSync, type Plan, type PlannedFile } from './plan.js';
+import { recheckReloads } from './reloads.js';
 import type { SyncSelection } from './selection.js';
 import { describeSkipped, pairOnlyFailure, type CoverageListing, type SkippedCoverageRow } from './coverage.js';
 import { checkSelectionNames, knownFromCoverage, venueSpread, type VenueSpread } from './known-names.js';
@@ -156,7 +157,9 @@ async function runLocked(
     // Phase 3 (warehouse open): store manifests, read state, plan.
     events.phase?.('plan');
     const plan = await withWarehouse(options, (conn) => storeManifestsAndPlan(conn, options, me, pairs, listing.listed));
-    const effectivePlan = await reuseArchivedFiles(plan, options.archiveRoot);
+    const rechecked = await recheckReloads(plan, options.archiveRoot);
+    for (const note of rechecked.notes) warn(note);
+    const effectivePlan = await reuseArchivedFiles(rechecked.plan, options.archiveRoot);
 
     const fill = (stop: QuotaStop | undefined) =>
       options.fillLevels
