@@ -4,7 +4,7 @@
 import { Pool } from 'undici';
 import { ApiError, ApiSchemaError, AuthError, NetworkError, UsageError } from '../errors.js';
 import { DEFAULT_LINK_LIFETIME_MS, StorageDownloader, type DownloadOptions, type DownloadResult } from './download.js';
-import { LinkExpiredError, QuotaExceededError } from './errors.js';
+import { LinkAnswerLostError, LinkExpiredError, QuotaExceededError } from './errors.js';
 import {
   DEFAULT_MAX_JSON_BYTES,
   DEFAULT_TIMEOUTS,
@@ -12,6 +12,7 @@ import {
   discard,
   firstHeader,
   outcomeOfThrown,
+  mayHaveReachedServer,
   readCapped,
   redactSecret,
   type Timeouts,
@@ -359,6 +360,10 @@ export class ApiClient {
       } catch (error) {
         const outcome = outcomeOfThrown(error, signal);
         if (outcome === undefined) throw error;
+        if (paid && mayHaveReachedServer(error)) {
+          // Asking again could pay twice: the caller decides, within its credit budget.
+          throw new LinkAnswerLostError(`${endpoint}: the answer to the file link request was lost (${describeNetworkError(error)}); the server may have charged its credit`);
+        }
         const decision = decide(this.policy, attempt, outcome);
         if (!decision.retry) {
           throw new NetworkError(`${endpoint}: no answer from the API after ${attempt} attempt(s): ${describeNetworkError(error)}`, {

@@ -34,7 +34,7 @@ export function formatSummary(s: SyncSummary): string {
     lines.push(
       `sync ${s.outcome}: ${n(s.filesLoaded)} file(s) loaded (${n(s.rowsLoaded)} rows, ${formatBytes(s.bytesDownloaded)} downloaded), ` +
         `${n(failed)} failed, ${n(s.filesDeferred)} deferred${s.filesDeferred > 0 ? deferralNote(s) : ''}; ` +
-        `spent ${n(s.creditsSpent)} credit(s) and ${n(s.requestsSpent)} request(s); ` +
+        `spent ${n(s.creditsSpent)} credit(s)${s.linksLost > 0 ? ` (and up to ${n(s.linksLost)} more: link answer(s) lost after the server may have charged them)` : ''} and ${n(s.requestsSpent)} request(s); ` +
         `credits left: ${s.creditsRemaining === null ? 'unlimited or unknown' : n(s.creditsRemaining)}.`,
     );
     for (const f of s.filesFailed) lines.push(`  ${f.status}: ${f.exchange}/${f.symbol} ${f.sessionDate} ${f.file}: ${f.error}`);

@@ -66,6 +66,8 @@ export interface KnownPairs {
   source: string;
   /** Pairs outside the key's plan, with the plan's markets named (sync and plan only). */
   outsidePlan?: { pairs: readonly Pair[]; markets: readonly string[] };
+  /** Names of rows the run skips with their own warning: typed by the user, they are not unknown. */
+  skipped?: readonly { exchange: string | null; symbol: string | null }[];
 }
 
 /**
@@ -80,8 +82,10 @@ export function checkSelectionNames(selection: NameSelection, known: KnownPairs)
   const exchanges = selection.exchanges?.map((e) => e.toLowerCase());
   const symbols = selection.symbols?.map((s) => s.toUpperCase());
 
+  const skippedExchanges = new Set(known.skipped?.map((row) => row.exchange));
+  const skippedSymbols = new Set(known.skipped?.map((row) => row.symbol?.toUpperCase()));
   for (const exchange of exchanges ?? []) {
-    if (known.pairs.some((p) => p.exchange === exchange)) continue;
+    if (known.pairs.some((p) => p.exchange === exchange) || skippedExchanges.has(exchange)) continue;
     const elsewhere = known.outsidePlan?.pairs.some((p) => p.exchange === exchange);
     problems.push(
       elsewhere
@@ -90,6 +94,7 @@ export function checkSelectionNames(selection: NameSelection, known: KnownPairs)
     );
   }
   for (const symbol of symbols ?? []) {
+    if (skippedSymbols.has(symbol)) continue;
     const venues = venuesOf(symbol, known.pairs);
     if (venues.length === 0) {
       const outside = known.outsidePlan ? venuesOf(symbol, known.outsidePlan.pairs) : [];
@@ -111,10 +116,10 @@ export function checkSelectionNames(selection: NameSelection, known: KnownPairs)
 }
 
 /** What a sync checks the names against: the usable coverage within the key's markets (from /me). */
-export function knownFromCoverage(coverage: readonly Pair[], markets: readonly Market[]): KnownPairs {
+export function knownFromCoverage(coverage: readonly Pair[], markets: readonly Market[], skipped: KnownPairs['skipped'] = []): KnownPairs {
   const inPlan = coverage.filter((row) => markets.includes(marketOf(row.exchange)));
   const outside = coverage.filter((row) => !markets.includes(marketOf(row.exchange)));
-  return { pairs: inPlan, source: 'the coverage', ...(outside.length > 0 ? { outsidePlan: { pairs: outside, markets } } : {}) };
+  return { pairs: inPlan, source: 'the coverage', skipped, ...(outside.length > 0 ? { outsidePlan: { pairs: outside, markets } } : {}) };
 }
 
 export interface VenueSpread {

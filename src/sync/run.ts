@@ -87,6 +87,8 @@ export interface SyncSummary {
   filesDeferred: number;
   rowsLoaded: number;
   creditsSpent: number;
+  /** File link requests whose answer was lost: each may have cost a credit on top of creditsSpent. */
+  linksLost: number;
   requestsSpent: number;
   bytesDownloaded: number;
   creditsRemaining: number | null;
@@ -110,7 +112,7 @@ export async function runSync(options: SyncOptions, api: SyncApi, signal: AbortS
   events.phase?.('coverage');
   const me = await api.me();
   const { usable: coverage, skipped } = await api.coverage();
-  checkSelectionNames(options.selection, knownFromCoverage(coverage, me.markets));
+  checkSelectionNames(options.selection, knownFromCoverage(coverage, me.markets, skipped));
   const lock = await acquireSyncLock(options.dbPath, { waitSeconds: options.waitLockSeconds ?? 0 });
   try {
     return await runLocked(options, api, signal, events, me, coverage, skipped);
@@ -182,6 +184,7 @@ async function runLocked(
       download: api.download,
       quotaStopOf: api.quotaStopOf,
       signal,
+      creditsAvailable: effectivePlan.budget.available,
       ...(events.file ? { onFile: events.file } : {}),
     });
     quotaStop ??= fetched.quotaStop;
@@ -386,7 +389,7 @@ async function reuseArchivedFiles(plan: Plan, archiveRoot: string): Promise<Plan
 }
 
 function emptyFetch(): FetchReport {
-  return { verified: [], failed: [], deferred: [], creditsSpent: 0, bytesDownloaded: 0, interrupted: false };
+  return { verified: [], failed: [], deferred: [], creditsSpent: 0, linksLost: 0, bytesDownloaded: 0, interrupted: false };
 }
 
 function summarize(
@@ -427,6 +430,7 @@ function summarize(
     filesDeferred: plan.deferred.length + fetched.deferred.length,
     rowsLoaded: loaded.rows,
     creditsSpent: fetched.creditsSpent,
+    linksLost: fetched.linksLost,
     requestsSpent: api.requestsSpent(),
     bytesDownloaded: fetched.bytesDownloaded,
     creditsRemaining,
@@ -444,6 +448,7 @@ function runCounts(summary: SyncSummary) {
   return {
     outcome: summary.outcome,
     creditsSpent: summary.creditsSpent,
+    linksLost: summary.linksLost,
     requestsSpent: summary.requestsSpent,
     filesPlanned: summary.plan.toDownload + summary.plan.toReload,
     filesLoaded: summary.filesLoaded,

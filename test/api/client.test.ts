@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApiClient, type ApiClient, type ApiClientOptions } from '../../src/api/client.js';
-import { QuotaExceededError } from '../../src/api/errors.js';
+import { LinkAnswerLostError, QuotaExceededError } from '../../src/api/errors.js';
 import { ApiError, ApiSchemaError, AuthError, exitCodeOf, NetworkError, UsageError } from '../../src/errors.js';
 import { clone, coverageRow, KEY, RESET, VALID_BODIES } from './fixtures.js';
 import { sendJson, startServer, type Handler, type TestServer } from './server.js';
@@ -251,6 +251,15 @@ describe('retries', () => {
     });
     await client.coins();
     expect(server.requests).toHaveLength(2);
+  });
+
+  it('a file link request reset after it was sent is not retried: LinkAnswerLostError, the caller decides', async () => {
+    const { server, client } = await setup((req) => req.socket.destroy());
+    const error = await caught(client.requestFileLink('deribit', 'BTC', '2026-03-10', 'levels'));
+    expect(error).toBeInstanceOf(LinkAnswerLostError);
+    expect((error as Error).message).toMatch(/answer to the file link request was lost.*may have charged/);
+    expect(server.requests).toHaveLength(1);
+    expect(client.spent().credits).toBe(0);
   });
 
   it('a network failure after every attempt is a NetworkError without the key', async () => {

@@ -77,6 +77,12 @@ describe('checkSelectionNames', () => {
     expect(message).toMatch(/^NOPE: no history .*; ETC: no history .*did you mean BTC, ETH\?$/);
     expect(message).not.toContain("BTC: ");
   });
+  it('a name whose coverage row is skipped (with its own warning) is not called unknown', () => {
+    const withSkipped = { ...known, skipped: [{ exchange: 'kraken', symbol: 'BTC' }, { exchange: 'deribit', symbol: 'LONGNAME' }] };
+    expect(() => checkSelectionNames({ exchanges: ['kraken'], symbols: ['longname'] }, withSkipped)).not.toThrow();
+    expect(() => checkSelectionNames({ exchanges: ['kraken'] }, known)).toThrow(/kraken: no history/);
+  });
+
   it('history outside the key\'s plan is said as such', () => {
     const trial = knownFromCoverage(PAIRS, ['crypto']);
     expect(messageOf(() => checkSelectionNames({ symbols: ['SPY'] }, trial))).toBe("SPY: its history (on tradfi) is outside this key's plan (markets: crypto)");

@@ -81,3 +81,33 @@ describe('a failed_load file is hashed again before it is loaded again', () => {
     expect(await levelsOf(bench)).toBe(levelsRows);
   });
 });
+
+describe('a file link whose answer is lost after the server charged it', () => {
+  const LOST = { where: 'api' as const, match: /deribit\/BTC\/2026-03-10\/levels$/, times: 1, action: { kind: 'drop_after_charge' as const } };
+
+  it('is counted in the run record; with no credit left over in --max-credits it is not asked again', async () => {
+    bench = await startBench();
+    bench.emulator.faults.add(LOST);
+    const error = await bench.sync({ ...SELECTION, maxCredits: 9 }).catch((e: unknown) => e as { cause: unknown });
+    const summary = (error as { cause: { linksLost: number; creditsSpent: number; filesLoaded: number; filesFailed: { error: string }[] } }).cause;
+    expect(summary).toMatchObject({ linksLost: 1, creditsSpent: 8, filesLoaded: 8 });
+    expect(summary.filesFailed[0]!.error).toMatch(/answer to the file link request was lost.*no credit left over/);
+    expect(bench.emulator.counters.credits(bench.emulator.keys.pro)).toBe(9); // the server charged the lost one
+    expect(bench.emulator.counters.hits(/deribit\/BTC\/2026-03-10\/levels$/)).toBe(1);
+    const [run] = await bench.query<{ credits_spent: number; links_lost: number; outcome: string }>(
+      `SELECT credits_spent, links_lost, outcome FROM sync.runs ORDER BY run_id DESC LIMIT 1`,
+    );
+    expect(run).toEqual({ credits_spent: 8, links_lost: 1, outcome: 'partial' });
+  });
+
+  it('is asked once more when --max-credits leaves a credit over, and the file loads', async () => {
+    bench = await startBench();
+    bench.emulator.faults.add(LOST);
+    const summary = await bench.sync({ ...SELECTION, maxCredits: 10 });
+    expect(summary).toMatchObject({ outcome: 'ok', linksLost: 1, creditsSpent: 9, filesLoaded: 9 });
+    expect(bench.emulator.counters.credits(bench.emulator.keys.pro)).toBe(10);
+    expect(bench.emulator.counters.hits(/deribit\/BTC\/2026-03-10\/levels$/)).toBe(2);
+    const [run] = await bench.query<{ links_lost: number }>(`SELECT links_lost FROM sync.runs`);
+    expect(run!.links_lost).toBe(1);
+  });
+});
