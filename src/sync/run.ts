@@ -28,7 +28,7 @@ import { planSync, type Plan, type PlannedFile } from './plan.js';
 import { recheckReloads } from './reloads.js';
 import type { SyncSelection } from './selection.js';
 import { describeSkipped, pairOnlyFailure, type CoverageListing, type SkippedCoverageRow } from './coverage.js';
-import { checkSelectionNames, knownFromCoverage, venueSpread, type VenueSpread } from './known-names.js';
+import { checkSelectionNames, knownFromCoverage, venueSpread, type VenueSpread } from '../known-names.js';
 import type { CoverageRow, ManifestRow, Pair } from './types.js';
 import { selectPairs } from './plan.js';
 import type { Market } from '../time/sessions.js';

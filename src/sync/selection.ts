@@ -3,7 +3,7 @@
 
 import { UsageError } from '../errors.js';
 import { SYMBOL_PATTERN, SYMBOL_RULE } from '../names.js';
-import { closestNames } from './known-names.js';
+import { closestNames } from '../known-names.js';
 import { isApiDate, MAX_YEAR, MIN_YEAR } from '../time/dates.js';
 import { EXCHANGES, FILE_KINDS, type Exchange, type FileKind } from '../warehouse/layouts.js';
 

@@ -15,6 +15,8 @@ import { UsageError } from '../errors.js';
 import { isIsoDate } from '../time/dates.js';
 import { EXCHANGES, FILE_KINDS, SYMBOL_PATTERN, SYMBOL_RULE, isExchange, isFileKind, type FileKind } from './layouts.js';
 import { openWarehouse } from './open.js';
+import { checkSelectionNames } from '../known-names.js';
+import { heldPairs, HELD_SOURCE } from './held-pairs.js';
 
 export const EXPORT_FORMATS = ['parquet', 'csv'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
@@ -119,6 +121,11 @@ export async function exportWarehouse(options: ExportOptions): Promise<ExportRes
   if (!existsSync(resolve(options.dbPath))) throw new UsageError(`export: no warehouse at ${options.dbPath}`, { db: options.dbPath });
   const warehouse = await openWarehouse(options.dbPath);
   try {
+    // A mistyped name would export nothing and say so quietly: name it, with the closest held names.
+    if (selection.exchanges || selection.symbols) {
+      const names = { ...(selection.exchanges ? { exchanges: selection.exchanges } : {}), ...(selection.symbols ? { symbols: selection.symbols } : {}) };
+      checkSelectionNames(names, { pairs: await heldPairs(warehouse.connection), source: HELD_SOURCE });
+    }
     return await exportOn(warehouse.connection, selection, options.now ?? (() => new Date()));
   } finally {
     warehouse.close();

@@ -3,6 +3,10 @@
 import type { Command } from 'commander';
 import { GexwhError } from '../../errors.js';
 import { lastRun, openWarehouse, upsertCoverage, type RunRow } from '../../warehouse/index.js';
+import { heldPairs, HELD_SOURCE } from '../../warehouse/held-pairs.js';
+import { checkSelectionNames, type NameSelection } from '../../known-names.js';
+import { parseExchanges, parseSymbols } from '../../sync/selection.js';
+import { listOption } from '../parse.js';
 import { usableCoverage } from '../../sync/coverage.js';
 import { createClient } from '../api-client.js';
 import { contextOf, type CommandContext } from '../context.js';
@@ -18,10 +22,14 @@ export function registerStatus(program: Command): void {
   program
     .command('status')
     .description('local warehouse vs remote coverage: sessions held, gaps, failed files, last run, quota left')
-    .action(async (_flags: object, command: Command) => {
+    .option('--exchange <list>', 'only these history venues (repeatable, comma list)', listOption)
+    .option('--symbol <list>', 'only these symbols (repeatable, comma list)', listOption)
+    .action(async (flags: { exchange?: string[]; symbol?: string[] }, command: Command) => {
       const ctx = contextOf(command);
+      // Parsed before any request; the names are then checked against the warehouse (with the fresh coverage when the API answered).
+      const filter = { ...optional('exchanges', parseExchanges(flags.exchange)), ...optional('symbols', parseSymbols(flags.symbol)) };
       const remote = await fetchRemote(ctx);
-      const local = await readLocal(ctx.settings.db, remote.coverage);
+      const local = await readLocal(ctx.settings.db, remote.coverage, filter);
       const result = {
         pairs: local.pairs,
         last_run: local.lastRun ?? null,
@@ -76,11 +84,16 @@ interface LocalState {
   lastSync: RunRow | undefined;
 }
 
-async function readLocal(db: string, freshCoverage: Row[] | undefined): Promise<LocalState> {
+function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
+  return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
+}
+
+async function readLocal(db: string, freshCoverage: Row[] | undefined, filter: NameSelection): Promise<LocalState> {
   const warehouse = await openWarehouse(db);
   try {
     const conn = warehouse.connection;
     if (freshCoverage) await upsertCoverage(conn, freshCoverage as never, new Date());
+    if (filter.exchanges || filter.symbols) checkSelectionNames(filter, { pairs: await heldPairs(conn), source: HELD_SOURCE });
     const pairs = (await conn.runAndReadAll(`
       WITH loaded AS (
         SELECT exchange, symbol, count(DISTINCT session_date)::INTEGER AS sessions_held,
@@ -114,7 +127,10 @@ async function readLocal(db: string, freshCoverage: Row[] | undefined): Promise<
         LEFT JOIN failed f USING (exchange, symbol)
         LEFT JOIN missing mi USING (exchange, symbol)
        ORDER BY c.exchange, c.symbol`)).getRowObjectsJson() as Row[];
-    return { pairs, lastRun: await lastRun(conn), lastSync: await lastRun(conn, 'sync') };
+    const chosen = pairs.filter(
+      (row) => (!filter.exchanges || filter.exchanges.includes(String(row.exchange))) && (!filter.symbols || filter.symbols.includes(String(row.symbol))),
+    );
+    return { pairs: chosen, lastRun: await lastRun(conn), lastSync: await lastRun(conn, 'sync') };
   } finally {
     warehouse.close();
   }
