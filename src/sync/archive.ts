@@ -56,6 +56,26 @@ export function archivePath(root: string, exchange: string, symbol: string, sess
 }
 
 /**
+ * Where a newer version of an archived file waits until its rows are loaded: beside the loaded
+ * version, `<date>_<file>.<first 12 hex of its sha256>.csv.gz`, never over it. Rebuild and verify
+ * read only the plain name, so until the new version is loaded they see the old one, whole.
+ */
+export function pendingVersionPath(root: string, exchange: string, symbol: string, sessionDate: string, file: string, sha256: string): string {
+  if (!/^[0-9a-f]{64}$/.test(sha256)) throw new UnsafeResponseError(`archive: refusing sha256 ${describe(sha256)}; expected 64 hex digits`);
+  const plain = archivePath(root, exchange, symbol, sessionDate, file);
+  return join(dirname(plain), `${sessionDate}_${file}.${sha256.slice(0, 12)}${ARCHIVE_SUFFIX}`);
+}
+
+/** Moves a loaded version from its pending name to the plain one (replacing the older version), durably. */
+export async function promoteVersion(pendingPath: string, plainPath: string): Promise<void> {
+  if (resolve(dirname(pendingPath)) !== resolve(dirname(plainPath))) {
+    throw new Error(`promoteVersion: ${pendingPath} is not in the folder of ${plainPath}`);
+  }
+  await fs.rename(pendingPath, plainPath);
+  await syncFolder(dirname(plainPath));
+}
+
+/**
  * A fresh temp name next to `finalPath` (same folder, so the rename is atomic), hidden and ending
  * in `.part`. Creates the folder, so the caller can open the temp file for writing right away.
  */

@@ -6,7 +6,8 @@
 import { createHash } from 'node:crypto';
 import { createReadStream, promises as fs } from 'node:fs';
 import pLimit from 'p-limit';
-import { archivePath, commitToArchive, tempPathFor } from './archive.js';
+import { commitToArchive, tempPathFor } from './archive.js';
+import { archivedCopyPath } from './versions.js';
 import type { PlannedFile } from './plan.js';
 
 export interface DownloadResult {
@@ -125,7 +126,7 @@ export async function hashFile(path: string): Promise<{ sha256: string; bytes: n
 
 /** True when the archive already holds this exact version (a crash between archive and load). */
 export async function isArchived(root: string, file: PlannedFile): Promise<boolean> {
-  const path = archivePath(root, file.exchange, file.symbol, file.sessionDate, file.file);
+  const path = archivedCopyPath(root, file);
   const stat = await fs.stat(path).catch(() => undefined);
   if (stat === undefined || stat.size !== file.bytes) return false;
   return (await hashFile(path)).sha256 === file.sha256;
@@ -170,7 +171,7 @@ export async function fetchFiles(files: readonly PlannedFile[], options: FetchOp
       opts.onFile?.({ file, outcome: 'deferred', bytes: 0 });
       return;
     }
-    const finalPath = archivePath(opts.archiveRoot, file.exchange, file.symbol, file.sessionDate, file.file);
+    const finalPath = archivedCopyPath(opts.archiveRoot, file);
     let lastProblem = '';
     for (let attempt = 1; attempt <= 2; attempt++) {
       let tempPath: string | undefined;

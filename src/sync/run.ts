@@ -20,7 +20,8 @@ import {
   type RunOutcome,
   type Warehouse,
 } from '../warehouse/index.js';
-import { archivePath, removeStaleTemps } from './archive.js';
+import { removeStaleTemps } from './archive.js';
+import { archivedCopyPath, promoteLoadedVersions } from './versions.js';
 import { fetchFiles, isArchived, type Downloader, type FetchReport, type QuotaStop, type VerifiedFile } from './fetch.js';
 import { fillLevelsForSync, type FillLevelsReport, type HistoryLevelsFetcher } from './fill-levels.js';
 import { listPair, planListing, type ManifestPageFetcher } from './manifest.js';
@@ -201,7 +202,7 @@ async function runLocked(
     }));
     const toLoad = signal.aborted ? [] : [...reloads, ...fetched.verified];
     const loadAndRecord = async (conn: DuckDBConnection): Promise<LoadOutcome> => {
-      const result = await loadVerified(conn, toLoad);
+      const result = await loadVerified(conn, options.archiveRoot, toLoad);
       for (const failed of fetched.failed) {
         await recordFileStatus(conn, { ...failed, archivePath: null, bytes: failed.bytes, rows: failed.rows }, 'failed_verify', failed.error);
       }
@@ -347,7 +348,7 @@ interface LoadOutcome {
   warnings?: string[];
 }
 
-async function loadVerified(conn: DuckDBConnection, files: VerifiedFile[]): Promise<LoadOutcome & { warnings: string[] }> {
+async function loadVerified(conn: DuckDBConnection, archiveRoot: string, files: VerifiedFile[]): Promise<LoadOutcome & { warnings: string[] }> {
   if (files.length === 0) return { loaded: 0, rows: 0, failed: [], warnings: [] };
   const inputs: LoadInput[] = files.map((file) => ({
     exchange: file.exchange,
@@ -362,6 +363,7 @@ async function loadVerified(conn: DuckDBConnection, files: VerifiedFile[]): Prom
     downloadedAt: file.downloadedAt,
   }));
   const report = await loadFiles(conn, inputs);
+  await promoteLoadedVersions(conn, archiveRoot, report.loaded);
   return {
     loaded: report.loaded.length,
     rows: report.rowsLoaded,
@@ -491,5 +493,5 @@ function abortSignalName(signal: AbortSignal): 'SIGINT' | 'SIGTERM' {
 }
 
 function archivePathOf(root: string, file: PlannedFile): string {
-  return archivePath(root, file.exchange, file.symbol, file.sessionDate, file.file);
+  return archivedCopyPath(root, file);
 }

@@ -103,6 +103,23 @@ export async function recordBatchLoaded(conn: DuckDBConnection, filesTable: stri
   );
 }
 
+/**
+ * A loaded version took the plain archive name (it waited under a pending name beside the older
+ * version): its row points there, and the older versions' rows point nowhere, their copy being gone.
+ */
+export async function recordArchiveMove(
+  conn: DuckDBConnection,
+  version: { exchange: string; symbol: string; sessionDate: string; file: string; sha256: string },
+  plainPath: string,
+): Promise<void> {
+  const key = [version.exchange, version.symbol, version.sessionDate, version.file];
+  await conn.run(
+    `UPDATE sync.files SET archive_path = CASE WHEN sha256 = $5 THEN $6 ELSE NULL END
+      WHERE exchange = $1 AND symbol = $2 AND session_date = $3::DATE AND file = $4 AND (sha256 = $5 OR status = 'superseded')`,
+    [...key, version.sha256, plainPath],
+  );
+}
+
 /** The loaded sha256 per file key (fileKey()), of the files given or of every file. */
 export async function loadedFiles(conn: DuckDBConnection, only?: readonly FileKeyParts[]): Promise<Map<string, string>> {
   // Only the files asked about cross into JS: a long history holds 100k+ loaded rows.

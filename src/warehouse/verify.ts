@@ -117,7 +117,10 @@ async function inspect(conn: DuckDBConnection, archiveRoot: string, digests: Map
       if (newest?.status !== 'failed_load') continue;
       inspection.checked += 1;
       problems.push(problem('failed_load', newest, `never loaded: ${newest.error ?? 'no error recorded'}`));
-      problems.push(...checkFailedCopy(newest, path, found));
+      // A newer version waits under its own pending name beside the loaded one (src/sync/versions.ts).
+      const copyPath = newest.archivePath ?? path;
+      const copy = copyPath === path ? found : await hashFile(copyPath);
+      problems.push(...checkFailedCopy(newest, copyPath, copy));
     }
     inspection.problems.push(...problems);
     const fix = problems.length > 0 ? repairInput(versions, path, found) : undefined;
