@@ -319,6 +319,12 @@ export interface RejectedCoverageRow {
   reason: string;
 }
 
+/** A server-sent name made safe to print: control characters replaced, at most 64 characters. */
+function printable(value: string): string {
+  const clean = value.replace(/[\u0000-\u001f\u007f-\u009f]/g, '?');
+  return clean.length > 64 ? `${clean.slice(0, 64)}…` : clean;
+}
+
 /** Splits /history/coverage rows into those that match the spec and the others, each with its first problem. */
 export function parseCoverageRows(data: readonly unknown[]): { rows: CoverageRow[]; rejected: RejectedCoverageRow[] } {
   const rows: CoverageRow[] = [];
@@ -333,8 +339,8 @@ export function parseCoverageRows(data: readonly unknown[]): { rows: CoverageRow
     const named = typeof raw === 'object' && raw !== null ? (raw as Record<string, unknown>) : {};
     const field = issue ? issuePath(issue.path) || '(row)' : '(row)';
     rejected.push({
-      ...(typeof named.exchange === 'string' ? { exchange: named.exchange } : {}),
-      ...(typeof named.symbol === 'string' ? { symbol: named.symbol } : {}),
+      ...(typeof named.exchange === 'string' ? { exchange: printable(named.exchange) } : {}),
+      ...(typeof named.symbol === 'string' ? { symbol: printable(named.symbol) } : {}),
       reason: `${field}: ${issue?.message ?? 'invalid'}`,
     });
   }

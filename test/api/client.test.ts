@@ -131,7 +131,7 @@ describe('endpoints', () => {
 
   it('a coverage row off the spec is set aside with its reason; the other rows are returned', async () => {
     const long = 'X'.repeat(33);
-    const body = { data: [coverageRow(), coverageRow({ symbol: long }), 'junk', coverageRow({ exchange: 'deribit', symbol: 'ETH', sessions: -1 })], meta: { timestamp: RESET } };
+    const body = { data: [coverageRow(), coverageRow({ symbol: long }), 'junk', coverageRow({ exchange: 'deribit', symbol: 'ETH', sessions: -1 }), coverageRow({ symbol: '\u001b[2J' + 'Y'.repeat(70) })], meta: { timestamp: RESET } };
     const { client } = await setup((_req, res) => sendJson(res, 200, body));
     const response = await client.coverage();
     expect(response.data).toEqual([coverageRow()]);
@@ -139,6 +139,7 @@ describe('endpoints', () => {
       { exchange: coverageRow().exchange, symbol: long, reason: expect.stringMatching(/^symbol: expected a symbol of 1 to 32 characters/) },
       { reason: expect.stringMatching(/^\(row\): /) },
       { exchange: 'deribit', symbol: 'ETH', reason: expect.stringMatching(/^sessions: /) },
+      { exchange: coverageRow().exchange, symbol: `?[2J${'Y'.repeat(60)}…`, reason: expect.stringMatching(/^symbol: /) },
     ]);
   });
 
