@@ -202,7 +202,8 @@ async function runLocked(
     }));
     const toLoad = signal.aborted ? [] : [...reloads, ...fetched.verified];
     const loadAndRecord = async (conn: DuckDBConnection): Promise<LoadOutcome> => {
-      const result = await loadVerified(conn, options.archiveRoot, toLoad);
+      const result = await loadVerified(conn, toLoad);
+      await promoteLoadedVersions(conn, options.archiveRoot);
       for (const failed of fetched.failed) {
         await recordFileStatus(conn, { ...failed, archivePath: null, bytes: failed.bytes, rows: failed.rows }, 'failed_verify', failed.error);
       }
@@ -348,7 +349,7 @@ interface LoadOutcome {
   warnings?: string[];
 }
 
-async function loadVerified(conn: DuckDBConnection, archiveRoot: string, files: VerifiedFile[]): Promise<LoadOutcome & { warnings: string[] }> {
+async function loadVerified(conn: DuckDBConnection, files: VerifiedFile[]): Promise<LoadOutcome & { warnings: string[] }> {
   if (files.length === 0) return { loaded: 0, rows: 0, failed: [], warnings: [] };
   const inputs: LoadInput[] = files.map((file) => ({
     exchange: file.exchange,
@@ -363,7 +364,6 @@ async function loadVerified(conn: DuckDBConnection, archiveRoot: string, files: 
     downloadedAt: file.downloadedAt,
   }));
   const report = await loadFiles(conn, inputs);
-  await promoteLoadedVersions(conn, archiveRoot, report.loaded);
   return {
     loaded: report.loaded.length,
     rows: report.rowsLoaded,

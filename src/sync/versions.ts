@@ -4,7 +4,8 @@
 // name, which removes the old copy: the ledger keeps the old version as superseded, with no copy.
 
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { recordArchiveMove } from '../warehouse/index.js';
+import { existsSync } from 'node:fs';
+import { loadedPendingCopies, recordArchiveMove } from '../warehouse/index.js';
 import { archivePath, pendingVersionPath, promoteVersion } from './archive.js';
 import type { PlannedFile } from './plan.js';
 
@@ -15,21 +16,20 @@ export function archivedCopyPath(root: string, file: PlannedFile): string {
     : pendingVersionPath(root, file.exchange, file.symbol, file.sessionDate, file.file, file.sha256);
 }
 
-export interface LoadedCopy {
-  exchange: string;
-  symbol: string;
-  sessionDate: string;
-  file: string;
-  sha256: string;
-  archivePath: string;
-}
-
-/** Gives each loaded version waiting under a pending name the plain name, and says so in the ledger. */
-export async function promoteLoadedVersions(conn: DuckDBConnection, root: string, loaded: readonly LoadedCopy[]): Promise<number> {
+/**
+ * Gives each loaded version still under a pending name the plain name, and says so in the ledger.
+ * Asks the ledger, so a move a crash interrupted is finished by the next sync.
+ */
+export async function promoteLoadedVersions(conn: DuckDBConnection, root: string): Promise<number> {
   let moved = 0;
-  for (const copy of loaded) {
+  for (const copy of await loadedPendingCopies(conn)) {
     const plain = archivePath(root, copy.exchange, copy.symbol, copy.sessionDate, copy.file);
     if (copy.archivePath === plain) continue;
+    if (!existsSync(copy.archivePath)) {
+      // Moved already (a crash after the rename): only the ledger is behind.
+      await recordArchiveMove(conn, copy, plain);
+      continue;
+    }
     // The file first: after a crash in between, the plain name holds the loaded version (what verify reads).
     await promoteVersion(copy.archivePath, plain);
     await recordArchiveMove(conn, copy, plain);

@@ -103,6 +103,29 @@ export async function recordBatchLoaded(conn: DuckDBConnection, filesTable: stri
   );
 }
 
+const PENDING_NAME = /_[a-z_]+\.[0-9a-f]{12}\.csv\.gz$/;
+
+/**
+ * Loaded versions whose archive path is a pending name `<date>_<file>.<12 hex>.csv.gz`: loaded
+ * beside an older version and not yet moved to the plain name (this run's loads, or a crash between
+ * a load's commit and the move).
+ */
+export async function loadedPendingCopies(conn: DuckDBConnection): Promise<{ exchange: string; symbol: string; sessionDate: string; file: string; sha256: string; archivePath: string }[]> {
+  const reader = await conn.runAndReadAll(
+    `SELECT exchange, symbol, session_date::VARCHAR AS session_date, file, sha256, archive_path FROM sync.files
+      WHERE status = 'loaded' AND regexp_matches(archive_path, $1)`,
+    [PENDING_NAME.source],
+  );
+  return reader.getRowObjectsJS().map((row) => ({
+    exchange: String(row.exchange),
+    symbol: String(row.symbol),
+    sessionDate: String(row.session_date),
+    file: String(row.file),
+    sha256: String(row.sha256),
+    archivePath: String(row.archive_path),
+  }));
+}
+
 /**
  * A loaded version took the plain archive name (it waited under a pending name beside the older
  * version): its row points there, and the older versions' rows point nowhere, their copy being gone.

@@ -1,6 +1,6 @@
 // A newer version of a file is archived beside the loaded one, never over it, until its rows are
 // loaded; then it takes the plain name and the old copy is gone (the ledger keeps it as superseded).
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { InterruptedError } from '../../src/errors.js';
@@ -61,5 +61,16 @@ describe('a newer version of an archived file', () => {
       { sha256: oldSha, status: 'superseded', archive_path: null },
     ]);
     expect((await verifyWarehouse({ dbPath: b.dbPath, archiveRoot: b.archive })).problems).toEqual([]);
+
+    // A crash between a load's commit and the move: the loaded version is still under its pending
+    // name and the ledger points there. The next sync finishes the move from the ledger, for free.
+    renameSync(plain, join(folder, pending[0]!));
+    await b.query(`UPDATE sync.files SET archive_path = '${join(folder, pending[0]!)}' WHERE sha256 = '${newSha}'`);
+    const again = await b.sync(SELECTION);
+    expect(again).toMatchObject({ outcome: 'ok', creditsSpent: 0, filesLoaded: 0 });
+    expect((await hashFile(plain)).sha256).toBe(newSha);
+    expect(existsSync(join(folder, pending[0]!))).toBe(false);
+    const [row] = await b.query<{ archive_path: string }>(`SELECT archive_path FROM sync.files WHERE sha256 = '${newSha}'`);
+    expect(row!.archive_path).toBe(plain);
   });
 });
