@@ -4,7 +4,7 @@
 import { Pool } from 'undici';
 import { ApiError, ApiSchemaError, AuthError, NetworkError, UsageError } from '../errors.js';
 import { DEFAULT_LINK_LIFETIME_MS, StorageDownloader, type DownloadOptions, type DownloadResult } from './download.js';
-import { LinkExpiredError, QuotaExceededError } from './errors.js';
+import { LinkAnswerLostError, LinkExpiredError, QuotaExceededError } from './errors.js';
 import {
   DEFAULT_MAX_JSON_BYTES,
   MAX_MANIFEST_JSON_BYTES,
@@ -13,6 +13,7 @@ import {
   discard,
   firstHeader,
   outcomeOfThrown,
+  mayHaveReachedServer,
   readCapped,
   redactSecret,
   type Timeouts,
@@ -31,7 +32,18 @@ import {
   type QuotaSpent,
 } from './quota.js';
 import { decide, retryPolicy, sleep as realSleep, type RetryPolicy, type Sleep } from './retry.js';
-import { ENDPOINT_SCHEMAS, FILE_KINDS, issuePath, type EndpointData, type EndpointMeta, type EndpointName, type FileKind } from './schemas.js';
+import {
+  ENDPOINT_SCHEMAS,
+  FILE_KINDS,
+  issuePath,
+  parseCoverageRows,
+  type CoverageRow,
+  type EndpointData,
+  type EndpointMeta,
+  type EndpointName,
+  type FileKind,
+  type RejectedCoverageRow,
+} from './schemas.js';
 
 export const API_KEY_PATTERN = /^gex_[A-Za-z0-9_-]{32}$/;
 
@@ -63,6 +75,8 @@ export interface ApiResponse<E extends EndpointName> {
   /** What this response said about the quota buckets (a bucket is absent when it said nothing). */
   quota: QuotaSnapshot;
 }
+
+export type CoverageResponse = Omit<ApiResponse<'coverage'>, 'data'> & { data: CoverageRow[]; rejected: RejectedCoverageRow[] };
 
 export interface RawApiResponse {
   status: number;
@@ -166,6 +180,13 @@ export class ApiClient {
     return this.call('expirations', pathOf('expirations', exchange, coin));
   }
 
+  /** Coverage rows that match the spec in `data`; the others in `rejected`, so one odd row never hides the rest. */
+  async coverage(): Promise<CoverageResponse> {
+    const response = await this.call('coverage', '/history/coverage');
+    const { rows, rejected } = parseCoverageRows(response.data);
+    return { ...response, data: rows, rejected };
+  }
+
   async me(): Promise<ApiResponse<'me'>> {
     const response = await this.call('me', '/me');
     // /me is the authoritative quota source; remember it like headers.
@@ -178,9 +199,6 @@ export class ApiClient {
     return { ...response, quota };
   }
 
-  coverage(): Promise<ApiResponse<'coverage'>> {
-    return this.call('coverage', '/history/coverage');
-  }
 
   // ---- current data (1 request each) ----
 
@@ -349,6 +367,10 @@ export class ApiClient {
       } catch (error) {
         const outcome = outcomeOfThrown(error, signal);
         if (outcome === undefined) throw error;
+        if (paid && mayHaveReachedServer(error)) {
+          // Asking again could pay twice: the caller decides, within its credit budget.
+          throw new LinkAnswerLostError(`${endpoint}: the answer to the file link request was lost (${describeNetworkError(error)}); the server may have charged its credit`);
+        }
         const decision = decide(this.policy, attempt, outcome);
         if (!decision.retry) {
           throw new NetworkError(`${endpoint}: no answer from the API after ${attempt} attempt(s): ${describeNetworkError(error)}`, {

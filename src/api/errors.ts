@@ -1,6 +1,6 @@
 // Errors specific to the API client. They extend the project's classes in src/errors.ts, so
 // exitCodeOf() and the CLI's printing keep working on them.
-import { ApiError, GexwhError, type HintFields } from '../errors.js';
+import { ApiError, GexwhError, NetworkError, type HintFields } from '../errors.js';
 import type { QuotaBucketName } from './quota.js';
 
 /**
@@ -23,3 +23,10 @@ export class QuotaExceededError extends ApiError {
  * The caller asks for a new link, which costs a new file credit.
  */
 export class LinkExpiredError extends GexwhError {}
+
+/**
+ * A file link request reached the server but its answer was lost (connection reset or closed): the
+ * server may have charged the credit. Never retried inside the client; the caller counts the credit
+ * and decides whether its budget allows asking once more.
+ */
+export class LinkAnswerLostError extends NetworkError {}

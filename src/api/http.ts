@@ -110,6 +110,22 @@ export function outcomeOfThrown(error: unknown, signal: AbortSignal | undefined)
   return { kind: 'network' };
 }
 
+/** Failures before the request left this machine: retrying them can never be charged twice. */
+const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
+
+/**
+ * Whether a failed exchange may have reached the server (a reset or closed socket, a timeout waiting
+ * for the answer). Unknown failures count as reached: for a paid request that errs towards counting
+ * a credit the server may not have charged, never towards paying twice unawares.
+ */
+export function mayHaveReachedServer(error: unknown): boolean {
+  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && NOT_SENT_CODES.has(code)) return false;
+  }
+  return true;
+}
+
 /** Short description of a network failure, without headers, URLs or anything from the request. */
 export function describeNetworkError(error: unknown): string {
   if (!(error instanceof Error)) return 'network error';

@@ -4,6 +4,7 @@
 // tightly here. Numbers the spec types as "number" are accepted as null too where a real market can
 // lack them (an empty side of the book), since a null there is data, not a broken payload.
 import { z } from 'zod';
+import { SYMBOL_PATTERN, SYMBOL_RULE } from '../names.js';
 
 const dateTime = z.iso.datetime({ offset: true });
 const isoDate = z.iso.date();
@@ -18,8 +19,8 @@ export const FileKindSchema = z.enum(FILE_KINDS);
 
 /** History venue names are path segments in the archive: lower-case letters and digits only. */
 export const HistoryExchangeSchema = z.string().regex(/^[a-z0-9]{1,32}$/, 'expected a venue name [a-z0-9]');
-/** Symbols are path segments too: upper-case [A-Z0-9._-], at least one letter or digit (never "..").*/
-export const SymbolSchema = z.string().regex(/^(?=.*[A-Z0-9])[A-Z0-9._-]{1,32}$/, 'expected an upper-case symbol [A-Z0-9._-]');
+/** Symbols are path segments too: the one symbol pattern of src/names.ts. */
+export const SymbolSchema = z.string().regex(SYMBOL_PATTERN, `expected a symbol of ${SYMBOL_RULE}`);
 export const Sha256Schema = z.string().regex(/^[0-9a-fA-F]{64}$/, 'expected 64 hex digits').transform((s) => s.toLowerCase());
 export const MarketSchema = z.enum(['crypto', 'tradfi']);
 
@@ -270,7 +271,8 @@ export const ENDPOINT_SCHEMAS = {
     MetaBase.extend({ timestamp: dateTime, exchange: z.string(), coin: z.string(), exchange_resolved: z.string(), market: MarketSchema }),
   ),
   me: envelope(MeRecordSchema, MetaBase.extend({ timestamp: dateTime })),
-  coverage: envelope(z.array(CoverageRowSchema), MetaBase.extend({ timestamp: dateTime })),
+  // Rows are checked one by one (parseCoverageRows): one odd row must not hide the others.
+  coverage: envelope(z.array(z.unknown()), MetaBase.extend({ timestamp: dateTime })),
   levels: envelope(LevelsDataSchema, LiveMeta),
   gexByStrike: envelope(
     GexByStrikeDataSchema,
@@ -309,6 +311,41 @@ export type MeRecord = z.infer<typeof MeRecordSchema>;
 export type CoverageRow = z.infer<typeof CoverageRowSchema>;
 export type ManifestRow = z.infer<typeof ManifestRowSchema>;
 export type RateLimitBlock = z.infer<typeof RateLimitBlockSchema>;
+
+/** A coverage row that does not match the spec, with what it said of itself and why it was refused. */
+export interface RejectedCoverageRow {
+  exchange?: string;
+  symbol?: string;
+  reason: string;
+}
+
+/** A server-sent name made safe to print: control characters replaced, at most 64 characters. */
+function printable(value: string): string {
+  const clean = value.replace(/[\u0000-\u001f\u007f-\u009f]/g, '?');
+  return clean.length > 64 ? `${clean.slice(0, 64)}…` : clean;
+}
+
+/** Splits /history/coverage rows into those that match the spec and the others, each with its first problem. */
+export function parseCoverageRows(data: readonly unknown[]): { rows: CoverageRow[]; rejected: RejectedCoverageRow[] } {
+  const rows: CoverageRow[] = [];
+  const rejected: RejectedCoverageRow[] = [];
+  for (const raw of data) {
+    const parsed = CoverageRowSchema.safeParse(raw);
+    if (parsed.success) {
+      rows.push(parsed.data);
+      continue;
+    }
+    const issue = parsed.error.issues[0];
+    const named = typeof raw === 'object' && raw !== null ? (raw as Record<string, unknown>) : {};
+    const field = issue ? issuePath(issue.path) || '(row)' : '(row)';
+    rejected.push({
+      ...(typeof named.exchange === 'string' ? { exchange: printable(named.exchange) } : {}),
+      ...(typeof named.symbol === 'string' ? { symbol: printable(named.symbol) } : {}),
+      reason: `${field}: ${issue?.message ?? 'invalid'}`,
+    });
+  }
+  return { rows, rejected };
+}
 
 /** "data[3].sha256", "meta.next_cursor": the first failing field's path, for ApiSchemaError. */
 export function issuePath(path: readonly PropertyKey[]): string {

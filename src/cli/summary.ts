@@ -1,4 +1,5 @@
 // The one-paragraph account of a sync or plan run (the same facts as --json).
+import { describeSpread } from '../known-names.js';
 import type { SyncSummary } from '../sync/run.js';
 import { formatTable } from './output.js';
 
@@ -27,12 +28,13 @@ export function formatSummary(s: SyncSummary): string {
         `credits available: ${s.plan.creditsAvailable === null ? 'unlimited' : n(s.plan.creditsAvailable)} (bound: ${s.plan.limitedBy}); ` +
         `manifest listing cost ${n(s.requestsSpent)} request(s)${resetNote(s)}.`,
     );
+    for (const spread of s.venueSpread) lines.push(`  note: ${describeSpread(spread)}`);
   } else {
     const failed = s.filesFailed.length;
     lines.push(
       `sync ${s.outcome}: ${n(s.filesLoaded)} file(s) loaded (${n(s.rowsLoaded)} rows, ${formatBytes(s.bytesDownloaded)} downloaded), ` +
         `${n(failed)} failed, ${n(s.filesDeferred)} deferred${s.filesDeferred > 0 ? deferralNote(s) : ''}; ` +
-        `spent ${n(s.creditsSpent)} credit(s) and ${n(s.requestsSpent)} request(s); ` +
+        `spent ${n(s.creditsSpent)} credit(s)${s.linksLost > 0 ? ` (and up to ${n(s.linksLost)} more: link answer(s) lost after the server may have charged them)` : ''} and ${n(s.requestsSpent)} request(s); ` +
         `credits left: ${s.creditsRemaining === null ? 'unlimited or unknown' : n(s.creditsRemaining)}.`,
     );
     for (const f of s.filesFailed) lines.push(`  ${f.status}: ${f.exchange}/${f.symbol} ${f.sessionDate} ${f.file}: ${f.error}`);

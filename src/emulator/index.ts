@@ -31,6 +31,8 @@ export interface EmulatorOptions {
   /** Frozen clock at this instant (moved only by clock.set/advance), unless realtimeClock. */
   now?: Date | string;
   symbols?: string[];
+  /** More symbols served like a catalog one under another name (new name → catalog name), e.g. a long symbol for tests. */
+  symbolAliases?: Record<string, string>;
   expirations?: number; // default 6
   strikes?: number; // default 40
   linkTtlSeconds?: number; // default 900
@@ -84,6 +86,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     strikes: options.strikes ?? DEFAULTS.strikes,
     historyStart: historyStartDate,
     ...(options.symbols ? { symbols: options.symbols } : {}),
+    ...(options.symbolAliases ? { aliases: options.symbolAliases } : {}),
   });
   const auth = createAuthBook(secret, clock.now());
   const hitLog: string[] = [];

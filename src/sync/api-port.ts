@@ -5,19 +5,23 @@
 // Temp files are opened by the archive's writer.
 import { BodyTooLargeError } from '../api/download.js';
 import { maxInflatedBytes } from '../api/inflate-meter.js';
-import { LinkExpiredError, QuotaExceededError, type ApiClient, type FileLink } from '../api/index.js';
+import { LinkAnswerLostError, LinkExpiredError, QuotaExceededError, type ApiClient, type FileLink } from '../api/index.js';
 import { UnsafeResponseError } from '../errors.js';
 import { createArchiveWriteStream } from './archive.js';
-import { BodyMismatchError, PaidDownloadError, type DownloadResult, type QuotaStop } from './fetch.js';
+import { usableCoverage } from './coverage.js';
+import { BodyMismatchError, PaidDownloadError, type DownloadResult, type LinkBudget, type QuotaStop } from './fetch.js';
 import { historyLevelsFetcherFrom } from './fill-levels.js';
 import type { PlannedFile } from './plan.js';
 import type { SyncApi } from './run.js';
 import type { Market } from '../time/sessions.js';
 
+/** Link requests for one file whose answers may be lost before it gives up (as many as the client's retry policy tries). */
+const MAX_LOST_ANSWERS = 5;
+
 export function syncApiFrom(client: ApiClient): SyncApi {
   const links = new Map<string, FileLink>();
 
-  async function download(file: PlannedFile, tempPath: string, stop: AbortSignal): Promise<DownloadResult> {
+  async function download(file: PlannedFile, tempPath: string, stop: AbortSignal, budget: LinkBudget): Promise<DownloadResult> {
     const key = `${file.exchange}|${file.symbol}|${file.sessionDate}|${file.file}|${file.sha256}`;
     const options = {
       stopRetries: stop,
@@ -29,12 +33,19 @@ export function syncApiFrom(client: ApiClient): SyncApi {
     let creditsSpent = 0;
     const newLink = async () => {
       let link: FileLink;
-      try {
-        link = await client.requestFileLink(file.exchange, file.symbol, file.sessionDate, file.file, { signal: stop });
-      } catch (error) {
-        // An unsafe Location is refused only after the 302 arrived, and the 302 is what is charged.
-        if (error instanceof UnsafeResponseError) creditsSpent++;
-        throw error;
+      for (let lost = 0; ; lost++) {
+        try {
+          link = await client.requestFileLink(file.exchange, file.symbol, file.sessionDate, file.file, { signal: stop });
+          break;
+        } catch (error) {
+          // An unsafe Location is refused only after the 302 arrived, and the 302 is what is charged.
+          if (error instanceof UnsafeResponseError) creditsSpent++;
+          if (!(error instanceof LinkAnswerLostError)) throw error;
+          budget.answerLost();
+          if (stop.aborted) throw error;
+          if (lost + 1 >= MAX_LOST_ANSWERS) throw new LinkAnswerLostError(`${error.message}; asked ${MAX_LOST_ANSWERS} times, not again`);
+          if (!budget.takeExtraCredit()) throw new LinkAnswerLostError(`${error.message}; not asked again: the run's credit budget has no credit left over`);
+        }
       }
       creditsSpent++;
       links.set(key, link);
@@ -73,7 +84,8 @@ export function syncApiFrom(client: ApiClient): SyncApi {
       };
     },
     async coverage() {
-      return (await client.coverage()).data;
+      const { data, rejected } = await client.coverage();
+      return usableCoverage(data, rejected);
     },
     async manifestPage(exchange, symbol, window) {
       return (await client.historyFiles(exchange, symbol, window)).data;

@@ -12,7 +12,7 @@ import { getSystemErrorMap } from 'node:util';
 import { UnsafeResponseError } from '../errors.js';
 import { isIsoDate } from '../time/dates.js';
 import { EXCHANGES, FILE_KINDS, type Exchange, type FileKind } from '../warehouse/layouts.js';
-import { SYMBOL_PATTERN } from './selection.js';
+import { SYMBOL_PATTERN, SYMBOL_RULE } from '../names.js';
 
 const ARCHIVE_SUFFIX = '.csv.gz';
 const TEMP_NAME = /^\..+\.[0-9a-f]{12}\.part$/;
@@ -32,8 +32,8 @@ function checkParts(exchange: string, symbol: string, sessionDate: string, file:
   if (!(EXCHANGES as readonly string[]).includes(exchange)) {
     throw new UnsafeResponseError(`archive: refusing exchange ${describe(exchange)}; allowed: ${EXCHANGES.join(', ')}`);
   }
-  if (!SYMBOL_PATTERN.test(symbol) || /^\.+$/.test(symbol)) {
-    throw new UnsafeResponseError(`archive: refusing symbol ${describe(symbol)}; allowed: 1 to 20 characters A-Z 0-9 . _ -`);
+  if (!SYMBOL_PATTERN.test(symbol)) {
+    throw new UnsafeResponseError(`archive: refusing symbol ${describe(symbol)}; allowed: ${SYMBOL_RULE}`);
   }
   if (!isIsoDate(sessionDate)) {
     throw new UnsafeResponseError(`archive: refusing session date ${describe(sessionDate)}; expected YYYY-MM-DD`);
@@ -53,6 +53,26 @@ export function archivePath(root: string, exchange: string, symbol: string, sess
     throw new UnsafeResponseError(`archive: path ${describe(path)} resolves outside the archive`);
   }
   return path;
+}
+
+/**
+ * Where a newer version of an archived file waits until its rows are loaded: beside the loaded
+ * version, `<date>_<file>.<first 12 hex of its sha256>.csv.gz`, never over it. Rebuild and verify
+ * read only the plain name, so until the new version is loaded they see the old one, whole.
+ */
+export function pendingVersionPath(root: string, exchange: string, symbol: string, sessionDate: string, file: string, sha256: string): string {
+  if (!/^[0-9a-f]{64}$/.test(sha256)) throw new UnsafeResponseError(`archive: refusing sha256 ${describe(sha256)}; expected 64 hex digits`);
+  const plain = archivePath(root, exchange, symbol, sessionDate, file);
+  return join(dirname(plain), `${sessionDate}_${file}.${sha256.slice(0, 12)}${ARCHIVE_SUFFIX}`);
+}
+
+/** Moves a loaded version from its pending name to the plain one (replacing the older version), durably. */
+export async function promoteVersion(pendingPath: string, plainPath: string): Promise<void> {
+  if (resolve(dirname(pendingPath)) !== resolve(dirname(plainPath))) {
+    throw new Error(`promoteVersion: ${pendingPath} is not in the folder of ${plainPath}`);
+  }
+  await fs.rename(pendingPath, plainPath);
+  await syncFolder(dirname(plainPath));
 }
 
 /**

@@ -10,6 +10,7 @@
 // the server's clock (meta.timestamp of the free /coins). Inside that band /levels decides.
 import { DateTime } from 'luxon';
 import { UsageError } from '../errors.js';
+import { closestNames } from '../known-names.js';
 import { NEW_YORK, type Market } from '../time/sessions.js';
 import { splitList, type ListInput } from './selection.js';
 
@@ -62,7 +63,9 @@ export function captureTargets(
   for (const symbol of symbols) {
     const market: Market | undefined = markets.crypto.includes(symbol) ? 'crypto' : markets.tradfi.includes(symbol) ? 'tradfi' : undefined;
     if (market === undefined) {
-      throw new UsageError(`--symbol: ${symbol} is not listed by the API (/coins); crypto: ${markets.crypto.join(', ')}; tradfi: ${markets.tradfi.join(', ')}`);
+      const close = closestNames(symbol, [...markets.crypto, ...markets.tradfi]);
+      const hint = close.length > 0 ? `did you mean ${close.join(', ')}? ` : '';
+      throw new UsageError(`--symbol: ${symbol} is not listed by the API (/coins); ${hint}crypto: ${markets.crypto.join(', ')}; tradfi: ${markets.tradfi.join(', ')}`);
     }
     const chosen = venuesFor(market, venues);
     if (chosen.length === 0) warnings.push(`--exchange ${venues?.join(',')} selects no ${market} venue for ${symbol}: not captured`);

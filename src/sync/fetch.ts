@@ -6,7 +6,8 @@
 import { createHash } from 'node:crypto';
 import { createReadStream, promises as fs } from 'node:fs';
 import pLimit from 'p-limit';
-import { archivePath, commitToArchive, tempPathFor } from './archive.js';
+import { commitToArchive, tempPathFor } from './archive.js';
+import { archivedCopyPath } from './versions.js';
 import type { PlannedFile } from './plan.js';
 
 export interface DownloadResult {
@@ -21,7 +22,24 @@ export interface DownloadResult {
  * link": once aborted, no link request is sent and no failed attempt is retried, but a link already
  * paid is downloaded to the end of its attempt.
  */
-export type Downloader = (file: PlannedFile, tempPath: string, stop: AbortSignal) => Promise<DownloadResult>;
+export type Downloader = (file: PlannedFile, tempPath: string, stop: AbortSignal, links: LinkBudget) => Promise<DownloadResult>;
+
+/**
+ * A link request whose answer was lost (the connection reset after the server may have charged the
+ * credit) is counted; asking again for the same file costs a credit the plan did not count, so it is
+ * done only with a credit the run's budget has left over after every planned file.
+ */
+export interface LinkBudget {
+  answerLost(): void;
+  /** True (and the credit is taken) when the budget has a credit no planned file needs. */
+  takeExtraCredit(): boolean;
+}
+
+/** Credits of the budget no planned file needs: `available` null means unlimited (pure). */
+export function spareCredits(available: number | null | undefined, planned: number): number {
+  if (available === null || available === undefined) return Number.POSITIVE_INFINITY;
+  return Math.max(0, available - planned);
+}
 
 /**
  * Thrown by a Downloader when the storage's body cannot be the manifest's file before it is even
@@ -73,6 +91,8 @@ export interface FetchReport {
   failed: FailedFile[];
   deferred: PlannedFile[];
   creditsSpent: number;
+  /** Link requests whose answer was lost: each may have cost a credit on top of creditsSpent. */
+  linksLost: number;
   bytesDownloaded: number;
   /** Set when a 429 stopped the stage. */
   quotaStop?: QuotaStop;
@@ -88,6 +108,8 @@ export interface FetchOptions {
   /** Returns a QuotaStop when the error is a 429, else undefined. */
   quotaStopOf: (error: unknown) => QuotaStop | undefined;
   signal?: AbortSignal;
+  /** Credits this run may spend (the plan's budget); undefined or null = unlimited. */
+  creditsAvailable?: number | null;
   onFile?: (event: { file: PlannedFile; outcome: 'verified' | 'failed' | 'deferred'; bytes: number }) => void;
 }
 
@@ -104,7 +126,7 @@ export async function hashFile(path: string): Promise<{ sha256: string; bytes: n
 
 /** True when the archive already holds this exact version (a crash between archive and load). */
 export async function isArchived(root: string, file: PlannedFile): Promise<boolean> {
-  const path = archivePath(root, file.exchange, file.symbol, file.sessionDate, file.file);
+  const path = archivedCopyPath(root, file);
   const stat = await fs.stat(path).catch(() => undefined);
   if (stat === undefined || stat.size !== file.bytes) return false;
   return (await hashFile(path)).sha256 === file.sha256;
@@ -125,7 +147,12 @@ function mismatch(file: PlannedFile, got: { sha256: string; bytes: number }): st
  * a day later. A second signal exits at once (src/cli/main.ts).
  */
 export async function fetchFiles(files: readonly PlannedFile[], options: FetchOptions): Promise<FetchReport> {
-  const report: FetchReport = { verified: [], failed: [], deferred: [], creditsSpent: 0, bytesDownloaded: 0, interrupted: false };
+  const report: FetchReport = { verified: [], failed: [], deferred: [], creditsSpent: 0, linksLost: 0, bytesDownloaded: 0, interrupted: false };
+  let spare = spareCredits(options.creditsAvailable, files.length);
+  const links: LinkBudget = {
+    answerLost: () => void report.linksLost++,
+    takeExtraCredit: () => (spare > 0 ? (spare--, true) : false),
+  };
   const controller = new AbortController();
   const stop = () => controller.abort();
   options.signal?.addEventListener('abort', stop, { once: true });
@@ -144,13 +171,13 @@ export async function fetchFiles(files: readonly PlannedFile[], options: FetchOp
       opts.onFile?.({ file, outcome: 'deferred', bytes: 0 });
       return;
     }
-    const finalPath = archivePath(opts.archiveRoot, file.exchange, file.symbol, file.sessionDate, file.file);
+    const finalPath = archivedCopyPath(opts.archiveRoot, file);
     let lastProblem = '';
     for (let attempt = 1; attempt <= 2; attempt++) {
       let tempPath: string | undefined;
       try {
         tempPath = tempPathFor(finalPath);
-        const result = await opts.download(file, tempPath, signal);
+        const result = await opts.download(file, tempPath, signal, links);
         out.creditsSpent += result.creditsSpent;
         out.bytesDownloaded += result.bytes;
         const problem = mismatch(file, result);

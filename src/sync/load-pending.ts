@@ -21,6 +21,7 @@ import {
 import { allJournaledRows, listSnapshots, loadLiveJournal } from './live-journal.js';
 import { writeLiveCapture, type LiveTable } from '../warehouse/live.js';
 import { hasPendingWork, journalPath, readJournal, withoutApplied, writeJournal, type Journal, type JournaledFile, type JournaledRun } from './journal.js';
+import { promoteLoadedVersions } from './versions.js';
 
 /** A nightly cron run waits this long for a reader to let the warehouse go before it gives up (exit 5). */
 export const DEFAULT_WAIT_LOCK_SECONDS = 300;
@@ -65,6 +66,8 @@ export async function applyJournal(conn: DuckDBConnection, archiveRoot: string):
     if (file) applied.failed.push({ file, error });
   }
   for (const run of journal.runs) if (await recordJournaledRun(conn, run)) applied.runsRecorded++;
+  // A journaled newer version waits under its pending name; once loaded it takes the plain name.
+  await promoteLoadedVersions(conn, archiveRoot);
   await writeJournal(archiveRoot, withoutApplied(journal, { files: journal.files, listings: journal.listings.length, runs: journal.runs.length }));
   return applied;
 }

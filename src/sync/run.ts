@@ -22,11 +22,15 @@ import { journalFiles, journalListings, journalRun, openForLoad, planOnState, pl
 import { applyJournal, DEFAULT_WAIT_LOCK_SECONDS, heldError, openWaiting } from './load-pending.js';
 import { beginSyncState } from './state-source.js';
 import { archivePath, removeStaleTemps } from './archive.js';
+import { archivedCopyPath, promoteLoadedVersions } from './versions.js';
 import { fetchFiles, isArchived, type Downloader, type FetchReport, type QuotaStop, type VerifiedFile } from './fetch.js';
 import { fillLevelsForSync, type FillLevelsReport, type HistoryLevelsFetcher } from './fill-levels.js';
 import { listPair, planListing, type ManifestPageFetcher } from './manifest.js';
 import { planSync, type Plan, type PlannedFile } from './plan.js';
+import { recheckReloads } from './reloads.js';
 import type { SyncSelection } from './selection.js';
+import { describeSkipped, pairOnlyFailure, type CoverageListing, type SkippedCoverageRow } from './coverage.js';
+import { checkSelectionNames, knownFromCoverage, venueSpread, type VenueSpread } from '../known-names.js';
 import type { CoverageRow, ManifestRow, Pair } from './types.js';
 import { selectPairs } from './plan.js';
 import type { Market } from '../time/sessions.js';
@@ -34,7 +38,8 @@ import type { Market } from '../time/sessions.js';
 /** What the sync needs from the API (src/sync/api-port.ts adapts the client to it). */
 export interface SyncApi {
   me(): Promise<{ markets: Market[]; creditsLimit: number; creditsRemaining: number | null; creditsReset?: string }>;
-  coverage(): Promise<CoverageRow[]>;
+  /** The usable coverage rows, and those set aside with their reason. */
+  coverage(): Promise<CoverageListing>;
   manifestPage: ManifestPageFetcher;
   download: Downloader;
   quotaStopOf(error: unknown): QuotaStop | undefined;
@@ -84,6 +89,8 @@ export interface SyncSummary {
   filesDeferred: number;
   rowsLoaded: number;
   creditsSpent: number;
+  /** File link requests whose answer was lost: each may have cost a credit on top of creditsSpent. */
+  linksLost: number;
   requestsSpent: number;
   bytesDownloaded: number;
   creditsRemaining: number | null;
@@ -98,16 +105,21 @@ export interface SyncSummary {
   /** Files an earlier run paid for but could not load (the warehouse was held), loaded by this run for 0 credits. */
   loadedFromJournal?: number;
   warnings: string[];
+  /** Coverage rows (or pairs whose manifest could not be read) set aside this run; each is also a warning. */
+  skippedPairs: SkippedCoverageRow[];
+  /** Symbols whose files this run pays for on several venues, with the credits per venue. */
+  venueSpread: VenueSpread[];
 }
 
 export async function runSync(options: SyncOptions, api: SyncApi, signal: AbortSignal, events: SyncEvents = {}): Promise<SyncSummary> {
   // The free calls come first: a bad key or base URL fails before anything is written locally.
   events.phase?.('coverage');
   const me = await api.me();
-  const coverage = await api.coverage();
+  const { usable: coverage, skipped } = await api.coverage();
+  checkSelectionNames(options.selection, knownFromCoverage(coverage, me.markets, skipped));
   const lock = await acquireSyncLock(options.dbPath, { waitSeconds: options.waitLockSeconds ?? 0 });
   try {
-    return await runLocked(options, api, signal, events, me, coverage);
+    return await runLocked(options, api, signal, events, me, coverage, skipped);
   } finally {
     await lock.release();
   }
@@ -120,12 +132,14 @@ async function runLocked(
   events: SyncEvents,
   me: Awaited<ReturnType<SyncApi['me']>>,
   coverage: CoverageRow[],
+  skipped: SkippedCoverageRow[],
 ): Promise<SyncSummary> {
   const warnings: string[] = [];
   const warn = (message: string) => {
     warnings.push(message);
     events.warn?.(message);
   };
+  for (const row of skipped) warn(describeSkipped(row));
   await removeStaleTemps(options.archiveRoot);
   const pairs = selectPairs(coverage, { ...selectionOf(options.selection), markets: me.markets });
 
@@ -144,7 +158,7 @@ async function runLocked(
   try {
     // Phase 2 (network): list the manifests that coverage says moved.
     events.phase?.('manifests');
-    const listing = await listMovedManifests(options, api, signal, coverage, pairs, held, warn);
+    const listing = await listMovedManifests(options, api, signal, coverage, pairs, held, warn, skipped);
     const manifestsListed = [...listing.listed.values()].filter((pair) => pair.requests > 0).length;
     quotaStop = listing.quotaStop;
 
@@ -154,7 +168,9 @@ async function runLocked(
     state = planned.state;
     const manifestsStored = state.mode === 'warehouse';
     const plan = planned.plan;
-    const effectivePlan = await reuseArchivedFiles(plan, options.archiveRoot);
+    const rechecked = await recheckReloads(plan, options.archiveRoot);
+    for (const note of rechecked.notes) warn(note);
+    const effectivePlan = await reuseArchivedFiles(rechecked.plan, options.archiveRoot);
     planSoFar = effectivePlan;
     const pending = { listings: journalListings(listing.listed, state.mode), stored: manifestsStored };
 
@@ -165,7 +181,7 @@ async function runLocked(
 
     if (options.dryRun) {
       const levelsFilled = state.mode === 'warehouse' ? await fill(quotaStop) : undefined;
-      const summary = summarize(options, effectivePlan, manifestsListed, api, me, emptyFetch(), { loaded: 0, rows: 0, failed: [] }, quotaStop, warnings, 'dry_run');
+      const summary = summarize(options, effectivePlan, manifestsListed, api, me, emptyFetch(), { loaded: 0, rows: 0, failed: [] }, quotaStop, warnings, 'dry_run', skipped);
       if (levelsFilled) summary.levelsFilled = levelsFilled;
       await recordRunAnywhere(options, state, runStart, runCounts(summary), pending);
       return summary;
@@ -179,6 +195,7 @@ async function runLocked(
       download: api.download,
       quotaStopOf: api.quotaStopOf,
       signal,
+      creditsAvailable: effectivePlan.budget.available,
       ...(events.file ? { onFile: events.file } : {}),
     });
     fetchedSoFar = fetched;
@@ -199,13 +216,14 @@ async function runLocked(
     if (signal.aborted) {
       // Stopped: what was paid waits in the journal unless the warehouse takes the run record now.
       await journalFiles(options.archiveRoot, toLoad, pending);
-      const summary = summarize(options, effectivePlan, manifestsListed, api, me, fetched, { loaded: 0, rows: 0, failed: [] }, quotaStop, warnings, 'interrupted');
+      const summary = summarize(options, effectivePlan, manifestsListed, api, me, fetched, { loaded: 0, rows: 0, failed: [] }, quotaStop, warnings, 'interrupted', skipped);
       await recordRunAnywhere(options, state, runStart, runCounts(summary), { listings: [], stored: true });
       throw new InterruptedError(abortSignalName(signal));
     }
     const loadAndRecord = async (conn: DuckDBConnection): Promise<LoadOutcome> => {
       const fromJournal = await applyJournal(conn, options.archiveRoot);
       const result = await loadVerified(conn, toLoad);
+      await promoteLoadedVersions(conn, options.archiveRoot);
       for (const failed of fetched.failed) {
         await recordFileStatus(conn, { ...failed, archivePath: null, bytes: failed.bytes, rows: failed.rows }, 'failed_verify', failed.error);
       }
@@ -218,7 +236,7 @@ async function runLocked(
     };
     const finishIn = async (conn: DuckDBConnection, loaded: LoadOutcome, levelsFilled?: FillLevelsReport): Promise<SyncSummary> => {
       const outcome: RunOutcome = signal.aborted ? 'interrupted' : fetched.failed.length + loaded.failed.length > 0 ? 'partial' : 'ok';
-      const summary = withWaiting(summarize(options, effectivePlan, manifestsListed, api, me, fetched, loaded, quotaStop, warnings, outcome), waiting);
+      const summary = withWaiting(summarize(options, effectivePlan, manifestsListed, api, me, fetched, loaded, quotaStop, warnings, outcome, skipped), waiting);
       if (levelsFilled) summary.levelsFilled = levelsFilled;
       const runId = state.runId ?? (await startRun(conn, runStart));
       await finishRun(conn, runId, runCounts(summary));
@@ -227,7 +245,7 @@ async function runLocked(
     const opened = await openForLoad(options, signal, toLoad, pending);
     if (opened.held) {
       const outcome: RunOutcome = signal.aborted ? 'interrupted' : 'locked';
-      const summary = withWaiting(summarize(options, effectivePlan, manifestsListed, api, me, fetched, { loaded: 0, rows: 0, failed: [] }, quotaStop, warnings, outcome), waiting);
+      const summary = withWaiting(summarize(options, effectivePlan, manifestsListed, api, me, fetched, { loaded: 0, rows: 0, failed: [] }, quotaStop, warnings, outcome, skipped), waiting);
       await journalRun(options.archiveRoot, runStart, state.runId, runCounts(summary));
       if (signal.aborted) throw new InterruptedError(abortSignalName(signal));
       throw heldError(opened.held, summary);
@@ -296,6 +314,7 @@ async function listMovedManifests(
   pairs: Pair[],
   held: Map<string, ListingState>,
   warn: (message: string) => void,
+  skipped: SkippedCoverageRow[],
 ): Promise<ManifestListing> {
   const listed: ManifestListing['listed'] = new Map();
   const coverageByPair = new Map(coverage.map((row) => [pairKeyOf(row), row]));
@@ -314,7 +333,18 @@ async function listMovedManifests(
       warn(`--max-requests ${maxRequests} reached: manifests of ${pair.exchange}/${pair.symbol} and later pairs not listed`);
       break;
     }
-    const listing = await listPair(api.manifestPage, pair, plan, state, { isStop, ...(requestsLeft === undefined ? {} : { maxRequests: requestsLeft }) });
+    let listing: Awaited<ReturnType<typeof listPair>>;
+    try {
+      listing = await listPair(api.manifestPage, pair, plan, state, { isStop, ...(requestsLeft === undefined ? {} : { maxRequests: requestsLeft }) });
+    } catch (error) {
+      // An answer about this pair alone (refused, off the spec) skips the pair; the others go on.
+      const reason = pairOnlyFailure(error);
+      if (reason === undefined) throw error;
+      const row = { exchange: pair.exchange, symbol: pair.symbol, reason: `its manifest could not be listed: ${reason}` };
+      skipped.push(row);
+      warn(describeSkipped(row));
+      continue;
+    }
     listed.set(pairKeyOf(pair), { rows: listing.rows, completeFrom: listing.completeFrom, requests: listing.requests });
     const quotaStop = listing.stop === undefined ? undefined : api.quotaStopOf(listing.stop);
     if (quotaStop) {
@@ -411,7 +441,7 @@ async function reuseArchivedFiles(plan: Plan, archiveRoot: string): Promise<Plan
 }
 
 function emptyFetch(): FetchReport {
-  return { verified: [], failed: [], deferred: [], creditsSpent: 0, bytesDownloaded: 0, interrupted: false };
+  return { verified: [], failed: [], deferred: [], creditsSpent: 0, linksLost: 0, bytesDownloaded: 0, interrupted: false };
 }
 
 function summarize(
@@ -425,6 +455,7 @@ function summarize(
   quotaStop: QuotaStop | undefined,
   warnings: string[],
   outcome: RunOutcome,
+  skipped: SkippedCoverageRow[],
 ): SyncSummary {
   const failed = [
     ...fetched.failed.map((f) => ({ exchange: f.exchange, symbol: f.symbol, sessionDate: f.sessionDate, file: f.file, status: 'failed_verify', error: f.error })),
@@ -451,6 +482,7 @@ function summarize(
     filesDeferred: plan.deferred.length + fetched.deferred.length,
     rowsLoaded: loaded.rows,
     creditsSpent: fetched.creditsSpent,
+    linksLost: fetched.linksLost,
     requestsSpent: api.requestsSpent(),
     bytesDownloaded: fetched.bytesDownloaded,
     creditsRemaining,
@@ -459,6 +491,8 @@ function summarize(
     ...(fetched.localWriteError ? { archiveWriteError: fetched.localWriteError } : {}),
     ...(outcome === 'interrupted' ? { interrupted: true } : {}),
     warnings,
+    skippedPairs: skipped,
+    venueSpread: venueSpread(plan.pairs),
   };
 }
 
@@ -466,6 +500,7 @@ function runCounts(summary: SyncSummary) {
   return {
     outcome: summary.outcome,
     creditsSpent: summary.creditsSpent,
+    linksLost: summary.linksLost,
     requestsSpent: summary.requestsSpent,
     filesPlanned: summary.plan.toDownload + summary.plan.toReload,
     filesLoaded: summary.filesLoaded,
@@ -508,5 +543,5 @@ function abortSignalName(signal: AbortSignal): 'SIGINT' | 'SIGTERM' {
 }
 
 function archivePathOf(root: string, file: PlannedFile): string {
-  return archivePath(root, file.exchange, file.symbol, file.sessionDate, file.file);
+  return archivedCopyPath(root, file);
 }

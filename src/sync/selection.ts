@@ -2,15 +2,16 @@
 // is a UsageError naming the option and what is allowed, so the CLI exits 2 with a useful message.
 
 import { UsageError } from '../errors.js';
+import { SYMBOL_PATTERN, SYMBOL_RULE } from '../names.js';
+import { closestNames } from '../known-names.js';
 import { isApiDate, MAX_YEAR, MIN_YEAR } from '../time/dates.js';
 import { EXCHANGES, FILE_KINDS, type Exchange, type FileKind } from '../warehouse/layouts.js';
 
-export { EXCHANGES as HISTORY_EXCHANGES, FILE_KINDS, type Exchange, type FileKind };
+export { EXCHANGES as HISTORY_EXCHANGES, FILE_KINDS, SYMBOL_PATTERN, type Exchange, type FileKind };
 
 export const ORDERS = ['newest', 'oldest'] as const;
 export type Order = (typeof ORDERS)[number];
 
-export const SYMBOL_PATTERN = /^[A-Z0-9._-]{1,20}$/;
 export const DEFAULT_CONCURRENCY = 4;
 export const MAX_CONCURRENCY = 32;
 
@@ -42,7 +43,8 @@ export function parseExchanges(input: ListInput, option = '--exchange'): Exchang
   requireNonEmpty(option, items, allowedText(EXCHANGES));
   for (const item of items) {
     if (!(EXCHANGES as readonly string[]).includes(item)) {
-      const hint = item === 'all' ? ' (omit the option to select every venue)' : '';
+      const close = closestNames(item, EXCHANGES);
+      const hint = item === 'all' ? ' (omit the option to select every venue)' : close.length > 0 ? `; did you mean ${close.join(', ')}?` : '';
       throw new UsageError(`${option}: unknown history venue "${item}"; allowed: ${allowedText(EXCHANGES)}${hint}`);
     }
   }
@@ -53,10 +55,10 @@ export function parseExchanges(input: ListInput, option = '--exchange'): Exchang
 export function parseSymbols(input: ListInput, option = '--symbol'): string[] | undefined {
   if (input === undefined) return undefined;
   const items = splitList(input).map((item) => item.toUpperCase());
-  const allowed = 'symbols of 1 to 20 characters A-Z 0-9 . _ -';
+  const allowed = `symbols of ${SYMBOL_RULE}`;
   requireNonEmpty(option, items, allowed);
   for (const item of items) {
-    if (!SYMBOL_PATTERN.test(item) || /^\.+$/.test(item)) {
+    if (!SYMBOL_PATTERN.test(item)) {
       throw new UsageError(`${option}: bad symbol ${JSON.stringify(item)}; allowed: ${allowed}`);
     }
   }

@@ -13,8 +13,10 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { duckdb } from './duckdb.js';
 import { UsageError } from '../errors.js';
 import { isIsoDate } from '../time/dates.js';
-import { EXCHANGES, FILE_KINDS, SYMBOL_PATTERN, isExchange, isFileKind, type FileKind } from './layouts.js';
+import { EXCHANGES, FILE_KINDS, SYMBOL_PATTERN, SYMBOL_RULE, isExchange, isFileKind, type FileKind } from './layouts.js';
 import { openWarehouse } from './open.js';
+import { checkSelectionNames } from '../known-names.js';
+import { heldPairs, HELD_SOURCE } from './held-pairs.js';
 
 export const EXPORT_FORMATS = ['parquet', 'csv'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
@@ -91,7 +93,7 @@ export function normalizeExportOptions(options: Omit<ExportOptions, 'dbPath' | '
   }
   const symbols = nonEmpty(options.symbols?.map((s) => s.toUpperCase()));
   for (const symbol of symbols ?? []) {
-    if (!SYMBOL_PATTERN.test(symbol)) throw new UsageError(`export: bad symbol "${symbol}"; allowed: A-Z 0-9 . _ -`);
+    if (!SYMBOL_PATTERN.test(symbol)) throw new UsageError(`export: bad symbol "${symbol}"; allowed: ${SYMBOL_RULE}`);
   }
   return {
     outDir: resolve(options.outDir),
@@ -119,6 +121,11 @@ export async function exportWarehouse(options: ExportOptions): Promise<ExportRes
   if (!existsSync(resolve(options.dbPath))) throw new UsageError(`export: no warehouse at ${options.dbPath}`, { db: options.dbPath });
   const warehouse = await openWarehouse(options.dbPath);
   try {
+    // A mistyped name would export nothing and say so quietly: name it, with the closest held names.
+    if (selection.exchanges || selection.symbols) {
+      const names = { ...(selection.exchanges ? { exchanges: selection.exchanges } : {}), ...(selection.symbols ? { symbols: selection.symbols } : {}) };
+      checkSelectionNames(names, { pairs: await heldPairs(warehouse.connection), source: HELD_SOURCE });
+    }
     return await exportOn(warehouse.connection, selection, options.now ?? (() => new Date()));
   } finally {
     warehouse.close();

@@ -4,7 +4,7 @@ export { migrate, appliedVersions, latestVersion, listMigrations, type Migration
 export { acquireSyncLock, lockPathFor, isProcessAlive, type SyncLock, type LockInfo, type AcquireOptions } from './lock.js';
 export { loadFiles, describeFile, type LoadInput, type LoadOptions, type LoadReport, type FailedLoad } from './loader.js';
 export {
-  recordFileStatus, loadedFiles, listLedger, fileKey,
+  recordFileStatus, recordArchiveMove, loadedPendingCopies, loadedFiles, listLedger, fileKey,
   FILE_STATUSES, type FileStatus, type LedgerFile, type LedgerRow, type FileKeyParts,
 } from './ledger.js';
 export {

@@ -79,5 +79,5 @@ export function isExchange(value: string): value is Exchange {
   return (EXCHANGES as readonly string[]).includes(value);
 }
 
-export const SYMBOL_PATTERN = /^[A-Z0-9._-]{1,32}$/;
+export { SYMBOL_PATTERN, SYMBOL_RULE } from '../names.js';
 export const DATE_PATTERN = /^\d{4}-\d{2}-\d{2}$/;

@@ -103,6 +103,46 @@ export async function recordBatchLoaded(conn: DuckDBConnection, filesTable: stri
   );
 }
 
+const PENDING_NAME = /_[a-z_]+\.[0-9a-f]{12}\.csv\.gz$/;
+
+/**
+ * Loaded versions whose archive path is a pending name `<date>_<file>.<12 hex>.csv.gz`: loaded
+ * beside an older version and not yet moved to the plain name (this run's loads, or a crash between
+ * a load's commit and the move).
+ */
+export async function loadedPendingCopies(conn: DuckDBConnection): Promise<{ exchange: string; symbol: string; sessionDate: string; file: string; sha256: string; archivePath: string }[]> {
+  const reader = await conn.runAndReadAll(
+    `SELECT exchange, symbol, session_date::VARCHAR AS session_date, file, sha256, archive_path FROM sync.files
+      WHERE status = 'loaded' AND regexp_matches(archive_path, $1)`,
+    [PENDING_NAME.source],
+  );
+  return reader.getRowObjectsJS().map((row) => ({
+    exchange: String(row.exchange),
+    symbol: String(row.symbol),
+    sessionDate: String(row.session_date),
+    file: String(row.file),
+    sha256: String(row.sha256),
+    archivePath: String(row.archive_path),
+  }));
+}
+
+/**
+ * A loaded version took the plain archive name (it waited under a pending name beside the older
+ * version): its row points there, and the older versions' rows point nowhere, their copy being gone.
+ */
+export async function recordArchiveMove(
+  conn: DuckDBConnection,
+  version: { exchange: string; symbol: string; sessionDate: string; file: string; sha256: string },
+  plainPath: string,
+): Promise<void> {
+  const key = [version.exchange, version.symbol, version.sessionDate, version.file];
+  await conn.run(
+    `UPDATE sync.files SET archive_path = CASE WHEN sha256 = $5 THEN $6 ELSE NULL END
+      WHERE exchange = $1 AND symbol = $2 AND session_date = $3::DATE AND file = $4 AND (sha256 = $5 OR status = 'superseded')`,
+    [...key, version.sha256, plainPath],
+  );
+}
+
 /** The loaded sha256 per file key (fileKey()), of the files given or of every file. */
 export async function loadedFiles(conn: DuckDBConnection, only?: readonly FileKeyParts[]): Promise<Map<string, string>> {
   // Only the files asked about cross into JS: a long history holds 100k+ loaded rows.

@@ -15,6 +15,8 @@ export interface RunStart {
 export interface RunCounts {
   outcome: RunOutcome;
   creditsSpent?: number;
+  /** File link requests whose answer was lost: each may have cost a credit on top of creditsSpent. */
+  linksLost?: number;
   requestsSpent?: number;
   filesPlanned?: number;
   filesLoaded?: number;
@@ -53,7 +55,7 @@ export async function finishRun(conn: DuckDBConnection, runId: number, counts: R
   await conn.run(
     `UPDATE sync.runs SET finished_at = $2::TIMESTAMPTZ, outcome = $3, credits_spent = $4, requests_spent = $5,
             files_planned = $6, files_loaded = $7, files_failed = $8, files_deferred = $9, rows_loaded = $10,
-            bytes_downloaded = $11, error = $12
+            bytes_downloaded = $11, error = $12, links_lost = $13
       WHERE run_id = $1`,
     [
       runId,
@@ -68,6 +70,7 @@ export async function finishRun(conn: DuckDBConnection, runId: number, counts: R
       counts.rowsLoaded ?? 0,
       counts.bytesDownloaded ?? 0,
       counts.error ?? null,
+      counts.linksLost ?? 0,
     ],
   );
 }
@@ -89,7 +92,7 @@ export async function lastRun(conn: DuckDBConnection, command?: string): Promise
             strftime(started_at, '%Y-%m-%dT%H:%M:%S.%gZ') AS started_at,
             strftime(finished_at, '%Y-%m-%dT%H:%M:%S.%gZ') AS finished_at, outcome,
             credits_spent, requests_spent, files_planned, files_loaded, files_failed, files_deferred,
-            rows_loaded, bytes_downloaded, error
+            rows_loaded, bytes_downloaded, links_lost, error
        FROM sync.runs WHERE $1::VARCHAR IS NULL OR command = $1::VARCHAR ORDER BY run_id DESC LIMIT 1`,
     [command ?? null],
   );
@@ -104,6 +107,7 @@ export async function lastRun(conn: DuckDBConnection, command?: string): Promise
     finishedAt: row.finished_at === null ? null : String(row.finished_at),
     outcome: row.outcome === null ? null : (String(row.outcome) as RunOutcome),
     creditsSpent: num(row.credits_spent),
+    linksLost: num(row.links_lost),
     requestsSpent: num(row.requests_spent),
     filesPlanned: num(row.files_planned),
     filesLoaded: num(row.files_loaded),

@@ -117,6 +117,10 @@ async function inspect(conn: DuckDBConnection, archiveRoot: string, digests: Map
       if (newest?.status !== 'failed_load') continue;
       inspection.checked += 1;
       problems.push(problem('failed_load', newest, `never loaded: ${newest.error ?? 'no error recorded'}`));
+      // A newer version waits under its own pending name beside the loaded one (src/sync/versions.ts).
+      const copyPath = newest.archivePath ?? path;
+      const copy = copyPath === path ? found : await hashFile(copyPath);
+      problems.push(...checkFailedCopy(newest, copyPath, copy));
     }
     inspection.problems.push(...problems);
     const fix = problems.length > 0 ? repairInput(versions, path, found) : undefined;
@@ -140,6 +144,17 @@ export function checkLoaded(loaded: LedgerRow, path: string, found: FileDigest |
     problems.push(problem('manifest_mismatch', loaded, `the manifest lists sha256 ${manifestSha}, the loaded version is ${loaded.sha256} (run gexwh sync to fetch it)`));
   }
   return problems;
+}
+
+/** A failed_load version is loaded again from its archived copy: say when that copy is gone or wrong (pure). */
+export function checkFailedCopy(failed: LedgerRow, path: string, found: FileDigest | undefined): VerifyProblem[] {
+  const next = 'the next sync downloads it again (1 credit, within the budget)';
+  const verdict = judgeArchive(failed, found);
+  if (verdict === 'missing') return [problem('missing_archive', failed, `${path} is missing (a failed_load version); ${next}`)];
+  if (verdict === 'hash_mismatch' || verdict === 'size_mismatch') {
+    return [problem(verdict, failed, `${path} has sha256 ${found?.sha256 ?? '?'} and ${found?.bytes ?? '?'} bytes, the failed_load version is ${failed.sha256}; ${next}`)];
+  }
+  return [];
 }
 
 /** The version repair can load: the loaded or a failed-to-load version whose archive is intact. */

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApiClient, type ApiClient, type ApiClientOptions } from '../../src/api/client.js';
-import { QuotaExceededError } from '../../src/api/errors.js';
+import { LinkAnswerLostError, QuotaExceededError } from '../../src/api/errors.js';
 import { ApiError, ApiSchemaError, AuthError, exitCodeOf, NetworkError, UsageError } from '../../src/errors.js';
-import { clone, KEY, RESET, VALID_BODIES } from './fixtures.js';
+import { clone, coverageRow, KEY, RESET, VALID_BODIES } from './fixtures.js';
 import { sendJson, startServer, type Handler, type TestServer } from './server.js';
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -129,6 +129,20 @@ describe('endpoints', () => {
     expect((error as ApiSchemaError).hints).toEqual({ field: 'data[1].sha256' });
   });
 
+  it('a coverage row off the spec is set aside with its reason; the other rows are returned', async () => {
+    const long = 'X'.repeat(33);
+    const body = { data: [coverageRow(), coverageRow({ symbol: long }), 'junk', coverageRow({ exchange: 'deribit', symbol: 'ETH', sessions: -1 }), coverageRow({ symbol: '\u001b[2J' + 'Y'.repeat(70) })], meta: { timestamp: RESET } };
+    const { client } = await setup((_req, res) => sendJson(res, 200, body));
+    const response = await client.coverage();
+    expect(response.data).toEqual([coverageRow()]);
+    expect(response.rejected).toEqual([
+      { exchange: coverageRow().exchange, symbol: long, reason: expect.stringMatching(/^symbol: expected a symbol of 1 to 32 characters/) },
+      { reason: expect.stringMatching(/^\(row\): /) },
+      { exchange: 'deribit', symbol: 'ETH', reason: expect.stringMatching(/^sessions: /) },
+      { exchange: coverageRow().exchange, symbol: `?[2J${'Y'.repeat(60)}…`, reason: expect.stringMatching(/^symbol: /) },
+    ]);
+  });
+
   it('non-JSON success is an ApiSchemaError', async () => {
     const { client } = await setup((_req, res) => res.end('<html>'));
     expect(await caught(client.coverage())).toBeInstanceOf(ApiSchemaError);
@@ -238,6 +252,15 @@ describe('retries', () => {
     });
     await client.coins();
     expect(server.requests).toHaveLength(2);
+  });
+
+  it('a file link request reset after it was sent is not retried: LinkAnswerLostError, the caller decides', async () => {
+    const { server, client } = await setup((req) => req.socket.destroy());
+    const error = await caught(client.requestFileLink('deribit', 'BTC', '2026-03-10', 'levels'));
+    expect(error).toBeInstanceOf(LinkAnswerLostError);
+    expect((error as Error).message).toMatch(/answer to the file link request was lost.*may have charged/);
+    expect(server.requests).toHaveLength(1);
+    expect(client.spent().credits).toBe(0);
   });
 
   it('a network failure after every attempt is a NetworkError without the key', async () => {

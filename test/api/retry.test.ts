@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { mayHaveReachedServer } from '../../src/api/http.js';
 import { backoffDelayMs, decide, isRetryable, retryPolicy, type AttemptOutcome } from '../../src/api/retry.js';
 
 const fixed = (value: number) => retryPolicy({ maxAttempts: 5, baseDelayMs: 100, maxDelayMs: 1000, random: () => value });
@@ -55,5 +56,23 @@ describe('retry policy', () => {
     expect(retryPolicy({ maxAttempts: undefined }).maxAttempts).toBe(5);
     expect(() => retryPolicy({ maxAttempts: 0 })).toThrow(RangeError);
     expect(() => retryPolicy({ baseDelayMs: -1 })).toThrow(RangeError);
+  });
+});
+
+describe('mayHaveReachedServer', () => {
+  const coded = (code: string) => Object.assign(new Error(code), { code });
+  it.each([
+    ['ECONNREFUSED', false],
+    ['ENOTFOUND', false],
+    ['UND_ERR_CONNECT_TIMEOUT', false],
+    ['ECONNRESET', true],
+    ['UND_ERR_SOCKET', true],
+    ['UND_ERR_HEADERS_TIMEOUT', true],
+  ])('%s → %s', (code, reached) => {
+    expect(mayHaveReachedServer(coded(code))).toBe(reached);
+    expect(mayHaveReachedServer(new Error('wrapped', { cause: coded(code) }))).toBe(reached);
+  });
+  it('an unknown failure counts as reached', () => {
+    expect(mayHaveReachedServer(new Error('?'))).toBe(true);
   });
 });

@@ -31,6 +31,7 @@ describe('capture plan (pure)', () => {
     expect(none.targets).toEqual([]);
     expect(none.warnings[0]).toMatch(/no tradfi venue for SPY/);
     expect(() => captureTargets(['DOGE'], undefined, markets)).toThrow(/DOGE is not listed/);
+    expect(() => captureTargets(['ETC'], undefined, markets)).toThrow('--symbol: ETC is not listed by the API (/coins); did you mean BTC, ETH? crypto: BTC, ETH; tradfi: SPY');
   });
 
   it('TradFi is clearly closed on weekends and outside 09:15–16:15 New York', () => {

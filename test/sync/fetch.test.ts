@@ -5,7 +5,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { BodyMismatchError, PaidDownloadError, fetchFiles, localWriteErrorOf, type Downloader } from '../../src/sync/fetch.js';
+import { BodyMismatchError, PaidDownloadError, fetchFiles, localWriteErrorOf, spareCredits, type Downloader } from '../../src/sync/fetch.js';
 import type { PlannedFile } from '../../src/sync/plan.js';
 
 let root: string;
@@ -147,5 +147,27 @@ describe('fetchFiles: a body announced larger than the manifest', () => {
     const report = await fetchFiles([planned(1)], { archiveRoot: root, concurrency: 1, download, quotaStopOf: noQuota });
     expect(calls).toBe(1);
     expect(report.failed[0]?.error).toMatch(/503/);
+  });
+});
+
+describe('fetchFiles: extra credits for a lost link answer', () => {
+  it('spareCredits is what the budget holds beyond the planned files', () => {
+    expect(spareCredits(null, 5)).toBe(Number.POSITIVE_INFINITY);
+    expect(spareCredits(undefined, 5)).toBe(Number.POSITIVE_INFINITY);
+    expect(spareCredits(7, 5)).toBe(2);
+    expect(spareCredits(5, 5)).toBe(0);
+  });
+
+  it('hands out only the credits no planned file needs, and counts every lost answer', async () => {
+    const granted: boolean[] = [];
+    const download: Downloader = async (_file, tempPath, _stop, links) => {
+      links.answerLost();
+      granted.push(links.takeExtraCredit());
+      return writeBody(tempPath);
+    };
+    const report = await fetchFiles([planned(1), planned(2), planned(3)], { archiveRoot: root, concurrency: 1, download, quotaStopOf: noQuota, creditsAvailable: 4 });
+    expect(granted).toEqual([true, false, false]);
+    expect(report.linksLost).toBe(3);
+    expect(report.verified).toHaveLength(3);
   });
 });

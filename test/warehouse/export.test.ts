@@ -1,4 +1,4 @@
-import { readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/errors.js';
@@ -138,6 +138,15 @@ describe('exportWarehouse', () => {
     await compareWithTables('csv');
     const spy = await run({ symbols: ['spy'], until: '2026-11-20', tables: ['strikes_total'] });
     expect(spy.partitionsWritten).toBe(1);
+  });
+
+  it('a symbol or venue the warehouse does not hold is a usage error naming the closest held names; nothing written', async () => {
+    const typo = await run({ symbols: ['BTX'] }).catch((e: unknown) => e);
+    expect(typo).toBeInstanceOf(UsageError);
+    expect((typo as Error).message).toBe('BTX: no history in the warehouse (loaded files and the coverage last seen); did you mean BTC?');
+    await expect(run({ symbols: ['spy'], exchanges: ['bybit'] })).rejects.toThrow('SPY on bybit: no history; SPY has history on tradfi');
+    await expect(run({ exchanges: ['okx'] })).rejects.toThrow(/^okx: no history in the warehouse .*; known venues: bybit, tradfi$/);
+    expect(existsSync(outDir)).toBe(false);
   });
 
   it('rejects bad options with usage errors', async () => {

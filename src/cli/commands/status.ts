@@ -4,6 +4,11 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { GexwhError, LockError, UsageError } from '../../errors.js';
+import { heldPairs, HELD_SOURCE } from '../../warehouse/held-pairs.js';
+import { checkSelectionNames, type NameSelection } from '../../known-names.js';
+import { parseExchanges, parseSymbols } from '../../sync/selection.js';
+import { listOption } from '../parse.js';
+import { usableCoverage } from '../../sync/coverage.js';
 import { lastRun, openWarehouse, upsertCoverage, type RunRow, type Warehouse } from '../../warehouse/index.js';
 import { readJournal } from '../../sync/journal.js';
 import { listSnapshots } from '../../sync/live-journal.js';
@@ -23,17 +28,21 @@ export function registerStatus(program: Command): void {
   program
     .command('status')
     .description('local warehouse vs remote coverage: sessions held, gaps, failed files, last run, quota left')
-    .action(async (_flags: object, command: Command) => {
+    .option('--exchange <list>', 'only these history venues (repeatable, comma list)', listOption)
+    .option('--symbol <list>', 'only these symbols (repeatable, comma list)', listOption)
+    .action(async (flags: { exchange?: string[]; symbol?: string[] }, command: Command) => {
       const ctx = contextOf(command);
       // status reports on a warehouse; it must not leave an empty one behind a mistyped --db.
       if (!existsSync(resolve(ctx.settings.db))) {
         throw new UsageError(`status: no warehouse at ${ctx.settings.db} (run gexwh sync first, or pass --db)`, { db: ctx.settings.db });
       }
+      // Parsed before any request; the names are then checked against the warehouse (with the fresh coverage when the API answered).
+      const filter = { ...optional('exchanges', parseExchanges(flags.exchange)), ...optional('symbols', parseSymbols(flags.symbol)) };
       const remote = await fetchRemote(ctx);
       // The journal is read first and alone: it answers even when another process holds the warehouse.
       const snapshots = (await listSnapshots(ctx.settings.archive, 'pending')).length;
       const waiting = waitingOf(await readJournal(ctx.settings.archive), ctx.settings.archive, snapshots);
-      const local = await readLocal(ctx.settings.db, remote.coverage);
+      const local = await readLocal(ctx.settings.db, remote.coverage, filter);
       const result = {
         pairs: local.pairs,
         waiting_to_load: waiting,
@@ -83,7 +92,7 @@ async function fetchRemote(ctx: CommandContext): Promise<Remote> {
   try {
     const [me, coverage] = await Promise.all([client.me(), client.coverage()]);
     return {
-      coverage: coverage.data as unknown as Row[],
+      coverage: usableCoverage(coverage.data).usable as unknown as Row[],
       quota: { tier: me.data.tier, requests: me.data.quota.requests as unknown as Row, history_files: me.data.quota.history_files as unknown as Row },
     };
   } catch (error) {
@@ -120,12 +129,17 @@ async function openForStatus(db: string): Promise<Warehouse | { held: string }> 
   }
 }
 
-async function readLocal(db: string, freshCoverage: Row[] | undefined): Promise<LocalState> {
+function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
+  return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
+}
+
+async function readLocal(db: string, freshCoverage: Row[] | undefined, filter: NameSelection): Promise<LocalState> {
   const warehouse = await openForStatus(db);
   if ('held' in warehouse) return { pairs: [], lastRun: undefined, lastSync: undefined, held: warehouse.held };
   try {
     const conn = warehouse.connection;
     if (freshCoverage && !warehouse.readOnly) await upsertCoverage(conn, freshCoverage as never, new Date());
+    if (filter.exchanges || filter.symbols) checkSelectionNames(filter, { pairs: await heldPairs(conn), source: HELD_SOURCE });
     const pairs = (await conn.runAndReadAll(`
       WITH loaded AS (
         SELECT exchange, symbol, count(DISTINCT session_date)::INTEGER AS sessions_held,
@@ -159,7 +173,10 @@ async function readLocal(db: string, freshCoverage: Row[] | undefined): Promise<
         LEFT JOIN failed f USING (exchange, symbol)
         LEFT JOIN missing mi USING (exchange, symbol)
        ORDER BY c.exchange, c.symbol`)).getRowObjectsJson() as Row[];
-    return { pairs, lastRun: await lastRun(conn), lastSync: await lastRun(conn, 'sync') };
+    const chosen = pairs.filter(
+      (row) => (!filter.exchanges || filter.exchanges.includes(String(row.exchange))) && (!filter.symbols || filter.symbols.includes(String(row.symbol))),
+    );
+    return { pairs: chosen, lastRun: await lastRun(conn), lastSync: await lastRun(conn, 'sync') };
   } finally {
     warehouse.close();
   }

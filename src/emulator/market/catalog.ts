@@ -76,6 +76,19 @@ export function selectSymbols(symbols: readonly string[] | undefined): SymbolSpe
   });
 }
 
+const ALIAS_PATTERN = /^(?=.*[A-Z0-9])[A-Z0-9._-]{1,32}$/;
+
+/** Specs for `aliases` (new name → catalog name): the catalog symbol's market under the new name. */
+export function aliasSymbols(aliases: Readonly<Record<string, string>> | undefined, taken: readonly SymbolSpec[]): SymbolSpec[] {
+  return Object.entries(aliases ?? {}).map(([name, base]) => {
+    const symbol = name.toUpperCase();
+    if (!ALIAS_PATTERN.test(symbol)) throw new RangeError(`alias ${name}: expected 1 to 32 characters A-Z 0-9 . _ -`);
+    if (taken.some((spec) => spec.symbol === symbol)) throw new RangeError(`alias ${name}: the name is already served`);
+    const [spec] = selectSymbols([base]);
+    return { ...spec!, symbol };
+  });
+}
+
 /**
  * The single venues a history exchange stands for: `combined` is every history venue of the symbol,
  * a single history venue is itself. Undefined when the symbol has no such history exchange.

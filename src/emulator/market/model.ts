@@ -3,7 +3,7 @@
 
 import { buildExpirationBook, type ExpirationBook, type SessionFrame } from './book.js';
 import * as calendar from './calendar.js';
-import { selectSymbols, venuesOfHistoryExchange, type SymbolSpec } from './catalog.js';
+import { aliasSymbols, selectSymbols, venuesOfHistoryExchange, type SymbolSpec } from './catalog.js';
 import { EXPIRATION_GRACE_MS, listedExpirations } from './expirations.js';
 import { CsvWriter, dailyFileOf, FILE_HEADERS, formatTimestamp, levelsCsvFields, rowPrefix, SCHEMA_VERSION, strikeCsvFields } from './files.js';
 import { LruCache } from './lru.js';
@@ -49,7 +49,8 @@ class SyntheticMarket implements MarketModel {
     if (!Number.isInteger(options.expirations) || options.expirations < 1) throw new RangeError('expirations must be a positive integer');
     if (!Number.isInteger(options.strikes) || options.strikes < 2) throw new RangeError('strikes must be an integer ≥ 2');
     calendar.utcMidnight(options.historyStart);
-    const specs = selectSymbols(options.symbols);
+    const chosen = selectSymbols(options.symbols);
+    const specs = [...chosen, ...aliasSymbols(options.aliases, chosen)];
     this.specs = new Map(specs.map((spec) => [spec.symbol, spec]));
     this.symbols = specs.map((spec) => ({ symbol: spec.symbol, market: spec.market, venues: spec.venues, historyVenues: spec.historyVenues }));
     this.spot = new SpotModel(options.seed);

@@ -123,6 +123,11 @@ export interface MarketOptions {
   strikes: number;
   /** Crypto and TradFi symbols to serve; defaults: BTC, ETH, SOL and SPY, QQQ. */
   symbols?: readonly string[];
+  /**
+   * More symbols, each served exactly like a catalog symbol under its own name (new name → catalog
+   * name), so tests can meet names the catalog lacks: a 25-character symbol, a dotted ticker.
+   */
+  aliases?: Readonly<Record<string, string>>;
   /** First session date with history (YYYY-MM-DD). */
   historyStart: string;
 }

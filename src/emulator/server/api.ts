@@ -166,6 +166,7 @@ async function handle(deps: ApiDeps, req: IncomingMessage, res: ServerResponse):
     }
     throw error;
   }
+  if (fault?.kind === 'drop_after_charge') return dropConnection(req);
   return answer(res, ctx, route, result);
 }
 

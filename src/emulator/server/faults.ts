@@ -13,7 +13,9 @@
 // - inside the API routes: missing_quota_headers (quota service "down": no X-RateLimit-* or
 //   X-History-Files-* headers and nothing is charged), expire_link (the download's 302 points to an
 //   already expired link; the credit is charged, as for any 302), redirect (the 302 carries this
-//   Location, or none when null; the credit is charged).
+//   Location, or none when null; the credit is charged), drop_after_charge (the request is served
+//   and charged, a credit for a download, then the connection is destroyed before any answer: the
+//   client lost an answer it paid for).
 
 export type FaultAction =
   | { kind: 'status'; status: number; error?: string; message?: string }
@@ -25,6 +27,7 @@ export type FaultAction =
   | { kind: 'missing_quota_headers' }
   | { kind: 'expire_link' }
   | { kind: 'redirect'; location: string | null }
+  | { kind: 'drop_after_charge' }
   | { kind: 'body'; status: number; body: string; contentType?: string }
   | { kind: 'wrong_length'; contentLength: number };
 

@@ -173,6 +173,14 @@ describe('storage faults', () => {
     await expect(call(em, path)).rejects.toThrow();
   });
 
+  test('drop_after_charge: the link request is charged, then the connection is destroyed unanswered', async () => {
+    em.faults.add({ match: /\/history\/files\/.*\/levels$/, action: { kind: 'drop_after_charge' } });
+    await expect(call(em, path)).rejects.toThrow();
+    expect(em.counters.credits(em.keys.pro)).toBe(1);
+    expect((await call(em, path)).status).toBe(302); // one time only
+    expect(em.counters.credits(em.keys.pro)).toBe(2);
+  });
+
   test('expire_link: the 302 points to an expired link (credit charged)', async () => {
     em.faults.add({ action: { kind: 'expire_link' } });
     const served = await fetchLink(await linkOf(path));

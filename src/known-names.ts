@@ -1,0 +1,157 @@
+// Names the user typed, checked against what exists before anything is spent: a mistyped symbol or
+// venue is an error naming the closest known names, never a quiet "0 files". Pure: the caller passes
+// what is known (the free coverage for sync and plan, the warehouse's own tables offline).
+
+import { UsageError } from './errors.js';
+import { marketOf, type Market } from './time/sessions.js';
+
+/** An (exchange, symbol) pair. */
+export interface Pair {
+  exchange: string;
+  symbol: string;
+}
+
+/** Damerau–Levenshtein distance (adjacent swaps count 1): "BTX" → "BTC" 1, "ETC" → "ETH" 1, "TBC" → "BTC" 1. */
+export function editDistance(a: string, b: string): number {
+  const rows = a.length + 1;
+  const cols = b.length + 1;
+  const d: number[][] = Array.from({ length: rows }, (_, i) => Array.from({ length: cols }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  for (let i = 1; i < rows; i++) {
+    for (let j = 1; j < cols; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let best = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, d[i - 2]![j - 2]! + 1);
+      d[i]![j] = best;
+    }
+  }
+  return d[a.length]![b.length]!;
+}
+
+/**
+ * Up to `max` known names close to `name` (case-insensitive), closest first: within a third of the
+ * longer name's length in edits (at least 1), or one starting with the other ("BT" → "BTC").
+ * Empty when nothing is close; the caller then lists what is known.
+ */
+export function closestNames(name: string, known: readonly string[], max = 3): string[] {
+  const wanted = name.toUpperCase();
+  const scored: { name: string; score: number }[] = [];
+  for (const candidate of new Set(known)) {
+    const upper = candidate.toUpperCase();
+    if (upper === wanted) continue;
+    const distance = editDistance(wanted, upper);
+    const limit = Math.max(1, Math.floor(Math.max(wanted.length, upper.length) / 3));
+    const prefix = wanted.length >= 2 && (upper.startsWith(wanted) || wanted.startsWith(upper));
+    if (distance <= limit || prefix) scored.push({ name: candidate, score: prefix ? Math.min(distance, 1) : distance });
+  }
+  scored.sort((x, y) => x.score - y.score || (x.name < y.name ? -1 : x.name > y.name ? 1 : 0));
+  return scored.slice(0, max).map((s) => s.name);
+}
+
+const LISTED_AT_MOST = 12;
+
+/** "did you mean BTC, BCH?" or, when nothing is close, the known names (a dozen at most). */
+export function suggestion(name: string, known: readonly string[], what: string): string {
+  const close = closestNames(name, known);
+  if (close.length > 0) return `did you mean ${close.join(', ')}?`;
+  const sorted = [...new Set(known)].sort();
+  if (sorted.length === 0) return `no ${what} is known`;
+  const more = sorted.length > LISTED_AT_MOST ? `, … (${sorted.length} in all)` : '';
+  return `known ${what}: ${sorted.slice(0, LISTED_AT_MOST).join(', ')}${more}`;
+}
+
+export interface NameSelection {
+  exchanges?: readonly string[];
+  symbols?: readonly string[];
+}
+
+export interface KnownPairs {
+  /** Every (exchange, symbol) that has history. */
+  pairs: readonly Pair[];
+  /** Where the names were checked, for the messages: "the coverage", "the warehouse". */
+  source: string;
+  /** Pairs outside the key's plan, with the plan's markets named (sync and plan only). */
+  outsidePlan?: { pairs: readonly Pair[]; markets: readonly string[] };
+  /** Names of rows the run skips with their own warning: typed by the user, they are not unknown. */
+  skipped?: readonly { exchange: string | null; symbol: string | null }[];
+}
+
+/**
+ * Throws a UsageError (exit 2) naming every selected symbol or venue that has no history, with the
+ * closest known names, and every symbol whose history lies only on venues the selection leaves out,
+ * naming the venues that hold it. Symbols compare case-insensitively.
+ */
+export function checkSelectionNames(selection: NameSelection, known: KnownPairs): void {
+  const problems: string[] = [];
+  const venuesOf = (symbol: string, pairs: readonly Pair[]) =>
+    [...new Set(pairs.filter((p) => p.symbol.toUpperCase() === symbol).map((p) => p.exchange))].sort();
+  const exchanges = selection.exchanges?.map((e) => e.toLowerCase());
+  const symbols = selection.symbols?.map((s) => s.toUpperCase());
+
+  const skippedExchanges = new Set(known.skipped?.map((row) => row.exchange));
+  const skippedSymbols = new Set(known.skipped?.map((row) => row.symbol?.toUpperCase()));
+  for (const exchange of exchanges ?? []) {
+    if (known.pairs.some((p) => p.exchange === exchange) || skippedExchanges.has(exchange)) continue;
+    const elsewhere = known.outsidePlan?.pairs.some((p) => p.exchange === exchange);
+    problems.push(
+      elsewhere
+        ? `${exchange}: its history is outside this key's plan (markets: ${known.outsidePlan!.markets.join(', ')})`
+        : `${exchange}: no history in ${known.source}; ${suggestion(exchange, known.pairs.map((p) => p.exchange), 'venues')}`,
+    );
+  }
+  for (const symbol of symbols ?? []) {
+    if (skippedSymbols.has(symbol)) continue;
+    const venues = venuesOf(symbol, known.pairs);
+    if (venues.length === 0) {
+      const outside = known.outsidePlan ? venuesOf(symbol, known.outsidePlan.pairs) : [];
+      problems.push(
+        outside.length > 0
+          ? `${symbol}: its history (on ${outside.join(', ')}) is outside this key's plan (markets: ${known.outsidePlan!.markets.join(', ')})`
+          : `${symbol}: no history in ${known.source}; ${suggestion(symbol, known.pairs.map((p) => p.symbol), 'symbols')}`,
+      );
+      continue;
+    }
+    if (exchanges !== undefined && !venues.some((v) => exchanges.includes(v))) {
+      problems.push(`${symbol} on ${exchanges.join(', ')}: no history; ${symbol} has history on ${venues.join(', ')}`);
+    }
+  }
+  if (problems.length > 0) {
+    const which = [symbols ? '--symbol' : '', exchanges ? '--exchange' : ''].filter((o) => o !== '').join('/');
+    throw new UsageError(`${problems.join('; ')}`, { checked: `${which} against ${known.source}` });
+  }
+}
+
+/** What a sync checks the names against: the usable coverage within the key's markets (from /me). */
+export function knownFromCoverage(coverage: readonly Pair[], markets: readonly Market[], skipped: KnownPairs['skipped'] = []): KnownPairs {
+  const inPlan = coverage.filter((row) => markets.includes(marketOf(row.exchange)));
+  const outside = coverage.filter((row) => !markets.includes(marketOf(row.exchange)));
+  return { pairs: inPlan, source: 'the coverage', skipped, ...(outside.length > 0 ? { outsidePlan: { pairs: outside, markets } } : {}) };
+}
+
+export interface VenueSpread {
+  symbol: string;
+  /** Credits this run would spend per venue (download + deferred), venues in name order. */
+  venues: { exchange: string; credits: number }[];
+}
+
+/** Symbols whose planned downloads span several venues: each venue's files cost their own credits. */
+export function venueSpread(pairs: readonly (Pair & { toDownload: number; deferred: number })[]): VenueSpread[] {
+  const bySymbol = new Map<string, { exchange: string; credits: number }[]>();
+  for (const pair of pairs) {
+    const credits = pair.toDownload + pair.deferred;
+    if (credits === 0) continue;
+    const list = bySymbol.get(pair.symbol) ?? [];
+    list.push({ exchange: pair.exchange, credits });
+    bySymbol.set(pair.symbol, list);
+  }
+  return [...bySymbol]
+    .filter(([, venues]) => venues.length > 1)
+    .map(([symbol, venues]) => ({ symbol, venues: venues.sort((a, b) => (a.exchange < b.exchange ? -1 : 1)) }))
+    .sort((a, b) => (a.symbol < b.symbol ? -1 : 1));
+}
+
+/** "BTC: files on 5 venues would cost credits each: bybit 9, …; pick one with --exchange (combined sums every venue)". */
+export function describeSpread(spread: VenueSpread): string {
+  const list = spread.venues.map((v) => `${v.exchange} ${v.credits}`).join(', ');
+  const combined = spread.venues.some((v) => v.exchange === 'combined') ? ' (combined is the sum of the single venues)' : '';
+  return `${spread.symbol}: ${spread.venues.length} venues would each cost credits: ${list}; pick one with --exchange${combined}`;
+}

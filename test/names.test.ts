@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { isSymbol, SYMBOL_PATTERN } from '../src/names.js';
+import { SymbolSchema } from '../src/api/schemas.js';
+import { SYMBOL_PATTERN as LAYOUT_PATTERN } from '../src/warehouse/layouts.js';
+import { archivePath } from '../src/sync/archive.js';
+import { parseSymbols } from '../src/sync/selection.js';
+
+describe('the one symbol pattern', () => {
+  const long25 = 'BTC-USD-PERPETUAL-2026Q4X';
+  it.each([
+    ['BTC', true],
+    ['BRK.B', true],
+    ['A_B-C', true],
+    [long25, true],
+    ['X'.repeat(32), true],
+    ['X'.repeat(33), false],
+    ['.', false],
+    ['..', false],
+    ['._-', false],
+    ['btc', false],
+    ['A/B', false],
+    ['', false],
+  ])('%s → %s', (symbol, ok) => {
+    expect(isSymbol(symbol)).toBe(ok);
+    // Every module takes the same decision.
+    expect(SymbolSchema.safeParse(symbol).success).toBe(ok);
+    expect(LAYOUT_PATTERN.test(symbol)).toBe(ok);
+    expect(() => archivePath('/a', 'deribit', symbol, '2024-06-03', 'levels')).toSatisfy((f: () => unknown) => {
+      try {
+        f();
+        return ok;
+      } catch {
+        return !ok;
+      }
+    });
+  });
+
+  it('is the same object everywhere', () => {
+    expect(LAYOUT_PATTERN).toBe(SYMBOL_PATTERN);
+  });
+
+  it('a 25-character symbol is a valid --symbol, upper-cased', () => {
+    expect(parseSymbols(long25.toLowerCase())).toEqual([long25]);
+    expect(() => parseSymbols('X'.repeat(33))).toThrow(/1 to 32 characters/);
+  });
+});
