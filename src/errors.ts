@@ -98,3 +98,19 @@ export function exitCodeOf(error: unknown): ExitCode {
   }
   return ExitCode.unexpected;
 }
+
+/** The stable word scripts match on (`{"error": {"code": ...}}`): the API's slug, else the kind. */
+export function errorCodeOf(error: unknown): string {
+  if (error instanceof ApiError) return error.slug;
+  if (error instanceof UsageError) return 'usage';
+  if (error instanceof AuthError) return 'auth';
+  if (error instanceof LockError) return 'locked';
+  if (error instanceof PartialFailureError) return 'partial';
+  if (error instanceof IntegrityError) return 'integrity';
+  if (error instanceof DamagedWarehouseError) return 'damaged_warehouse';
+  if (error instanceof ApiSchemaError) return 'api_schema';
+  if (error instanceof NetworkError) return 'network';
+  if (error instanceof UnsafeResponseError) return 'unsafe_response';
+  if (error instanceof InterruptedError) return 'interrupted';
+  return 'unexpected';
+}

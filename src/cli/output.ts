@@ -1,6 +1,6 @@
 // How results reach the user: a plain table on stdout, or JSON with --json. Logs and progress go to
 // stderr so that stdout stays machine-readable.
-import { GexwhError } from '../errors.js';
+import { errorCodeOf, exitCodeOf, GexwhError } from '../errors.js';
 
 export type Row = Record<string, unknown>;
 
@@ -8,7 +8,7 @@ export interface Output {
   json: boolean;
   quiet: boolean;
   verbose: boolean;
-  /** The command's result: JSON with --json, else the given text. */
+  /** The command's result: JSON with --json (keys in snake_case), else the given text. */
   result(value: unknown, text: () => string): void;
   /** A line for humans on stderr (suppressed by --quiet). */
   info(line: string): void;
@@ -21,7 +21,7 @@ export function createOutput(flags: { json: boolean; quiet: boolean; verbose: bo
   return {
     ...flags,
     result(value, text) {
-      process.stdout.write(flags.json ? `${JSON.stringify(value, jsonReplacer, 2)}\n` : `${text()}\n`);
+      process.stdout.write(flags.json ? `${JSON.stringify(snakeKeys(value), jsonReplacer, 2)}\n` : `${text()}\n`);
     },
     info(line) {
       if (!flags.quiet) process.stderr.write(`${line}\n`);
@@ -33,6 +33,30 @@ export function createOutput(flags: { json: boolean; quiet: boolean; verbose: bo
       process.stderr.write(`warning: ${line}\n`);
     },
   };
+}
+
+const CAMEL_HUMP = /([a-z0-9])([A-Z])/g;
+
+/** `filesLoaded` → `files_loaded`; snake_case, upper-case words (BTC) and other keys unchanged. */
+export function snakeCase(key: string): string {
+  return key.replace(CAMEL_HUMP, (_match, before: string, capital: string) => `${before}_${capital.toLowerCase()}`);
+}
+
+/**
+ * Every key of plain objects and arrays in snake_case, like the API and the SQL columns. Only our own
+ * results pass here: query rows and raw API answers are printed as they are.
+ */
+export function snakeKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(snakeKeys);
+  if (value === null || typeof value !== 'object' || Object.getPrototypeOf(value) !== Object.prototype) return value;
+  return Object.fromEntries(Object.entries(value).map(([key, inner]) => [snakeCase(key), snakeKeys(inner)]));
+}
+
+/** The one JSON object a failure prints on stdout under --json. */
+export function errorJson(error: unknown, exitCode: number = exitCodeOf(error)): { error: { code: string; message: string; hint: unknown; exitCode: number } } {
+  const hints = error instanceof GexwhError && Object.keys(error.hints).length > 0 ? error.hints : null;
+  const message = error instanceof Error ? error.message : String(error);
+  return { error: { code: errorCodeOf(error), message, hint: hints, exitCode } };
 }
 
 /** BigInt (DuckDB BIGINT) and Date values as JSON. */
