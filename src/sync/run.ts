@@ -60,6 +60,8 @@ export interface SyncOptions {
 export interface SyncEvents {
   phase?(name: 'coverage' | 'manifests' | 'plan' | 'download' | 'load', detail?: string): void;
   file?(event: { file: PlannedFile; outcome: 'verified' | 'failed' | 'deferred'; bytes: number }): void;
+  /** Pairs whose manifest is done (listed or skipped) out of all the selected pairs. */
+  manifestsDone?(done: number, total: number): void;
   warn?(message: string): void;
 }
 
@@ -139,7 +141,7 @@ async function runLocked(
   try {
     // Phase 2 (network): list the manifests that coverage says moved.
     events.phase?.('manifests');
-    const listing = await listMovedManifests(options, api, signal, coverage, pairs, held, warn);
+    const listing = await listMovedManifests(options, api, signal, coverage, pairs, held, warn, events.manifestsDone);
     const manifestsListed = [...listing.listed.values()].filter((pair) => pair.requests > 0).length;
     quotaStop = listing.quotaStop;
 
@@ -246,13 +248,15 @@ async function listMovedManifests(
   pairs: Pair[],
   held: Map<string, ListingState>,
   warn: (message: string) => void,
+  onPairDone: (done: number, total: number) => void = () => undefined,
 ): Promise<ManifestListing> {
   const listed: ManifestListing['listed'] = new Map();
   const coverageByPair = new Map(coverage.map((row) => [pairKeyOf(row), row]));
   const { maxRequests, since } = options.selection;
   // A 429 ends a walk with the pages read so far, kept like a --max-requests cut.
   const isStop = (error: unknown) => api.quotaStopOf(error) !== undefined;
-  for (const pair of pairs) {
+  for (const [index, pair] of pairs.entries()) {
+    if (index > 0) onPairDone(index, pairs.length);
     if (signal.aborted) throw new InterruptedError(abortSignalName(signal));
     const row = coverageByPair.get(pairKeyOf(pair));
     if (row === undefined) continue;
