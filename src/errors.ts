@@ -77,6 +77,9 @@ export class NetworkError extends GexwhError {}
 /** The server asked for something gexwh refuses to do (a redirect to file:, a path outside the archive). */
 export class UnsafeResponseError extends GexwhError {}
 
+/** `gexwh doctor` found problems; the checks are in the hints. Exit 1. */
+export class ChecksFailedError extends GexwhError {}
+
 /** The process was asked to stop (SIGINT/SIGTERM); the run was recorded. */
 export class InterruptedError extends GexwhError {
   readonly signal: 'SIGINT' | 'SIGTERM';
@@ -112,5 +115,6 @@ export function errorCodeOf(error: unknown): string {
   if (error instanceof NetworkError) return 'network';
   if (error instanceof UnsafeResponseError) return 'unsafe_response';
   if (error instanceof InterruptedError) return 'interrupted';
+  if (error instanceof ChecksFailedError) return 'checks_failed';
   return 'unexpected';
 }

@@ -1,6 +1,6 @@
 // How results reach the user: a plain table on stdout, or JSON with --json. Logs and progress go to
 // stderr so that stdout stays machine-readable.
-import { errorCodeOf, exitCodeOf, GexwhError } from '../errors.js';
+import { ChecksFailedError, errorCodeOf, exitCodeOf, GexwhError } from '../errors.js';
 
 export type Row = Record<string, unknown>;
 
@@ -90,7 +90,8 @@ export function formatTable(rows: readonly Row[], columns?: readonly string[]): 
 export function describeError(error: unknown, verbose: boolean): string {
   if (error instanceof GexwhError) {
     const slug = 'slug' in error && typeof error.slug === 'string' ? `${error.slug}: ` : '';
-    const hints = Object.entries(error.hints).map(([k, v]) => `  ${k}: ${formatCell(v)}`);
+    // doctor printed its checks as a table already; they stay in the hints for --json.
+    const hints = error instanceof ChecksFailedError ? [] : Object.entries(error.hints).map(([k, v]) => `  ${k}: ${formatCell(v)}`);
     return [`error: ${slug}${error.message}`, ...hints].join('\n');
   }
   const message = error instanceof Error ? error.message : String(error);
