@@ -56,15 +56,16 @@ describe('gexwh emulate', () => {
     const warehouse = await openWarehouse(db, { readOnly: true });
     try {
       const reader = await warehouse.connection.runAndReadAll(
-        `SELECT exchange, count(DISTINCT session_date)::INT AS sessions, min(session_date)::VARCHAR AS first
+        `SELECT exchange, count(DISTINCT session_date)::INT AS sessions, min(session_date)::VARCHAR AS first,
+                count(*) FILTER (WHERE session_date = DATE '2026-05-25')::INT AS on_memorial_day
            FROM levels GROUP BY exchange ORDER BY exchange`,
       );
       const rows = reader.getRowObjects();
-      // 60 UTC days of crypto sessions; New York weekdays for SPY.
-      expect(rows.map((r) => r.exchange)).toEqual(['deribit', 'tradfi']);
-      expect(rows[0]!.sessions).toBe(60);
-      expect(rows[0]!.first).toBe('2026-04-18');
-      expect(Number(rows[1]!.sessions)).toBeGreaterThan(38);
+      // 60 UTC days of crypto sessions; SPY: the 42 weekdays from 04-20 to 06-16 but Memorial Day.
+      expect(rows).toEqual([
+        { exchange: 'deribit', sessions: 60, first: '2026-04-18', on_memorial_day: expect.any(Number) },
+        { exchange: 'tradfi', sessions: 41, first: '2026-04-20', on_memorial_day: 0 },
+      ]);
     } finally {
       warehouse.close();
     }
