@@ -73,4 +73,12 @@ describe('gexwh emulate', () => {
     const exit = await running.exited;
     expect(exit).toMatchObject({ code: 0, signal: null });
   });
+
+  it('stops cleanly on SIGINT too, closing its servers and workers', async () => {
+    running = await startCliEmulator(['--days', '30', '--symbols', 'BTC', '--expirations', '2', '--strikes', '8']);
+    const answer = await fetch(`${running.info.base_url}/api/v1/me`, { headers: { 'X-API-Key': running.info.keys.pro! } });
+    expect(answer.status).toBe(200);
+    running.child.kill('SIGINT');
+    expect(await running.exited).toMatchObject({ code: 0, signal: null });
+  });
 });
