@@ -14,7 +14,7 @@ export interface Progress {
 const SHOW_AFTER_MS = 1000;
 const REDRAW_MS = 250;
 
-const PHASE_WORDS = { coverage: 'reading coverage', manifests: 'listing manifests', plan: 'planning', download: 'downloading files', load: 'loading into the warehouse' } as const;
+const PHASE_WORDS = { coverage: 'reading coverage', manifests: 'listing manifests', plan: 'planning', download: 'downloading files', load: 'loading into the warehouse', fill: 'filling levels from /history/levels' } as const;
 type Phase = keyof typeof PHASE_WORDS;
 
 export interface PhaseState {
@@ -41,7 +41,7 @@ export function progressLine(state: PhaseState, nowMs: number): string {
     parts.push(`${state.done}/${state.total}`);
     const rate = state.done / Math.max(elapsed / 1000, 0.001);
     if (state.done > 0) {
-      parts.push(`${rate < 10 ? rate.toFixed(1) : Math.round(rate)}/s`);
+      parts.push(rate >= 1 ? `${rate < 10 ? rate.toFixed(1) : Math.round(rate)}/s` : `${(rate * 60).toFixed(1)}/min`);
       parts.push(`ETA ${duration(((state.total - state.done) / rate) * 1000)}`);
     }
   }

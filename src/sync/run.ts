@@ -58,7 +58,7 @@ export interface SyncOptions {
 }
 
 export interface SyncEvents {
-  phase?(name: 'coverage' | 'manifests' | 'plan' | 'download' | 'load', detail?: string): void;
+  phase?(name: 'coverage' | 'manifests' | 'plan' | 'download' | 'load' | 'fill', detail?: string): void;
   file?(event: { file: PlannedFile; outcome: 'verified' | 'failed' | 'deferred'; bytes: number }): void;
   /** Pairs whose manifest is done (listed or skipped) out of all the selected pairs. */
   manifestsDone?(done: number, total: number): void;
@@ -150,10 +150,11 @@ async function runLocked(
     const plan = await withWarehouse(options, (conn) => storeManifestsAndPlan(conn, options, me, pairs, listing.listed));
     const effectivePlan = await reuseArchivedFiles(plan, options.archiveRoot);
 
-    const fill = (stop: QuotaStop | undefined) =>
-      options.fillLevels
-        ? fillLevelsForSync(api, { ...fillSelectionOf(options), coverage, pairs, signal, warn }, stop)
-        : Promise.resolve(undefined);
+    const fill = (stop: QuotaStop | undefined) => {
+      if (!options.fillLevels) return Promise.resolve(undefined);
+      events.phase?.('fill');
+      return fillLevelsForSync(api, { ...fillSelectionOf(options), coverage, pairs, signal, warn }, stop);
+    };
 
     if (options.dryRun) {
       const levelsFilled = await fill(quotaStop);

@@ -44,7 +44,12 @@ function slowDownloads() {
 describe('progress', () => {
   it('formats what, n of N, rate and ETA', () => {
     const line = progressLine({ phase: 'download', startedMs: 0, done: 3, total: 9, bytes: 3 * 1024 * 1024, failed: 0 }, 6000);
-    expect(line).toBe('  downloading files  3/9  0.5/s  ETA 12s  3.0 MB (512.0 KB/s)  elapsed 6s');
+    expect(line).toBe('  downloading files  3/9  30.0/min  ETA 12s  3.0 MB (512.0 KB/s)  elapsed 6s');
+    expect(progressLine({ phase: 'manifests', startedMs: 0, done: 4, total: 16, bytes: 0, failed: 0 }, 125_000)).toBe(
+      '  listing manifests  4/16  1.9/min  ETA 6m15s  elapsed 2m05s',
+    );
+    expect(progressLine({ phase: 'download', startedMs: 0, done: 40, total: 100, bytes: 0, failed: 0 }, 2000)).toBe('  downloading files  40/100  20/s  ETA 3s  elapsed 2s');
+    expect(progressLine({ phase: 'fill', startedMs: 0, done: 0, total: undefined, bytes: 0, failed: 0 }, 3000)).toBe('  filling levels from /history/levels  elapsed 3s');
   });
 
   it('is drawn on a terminal during a download phase longer than a second', async () => {
@@ -53,7 +58,7 @@ describe('progress', () => {
     const run = await runUnderTty(['sync', '--db', join(dir, 'tty.duckdb'), '--archive', join(dir, 'tty-raw'), '--exchange', 'deribit', '--symbol', 'BTC', '--concurrency', '1'], env);
     emulator.faults.clear();
     expect(run.code).toBe(0);
-    expect(run.output).toMatch(/downloading files {2}\d\/9 {2}[\d.]+\/s {2}ETA \d+s/);
+    expect(run.output).toMatch(/downloading files {2}\d\/9 {2}[\d.]+\/(s|min) {2}ETA \d+s/);
     expect(run.output).toMatch(/sync ok: 9 file\(s\) loaded/);
   });
 
