@@ -3,7 +3,7 @@
 import { CommanderError } from 'commander';
 import { ExitCode, exitCodeOf } from '../errors.js';
 import { stopSignal } from './context.js';
-import { describeError, errorJson, jsonReplacer } from './output.js';
+import { describeError, errorJson, jsonReplacer, wasResultWritten } from './output.js';
 import { buildProgram } from './program.js';
 
 async function main(argv: string[]): Promise<number> {
@@ -30,7 +30,7 @@ async function main(argv: string[]): Promise<number> {
     }
     const verbose = argv.includes('--verbose');
     process.stderr.write(`${describeError(error, verbose)}\n`);
-    if (json) printJsonError(errorJson(error));
+    if (json && !wasResultWritten()) printJsonError(errorJson(error));
     return exitCodeOf(error);
   }
 }

@@ -17,10 +17,22 @@ export interface Output {
   warn(line: string): void;
 }
 
+let resultWritten = false;
+
+/**
+ * Whether a command's result already went to stdout: then, under --json, that result is the one JSON
+ * document (a sync that ended partial prints its summary with outcome "partial"), and the entry point
+ * adds no error object after it.
+ */
+export function wasResultWritten(): boolean {
+  return resultWritten;
+}
+
 export function createOutput(flags: { json: boolean; quiet: boolean; verbose: boolean }): Output {
   return {
     ...flags,
     result(value, text) {
+      resultWritten = true;
       process.stdout.write(flags.json ? `${JSON.stringify(snakeKeys(value), jsonReplacer, 2)}\n` : `${text()}\n`);
     },
     info(line) {

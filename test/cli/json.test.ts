@@ -85,6 +85,19 @@ describe('--json', () => {
     expect(unknownOption.code).toBe(2);
     expect(JSON.parse(unknownOption.stdout)).toEqual({ error: { code: 'usage', message: expect.stringMatching(/no-such-option/), hint: null, exitCode: 2 } });
 
+    // A sync that ends partial prints its summary (outcome partial): still one JSON document.
+    emulator.faults.add({ where: 'storage', match: /strikes_total/, times: Infinity, action: { kind: 'corrupt' } });
+    try {
+      const partial = await runCli(['sync', '--json', '--db', join(dir, 'partial.duckdb'), '--archive', join(dir, 'partial-raw'), '--exchange', 'deribit', '--symbol', 'BTC'], {
+        env: { GEX_BASE_URL: emulator.baseUrl, GEX_API_KEY: emulator.keys.pro },
+      });
+      expect(partial.code).toBe(4);
+      expect(JSON.parse(partial.stdout)).toMatchObject({ outcome: 'partial', files_failed: expect.arrayContaining([expect.objectContaining({ status: 'failed_verify', file: 'strikes_total' })]) });
+      expect(partial.stderr).toMatch(/error: .*failed verification/);
+    } finally {
+      emulator.faults.clear();
+    }
+
     const withoutJson = await runCli(['status', '--no-such-option']);
     expect(withoutJson.stdout).toBe('');
   });
