@@ -14,7 +14,7 @@ export interface SyncTarget {
 }
 
 /** Milliseconds spent in each sync phase, filled as the phases start. */
-export type PhaseTimes = Partial<Record<'coverage' | 'manifests' | 'plan' | 'download' | 'load' | 'finish', number>>;
+export type PhaseTimes = Partial<Record<'coverage' | 'manifests' | 'plan' | 'download' | 'load' | 'fill' | 'finish', number>>;
 
 export async function gexwhSync(
   target: SyncTarget,

@@ -80,6 +80,9 @@ export class NetworkError extends GexwhError {}
 /** The server asked for something gexwh refuses to do (a redirect to file:, a path outside the archive). */
 export class UnsafeResponseError extends GexwhError {}
 
+/** `gexwh doctor` found problems; the checks are in the hints. Exit 1. */
+export class ChecksFailedError extends GexwhError {}
+
 /** The process was asked to stop (SIGINT/SIGTERM); the run was recorded. */
 export class InterruptedError extends GexwhError {
   readonly signal: 'SIGINT' | 'SIGTERM';
@@ -100,4 +103,21 @@ export function exitCodeOf(error: unknown): ExitCode {
     if (error.status === 400) return ExitCode.usage;
   }
   return ExitCode.unexpected;
+}
+
+/** The stable word scripts match on (`{"error": {"code": ...}}`): the API's slug, else the kind. */
+export function errorCodeOf(error: unknown): string {
+  if (error instanceof ApiError) return error.slug;
+  if (error instanceof UsageError) return 'usage';
+  if (error instanceof AuthError) return 'auth';
+  if (error instanceof LockError) return 'locked';
+  if (error instanceof PartialFailureError) return 'partial';
+  if (error instanceof IntegrityError) return 'integrity';
+  if (error instanceof DamagedWarehouseError) return 'damaged_warehouse';
+  if (error instanceof ApiSchemaError) return 'api_schema';
+  if (error instanceof NetworkError) return 'network';
+  if (error instanceof UnsafeResponseError) return 'unsafe_response';
+  if (error instanceof InterruptedError) return 'interrupted';
+  if (error instanceof ChecksFailedError) return 'checks_failed';
+  return 'unexpected';
 }

@@ -17,7 +17,12 @@ export interface Timeouts {
   minBytesPerSecond: number;
 }
 
-export const DEFAULT_TIMEOUTS: Timeouts = { connectMs: 10_000, headersMs: 30_000, bodyMs: 60_000, minBytesPerSecond: 8 * 1024 };
+/**
+ * The API bounds no latency: a manifest page or a history window is a server-side query that may take
+ * a while on a busy or cold server, and a timed-out request is paid again when retried. Two minutes
+ * before the headers still ends a dead connection well within a nightly run.
+ */
+export const DEFAULT_TIMEOUTS: Timeouts = { connectMs: 10_000, headersMs: 120_000, bodyMs: 60_000, minBytesPerSecond: 8 * 1024 };
 
 /**
  * The largest JSON answer read (a history/levels window of 15m captures is a few MB). A larger one is

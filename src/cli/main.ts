@@ -3,7 +3,7 @@
 import { CommanderError } from 'commander';
 import { ExitCode, exitCodeOf } from '../errors.js';
 import { stopSignal } from './context.js';
-import { describeError } from './output.js';
+import { describeError, errorJson, jsonReplacer, wasResultWritten } from './output.js';
 import { buildProgram } from './program.js';
 
 async function main(argv: string[]): Promise<number> {
@@ -16,18 +16,27 @@ async function main(argv: string[]): Promise<number> {
     });
   }
   const program = buildProgram();
+  // Under --json a failure is also one JSON object on stdout, for scripts; the text stays on stderr.
+  const json = argv.includes('--json');
   try {
     await program.parseAsync(argv);
     return ExitCode.ok;
   } catch (error) {
     if (error instanceof CommanderError) {
       // help and version end here with code 0; commander already printed its message.
-      return error.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
+      if (error.exitCode === 0) return ExitCode.ok;
+      if (json) printJsonError({ error: { code: 'usage', message: error.message.replace(/^error: /, ''), hint: null, exitCode: ExitCode.usage } });
+      return ExitCode.usage;
     }
     const verbose = argv.includes('--verbose');
     process.stderr.write(`${describeError(error, verbose)}\n`);
+    if (json && !wasResultWritten()) printJsonError(errorJson(error));
     return exitCodeOf(error);
   }
+}
+
+function printJsonError(value: ReturnType<typeof errorJson>): void {
+  process.stdout.write(`${JSON.stringify(value, jsonReplacer)}\n`);
 }
 
 process.exit(await main(process.argv));

@@ -1,6 +1,6 @@
 // How results reach the user: a plain table on stdout, or JSON with --json. Logs and progress go to
 // stderr so that stdout stays machine-readable.
-import { GexwhError } from '../errors.js';
+import { ChecksFailedError, errorCodeOf, exitCodeOf, GexwhError } from '../errors.js';
 import { escapeBlock, escapeJson, escapeLine } from './terminal.js';
 
 export type Row = Record<string, unknown>;
@@ -9,7 +9,7 @@ export interface Output {
   json: boolean;
   quiet: boolean;
   verbose: boolean;
-  /** The command's result: JSON with --json, else the given text. */
+  /** The command's result: JSON with --json (keys in snake_case), else the given text. */
   result(value: unknown, text: () => string): void;
   /** A line for humans on stderr (suppressed by --quiet). */
   info(line: string): void;
@@ -18,12 +18,24 @@ export interface Output {
   warn(line: string): void;
 }
 
+let resultWritten = false;
+
+/**
+ * Whether a command's result already went to stdout: then, under --json, that result is the one JSON
+ * document (a sync that ended partial prints its summary with outcome "partial"), and the entry point
+ * adds no error object after it.
+ */
+export function wasResultWritten(): boolean {
+  return resultWritten;
+}
+
 export function createOutput(flags: { json: boolean; quiet: boolean; verbose: boolean }): Output {
   return {
     ...flags,
     // Results and lines may quote server text: escaped before they reach a terminal.
     result(value, text) {
-      process.stdout.write(flags.json ? `${escapeJson(JSON.stringify(value, jsonReplacer, 2))}\n` : `${escapeBlock(text())}\n`);
+      resultWritten = true;
+      process.stdout.write(flags.json ? `${escapeJson(JSON.stringify(snakeKeys(value), jsonReplacer, 2))}\n` : `${escapeBlock(text())}\n`);
     },
     info(line) {
       if (!flags.quiet) process.stderr.write(`${escapeBlock(line)}\n`);
@@ -35,6 +47,30 @@ export function createOutput(flags: { json: boolean; quiet: boolean; verbose: bo
       process.stderr.write(`warning: ${escapeBlock(line)}\n`);
     },
   };
+}
+
+const CAMEL_HUMP = /([a-z0-9])([A-Z])/g;
+
+/** `filesLoaded` → `files_loaded`; snake_case, upper-case words (BTC) and other keys unchanged. */
+export function snakeCase(key: string): string {
+  return key.replace(CAMEL_HUMP, (_match, before: string, capital: string) => `${before}_${capital.toLowerCase()}`);
+}
+
+/**
+ * Every key of plain objects and arrays in snake_case, like the API and the SQL columns. Only our own
+ * results pass here: query rows and raw API answers are printed as they are.
+ */
+export function snakeKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(snakeKeys);
+  if (value === null || typeof value !== 'object' || Object.getPrototypeOf(value) !== Object.prototype) return value;
+  return Object.fromEntries(Object.entries(value).map(([key, inner]) => [snakeCase(key), snakeKeys(inner)]));
+}
+
+/** The one JSON object a failure prints on stdout under --json. */
+export function errorJson(error: unknown, exitCode: number = exitCodeOf(error)): { error: { code: string; message: string; hint: unknown; exitCode: number } } {
+  const hints = error instanceof GexwhError && Object.keys(error.hints).length > 0 ? error.hints : null;
+  const message = error instanceof Error ? error.message : String(error);
+  return { error: { code: errorCodeOf(error), message, hint: hints, exitCode } };
 }
 
 /** BigInt (DuckDB BIGINT) and Date values as JSON. */
@@ -69,7 +105,8 @@ export function describeError(error: unknown, verbose: boolean): string {
   if (error instanceof GexwhError) {
     // Slug, message and hints may all come from the server: each stays on its one line.
     const slug = 'slug' in error && typeof error.slug === 'string' ? `${escapeLine(error.slug)}: ` : '';
-    const hints = Object.entries(error.hints).map(([k, v]) => `  ${escapeLine(k)}: ${escapeLine(formatCell(v))}`);
+    // doctor printed its checks as a table already; they stay in the hints for --json.
+    const hints = error instanceof ChecksFailedError ? [] : Object.entries(error.hints).map(([k, v]) => `  ${escapeLine(k)}: ${escapeLine(formatCell(v))}`);
     return [`error: ${slug}${escapeLine(error.message)}`, ...hints].join('\n');
   }
   const message = error instanceof Error ? error.message : String(error);

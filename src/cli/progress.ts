@@ -1,5 +1,6 @@
-// Progress on a TTY (files, bytes, credits): one line on stderr, rewritten in place. Silent when
-// stderr is not a terminal (cron) or with --quiet/--json.
+// Progress on a TTY: one line on stderr, rewritten in place, for every phase that lasts more than a
+// second: what, n of N where the phase knows N, rate and ETA. Nothing when stderr is not a terminal
+// (cron) or with --quiet; stdout is never touched, so --json stays pure.
 import type { SyncEvents } from '../sync/run.js';
 import type { CommandContext } from './context.js';
 import { formatBytes } from './summary.js';
@@ -9,41 +10,90 @@ export interface Progress {
   done(): void;
 }
 
-export function createProgress(ctx: CommandContext, dryRun: boolean): Progress {
+/** A phase's line is first drawn after this long: short phases stay silent. */
+const SHOW_AFTER_MS = 1000;
+const REDRAW_MS = 250;
+
+const PHASE_WORDS = { coverage: 'reading coverage', manifests: 'listing manifests', plan: 'planning', download: 'downloading files', load: 'loading into the warehouse', fill: 'filling levels from /history/levels' } as const;
+type Phase = keyof typeof PHASE_WORDS;
+
+export interface PhaseState {
+  phase: Phase;
+  startedMs: number;
+  done: number;
+  total: number | undefined;
+  bytes: number;
+  failed: number;
+}
+
+function duration(ms: number): string {
+  const s = Math.max(0, Math.round(ms / 1000));
+  if (s < 60) return `${s}s`;
+  const m = Math.floor(s / 60);
+  return m < 60 ? `${m}m${String(s % 60).padStart(2, '0')}s` : `${Math.floor(m / 60)}h${String(m % 60).padStart(2, '0')}m`;
+}
+
+/** The progress line of a phase at `nowMs` (pure). */
+export function progressLine(state: PhaseState, nowMs: number): string {
+  const elapsed = nowMs - state.startedMs;
+  const parts: string[] = [PHASE_WORDS[state.phase]];
+  if (state.total !== undefined) {
+    parts.push(`${state.done}/${state.total}`);
+    const rate = state.done / Math.max(elapsed / 1000, 0.001);
+    if (state.done > 0) {
+      parts.push(rate >= 1 ? `${rate < 10 ? rate.toFixed(1) : Math.round(rate)}/s` : `${(rate * 60).toFixed(1)}/min`);
+      parts.push(`ETA ${duration(((state.total - state.done) / rate) * 1000)}`);
+    }
+  }
+  if (state.bytes > 0) parts.push(`${formatBytes(state.bytes)} (${formatBytes(state.bytes / Math.max(elapsed / 1000, 0.001))}/s)`);
+  if (state.failed > 0) parts.push(`failed ${state.failed}`);
+  parts.push(`elapsed ${duration(elapsed)}`);
+  return `  ${parts.join('  ')}`;
+}
+
+export function createProgress(ctx: CommandContext, _dryRun: boolean): Progress {
   const warn = (message: string) => ctx.out.debug(`note: ${message}`);
-  const live = process.stderr.isTTY === true && !ctx.out.quiet && !ctx.out.json && !dryRun;
+  const live = process.stderr.isTTY === true && !ctx.out.quiet;
   if (!live) {
     return { events: { phase: (name, detail) => ctx.out.debug(`${name}${detail ? `: ${detail}` : ''}`), warn }, done() {} };
   }
-  let files = 0;
-  let total = 0;
-  let bytes = 0;
-  let failed = 0;
+  let state: PhaseState | undefined;
   let drawn = false;
   const draw = () => {
-    process.stderr.write(`\r\x1b[K  files ${files}/${total}  ${formatBytes(bytes)}  failed ${failed}`);
+    if (!state || Date.now() - state.startedMs < SHOW_AFTER_MS) return;
+    process.stderr.write(`\r\x1b[K${progressLine(state, Date.now())}`);
     drawn = true;
+  };
+  const timer = setInterval(draw, REDRAW_MS);
+  timer.unref();
+  const clear = () => {
+    if (drawn) process.stderr.write('\r\x1b[K');
+    drawn = false;
   };
   return {
     events: {
       phase(name, detail) {
-        if (name === 'download') {
-          total = Number.parseInt(detail ?? '0', 10) || 0;
-          draw();
-        } else if (drawn) {
-          process.stderr.write(`\r\x1b[K  ${name}…`);
-        }
+        clear();
+        const total = name === 'download' ? Number.parseInt(detail ?? '', 10) : undefined;
+        state = { phase: name, startedMs: Date.now(), done: 0, total: Number.isFinite(total) ? total : undefined, bytes: 0, failed: 0 };
+      },
+      manifestsDone(done, total) {
+        if (state?.phase !== 'manifests') return;
+        state.done = done;
+        state.total = total;
       },
       file(event) {
-        if (event.outcome === 'verified') files++;
-        if (event.outcome === 'failed') failed++;
-        bytes += event.bytes;
-        draw();
+        if (state?.phase !== 'download') return;
+        if (event.outcome !== 'deferred') state.done++;
+        if (event.outcome === 'failed') state.failed++;
+        state.bytes += event.bytes;
       },
       warn,
     },
     done() {
-      if (drawn) process.stderr.write('\r\x1b[K');
+      clearInterval(timer);
+      clear();
+      state = undefined;
     },
   };
 }

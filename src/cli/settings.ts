@@ -84,8 +84,7 @@ function describeIssues(error: z.ZodError): string {
     .join('; ');
 }
 
-export function resolveGlobals(flags: GlobalFlags, env: NodeJS.ProcessEnv = process.env): GlobalSettings {
-  const config = loadConfigFile(flags.config);
+export function resolveGlobals(flags: GlobalFlags, env: NodeJS.ProcessEnv = process.env, config: ConfigFile = loadConfigFile(flags.config)): GlobalSettings {
   const baseUrl = flags.baseUrl ?? env.GEX_BASE_URL ?? config.baseUrl;
   if (baseUrl !== undefined) checkBaseUrl(baseUrl);
   return {

@@ -13,13 +13,18 @@ import { revisionKey, type ServerState } from './server/context.js';
 import { createFaultBook, type FaultRule } from './server/faults.js';
 import { closeServer, listen } from './server/http.js';
 import { createQuotaBook } from './server/quota.js';
-import { currentFile } from './server/routes/files.js';
+import { createFileStore, type FileStore } from './server/file-store.js';
+import { currentFileBytes, fileExists } from './server/routes/files.js';
+import { completedSessions } from './server/timeline.js';
+import { historyVenuesOf } from './server/venues.js';
+import type { FileRef } from './server/storage.js';
 import { ALL_ROUTES } from './server/routes/index.js';
 import { createStorageServer } from './server/storage.js';
 import { addDays } from './server/params.js';
 
 export type { FaultAction, FaultRule } from './server/faults.js';
 export type { EmulatorClock } from './server/clock.js';
+export { defaultBuildWorkers } from './server/file-store.js';
 
 export interface EmulatorOptions {
   host?: string; // default 127.0.0.1
@@ -41,6 +46,12 @@ export interface EmulatorOptions {
   realtimeClock?: boolean;
   /** Rows per /history/levels page (default 5,000 as in the spec; tests lower it to exercise paging). */
   historyPageRows?: number;
+  /**
+   * Worker threads building daily files (default 0: built in the server's thread, fine for small
+   * chains). With workers, every completed file is also built in the background at start, newest
+   * first, so manifest pages find their rows indexed.
+   */
+  buildWorkers?: number;
 }
 
 export type EmulatorKeys = Record<AccountName, string>;
@@ -68,6 +79,8 @@ export interface Emulator {
   setQuota(key: string, q: { requestsUsed?: number; creditsUsed?: number }): void;
   counters: EmulatorCounters;
   market: MarketModel;
+  /** Files whose manifest facts (rows, bytes, sha256) are indexed so far. */
+  readonly filesIndexed: number;
   close(): Promise<void>;
 }
 
@@ -92,8 +105,10 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   const hitLog: string[] = [];
   const apiCounters = { hits: 0 };
   const storageCounters = { hits: 0, tripwire: 0 };
+  const files = createFileStore(model, options.buildWorkers ?? 0);
   const state: ServerState = {
     model,
+    files,
     clock,
     auth,
     quota: createQuotaBook(),
@@ -110,7 +125,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     secret,
     now: () => clock.now(),
     faults: state.faults,
-    fileBytes: (ref) => currentFile(state, ref, clock.now())?.bytes,
+    fileBytes: (ref) => currentFileBytes(state, ref, clock.now()),
     counters: storageCounters,
     recordHit: (path) => hitLog.push(path),
   });
@@ -121,6 +136,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     servers.push(storage);
     const baseUrl = await listen(api, host, options.port ?? 0);
     servers.push(api);
+    files.warm(completedFilesNewestFirst(model, clock.now()));
     return {
       baseUrl,
       storageUrl: state.storageUrl,
@@ -151,10 +167,13 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
         hits: (pattern) => hitLog.filter((path) => matches(pattern, path)).length,
       },
       market: model,
-      close: () => Promise.all(servers.map(closeServer)).then(() => undefined),
+      get filesIndexed() {
+        return files.indexed;
+      },
+      close: () => closeAll(servers, files),
     };
   } catch (error) {
-    await Promise.all(servers.map(closeServer));
+    await closeAll(servers, files);
     throw error;
   }
 
@@ -164,6 +183,29 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     if (!account) throw new RangeError('not a key of this emulator');
     return account.id;
   }
+}
+
+async function closeAll(servers: Server[], files: FileStore): Promise<void> {
+  await Promise.all(servers.map(closeServer));
+  await files.close();
+}
+
+/** Every file of a completed session at `now`, newest session first across all pairs (a sync's order). */
+function completedFilesNewestFirst(model: MarketModel, now: Date): FileRef[] {
+  const refs: FileRef[] = [];
+  for (const info of model.symbols) {
+    const dates = completedSessions(model, info.market, now);
+    for (const exchange of historyVenuesOf(info)) {
+      for (const date of dates) {
+        for (const file of FILE_KINDS) {
+          const ref = { exchange, symbol: info.symbol, date, file };
+          if (fileExists(model, ref, now)) refs.push(ref);
+        }
+      }
+    }
+  }
+  // Stable: within a date, pairs keep the catalog's order.
+  return refs.sort((a, b) => (a.date === b.date ? 0 : a.date < b.date ? 1 : -1));
 }
 
 function matches(pattern: RegExp, text: string): boolean {

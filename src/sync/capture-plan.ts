@@ -6,11 +6,12 @@
 //
 // Market hours: /levels tells market_open but costs a request, and /expirations (free) does not
 // tell it. A 15-minute cron would spend ~70 requests a day per TradFi ticker only to learn that the
-// market is closed, so TradFi outside 09:15–16:15 New York or on a weekend is skipped for free, by
-// the server's clock (meta.timestamp of the free /coins). Inside that band /levels decides.
+// market is closed, so TradFi outside 09:15 to 15 minutes after the close (16:00, 13:00 on an early
+// close) New York, on a weekend or an exchange holiday is skipped for free, by the server's clock (meta.timestamp of the free /coins). Inside that band /levels decides.
 import { DateTime } from 'luxon';
 import { UsageError } from '../errors.js';
 import { closestNames } from '../known-names.js';
+import { isNyseEarlyClose, isNyseTradingDay, NYSE_EARLY_CLOSE } from '../calendar/nyse.js';
 import { NEW_YORK, type Market } from '../time/sessions.js';
 import { splitList, type ListInput } from './selection.js';
 
@@ -74,12 +75,14 @@ export function captureTargets(
   return { targets, warnings };
 }
 
-/** True when New York regular hours certainly are not running (weekend, or outside 09:15–16:15). */
+/** True when New York regular hours certainly are not running (closed day, or outside 09:15 to close + 15 min). */
 export function tradfiClearlyClosed(now: Date): boolean {
   const ny = DateTime.fromJSDate(now, { zone: NEW_YORK });
-  if (ny.weekday >= 6) return true;
+  const date = ny.toISODate()!;
+  if (!isNyseTradingDay(date)) return true;
+  const close = isNyseEarlyClose(date) ? NYSE_EARLY_CLOSE.hour * 60 + NYSE_EARLY_CLOSE.minute : 16 * 60;
   const minutes = ny.hour * 60 + ny.minute;
-  return minutes < 9 * 60 + 15 || minutes >= 16 * 60 + 15;
+  return minutes < 9 * 60 + 15 || minutes >= close + 15;
 }
 
 /** Requests one target costs: /levels, /gex/term-oi, and one /gex/by-strike-enhanced per expiration. */

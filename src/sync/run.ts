@@ -64,8 +64,10 @@ export interface SyncOptions {
 }
 
 export interface SyncEvents {
-  phase?(name: 'coverage' | 'manifests' | 'plan' | 'download' | 'load', detail?: string): void;
+  phase?(name: 'coverage' | 'manifests' | 'plan' | 'download' | 'load' | 'fill', detail?: string): void;
   file?(event: { file: PlannedFile; outcome: 'verified' | 'failed' | 'deferred'; bytes: number }): void;
+  /** Pairs whose manifest is done (listed or skipped) out of all the selected pairs. */
+  manifestsDone?(done: number, total: number): void;
   warn?(message: string): void;
 }
 
@@ -158,7 +160,7 @@ async function runLocked(
   try {
     // Phase 2 (network): list the manifests that coverage says moved.
     events.phase?.('manifests');
-    const listing = await listMovedManifests(options, api, signal, coverage, pairs, held, warn, skipped);
+    const listing = await listMovedManifests(options, api, signal, coverage, pairs, held, warn, skipped, events.manifestsDone);
     const manifestsListed = [...listing.listed.values()].filter((pair) => pair.requests > 0).length;
     quotaStop = listing.quotaStop;
 
@@ -174,10 +176,11 @@ async function runLocked(
     planSoFar = effectivePlan;
     const pending = { listings: journalListings(listing.listed, state.mode), stored: manifestsStored };
 
-    const fill = (stop: QuotaStop | undefined) =>
-      options.fillLevels
-        ? fillLevelsForSync(api, { ...fillSelectionOf(options), coverage, pairs, signal, warn }, stop)
-        : Promise.resolve(undefined);
+    const fill = (stop: QuotaStop | undefined) => {
+      if (!options.fillLevels) return Promise.resolve(undefined);
+      events.phase?.('fill');
+      return fillLevelsForSync(api, { ...fillSelectionOf(options), coverage, pairs, signal, warn }, stop);
+    };
 
     if (options.dryRun) {
       const levelsFilled = state.mode === 'warehouse' ? await fill(quotaStop) : undefined;
@@ -315,13 +318,15 @@ async function listMovedManifests(
   held: Map<string, ListingState>,
   warn: (message: string) => void,
   skipped: SkippedCoverageRow[],
+  onPairDone: (done: number, total: number) => void = () => undefined,
 ): Promise<ManifestListing> {
   const listed: ManifestListing['listed'] = new Map();
   const coverageByPair = new Map(coverage.map((row) => [pairKeyOf(row), row]));
   const { maxRequests, since } = options.selection;
   // A 429 ends a walk with the pages read so far, kept like a --max-requests cut.
   const isStop = (error: unknown) => api.quotaStopOf(error) !== undefined;
-  for (const pair of pairs) {
+  for (const [index, pair] of pairs.entries()) {
+    if (index > 0) onPairDone(index, pairs.length);
     if (signal.aborted) throw new InterruptedError(abortSignalName(signal));
     const row = coverageByPair.get(pairKeyOf(pair));
     if (row === undefined) continue;

@@ -1,9 +1,9 @@
 // Session calendars of the spec: the session date is the UTC date for crypto and the New York date
-// for TradFi. TradFi sessions are weekdays only; there is no holiday calendar (the spec has none),
-// so a holiday counts as a session that simply has no data.
+// for TradFi. TradFi sessions are NYSE trading days: no session on weekends and exchange holidays.
 
 import { DateTime } from 'luxon';
-import { addDays, isWeekend } from './dates.js';
+import { isNyseTradingDay } from '../calendar/nyse.js';
+import { addDays } from './dates.js';
 
 export type Market = 'crypto' | 'tradfi';
 export const NEW_YORK = 'America/New_York';
@@ -24,23 +24,23 @@ export function sessionDateOf(market: Market, instant: Date | number): string {
 }
 
 /**
- * Today's date in the market's calendar. For TradFi on a weekend this is the weekend date itself;
+ * Today's date in the market's calendar. For TradFi on a closed day this is that date itself;
  * use latestSessionOnOrBefore() for the session that trades.
  */
 export function todaySession(market: Market, now: Date | number): string {
   return sessionDateOf(market, now);
 }
 
-/** TradFi: the date itself on a weekday, else the Friday before. Crypto: the date itself. */
+/** TradFi: the date itself on a trading day, else the trading day before. Crypto: the date itself. */
 export function latestSessionOnOrBefore(market: Market, isoDate: string): string {
   let date = addDays(isoDate, 0); // validates
-  if (market === 'tradfi') while (isWeekend(date)) date = addDays(date, -1);
+  if (market === 'tradfi') while (!isNyseTradingDay(date)) date = addDays(date, -1);
   return date;
 }
 
 /**
  * The compare rule of the spec: the reference date is today minus N days in the market's calendar;
- * the session used is the latest on or before it (a weekend reference gives the Friday).
+ * the session used is the latest on or before it (a weekend or holiday gives the trading day before).
  */
 export function compareReferenceDate(market: Market, now: Date | number, nDays: number): string {
   if (!Number.isInteger(nDays) || nDays < 0) throw new RangeError(`compareReferenceDate: bad day count ${nDays}`);
@@ -52,11 +52,11 @@ export function compareSessionDate(market: Market, now: Date | number, nDays: nu
   return latestSessionOnOrBefore(market, compareReferenceDate(market, now, nDays));
 }
 
-/** Every session date from `since` to `until`, both inclusive, oldest first (TradFi: weekdays). */
+/** Every session date from `since` to `until`, both inclusive, oldest first (TradFi: trading days). */
 export function sessionDatesBetween(market: Market, since: string, until: string): string[] {
   const dates: string[] = [];
   for (let date = addDays(since, 0); date <= until; date = addDays(date, 1)) {
-    if (market === 'crypto' || !isWeekend(date)) dates.push(date);
+    if (market === 'crypto' || isNyseTradingDay(date)) dates.push(date);
   }
   return dates;
 }

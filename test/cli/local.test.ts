@@ -44,9 +44,9 @@ describe('gexwh export', () => {
     const out = join(bench.dir, 'export');
     const first = await runCli(['export', ...args, '--out', out, '--json']);
     expect(first.code).toBe(0);
-    expect(JSON.parse(first.stdout)).toMatchObject({ partitionsWritten: 9 });
+    expect(JSON.parse(first.stdout)).toMatchObject({ partitions_written: 9 });
     const second = await runCli(['export', ...args, '--out', out, '--json']);
-    expect(JSON.parse(second.stdout)).toMatchObject({ partitionsWritten: 0, partitionsSkipped: 9, rowsWritten: 0 });
+    expect(JSON.parse(second.stdout)).toMatchObject({ partitions_written: 0, partitions_skipped: 9, rows_written: 0 });
     const bad = await runCli(['export', ...args, '--out', out, '--table', 'quotes']);
     expect(bad.code).toBe(2);
   });
@@ -70,7 +70,7 @@ describe('gexwh verify and rebuild', () => {
     const before = await bench.query(checksum);
     const rebuilt = await runCli(['rebuild', ...args, '--json']);
     expect(rebuilt.code).toBe(0);
-    expect(JSON.parse(rebuilt.stdout)).toMatchObject({ filesReloaded: 9, problems: [] });
+    expect(JSON.parse(rebuilt.stdout)).toMatchObject({ files_reloaded: 9, problems: [] });
     expect(await bench.query(checksum)).toEqual(before);
 
     const file = join(bench.archive, 'deribit', 'BTC', '2026-03-10_levels.csv.gz');

@@ -51,8 +51,8 @@ describe('gexwh sync (CLI)', () => {
     expect(first.stdout).toMatch(/^sync ok: 9 file\(s\) loaded/);
     const second = await runCli(['sync', '--json', '--db', ws.db, '--archive', ws.archive, '--exchange', 'deribit', '--symbol', 'BTC'], { env: env() });
     expect(second.code).toBe(0);
-    const summary = JSON.parse(second.stdout) as { creditsSpent: number; requestsSpent: number; filesLoaded: number };
-    expect(summary).toMatchObject({ creditsSpent: 0, requestsSpent: 0, filesLoaded: 0 });
+    const summary = JSON.parse(second.stdout) as { credits_spent: number; requests_spent: number; files_loaded: number };
+    expect(summary).toMatchObject({ credits_spent: 0, requests_spent: 0, files_loaded: 0 });
     for (const output of [first.stdout, first.stderr, second.stdout, second.stderr]) expect(output).not.toContain(emulator.keys.pro);
   });
 

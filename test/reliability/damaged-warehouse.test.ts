@@ -47,7 +47,7 @@ async function expectFreeSync(ws: ReturnType<typeof workspace>, key: string, cre
   const next = await runCli([...ws.sync, '--json'], { env: env(key) });
   expect(next.code, next.stderr).toBe(0);
   expect(emulator.counters.credits(key)).toBe(credits);
-  expect(JSON.parse(next.stdout)).toMatchObject({ creditsSpent: 0, filesLoaded: 0 });
+  expect(JSON.parse(next.stdout)).toMatchObject({ credits_spent: 0, files_loaded: 0 });
   expect(await tableChecksums(ws.db)).toEqual(before);
 }
 
@@ -92,7 +92,7 @@ describe('a lost DuckDB file', () => {
 
     const rebuilt = await runCli(['rebuild', ...ws.paths, '--json'], { env: {} }); // no key needed
     expect(rebuilt.code, rebuilt.stderr).toBe(0);
-    expect(JSON.parse(rebuilt.stdout)).toMatchObject({ source: 'archive', filesReloaded: archived.length, problems: [], damagedCopies: [], skipped: [] });
+    expect(JSON.parse(rebuilt.stdout)).toMatchObject({ source: 'archive', files_reloaded: archived.length, problems: [], damaged_copies: [], skipped: [] });
     expect(await tableChecksums(ws.db)).toEqual(before);
     await expectFreeSync(ws, key, credits, before);
   });

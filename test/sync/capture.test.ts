@@ -41,6 +41,9 @@ describe('capture plan (pure)', () => {
     expect(tradfiClearlyClosed(new Date('2026-03-11T13:10:00Z'))).toBe(true); // 09:10
     expect(tradfiClearlyClosed(new Date('2026-03-14T15:00:00Z'))).toBe(true); // Saturday
     expect(tradfiClearlyClosed(new Date('2026-01-14T14:20:00Z'))).toBe(false); // 09:20 EST
+    expect(tradfiClearlyClosed(new Date('2026-11-26T15:00:00Z'))).toBe(true); // Thanksgiving 10:00
+    expect(tradfiClearlyClosed(new Date('2026-11-27T18:10:00Z'))).toBe(false); // early close 13:10
+    expect(tradfiClearlyClosed(new Date('2026-11-27T18:15:00Z'))).toBe(true); // 13:15
   });
 
   it('reads DDMMMYY expiration codes', () => {

@@ -46,6 +46,17 @@ describe('fill plan (pure)', () => {
     expect(new Date(sessions[1]!.endMs).toISOString()).toBe('2026-03-12T00:00:00.000Z');
   });
 
+  it('TradFi: exchange holidays and weekends are not asked for', () => {
+    // Thanksgiving week 2026 and Christmas: 11-26 and 12-25 closed, 11-27 and 12-24 close early.
+    const sessions = sessionsToFill(cryptoState({ exchange: 'tradfi', symbol: 'SPY', market: 'tradfi', firstDate: '2026-11-23', lastDate: '2026-12-28' }));
+    const dates = sessions.map((s) => s.sessionDate);
+    expect(dates).not.toContain('2026-11-26');
+    expect(dates).not.toContain('2026-12-25');
+    expect(dates).toContain('2026-11-27');
+    expect(dates).toContain('2026-12-24');
+    expect(dates).toHaveLength(26 - 2); // 26 weekdays
+  });
+
   it('range: since and until narrow the coverage; today is the session of last_ts', () => {
     const coverage = { first_ts: '2025-12-01T00:00:00Z', last_ts: '2026-03-11T14:00:00Z' };
     expect(fillRange('crypto', coverage, {})).toEqual({ firstDate: '2025-12-01', lastDate: '2026-03-11' });

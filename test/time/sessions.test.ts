@@ -81,7 +81,8 @@ describe('compare reference dates', () => {
     expect(compareReferenceDate('tradfi', now, 1)).toBe('2024-06-02'); // a Sunday
     expect(compareSessionDate('tradfi', now, 1)).toBe('2024-05-31'); // → Friday close
     expect(compareReferenceDate('crypto', now, 30)).toBe('2024-05-05');
-    expect(compareSessionDate('tradfi', now, 7)).toBe('2024-05-27');
+    // 2024-05-28 - 7 days = Memorial Day 2024-05-27, a holiday: the Friday before.
+    expect(compareSessionDate('tradfi', now, 7)).toBe('2024-05-24');
   });
 
   it('counts calendar days across a DST change', () => {

@@ -52,7 +52,7 @@ export function registerDemo(program: Command): void {
             "a point-in-time join of trades to the levels known at each trade's time (pit_levels):",
             formatTable(report.pointInTime),
             '',
-            `next: gexwh query --db ${db} "SELECT * FROM levels LIMIT 5"   (see README: recipes)`,
+            `next: npx gexwh query --db ${db} "SELECT * FROM levels LIMIT 5"   (see README: recipes)`,
           ].join('\n'),
         );
       } finally {

@@ -30,7 +30,7 @@ export function registerEmulate(program: Command): void {
       const { out, signal } = contextOf(command);
       const now = flags.now === undefined ? undefined : parseInstant(flags.now, '--now');
       // Loaded here, not at the top: every other command would pay for its ~40 modules at start.
-      const { startEmulator } = await import('../../emulator/index.js');
+      const { startEmulator, defaultBuildWorkers } = await import('../../emulator/index.js');
       const emulator = await startEmulator({
         port: flags.port ?? 0,
         storagePort: flags.storagePort ?? 0,
@@ -40,6 +40,7 @@ export function registerEmulate(program: Command): void {
         ...(flags.symbols ? { symbols: flags.symbols.map((s) => s.toUpperCase()) } : {}),
         expirations: flags.expirations ?? 12,
         strikes: flags.strikes ?? 120,
+        buildWorkers: defaultBuildWorkers(),
       });
       const info = { base_url: emulator.baseUrl, storage_url: emulator.storageUrl, keys: emulator.keys };
       out.result(info, () =>

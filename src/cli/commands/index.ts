@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { registerCapture } from './capture.js';
 import { registerDemo } from './demo.js';
+import { registerDoctor } from './doctor.js';
 import { registerEmulate } from './emulate.js';
 import { registerLocal } from './local.js';
 import { registerRemote } from './remote.js';
@@ -13,6 +14,7 @@ export function registerCommands(program: Command): void {
   registerRemote(program);
   registerLocal(program);
   registerCapture(program);
+  registerDoctor(program);
   registerEmulate(program);
   registerDemo(program);
 }

@@ -1,14 +1,16 @@
 // Session calendars. Crypto: the UTC date, 96 captures 00:00..23:45 UTC. TradFi: the New York date,
-// 27 captures 09:30..16:00 New York on weekdays. No holiday calendar: every weekday is a session
-// (the emulator's TradFi history therefore has sessions on US market holidays).
+// captures every 15 minutes from 09:30 to the close on NYSE trading days: 27 up to 16:00, 15 up to
+// 13:00 on an early close; no session on weekends and exchange holidays, as the real API.
 
 import { DateTime } from 'luxon';
+import { isNyseEarlyClose, isNyseTradingDay, NYSE_EARLY_CLOSE } from '../../calendar/nyse.js';
 import type { Market } from './types.js';
 
 export const SLOT_MS = 15 * 60 * 1000;
 export const DAY_MS = 24 * 60 * 60 * 1000;
 export const NEW_YORK = 'America/New_York';
 const TRADFI_CAPTURES = 27; // 09:30, 09:45, ..., 16:00
+const TRADFI_EARLY_CLOSE_CAPTURES = ((NYSE_EARLY_CLOSE.hour - 9) * 60 + NYSE_EARLY_CLOSE.minute - 30) / 15 + 1; // ..., 13:00
 const CRYPTO_CAPTURES = 96;
 
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
@@ -56,29 +58,36 @@ export function sessionDateOf(market: Market, instant: Date | number): string {
   return market === 'crypto' ? utcDateOf(instant) : newYorkDateOf(instant);
 }
 
-/** Capture instants (ms) of a session, oldest first; empty for a TradFi weekend day. */
+/** Capture instants (ms) of a session, oldest first; empty for a TradFi weekend day or holiday. */
 export function sessionCaptureTimes(market: Market, sessionDate: string): number[] {
   if (market === 'crypto') {
     const start = utcMidnight(sessionDate);
     return Array.from({ length: CRYPTO_CAPTURES }, (_, i) => start + i * SLOT_MS);
   }
-  if (!isWeekday(sessionDate)) return [];
+  if (!isTradfiSession(sessionDate)) return [];
   // DST never switches between 09:30 and 16:00, so the slots are evenly spaced in UTC too.
   const open = newYorkInstant(sessionDate, 9, 30);
-  return Array.from({ length: TRADFI_CAPTURES }, (_, i) => open + i * SLOT_MS);
+  const captures = isNyseEarlyClose(sessionDate) ? TRADFI_EARLY_CLOSE_CAPTURES : TRADFI_CAPTURES;
+  return Array.from({ length: captures }, (_, i) => open + i * SLOT_MS);
 }
 
-/** The session before `sessionDate`: the previous UTC date, or the previous weekday for TradFi. */
+/** A NYSE trading day (validates the date first). */
+function isTradfiSession(isoDate: string): boolean {
+  utcMidnight(isoDate);
+  return isNyseTradingDay(isoDate);
+}
+
+/** The session before `sessionDate`: the previous UTC date, or the previous NYSE trading day. */
 export function previousSessionDate(market: Market, sessionDate: string): string {
   let date = addDays(sessionDate, -1);
-  if (market === 'tradfi') while (!isWeekday(date)) date = addDays(date, -1);
+  if (market === 'tradfi') while (!isTradfiSession(date)) date = addDays(date, -1);
   return date;
 }
 
 /** The latest capture at or before `instant` whose session is on or after `historyStart`. */
 export function latestCaptureAtOrBefore(market: Market, instant: number, historyStart: string): number | null {
   let date = sessionDateOf(market, instant);
-  // A week back always reaches a weekday session.
+  // A week back always reaches a trading day (at most four days closed in a row).
   for (let step = 0; step < 8 && date >= historyStart; step++) {
     const times = sessionCaptureTimes(market, date);
     const first = times[0];

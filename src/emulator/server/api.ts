@@ -157,7 +157,7 @@ async function handle(deps: ApiDeps, req: IncomingMessage, res: ServerResponse):
   let result: RouteResult;
   try {
     checkQueryNames(url.searchParams, route.query);
-    result = route.handle(ctx);
+    result = await route.handle(ctx);
     gateAndCharge(state, route, account, now, fault);
   } catch (error) {
     if (error instanceof HttpError && error.status !== 429) {

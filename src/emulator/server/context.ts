@@ -5,10 +5,13 @@ import type { FileKind, MarketModel } from '../market/types.js';
 import type { Account, AuthBook } from './auth.js';
 import type { EmulatorClock } from './clock.js';
 import type { FaultAction, FaultBook } from './faults.js';
+import type { FileStore } from './file-store.js';
 import type { QuotaBook } from './quota.js';
 
 export interface ServerState {
   model: MarketModel;
+  /** The daily files: built once, their manifest facts indexed for good. */
+  files: FileStore;
   clock: EmulatorClock;
   auth: AuthBook;
   quota: QuotaBook;
@@ -53,5 +56,5 @@ export interface Route {
   rateLimit: boolean;
   /** Allowed query parameter names; anything else is invalid_param. */
   query: readonly string[];
-  handle(ctx: RouteContext): RouteResult;
+  handle(ctx: RouteContext): RouteResult | Promise<RouteResult>;
 }

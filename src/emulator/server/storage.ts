@@ -34,7 +34,7 @@ export interface StorageDeps {
   now(): Date;
   faults: FaultBook;
   /** The bytes currently stored for a file, or undefined when there is none. */
-  fileBytes(ref: FileRef): Buffer | undefined;
+  fileBytes(ref: FileRef): Promise<Buffer | undefined>;
   counters: StorageCounters;
   recordHit(pathAndSearch: string): void;
 }
@@ -100,7 +100,7 @@ async function handle(deps: StorageDeps, req: IncomingMessage, res: ServerRespon
     return deliver(res, fault.status, { 'Content-Type': fault.contentType ?? 'application/octet-stream' }, Buffer.from(fault.body));
   }
   const ref = checkLink(deps, url);
-  const bytes = deps.fileBytes(ref);
+  const bytes = await deps.fileBytes(ref);
   if (!bytes) throw new HttpError(404, 'not_found', 'No such object.');
   const headers = {
     'Content-Type': 'application/gzip',

@@ -54,11 +54,12 @@ describe('TradFi sessions', () => {
     const start = '2026-01-01';
     // Saturday noon → Friday's close (EST: 21:00Z).
     expect(iso(latestCaptureAtOrBefore('tradfi', Date.parse('2026-01-17T12:00:00Z'), start))).toBe('2026-01-16T21:00:00.000Z');
-    // Monday before the open → Friday's close.
-    expect(iso(latestCaptureAtOrBefore('tradfi', Date.parse('2026-01-19T14:00:00Z'), start))).toBe('2026-01-16T21:00:00.000Z');
+    // Tuesday before the open, after Monday's holiday (MLK Day 2026-01-19) → Friday's close.
+    expect(iso(latestCaptureAtOrBefore('tradfi', Date.parse('2026-01-20T14:00:00Z'), start))).toBe('2026-01-16T21:00:00.000Z');
+    expect(iso(latestCaptureAtOrBefore('tradfi', Date.parse('2026-01-19T18:00:00Z'), start))).toBe('2026-01-16T21:00:00.000Z');
     // During the session: floored slot; after the close: the close.
-    expect(iso(latestCaptureAtOrBefore('tradfi', Date.parse('2026-01-19T15:07:00Z'), start))).toBe('2026-01-19T15:00:00.000Z');
-    expect(iso(latestCaptureAtOrBefore('tradfi', Date.parse('2026-01-19T23:00:00Z'), start))).toBe('2026-01-19T21:00:00.000Z');
+    expect(iso(latestCaptureAtOrBefore('tradfi', Date.parse('2026-01-20T15:07:00Z'), start))).toBe('2026-01-20T15:00:00.000Z');
+    expect(iso(latestCaptureAtOrBefore('tradfi', Date.parse('2026-01-20T23:00:00Z'), start))).toBe('2026-01-20T21:00:00.000Z');
     expect(latestCaptureAtOrBefore('tradfi', Date.parse('2026-01-02T14:00:00Z'), '2026-01-02')).toBeNull();
   });
 

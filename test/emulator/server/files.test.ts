@@ -229,3 +229,18 @@ describe('storage faults', () => {
     expect((await call(em, '/me')).status).toBe(200);
   });
 });
+
+describe('file index', () => {
+  test('a listed file is built once: its facts stay indexed, a second listing builds nothing and agrees', async () => {
+    expect(em.filesIndexed).toBe(0);
+    const first = await call(em, '/history/files/deribit/BTC');
+    const rows = first.body.data as { session_date: string; file: string; sha256: string }[];
+    expect(em.filesIndexed).toBe(rows.length);
+    const second = await call(em, '/history/files/deribit/BTC');
+    expect(second.body.data).toEqual(rows);
+    expect(em.filesIndexed).toBe(rows.length);
+    const row = rows[0]!;
+    const download = await fetchLink(await linkOf(`/history/files/deribit/BTC/${row.session_date}/${row.file}`));
+    expect(sha256(download.bytes)).toBe(row.sha256);
+  });
+});

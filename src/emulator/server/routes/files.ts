@@ -24,25 +24,36 @@ export function fileExists(model: MarketModel, ref: FileRef, now: Date): boolean
   return isCompletedSession(model, info.market, ref.date, now);
 }
 
-/** The file as currently built (its latest revision), or undefined when there is none. */
-export function currentFile(state: ServerState, ref: FileRef, now: Date) {
-  const { model } = state;
-  if (!fileExists(model, ref, now)) return undefined;
-  const revision = state.revisions.get(revisionKey(ref.exchange, ref.symbol, ref.date, ref.file)) ?? 0;
-  return model.dailyFile(ref.exchange, ref.symbol, ref.date, ref.file, revision);
+/** The file's current revision (0 unless rebuilt). */
+export function revisionOf(state: ServerState, ref: FileRef): number {
+  return state.revisions.get(revisionKey(ref.exchange, ref.symbol, ref.date, ref.file)) ?? 0;
 }
 
-function manifestRows(state: ServerState, model: MarketModel, ref: Omit<FileRef, 'date' | 'file'>, dates: string[], now: Date) {
-  const rows: Record<string, unknown>[] = [];
+/** The bytes of the file as currently built, or undefined when there is none at now. */
+export async function currentFileBytes(state: ServerState, ref: FileRef, now: Date): Promise<Buffer | undefined> {
+  if (!fileExists(state.model, ref, now)) return undefined;
+  return state.files.bytes(ref, revisionOf(state, ref));
+}
+
+/** A page of manifest rows: facts from the file index, files not yet built are built in parallel. */
+async function manifestRows(state: ServerState, ref: Omit<FileRef, 'date' | 'file'>, dates: string[], now: Date) {
+  const refs: FileRef[] = [];
   for (const date of dates) {
     for (const file of FILE_KINDS) {
-      if (rows.length >= MANIFEST_PAGE_ROWS) return rows;
-      const built = currentFile(state, { ...ref, date, file }, now);
-      if (!built) continue;
-      rows.push({ session_date: date, file, rows: built.rows, bytes: built.bytes.length, sha256: built.sha256, schema_version: SCHEMA_VERSION });
+      if (refs.length >= MANIFEST_PAGE_ROWS) break;
+      const fileRef = { ...ref, date, file };
+      if (fileExists(state.model, fileRef, now)) refs.push(fileRef);
     }
   }
-  return rows;
+  const facts = await Promise.all(refs.map((fileRef) => state.files.facts(fileRef, revisionOf(state, fileRef))));
+  return refs.map((fileRef, i) => ({
+    session_date: fileRef.date,
+    file: fileRef.file,
+    rows: facts[i]!.rows,
+    bytes: facts[i]!.bytes,
+    sha256: facts[i]!.sha256,
+    schema_version: SCHEMA_VERSION,
+  }));
 }
 
 const manifest: Route = {
@@ -50,7 +61,7 @@ const manifest: Route = {
   cost: 'request',
   rateLimit: true,
   query: ['start', 'end'],
-  handle: ({ state, account, params, query, now }) => {
+  handle: async ({ state, account, params, query, now }) => {
     const { model } = state;
     const pair = resolveHistoryPair(model, account, params.exchange!, params.coin!);
     const startParam = queryValue(query, 'start');
@@ -64,7 +75,7 @@ const manifest: Route = {
     const ref = { exchange: pair.historyVenue!, symbol: pair.symbol };
     return {
       kind: 'json',
-      data: pair.venues.length === 0 ? [] : manifestRows(state, model, ref, dates, now),
+      data: pair.venues.length === 0 ? [] : await manifestRows(state, ref, dates, now),
       meta: {
         exchange: pair.exchange,
         coin: pair.coin,

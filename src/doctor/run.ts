@@ -1,0 +1,153 @@
+// `gexwh doctor`'s checks with their I/O: the API (/me, free), the warehouse (read-only, never
+// created or migrated here), the archive folder and its disk. Every check runs even after another
+// failed, so one run shows everything to fix.
+import { accessSync, constants, existsSync, readFileSync, statfsSync, statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { createApiClient, type ApiClient } from '../api/index.js';
+import { ApiError, AuthError, GexwhError } from '../errors.js';
+import { appliedVersions, latestVersion, lockPathFor, openWarehouse, type Warehouse } from '../warehouse/index.js';
+import { isStale, parseLockInfo } from '../warehouse/lock.js';
+import { clockCheck, diskCheck, fail, pass, quotaCheck, type Check } from './checks.js';
+
+export interface DoctorInput {
+  db: string;
+  archive: string;
+  baseUrl: string | undefined;
+  /** The key, or why there is none. */
+  apiKey: { key: string } | { problem: string };
+  /** The config file's verdict, made where it was read. */
+  config: Check;
+  signal?: AbortSignal;
+}
+
+export interface DoctorReport {
+  ok: boolean;
+  checks: Check[];
+}
+
+export async function runDoctor(input: DoctorInput): Promise<DoctorReport> {
+  const checks: Check[] = [input.config];
+  const remote = await remoteChecks(input);
+  checks.push(...remote.checks);
+  const warehouse = await warehouseChecks(input.db, remote.dailyCredits);
+  checks.push(...warehouse.checks);
+  checks.push(...archiveChecks(input.archive, warehouse.planned));
+  return { ok: checks.every((c) => c.ok), checks };
+}
+
+async function remoteChecks(input: DoctorInput): Promise<{ checks: Check[]; dailyCredits: number | undefined }> {
+  if ('problem' in input.apiKey) {
+    return { checks: [fail('key', input.apiKey.problem, 'export GEX_API_KEY=... or pass --api-key-file PATH')], dailyCredits: undefined };
+  }
+  if (input.baseUrl === undefined) {
+    return { checks: [fail('key', 'no API base URL to check the key against', 'set --base-url, GEX_BASE_URL or "baseUrl" in the config file')], dailyCredits: undefined };
+  }
+  let client: ApiClient | undefined;
+  try {
+    client = createApiClient({ baseUrl: input.baseUrl, apiKey: input.apiKey.key, userAgent: 'gexwh/0.1', ...(input.signal ? { signal: input.signal } : {}) });
+    const sentMs = Date.now();
+    const me = await client.me();
+    const receivedMs = Date.now();
+    const { tier, markets, api_access: apiAccess, quota } = me.data;
+    const checks = [pass('key', `accepted by ${input.baseUrl} (/me)`)];
+    checks.push(
+      apiAccess
+        ? pass('plan', `${tier}; markets ${markets.join(', ')}`)
+        : fail('plan', `${tier} has no api_access`, 'use a key of a plan with API access (trial, pro)'),
+    );
+    checks.push(quotaCheck(quota.requests, quota.history_files));
+    const serverTime = me.meta.timestamp;
+    checks.push(serverTime === undefined ? fail('clock', 'the API sent no meta.timestamp', 'retry later; if it persists the API changed') : clockCheck(sentMs, receivedMs, serverTime));
+    return { checks, dailyCredits: quota.history_files.limit };
+  } catch (error) {
+    const status = error instanceof ApiError ? error.status : undefined;
+    const why = error instanceof ApiError ? `${error.slug}: ${error.message}` : error instanceof Error ? error.message : String(error);
+    // 403: the key is known but its plan is not entitled (no api_access, a market not in the plan).
+    if (status === 403) {
+      return { checks: [pass('key', 'recognised by the API'), fail('plan', why, 'use a key of a plan with API access (trial, pro)')], dailyCredits: undefined };
+    }
+    const refused = error instanceof AuthError || status === 401;
+    const fix = refused ? 'check the key (a revoked or mistyped key is refused); create a new one in your account' : 'check --base-url and the network';
+    return { checks: [fail('key', `/me failed: ${why}`, fix)], dailyCredits: undefined };
+  } finally {
+    await client?.close();
+  }
+}
+
+interface Planned {
+  files: number;
+  bytes: number;
+}
+
+async function warehouseChecks(db: string, dailyCredits: number | undefined): Promise<{ checks: Check[]; planned: Planned }> {
+  const none = { files: 0, bytes: 0 };
+  if (!existsSync(db)) return { checks: [fail('warehouse', `no warehouse at ${db}`, 'run gexwh sync (it creates it), or pass --db')], planned: none };
+  const holder = lockHolder(db);
+  let warehouse: Warehouse | undefined;
+  try {
+    warehouse = await openWarehouse(db, { readOnly: true });
+    const conn = warehouse.connection;
+    const applied = await appliedVersions(conn);
+    const schema = applied.length === 0 ? 0 : Math.max(...applied);
+    const known = latestVersion();
+    const version = String((await conn.runAndReadAll('SELECT version()')).getRows()[0]?.[0] ?? '?');
+    const detail = `${db}: schema ${schema} (this gexwh: ${known}), DuckDB ${version}`;
+    const checks: Check[] = [];
+    if (schema > known) checks.push(fail('warehouse', `${detail}: written by a newer gexwh`, 'upgrade gexwh'));
+    else checks.push(pass('warehouse', schema < known ? `${detail}; the next sync applies ${known - schema} migration(s)` : detail));
+    checks.push(holder ? fail('lock', holder, 'wait for that process to finish, or stop it') : pass('lock', 'not held'));
+    return { checks, planned: await plannedNextNight(warehouse, dailyCredits) };
+  } catch (error) {
+    const message = error instanceof GexwhError ? error.message : error instanceof Error ? error.message : String(error);
+    const held = holder ?? (/lock/i.test(message) ? message : undefined);
+    if (held) return { checks: [pass('warehouse', `${db} exists (held, not read)`), fail('lock', held, 'wait for that process to finish, or stop it')], planned: none };
+    return { checks: [fail('warehouse', `${db} cannot be read: ${message}`, 'run gexwh rebuild (it keeps the damaged copy and reloads the archive)')], planned: none };
+  } finally {
+    warehouse?.close();
+  }
+}
+
+/** The sync lock's holder, when a live process holds it. */
+function lockHolder(db: string): string | undefined {
+  let text: string;
+  try {
+    text = readFileSync(lockPathFor(db), 'utf8');
+  } catch {
+    return undefined;
+  }
+  const info = parseLockInfo(text);
+  if (!info || isStale(info)) return undefined;
+  return `held by pid ${info.pid} on ${info.host} since ${info.started_at}`;
+}
+
+/** What the next night's sync would download: pending manifest rows, newest first, one day's credits. */
+async function plannedNextNight(warehouse: Warehouse, dailyCredits: number | undefined): Promise<Planned> {
+  const limit = dailyCredits === undefined || dailyCredits === 0 ? 2_147_483_647 : dailyCredits;
+  const reader = await warehouse.connection.runAndReadAll(
+    `SELECT count(*)::INTEGER, coalesce(sum(bytes), 0)::DOUBLE FROM (
+       SELECT m.bytes FROM sync.manifest m
+        WHERE NOT EXISTS (SELECT 1 FROM sync.files f WHERE f.status = 'loaded' AND f.exchange = m.exchange AND f.symbol = m.symbol
+                            AND f.session_date = m.session_date AND f.file = m.file AND f.sha256 = m.sha256)
+        ORDER BY m.session_date DESC LIMIT $1)`,
+    [limit],
+  );
+  const [files, bytes] = reader.getRows()[0] ?? [0, 0];
+  return { files: Number(files), bytes: Number(bytes) };
+}
+
+function archiveChecks(archive: string, planned: Planned): Check[] {
+  // The archive may not exist yet (the first sync creates it): its nearest existing folder decides.
+  let existing = resolve(archive);
+  while (!existsSync(existing) && dirname(existing) !== existing) existing = dirname(existing);
+  const checks: Check[] = [];
+  try {
+    if (!statSync(existing).isDirectory()) throw new Error('not a folder');
+    accessSync(existing, constants.W_OK | constants.X_OK);
+    checks.push(pass('archive', existing === resolve(archive) ? `${archive} is writable` : `${archive} does not exist yet; ${existing} is writable`));
+  } catch {
+    checks.push(fail('archive', `${existing} is not a writable folder`, `give this user write access to ${existing}, or pass --archive`));
+  }
+  const stats = statfsSync(existing);
+  checks.push(diskCheck(stats.bavail * stats.bsize, planned.bytes, planned.files));
+  return checks;
+}

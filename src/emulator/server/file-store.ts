@@ -1,0 +1,186 @@
+// The daily files the emulator serves, behind one index. Building a file (chains at every capture,
+// CSV text, gzip, sha256) costs up to a second with realistic chains, and a manifest row needs the
+// built file's size and sha256; so every file's manifest facts are kept for good once built (a few
+// dozen bytes each), and the bytes in a bounded cache. With workers, files are built in worker
+// threads (each holding its own copy of the deterministic market), the server's event loop stays
+// free, and `warm` builds every completed file in the background, newest first, so a listing finds
+// its rows ready.
+
+import { availableParallelism } from 'node:os';
+import { Worker } from 'node:worker_threads';
+import { LruCache } from '../market/lru.js';
+import type { FileKind, MarketModel, MarketOptions } from '../market/types.js';
+import type { FileRef } from './storage.js';
+
+export interface FileFacts {
+  rows: number;
+  bytes: number;
+  sha256: string;
+}
+
+export interface BuiltFile extends FileFacts {
+  data: Buffer;
+}
+
+export interface FileStore {
+  /** Size, rows and sha256 of a file revision: from the index, else built. */
+  facts(ref: FileRef, revision: number): Promise<FileFacts>;
+  /** The bytes of a file revision. */
+  bytes(ref: FileRef, revision: number): Promise<Buffer>;
+  /** Builds these files in the background, in order, after any file asked for by a request. */
+  warm(refs: readonly FileRef[]): void;
+  /** Files whose facts are indexed (for tests and the emulator's startup line). */
+  readonly indexed: number;
+  close(): Promise<void>;
+}
+
+export interface BuildJob {
+  exchange: string;
+  symbol: string;
+  date: string;
+  file: FileKind;
+  revision: number;
+}
+
+const BYTES_CACHE = 256 * 1024 * 1024;
+
+const keyOf = (ref: FileRef, revision: number) => `${ref.exchange}/${ref.symbol}/${ref.date}/${ref.file}/${revision}`;
+
+/**
+ * Worker count for a server of its own (the CLI): one per core (the server's own thread mostly waits),
+ * at most four (each worker holds its own market caches).
+ */
+export function defaultBuildWorkers(): number {
+  return Math.min(4, availableParallelism());
+}
+
+/**
+ * A store building in this thread (workers 0: tests and small chains, no thread start-up) or in
+ * `workers` worker threads.
+ */
+export function createFileStore(model: MarketModel, workers: number): FileStore {
+  const index = new Map<string, FileFacts>();
+  const cache = new LruCache<string, Buffer>(BYTES_CACHE, (b) => b.length);
+  const pending = new Map<string, Promise<BuiltFile>>();
+  const pool = workers > 0 ? createPool(model.options, workers) : undefined;
+
+  const build = (ref: FileRef, revision: number, urgent: boolean): Promise<BuiltFile> => {
+    const key = keyOf(ref, revision);
+    const inFlight = pending.get(key);
+    if (inFlight) {
+      if (urgent) pool?.promote(key);
+      return inFlight;
+    }
+    const job: BuildJob = { ...ref, revision };
+    const promise = (pool ? pool.run(key, job, urgent) : Promise.resolve().then(() => buildHere(model, job))).then(
+      (built) => {
+        index.set(key, { rows: built.rows, bytes: built.bytes, sha256: built.sha256 });
+        cache.set(key, built.data);
+        return built;
+      },
+    );
+    pending.set(key, promise);
+    const settle = () => pending.delete(key);
+    promise.then(settle, settle);
+    return promise;
+  };
+
+  return {
+    async facts(ref, revision) {
+      return index.get(keyOf(ref, revision)) ?? (await build(ref, revision, true));
+    },
+    async bytes(ref, revision) {
+      return cache.get(keyOf(ref, revision)) ?? (await build(ref, revision, true)).data;
+    },
+    warm(refs) {
+      if (!pool) return;
+      for (const ref of refs) {
+        if (!index.has(keyOf(ref, 0))) build(ref, 0, false).catch(() => undefined);
+      }
+    },
+    get indexed() {
+      return index.size;
+    },
+    close: () => pool?.close() ?? Promise.resolve(),
+  };
+}
+
+export function buildHere(model: MarketModel, job: BuildJob): BuiltFile {
+  const built = model.dailyFile(job.exchange, job.symbol, job.date, job.file, job.revision);
+  return { data: built.bytes, rows: built.rows, bytes: built.bytes.length, sha256: built.sha256 };
+}
+
+interface Pool {
+  run(key: string, job: BuildJob, urgent: boolean): Promise<BuiltFile>;
+  promote(key: string): void;
+  close(): Promise<void>;
+}
+
+interface Queued {
+  key: string;
+  job: BuildJob;
+  resolve(file: BuiltFile): void;
+  reject(error: Error): void;
+}
+
+/** Worker threads taking one job at a time: urgent jobs (a request waits) go before warm-up jobs. */
+function createPool(options: MarketOptions, size: number): Pool {
+  const urgent: Queued[] = [];
+  const background: Queued[] = [];
+  const idle: Worker[] = [];
+  const busy = new Map<Worker, Queued>();
+  let closed = false;
+
+  const next = () => {
+    while (idle.length > 0 && !closed) {
+      const item = urgent.shift() ?? background.shift();
+      if (!item) return;
+      const worker = idle.pop()!;
+      busy.set(worker, item);
+      worker.postMessage(item.job);
+    }
+  };
+
+  const workers = Array.from({ length: size }, () => {
+    const worker = new Worker(new URL('./file-worker.js', import.meta.url), { workerData: options });
+    worker.on('message', (message: { ok: true; file: BuiltFile } | { ok: false; error: string }) => {
+      const item = busy.get(worker);
+      busy.delete(worker);
+      idle.push(worker);
+      if (item) {
+        if (message.ok) item.resolve({ ...message.file, data: Buffer.from(message.file.data) });
+        else item.reject(new Error(message.error));
+      }
+      next();
+    });
+    worker.on('error', (error) => {
+      busy.get(worker)?.reject(error);
+      busy.delete(worker);
+    });
+    // A worker must not keep the process alive on its own.
+    worker.unref();
+    idle.push(worker);
+    return worker;
+  });
+
+  return {
+    run(key, job, isUrgent) {
+      if (closed) return Promise.reject(new Error('the emulator is closed'));
+      return new Promise<BuiltFile>((resolve, reject) => {
+        (isUrgent ? urgent : background).push({ key, job, resolve, reject });
+        next();
+      });
+    },
+    promote(key) {
+      const at = background.findIndex((item) => item.key === key);
+      if (at >= 0) urgent.push(...background.splice(at, 1));
+    },
+    async close() {
+      closed = true;
+      for (const item of [...urgent, ...background]) item.reject(new Error('the emulator is closed'));
+      urgent.length = 0;
+      background.length = 0;
+      await Promise.all(workers.map((worker) => worker.terminate()));
+    },
+  };
+}

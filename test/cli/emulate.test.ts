@@ -1,0 +1,84 @@
+// `gexwh emulate` as a user starts it: the built CLI in a child process, with its file-building
+// workers, 60 days of history synced end to end, then stopped by a signal.
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openWarehouse } from '../../src/warehouse/index.js';
+import { CLI_PATH, runCli } from '../helpers/cli.js';
+
+interface Started {
+  child: ChildProcessWithoutNullStreams;
+  info: { base_url: string; keys: Record<string, string> };
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }>;
+}
+
+/** Starts `gexwh emulate --json` and resolves once its JSON (base URL and keys) is on stdout. */
+function startCliEmulator(args: readonly string[]): Promise<Started> {
+  const child = spawn(process.execPath, [CLI_PATH, 'emulate', '--json', ...args], { stdio: 'pipe' });
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }>((resolve) =>
+    child.on('close', (code, signal) => resolve({ code, signal, stderr })),
+  );
+  return new Promise((resolve, reject) => {
+    let stdout = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      stdout += chunk;
+      try {
+        resolve({ child, info: JSON.parse(stdout) as Started['info'], exited });
+      } catch {
+        // not the whole object yet
+      }
+    });
+    void exited.then(({ code }) => reject(new Error(`emulate exited ${code} before printing its URL: ${stderr}`)));
+  });
+}
+
+let dir: string | undefined;
+let running: Started | undefined;
+afterEach(() => {
+  running?.child.kill('SIGKILL');
+  running = undefined;
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('gexwh emulate', () => {
+  it('serves 60 days that a sync takes end to end, and stops cleanly on SIGTERM', async () => {
+    running = await startCliEmulator(['--days', '60', '--now', '2026-06-17T12:00:00Z', '--symbols', 'BTC,SPY', '--expirations', '1', '--strikes', '4']);
+    dir = mkdtempSync(join(tmpdir(), 'gexwh-emulate-'));
+    const db = join(dir, 'gex.duckdb');
+    const env = { GEX_BASE_URL: running.info.base_url, GEX_API_KEY: running.info.keys.admin };
+    const sync = await runCli(['sync', '--json', '--db', db, '--archive', join(dir, 'raw'), '--exchange', 'deribit,tradfi', '--symbol', 'BTC,SPY'], { env });
+    expect(sync.stderr).toBe('');
+    expect(sync.code).toBe(0);
+    const warehouse = await openWarehouse(db, { readOnly: true });
+    try {
+      const reader = await warehouse.connection.runAndReadAll(
+        `SELECT exchange, count(DISTINCT session_date)::INT AS sessions, min(session_date)::VARCHAR AS first,
+                count(*) FILTER (WHERE session_date = DATE '2026-05-25')::INT AS on_memorial_day
+           FROM levels GROUP BY exchange ORDER BY exchange`,
+      );
+      const rows = reader.getRowObjects();
+      // 60 UTC days of crypto sessions; SPY: the 42 weekdays from 04-20 to 06-16 but Memorial Day.
+      expect(rows).toEqual([
+        { exchange: 'deribit', sessions: 60, first: '2026-04-18', on_memorial_day: expect.any(Number) },
+        { exchange: 'tradfi', sessions: 41, first: '2026-04-20', on_memorial_day: 0 },
+      ]);
+    } finally {
+      warehouse.close();
+    }
+    running.child.kill('SIGTERM');
+    const exit = await running.exited;
+    expect(exit).toMatchObject({ code: 0, signal: null });
+  });
+
+  it('stops cleanly on SIGINT too, closing its servers and workers', async () => {
+    running = await startCliEmulator(['--days', '30', '--symbols', 'BTC', '--expirations', '2', '--strikes', '8']);
+    const answer = await fetch(`${running.info.base_url}/api/v1/me`, { headers: { 'X-API-Key': running.info.keys.pro! } });
+    expect(answer.status).toBe(200);
+    running.child.kill('SIGINT');
+    expect(await running.exited).toMatchObject({ code: 0, signal: null });
+  });
+});

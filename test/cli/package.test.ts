@@ -1,0 +1,78 @@
+// The published package: `npm pack` ships what a user runs (dist/src, sql, README, LICENSE,
+// CHANGELOG), and `npx gexwh` from the packed tarball, installed in an app's node_modules, works.
+// Offline: the app's dependencies are linked to this checkout's node_modules instead of downloaded.
+import { execFileSync, spawn } from 'node:child_process';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmulator, type Emulator } from '../../src/emulator/index.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string; dependencies: Record<string, string> };
+
+let dir: string;
+let emulator: Emulator;
+let packed: { filename: string; files: { path: string }[] };
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'gexwh-pack-'));
+  // dist/ is built by `npm test` before vitest runs; --ignore-scripts keeps pack from building again.
+  const out = execFileSync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', dir], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+  packed = (JSON.parse(out) as (typeof packed)[])[0]!;
+  emulator = await startEmulator({ now: '2026-03-11T14:07:00Z', days: 2, expirations: 2, strikes: 6, seed: 4, symbols: ['BTC'] });
+});
+afterAll(async () => {
+  await emulator?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function npx(args: readonly string[], cwd: string, env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('npx', ['--offline', 'gexwh', ...args], { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
+    child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe('npm pack', () => {
+  it('ships what a user runs: dist/src, sql, the docs; no bench, no tests', () => {
+    const paths = packed.files.map((f) => f.path);
+    const allowed = /^(dist\/src\/.+\.js|sql\/\d{3}_[a-z0-9_]+\.sql|package\.json|README\.md|LICENSE|CHANGELOG\.md)$/;
+    expect(paths.filter((p) => !allowed.test(p))).toEqual([]);
+    expect(paths).toContain('dist/src/cli/main.js');
+    expect(paths).toContain('LICENSE');
+    expect(paths).toContain('CHANGELOG.md');
+    expect(paths.some((p) => p.startsWith('sql/'))).toBe(true);
+  });
+
+  it('npx gexwh from the tarball runs: --version, and a sync that applies the shipped migrations', async () => {
+    const app = join(dir, 'app');
+    const installed = join(app, 'node_modules', 'gexwh');
+    mkdirSync(installed, { recursive: true });
+    execFileSync('tar', ['-xzf', join(dir, packed.filename), '-C', installed, '--strip-components', '1']);
+    for (const dep of Object.keys(pkg.dependencies)) {
+      const top = dep.startsWith('@') ? dep.split('/')[0]! : dep;
+      try {
+        symlinkSync(join(ROOT, 'node_modules', top), join(app, 'node_modules', top));
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      }
+    }
+    // What npm install does for a bin: a link in node_modules/.bin, executable.
+    mkdirSync(join(app, 'node_modules', '.bin'));
+    symlinkSync('../gexwh/dist/src/cli/main.js', join(app, 'node_modules', '.bin', 'gexwh'));
+    chmodSync(join(installed, 'dist/src/cli/main.js'), 0o755);
+
+    const version = await npx(['--version'], app);
+    expect(version.stdout.trim()).toBe(pkg.version);
+    const sync = await npx(['sync', '--json', '--exchange', 'deribit', '--symbol', 'BTC'], app, { GEX_BASE_URL: emulator.baseUrl, GEX_API_KEY: emulator.keys.pro });
+    expect(sync.code, sync.stderr).toBe(0);
+    expect(JSON.parse(sync.stdout)).toMatchObject({ outcome: 'ok', files_loaded: 6 });
+  });
+});

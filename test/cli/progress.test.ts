@@ -1,0 +1,79 @@
+// Progress: drawn on a terminal for phases longer than a second (what, n of N, rate, ETA), absent
+// when stderr is a pipe or with --quiet. The terminal is a pseudo-TTY from util-linux `script`.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { progressLine } from '../../src/cli/progress.js';
+import { startEmulator, type Emulator } from '../../src/emulator/index.js';
+import { CLI_PATH, runCli } from '../helpers/cli.js';
+
+let emulator: Emulator;
+let dir: string;
+
+beforeAll(async () => {
+  emulator = await startEmulator({ now: '2026-03-11T14:07:00Z', days: 3, expirations: 2, strikes: 6, seed: 3, symbols: ['BTC'] });
+  dir = mkdtempSync(join(tmpdir(), 'gexwh-progress-'));
+});
+afterAll(async () => {
+  await emulator.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const quote = (s: string) => `'${s.replaceAll("'", "'\\''")}'`;
+
+/** Runs the CLI with a pseudo-terminal as its stdout and stderr; resolves with everything it drew. */
+function runUnderTty(args: readonly string[], env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+  const command = [process.execPath, CLI_PATH, ...args].map(quote).join(' ');
+  return new Promise((resolve, reject) => {
+    const child = spawn('script', ['-qec', command, '/dev/null'], { env: { ...process.env, ...env, COLUMNS: '200' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, output }));
+  });
+}
+
+function slowDownloads() {
+  // Each storage GET waits 400 ms: nine files one at a time make a download phase of several seconds.
+  emulator.faults.add({ where: 'storage', match: /\/files\//, times: 100, action: { kind: 'delay', ms: 400 } });
+}
+
+describe('progress', () => {
+  it('formats what, n of N, rate and ETA', () => {
+    const line = progressLine({ phase: 'download', startedMs: 0, done: 3, total: 9, bytes: 3 * 1024 * 1024, failed: 0 }, 6000);
+    expect(line).toBe('  downloading files  3/9  30.0/min  ETA 12s  3.0 MB (512.0 KB/s)  elapsed 6s');
+    expect(progressLine({ phase: 'manifests', startedMs: 0, done: 4, total: 16, bytes: 0, failed: 0 }, 125_000)).toBe(
+      '  listing manifests  4/16  1.9/min  ETA 6m15s  elapsed 2m05s',
+    );
+    expect(progressLine({ phase: 'download', startedMs: 0, done: 40, total: 100, bytes: 0, failed: 0 }, 2000)).toBe('  downloading files  40/100  20/s  ETA 3s  elapsed 2s');
+    expect(progressLine({ phase: 'fill', startedMs: 0, done: 0, total: undefined, bytes: 0, failed: 0 }, 3000)).toBe('  filling levels from /history/levels  elapsed 3s');
+  });
+
+  it('is drawn on a terminal during a download phase longer than a second', async () => {
+    slowDownloads();
+    const env = { GEX_BASE_URL: emulator.baseUrl, GEX_API_KEY: emulator.keys.pro };
+    const run = await runUnderTty(['sync', '--db', join(dir, 'tty.duckdb'), '--archive', join(dir, 'tty-raw'), '--exchange', 'deribit', '--symbol', 'BTC', '--concurrency', '1'], env);
+    emulator.faults.clear();
+    expect(run.code).toBe(0);
+    expect(run.output).toMatch(/downloading files {2}\d\/9 {2}[\d.]+\/(s|min) {2}ETA \d+s/);
+    expect(run.output).toMatch(/sync ok: 9 file\(s\) loaded/);
+  });
+
+  it('is absent with --quiet on a terminal, and when stderr is a pipe', async () => {
+    slowDownloads();
+    const env = { GEX_BASE_URL: emulator.baseUrl, GEX_API_KEY: emulator.keys.pro };
+    const quiet = await runUnderTty(['sync', '--quiet', '--db', join(dir, 'q.duckdb'), '--archive', join(dir, 'q-raw'), '--exchange', 'deribit', '--symbol', 'BTC', '--concurrency', '1'], env);
+    expect(quiet.code).toBe(0);
+    expect(quiet.output).toMatch(/sync ok: 9 file\(s\) loaded/);
+    expect(quiet.output).not.toMatch(/downloading files/);
+    slowDownloads();
+    const piped = await runCli(['sync', '--json', '--db', join(dir, 'p.duckdb'), '--archive', join(dir, 'p-raw'), '--exchange', 'deribit', '--symbol', 'BTC', '--concurrency', '1'], { env });
+    emulator.faults.clear();
+    expect(piped.code).toBe(0);
+    expect(piped.stderr).toBe('');
+    expect(JSON.parse(piped.stdout)).toMatchObject({ files_loaded: 9 });
+  });
+});
