@@ -88,7 +88,7 @@ describe('capture beside a reader', () => {
     }
     const fourth = await runCli([...held.capture, '--json'], { env: env(heldKey) });
     expect(fourth.code, fourth.stderr).toBe(0);
-    expect(JSON.parse(fourth.stdout)).toMatchObject({ snapshotsJournaled: 1, snapshotsLoaded: 4 });
+    expect(JSON.parse(fourth.stdout)).toMatchObject({ snapshots_journaled: 1, snapshots_loaded: 4 });
     expect((await runCli(free.capture, { env: env(freeKey) })).code).toBe(0);
     expect(pending(held.archive)).toEqual([]);
 
@@ -127,7 +127,7 @@ describe('capture beside a reader', () => {
     expect(pending(ws.archive)).toHaveLength(1);
     const load = await runCli(['load', ...ws.local, '--json'], { env: {} });
     expect(load.code, load.stderr).toBe(0);
-    expect(JSON.parse(load.stdout)).toMatchObject({ snapshotsLoaded: 1 });
+    expect(JSON.parse(load.stdout)).toMatchObject({ snapshots_loaded: 1 });
     const tables = await liveTables(ws.db);
     expect(tables.live_levels).toHaveLength(2);
 

@@ -152,7 +152,7 @@ describe('another process holds the warehouse through a whole sync', () => {
 
     const next = await runCli([...ws.args, '--json'], { env: env(key) });
     expect(next.code, next.stderr).toBe(0);
-    expect(JSON.parse(next.stdout)).toMatchObject({ creditsSpent: 0, loadedFromJournal: 3 });
+    expect(JSON.parse(next.stdout)).toMatchObject({ credits_spent: 0, loaded_from_journal: 3 });
     expect(emulator.counters.credits(key) - creditsBefore).toBe(3); // nothing paid twice
     expect(await tableChecksums(ws.db)).toEqual(reference.tables);
     expect(await syncState(ws.db)).toEqual(reference.state);
@@ -187,7 +187,7 @@ describe('a reader that lets go while the sync waits', () => {
       holder = undefined;
       expect(result.code, result.stderr).toBe(0);
       const files = reference.state.manifest.length;
-      expect(JSON.parse(result.stdout)).toMatchObject({ outcome: 'ok', filesLoaded: files });
+      expect(JSON.parse(result.stdout)).toMatchObject({ outcome: 'ok', files_loaded: files });
       expect(emulator.counters.credits(key) - creditsBefore).toBe(files);
     } finally {
       holder?.kill();
@@ -222,7 +222,7 @@ describe('gexwh load and rebuild beside a holder', () => {
     const apiHits = emulator.counters.apiHits;
     const loaded = await runCli(['load', ...ws.local, '--json'], { env: {} });
     expect(loaded.code, loaded.stderr).toBe(0);
-    expect(JSON.parse(loaded.stdout)).toMatchObject({ filesLoaded: reference.state.manifest.length, creditsSpent: 0, runsRecorded: 1, manifestsStored: 1 });
+    expect(JSON.parse(loaded.stdout)).toMatchObject({ files_loaded: reference.state.manifest.length, credits_spent: 0, runs_recorded: 1, manifests_stored: 1 });
     expect(emulator.counters.apiHits).toBe(apiHits);
     expect(await tableChecksums(ws.db)).toEqual(reference.tables);
     expect(await syncState(ws.db)).toEqual(reference.state);
@@ -230,7 +230,7 @@ describe('gexwh load and rebuild beside a holder', () => {
     expect(runs).toEqual([{ command: 'sync', outcome: 'locked' }, { command: 'load', outcome: 'ok' }]);
     // Nothing left to load: a second load does nothing.
     const again = await runCli(['load', ...ws.local, '--json'], { env: {} });
-    expect(JSON.parse(again.stdout)).toMatchObject({ filesLoaded: 0 });
+    expect(JSON.parse(again.stdout)).toMatchObject({ files_loaded: 0 });
   }, 120_000);
 
   it('rebuild beside a reader: waits --wait-lock, then exit 5 saying nothing changed; the tables are as before', async () => {

@@ -17,7 +17,7 @@ export function registerLocal(program: Command): void {
     .description('run one read-only SQL statement on the warehouse, sandboxed, and print a table, CSV or JSON')
     .argument('<sql>', 'the SQL text, e.g. "SELECT * FROM levels_close LIMIT 5"')
     .option('--format <format>', 'table, csv or json (default table; json also with --json)')
-    .option('--read-dir <folder>', 'also let the SQL read files under this folder, e.g. an export (repeatable; never writes)', collectOption)
+    .option('--read-dir <folder>', 'also let the SQL read files under this folder, e.g. an export (repeatable; never writes; default: none, only the warehouse)', collectOption)
     .action(async (sql: string, flags: { format?: string; readDir?: string[] }, command: Command) => {
       const ctx = contextOf(command);
       const format = flags.format ?? (ctx.settings.json ? 'json' : 'table');

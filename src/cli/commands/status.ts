@@ -28,8 +28,8 @@ export function registerStatus(program: Command): void {
   program
     .command('status')
     .description('local warehouse vs remote coverage: sessions held, gaps, failed files, last run, quota left')
-    .option('--exchange <list>', 'only these history venues (repeatable, comma list)', listOption)
-    .option('--symbol <list>', 'only these symbols (repeatable, comma list)', listOption)
+    .option('--exchange <list>', 'only these history venues (repeatable, comma list; default: every pair held)', listOption)
+    .option('--symbol <list>', 'only these symbols (repeatable, comma list; default: every pair held)', listOption)
     .action(async (flags: { exchange?: string[]; symbol?: string[] }, command: Command) => {
       const ctx = contextOf(command);
       // status reports on a warehouse; it must not leave an empty one behind a mistyped --db.
