@@ -183,7 +183,7 @@ export async function commitToArchive(tempPath: string, finalPath: string): Prom
 }
 
 /** fsync a folder so a rename survives a power cut; not possible on every platform (Windows). */
-async function syncFolder(folder: string): Promise<void> {
+export async function syncFolder(folder: string): Promise<void> {
   let handle: fs.FileHandle | undefined;
   try {
     handle = await fs.open(folder, 'r');

@@ -11,6 +11,7 @@ import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import { GexwhError } from '../errors.js';
 import { FILE_KINDS, redactSecrets, type RunCounts, type RunOutcome } from '../warehouse/index.js';
+import { syncFolder } from './archive.js';
 
 export const JOURNAL_FOLDER = '_journal';
 
@@ -189,15 +190,3 @@ export function runOf(start: { command: string; options: Record<string, unknown>
   };
 }
 
-async function syncFolder(folder: string): Promise<void> {
-  let handle: fs.FileHandle | undefined;
-  try {
-    handle = await fs.open(folder, 'r');
-    await handle.sync();
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code !== 'EISDIR' && code !== 'EPERM' && code !== 'EINVAL' && code !== 'EBADF') throw error;
-  } finally {
-    await handle?.close();
-  }
-}

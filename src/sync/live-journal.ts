@@ -14,6 +14,7 @@ import { ENDPOINT_SCHEMAS, MarketSchema, SymbolSchema } from '../api/schemas.js'
 import { writeLiveCapture, type LiveRows, type LiveTable } from '../warehouse/live.js';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { liveLevelsRow, liveStrikeRows, termStructureRows, type CaptureKey } from './capture-rows.js';
+import { syncFolder } from './archive.js';
 
 export const LIVE_FOLDER = '_live';
 const VENUE = /^[a-z0-9]{1,32}$/;
@@ -204,15 +205,3 @@ async function readFolder(folder: string): Promise<Dirent[]> {
   }
 }
 
-async function syncFolder(folder: string): Promise<void> {
-  let handle: fs.FileHandle | undefined;
-  try {
-    handle = await fs.open(folder, 'r');
-    await handle.sync();
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code !== 'EISDIR' && code !== 'EPERM' && code !== 'EINVAL' && code !== 'EBADF') throw error;
-  } finally {
-    await handle?.close();
-  }
-}
