@@ -74,11 +74,16 @@ export function createProgress(ctx: CommandContext, _dryRun: boolean): Progress 
     events: {
       phase(name, detail) {
         clear();
-        const total = name === 'download' ? Number.parseInt(detail ?? '', 10) : undefined;
+        const total = name === 'download' || name === 'load' ? Number.parseInt(detail ?? '', 10) : undefined;
         state = { phase: name, startedMs: Date.now(), done: 0, total: Number.isFinite(total) ? total : undefined, bytes: 0, failed: 0 };
       },
       manifestsDone(done, total) {
         if (state?.phase !== 'manifests') return;
+        state.done = done;
+        state.total = total;
+      },
+      loadDone(done, total) {
+        if (state?.phase !== 'load') return;
         state.done = done;
         state.total = total;
       },

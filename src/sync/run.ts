@@ -68,6 +68,8 @@ export interface SyncEvents {
   file?(event: { file: PlannedFile; outcome: 'verified' | 'failed' | 'deferred'; bytes: number }): void;
   /** Pairs whose manifest is done (listed or skipped) out of all the selected pairs. */
   manifestsDone?(done: number, total: number): void;
+  /** Files of this run's load done (loaded, skipped or failed) out of all it loads. */
+  loadDone?(done: number, total: number): void;
   warn?(message: string): void;
 }
 
@@ -208,7 +210,6 @@ async function runLocked(
 
     // Phase 5 (warehouse open, waiting up to --wait-lock): load what verified, record what failed,
     // finish the run record. When the warehouse stays held, all of it goes to the journal (exit 5).
-    events.phase?.('load');
     const reloads: VerifiedFile[] = effectivePlan.toReload.map((file) => ({
       ...file,
       archivePath: archivePathOf(options.archiveRoot, file),
@@ -216,6 +217,7 @@ async function runLocked(
       fromArchive: true,
     }));
     const toLoad = [...reloads, ...fetched.verified];
+    events.phase?.('load', `${toLoad.length} files`);
     if (signal.aborted) {
       // Stopped: what was paid waits in the journal unless the warehouse takes the run record now.
       await journalFiles(options.archiveRoot, toLoad, pending);
@@ -225,7 +227,7 @@ async function runLocked(
     }
     const loadAndRecord = async (conn: DuckDBConnection): Promise<LoadOutcome> => {
       const fromJournal = await applyJournal(conn, options.archiveRoot);
-      const result = await loadVerified(conn, toLoad);
+      const result = await loadVerified(conn, toLoad, (done) => events.loadDone?.(done, toLoad.length));
       await promoteLoadedVersions(conn, options.archiveRoot);
       for (const failed of fetched.failed) {
         await recordFileStatus(conn, { ...failed, archivePath: null, bytes: failed.bytes, rows: failed.rows }, 'failed_verify', failed.error);
@@ -404,7 +406,7 @@ interface LoadOutcome {
   warnings?: string[];
 }
 
-async function loadVerified(conn: DuckDBConnection, files: VerifiedFile[]): Promise<LoadOutcome & { warnings: string[] }> {
+async function loadVerified(conn: DuckDBConnection, files: VerifiedFile[], onProgress: (filesDone: number) => void): Promise<LoadOutcome & { warnings: string[] }> {
   if (files.length === 0) return { loaded: 0, rows: 0, failed: [], warnings: [] };
   const inputs: LoadInput[] = files.map((file) => ({
     exchange: file.exchange,
@@ -418,7 +420,7 @@ async function loadVerified(conn: DuckDBConnection, files: VerifiedFile[]): Prom
     archivePath: file.archivePath,
     downloadedAt: file.downloadedAt,
   }));
-  const report = await loadFiles(conn, inputs);
+  const report = await loadFiles(conn, inputs, { onProgress });
   return {
     loaded: report.loaded.length,
     rows: report.rowsLoaded,

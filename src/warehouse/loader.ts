@@ -28,6 +28,8 @@ export interface LoadOptions {
   /** Load even when the same sha256 is already loaded (verify --repair, rebuild). */
   reload?: boolean;
   now?: () => Date;
+  /** Called after each batch with how many of the files are done (loaded, skipped or failed). */
+  onProgress?(filesDone: number): void;
 }
 
 export interface FailedLoad {
@@ -89,9 +91,17 @@ export async function loadFiles(conn: DuckDBConnection, files: readonly LoadInpu
       if ('error' in header) await fail(conn, report, input, header.error, now());
       else prepared.push(header);
     }
-    for (const batch of makeBatches(prepared, options)) await loadBatchWithFallback(conn, batch, report, now);
+    options.onProgress?.(filesDone(report));
+    for (const batch of makeBatches(prepared, options)) {
+      await loadBatchWithFallback(conn, batch, report, now);
+      options.onProgress?.(filesDone(report));
+    }
   }
   return report;
+}
+
+function filesDone(report: LoadReport): number {
+  return report.loaded.length + report.skipped.length + report.failed.length;
 }
 
 /**

@@ -49,6 +49,7 @@ describe('progress', () => {
       '  listing manifests  4/16  1.9/min  ETA 6m15s  elapsed 2m05s',
     );
     expect(progressLine({ phase: 'download', startedMs: 0, done: 40, total: 100, bytes: 0, failed: 0 }, 2000)).toBe('  downloading files  40/100  20/s  ETA 3s  elapsed 2s');
+    expect(progressLine({ phase: 'load', startedMs: 0, done: 6, total: 9, bytes: 0, failed: 0 }, 3000)).toBe('  loading into the warehouse  6/9  2.0/s  ETA 2s  elapsed 3s');
     expect(progressLine({ phase: 'fill', startedMs: 0, done: 0, total: undefined, bytes: 0, failed: 0 }, 3000)).toBe('  filling levels from /history/levels  elapsed 3s');
   });
 

@@ -274,6 +274,19 @@ describe('loadFiles: integrity', () => {
       expect(report.rowsLoaded).toBe(20);
     });
   });
+
+  it('reports progress after each batch: files done, up to all of them', async () => {
+    await withWarehouse(async (wh, dir) => {
+      const inputs = ['A', 'B', 'C', 'D', 'E'].map((symbol) => writeFixture(dir, 'strikes_by_expiry', { ...BTC, symbol }));
+      const seen: number[] = [];
+      await loadFiles(wh.connection, inputs, { maxFilesPerBatch: 2, onProgress: (done) => seen.push(done) });
+      expect(seen).toEqual([0, 2, 4, 5]);
+      // A second load skips every file: one report with all of them done before any batch.
+      const again: number[] = [];
+      await loadFiles(wh.connection, inputs, { onProgress: (done) => again.push(done) });
+      expect(again).toEqual([5]);
+    });
+  });
 });
 
 describe('loadFiles: CSV dialect', () => {
