@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createApiClient } from '../src/api/index.js';
 import { syncApiFrom } from '../src/sync/api-port.js';
-import { runSync, type SyncSummary } from '../src/sync/run.js';
+import { runSync, type SyncEvents, type SyncSummary } from '../src/sync/run.js';
 import { parseSyncSelection, type RawSyncSelection } from '../src/sync/selection.js';
 
 export interface SyncTarget {
@@ -14,7 +14,7 @@ export interface SyncTarget {
 }
 
 /** Milliseconds spent in each sync phase, filled as the phases start. */
-export type PhaseTimes = Partial<Record<'coverage' | 'manifests' | 'plan' | 'download' | 'load' | 'fill' | 'finish', number>>;
+export type PhaseTimes = Partial<Record<Parameters<NonNullable<SyncEvents['phase']>>[0] | 'finish', number>>;
 
 export async function gexwhSync(
   target: SyncTarget,

@@ -14,7 +14,7 @@ export interface Progress {
 const SHOW_AFTER_MS = 1000;
 const REDRAW_MS = 250;
 
-const PHASE_WORDS = { coverage: 'reading coverage', manifests: 'listing manifests', plan: 'planning', download: 'downloading files', load: 'loading into the warehouse', fill: 'filling levels from /history/levels' } as const;
+const PHASE_WORDS = { coverage: 'reading coverage', manifests: 'listing manifests', plan: 'planning', download: 'downloading files', load: 'loading into the warehouse', fill: 'filling levels from /history/levels', capture: 'capturing live snapshots' } as const;
 type Phase = keyof typeof PHASE_WORDS;
 
 export interface PhaseState {
@@ -74,7 +74,7 @@ export function createProgress(ctx: CommandContext, _dryRun: boolean): Progress 
     events: {
       phase(name, detail) {
         clear();
-        const total = name === 'download' || name === 'load' ? Number.parseInt(detail ?? '', 10) : undefined;
+        const total = name === 'download' || name === 'load' || name === 'capture' ? Number.parseInt(detail ?? '', 10) : undefined;
         state = { phase: name, startedMs: Date.now(), done: 0, total: Number.isFinite(total) ? total : undefined, bytes: 0, failed: 0 };
       },
       manifestsDone(done, total) {
@@ -84,6 +84,11 @@ export function createProgress(ctx: CommandContext, _dryRun: boolean): Progress 
       },
       loadDone(done, total) {
         if (state?.phase !== 'load') return;
+        state.done = done;
+        state.total = total;
+      },
+      targetsDone(done, total) {
+        if (state?.phase !== 'capture') return;
         state.done = done;
         state.total = total;
       },

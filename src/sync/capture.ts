@@ -20,6 +20,7 @@ import type { QuotaStop } from './fetch.js';
 import { journalRun } from './held.js';
 import { journalSnapshot, listSnapshots, loadLiveJournal, pendingTermCaptures, pruneLoadedSnapshots, type LiveSnapshot } from './live-journal.js';
 import { holderPidOf, openWaiting } from './load-pending.js';
+import type { SyncEvents } from './run.js';
 
 export interface CaptureOptions {
   dbPath: string;
@@ -38,6 +39,8 @@ export interface CaptureOptions {
   /** Wait this long for a sync holding the warehouse (default 60 s). */
   waitSeconds?: number;
   warn?(message: string): void;
+  /** Progress: the capture phase and its targets done. */
+  events?: Pick<SyncEvents, 'phase' | 'targetsDone'>;
 }
 
 export type TargetStatus = 'planned' | 'captured' | 'skipped' | 'failed' | 'not_reached';
@@ -107,7 +110,11 @@ export async function runCapture(client: ApiClient, options: CaptureOptions): Pr
   const spender = budget(options.maxRequests);
   const spentBefore = client.spent().requests;
   let fatal: unknown;
+  let targetsDone = 0;
+  options.events?.phase?.('capture', `${toCapture.length} targets`);
   for (const report of toCapture) {
+    if (targetsDone > 0) options.events?.targetsDone?.(targetsDone, toCapture.length);
+    targetsDone++;
     if (options.signal.aborted) {
       fatal = new InterruptedError(options.signal.reason === 'SIGTERM' ? 'SIGTERM' : 'SIGINT');
       break;

@@ -64,12 +64,14 @@ export interface SyncOptions {
 }
 
 export interface SyncEvents {
-  phase?(name: 'coverage' | 'manifests' | 'plan' | 'download' | 'load' | 'fill', detail?: string): void;
+  phase?(name: 'coverage' | 'manifests' | 'plan' | 'download' | 'load' | 'fill' | 'capture', detail?: string): void;
   file?(event: { file: PlannedFile; outcome: 'verified' | 'failed' | 'deferred'; bytes: number }): void;
   /** Pairs whose manifest is done (listed or skipped) out of all the selected pairs. */
   manifestsDone?(done: number, total: number): void;
   /** Files of this run's load done (loaded, skipped or failed) out of all it loads. */
   loadDone?(done: number, total: number): void;
+  /** Capture targets done (captured, failed or cut short) out of all the run captures. */
+  targetsDone?(done: number, total: number): void;
   warn?(message: string): void;
 }
 

@@ -77,4 +77,14 @@ describe('progress', () => {
     expect(piped.stderr).toBe('');
     expect(JSON.parse(piped.stdout)).toMatchObject({ files_loaded: 9 });
   });
+
+  it('counts capture targets on a terminal when a capture lasts more than a second', async () => {
+    // Each term-oi answer waits 600 ms: three venues make a capture phase of about two seconds.
+    emulator.faults.add({ match: /\/gex\/term-oi\//, times: 10, action: { kind: 'delay', ms: 600 } });
+    const env = { GEX_BASE_URL: emulator.baseUrl, GEX_API_KEY: emulator.keys.pro };
+    const run = await runUnderTty(['capture', '--db', join(dir, 'c.duckdb'), '--archive', join(dir, 'c-raw'), '--symbol', 'BTC', '--exchange', 'bybit,deribit,okx', '--force'], env);
+    emulator.faults.clear();
+    expect(run.code, run.output).toBe(0);
+    expect(run.output).toMatch(/capturing live snapshots {2}[12]\/3/);
+  });
 });

@@ -3,6 +3,7 @@
 import type { Command } from 'commander';
 import { LockError, PartialFailureError, UsageError } from '../../errors.js';
 import { runCapture, type CaptureSummary } from '../../sync/capture.js';
+import { createProgress } from '../progress.js';
 import { parseCaptureVenues } from '../../sync/capture-plan.js';
 import { parseCount, parseSymbols } from '../../sync/selection.js';
 import { createClient } from '../api-client.js';
@@ -43,6 +44,7 @@ async function captureAction(ctx: CommandContext, flags: CaptureFlags): Promise<
   const exchanges = parseCaptureVenues(flags.exchange);
   const maxRequests = parseCount(flags.maxRequests ?? config.maxRequests, '--max-requests');
   const client = createClient(ctx);
+  const progress = createProgress(ctx, flags.dryRun === true);
   try {
     const summary = await runCapture(client, {
       dbPath: ctx.settings.db,
@@ -57,9 +59,12 @@ async function captureAction(ctx: CommandContext, flags: CaptureFlags): Promise<
       ...(flags.waitLock !== undefined ? { waitSeconds: flags.waitLock } : {}),
       signal: ctx.signal,
       warn: (message) => ctx.out.warn(message),
+      events: progress.events,
     });
+    progress.done();
     print(ctx, summary);
   } catch (error) {
+    progress.done();
     if ((error instanceof PartialFailureError || error instanceof LockError) && isSummary(error.cause)) print(ctx, error.cause);
     throw error;
   } finally {
