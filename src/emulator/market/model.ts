@@ -42,8 +42,7 @@ class SyntheticMarket implements MarketModel {
   private readonly sessions = new LruCache<string, Session>(SESSION_CACHE_ENTRIES);
   private readonly captures = new LruCache<string, Capture>(CAPTURE_CACHE_ENTRIES);
   private readonly totals = new LruCache<string, LevelsFields>(TOTAL_LEVELS_CACHE_ENTRIES);
-  private readonly csvTexts = new LruCache<string, { text: string; rows: number }>(FILE_CACHE_BYTES / 2, (v) => v.text.length);
-  private readonly files = new LruCache<string, DailyFile>(FILE_CACHE_BYTES / 2, (v) => v.bytes.length);
+  private readonly files = new LruCache<string, DailyFile>(FILE_CACHE_BYTES, (v) => v.bytes.length);
 
   constructor(readonly options: MarketOptions) {
     if (!Number.isInteger(options.expirations) || options.expirations < 1) throw new RangeError('expirations must be a positive integer');
@@ -108,10 +107,10 @@ class SyntheticMarket implements MarketModel {
     const venues = venuesOfHistoryExchange(spec, exchange);
     if (venues === undefined) throw new RangeError(`${exchange} has no history for ${spec.symbol}`);
     if (!(kind in FILE_HEADERS)) throw new RangeError(`unknown file kind ${kind}`);
-    const csvKey = `${exchange}|${spec.symbol}|${sessionDate}|${kind}`;
-    return this.files.getOrCreate(`${csvKey}|${revision}`, () => {
-      const csv = this.csvTexts.getOrCreate(csvKey, () => this.buildCsv(exchange, spec, venues, sessionDate, kind));
-      return dailyFileOf(csv.text, csv.rows, revision);
+    // The CSV text is not kept: a later revision (rare) builds it again, deterministically.
+    return this.files.getOrCreate(`${exchange}|${spec.symbol}|${sessionDate}|${kind}|${revision}`, () => {
+      const csv = this.buildCsv(exchange, spec, venues, sessionDate, kind);
+      return dailyFileOf(csv.view(), csv.rows, revision);
     });
   }
 
@@ -211,7 +210,7 @@ class SyntheticMarket implements MarketModel {
     };
   }
 
-  private buildCsv(exchange: string, spec: SymbolSpec, venues: readonly string[], sessionDate: string, kind: FileKind): { text: string; rows: number } {
+  private buildCsv(exchange: string, spec: SymbolSpec, venues: readonly string[], sessionDate: string, kind: FileKind): CsvWriter {
     const times = calendar.sessionCaptureTimes(spec.market, sessionDate);
     if (times.length === 0) throw new RangeError(`${sessionDate} is not a ${spec.market} session`);
     const oiDate = calendar.previousSessionDate(spec.market, sessionDate);
@@ -221,20 +220,18 @@ class SyntheticMarket implements MarketModel {
       const timestamp = formatTimestamp(timestampMs);
       const snap = this.snapshot(spec.symbol, venues, new Date(timestampMs));
       if (kind === 'strikes_by_expiry') {
-        const lines: string[] = [];
         for (const chain of snap.chains) {
-          const prefix = rowPrefix([SCHEMA_VERSION, timestamp, sessionDate, exchange, spec.symbol, chain.book.info.iso]);
-          for (const row of chain.rows) lines.push(`${prefix},${strikeCsvFields(row)}`);
+          const prefix = `${rowPrefix([SCHEMA_VERSION, timestamp, sessionDate, exchange, spec.symbol, chain.book.info.iso])},`;
+          for (const row of chain.rows) writer.line(`${prefix}${strikeCsvFields(row)}`);
         }
-        writer.addLines(lines);
         return;
       }
       const rows = totalStrikes(snap.chains, spec);
       const total = this.totalLevelsOf(snap, rows);
       const common = [SCHEMA_VERSION, timestamp, sessionDate, type, exchange, spec.symbol, oiDate] as const;
       if (kind === 'strikes_total') {
-        const prefix = `${rowPrefix(common)},${levelsCsvFields(total)}`;
-        writer.addLines(rows.map((row) => `${prefix},${strikeCsvFields(row)}`));
+        const prefix = `${rowPrefix(common)},${levelsCsvFields(total)},`;
+        for (const row of rows) writer.line(`${prefix}${strikeCsvFields(row)}`);
         return;
       }
       const lines = [`${rowPrefix([...common, 'TOTAL', null])},${levelsCsvFields(total)}`];
@@ -244,7 +241,7 @@ class SyntheticMarket implements MarketModel {
       }
       writer.addLines(lines);
     });
-    return { text: writer.text(), rows: writer.rows };
+    return writer;
   }
 }
 
