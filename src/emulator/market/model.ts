@@ -1,13 +1,13 @@
 // The synthetic market: ties the calendar, spot walk, books, snapshots and daily files together
 // behind the MarketModel contract, with bounded caches (a capture is pure, so caching is safe).
 
-import { buildExpirationBook, type ExpirationBook, type SessionFrame } from './book.js';
+import { buildExpirationBook, type ExpirationBook, type OpenInterest, type SessionFrame } from './book.js';
 import * as calendar from './calendar.js';
 import { aliasSymbols, selectSymbols, venuesOfHistoryExchange, type SymbolSpec } from './catalog.js';
 import { EXPIRATION_GRACE_MS, listedExpirations } from './expirations.js';
 import { CsvWriter, dailyFileOf, FILE_HEADERS, formatTimestamp, levelsCsvFields, rowPrefix, SCHEMA_VERSION, strikeCsvFields } from './files.js';
 import { LruCache } from './lru.js';
-import { roundPrice } from './numbers.js';
+import { formatCsvNumber, roundPrice } from './numbers.js';
 import { zeroCrossings } from './profile.js';
 import { chainProfile, chainState, expirationLevels, termMetrics, totalLevels, totalStrikes, type ChainState } from './snapshot.js';
 import { SpotModel } from './spot.js';
@@ -19,6 +19,9 @@ const FILE_CACHE_BYTES = 256 * 1024 * 1024;
 const SESSION_CACHE_ENTRIES = 256;
 const CAPTURE_CACHE_ENTRIES = 64;
 const TOTAL_LEVELS_CACHE_ENTRIES = 50_000;
+// Two crypto sessions of captures (~120 KB each with 12 x 120 chains): the three files of a day
+// share their chains instead of computing them three times.
+const SNAPSHOT_CACHE_ENTRIES = 192;
 
 interface Session {
   frame: SessionFrame;
@@ -33,6 +36,21 @@ interface Snapshot {
   timestampMs: number;
   spot: number;
   chains: ChainState[];
+  /** TOTAL rows, computed once when first asked for. */
+  totalRows?: StrikeRow[];
+}
+
+/** Per strike texts that hold for a whole session: the strike, and `call_oi,put_oi` per venue set. */
+const strikeTexts = new WeakMap<Float64Array, string[]>();
+const oiTexts = new WeakMap<OpenInterest, string[]>();
+
+function textsOf<K extends object>(cache: WeakMap<K, string[]>, key: K, make: () => string[]): string[] {
+  let texts = cache.get(key);
+  if (texts === undefined) {
+    texts = make();
+    cache.set(key, texts);
+  }
+  return texts;
 }
 
 class SyntheticMarket implements MarketModel {
@@ -42,8 +60,8 @@ class SyntheticMarket implements MarketModel {
   private readonly sessions = new LruCache<string, Session>(SESSION_CACHE_ENTRIES);
   private readonly captures = new LruCache<string, Capture>(CAPTURE_CACHE_ENTRIES);
   private readonly totals = new LruCache<string, LevelsFields>(TOTAL_LEVELS_CACHE_ENTRIES);
-  private readonly csvTexts = new LruCache<string, { text: string; rows: number }>(FILE_CACHE_BYTES / 2, (v) => v.text.length);
-  private readonly files = new LruCache<string, DailyFile>(FILE_CACHE_BYTES / 2, (v) => v.bytes.length);
+  private readonly snapshots = new LruCache<string, Snapshot>(SNAPSHOT_CACHE_ENTRIES);
+  private readonly files = new LruCache<string, DailyFile>(FILE_CACHE_BYTES, (v) => v.bytes.length);
 
   constructor(readonly options: MarketOptions) {
     if (!Number.isInteger(options.expirations) || options.expirations < 1) throw new RangeError('expirations must be a positive integer');
@@ -91,7 +109,7 @@ class SyntheticMarket implements MarketModel {
     const cached = this.totals.get(this.captureKey(symbol, venues, timestampUtc));
     if (cached !== undefined) return cached;
     const snap = this.snapshot(symbol, venues, timestampUtc);
-    return this.totalLevelsOf(snap, totalStrikes(snap.chains, snap.spec));
+    return this.totalLevelsOf(snap, this.totalRows(snap));
   }
 
   profile(symbol: string, venues: readonly string[], timestampUtc: Date, expiration = 'TOTAL'): NetGexProfile {
@@ -108,10 +126,10 @@ class SyntheticMarket implements MarketModel {
     const venues = venuesOfHistoryExchange(spec, exchange);
     if (venues === undefined) throw new RangeError(`${exchange} has no history for ${spec.symbol}`);
     if (!(kind in FILE_HEADERS)) throw new RangeError(`unknown file kind ${kind}`);
-    const csvKey = `${exchange}|${spec.symbol}|${sessionDate}|${kind}`;
-    return this.files.getOrCreate(`${csvKey}|${revision}`, () => {
-      const csv = this.csvTexts.getOrCreate(csvKey, () => this.buildCsv(exchange, spec, venues, sessionDate, kind));
-      return dailyFileOf(csv.text, csv.rows, revision);
+    // The CSV text is not kept: a later revision (rare) builds it again, deterministically.
+    return this.files.getOrCreate(`${exchange}|${spec.symbol}|${sessionDate}|${kind}|${revision}`, () => {
+      const csv = this.buildCsv(exchange, spec, venues, sessionDate, kind);
+      return dailyFileOf(csv.view(), csv.rows, revision);
     });
   }
 
@@ -159,7 +177,16 @@ class SyntheticMarket implements MarketModel {
     return book;
   }
 
+  private totalRows(snap: Snapshot): StrikeRow[] {
+    snap.totalRows ??= totalStrikes(snap.chains, snap.spec);
+    return snap.totalRows;
+  }
+
   private snapshot(symbol: string, venues: readonly string[], timestampUtc: Date): Snapshot {
+    return this.snapshots.getOrCreate(this.captureKey(symbol, venues, timestampUtc), () => this.buildSnapshot(symbol, venues, timestampUtc));
+  }
+
+  private buildSnapshot(symbol: string, venues: readonly string[], timestampUtc: Date): Snapshot {
     const spec = this.spec(symbol);
     const timestampMs = timestampUtc.getTime();
     const sessionDate = calendar.sessionDateOf(spec.market, timestampMs);
@@ -197,7 +224,7 @@ class SyntheticMarket implements MarketModel {
   }
 
   private assembleCapture(snap: Snapshot): Capture {
-    const rows = totalStrikes(snap.chains, snap.spec);
+    const rows = this.totalRows(snap);
     return {
       symbol: snap.spec.symbol,
       market: snap.spec.market,
@@ -211,7 +238,7 @@ class SyntheticMarket implements MarketModel {
     };
   }
 
-  private buildCsv(exchange: string, spec: SymbolSpec, venues: readonly string[], sessionDate: string, kind: FileKind): { text: string; rows: number } {
+  private buildCsv(exchange: string, spec: SymbolSpec, venues: readonly string[], sessionDate: string, kind: FileKind): CsvWriter {
     const times = calendar.sessionCaptureTimes(spec.market, sessionDate);
     if (times.length === 0) throw new RangeError(`${sessionDate} is not a ${spec.market} session`);
     const oiDate = calendar.previousSessionDate(spec.market, sessionDate);
@@ -221,20 +248,22 @@ class SyntheticMarket implements MarketModel {
       const timestamp = formatTimestamp(timestampMs);
       const snap = this.snapshot(spec.symbol, venues, new Date(timestampMs));
       if (kind === 'strikes_by_expiry') {
-        const lines: string[] = [];
         for (const chain of snap.chains) {
-          const prefix = rowPrefix([SCHEMA_VERSION, timestamp, sessionDate, exchange, spec.symbol, chain.book.info.iso]);
-          for (const row of chain.rows) lines.push(`${prefix},${strikeCsvFields(row)}`);
+          const prefix = `${rowPrefix([SCHEMA_VERSION, timestamp, sessionDate, exchange, spec.symbol, chain.book.info.iso])},`;
+          const strikes = textsOf(strikeTexts, chain.book.strikes, () => Array.from(chain.book.strikes, (strike) => formatCsvNumber(strike)));
+          const ois = textsOf(oiTexts, chain.oi, () => chain.rows.map((row) => `${formatCsvNumber(row.call_oi)},${formatCsvNumber(row.put_oi)}`));
+          chain.rows.forEach((row, i) => {
+            writer.line(`${prefix}${strikes[i]},${formatCsvNumber(row.call_gex)},${formatCsvNumber(row.put_gex)},${formatCsvNumber(row.net_gex)},${ois[i]}`);
+          });
         }
-        writer.addLines(lines);
         return;
       }
-      const rows = totalStrikes(snap.chains, spec);
+      const rows = this.totalRows(snap);
       const total = this.totalLevelsOf(snap, rows);
       const common = [SCHEMA_VERSION, timestamp, sessionDate, type, exchange, spec.symbol, oiDate] as const;
       if (kind === 'strikes_total') {
-        const prefix = `${rowPrefix(common)},${levelsCsvFields(total)}`;
-        writer.addLines(rows.map((row) => `${prefix},${strikeCsvFields(row)}`));
+        const prefix = `${rowPrefix(common)},${levelsCsvFields(total)},`;
+        for (const row of rows) writer.line(`${prefix}${strikeCsvFields(row)}`);
         return;
       }
       const lines = [`${rowPrefix([...common, 'TOTAL', null])},${levelsCsvFields(total)}`];
@@ -244,7 +273,7 @@ class SyntheticMarket implements MarketModel {
       }
       writer.addLines(lines);
     });
-    return { text: writer.text(), rows: writer.rows };
+    return writer;
   }
 }
 

@@ -118,6 +118,7 @@ interface Pool {
 
 interface Queued {
   key: string;
+  urgent: boolean;
   job: BuildJob;
   resolve(file: BuiltFile): void;
   reject(error: Error): void;
@@ -131,9 +132,12 @@ function createPool(options: MarketOptions, size: number): Pool {
   const busy = new Map<Worker, Queued>();
   let closed = false;
 
+  // Warm-up keeps to one worker at a time: the other cores stay for requests and for the client that
+  // is usually syncing on the same machine (every worker warming slowed a 60-day sync 2.6x).
+  const warming = () => [...busy.values()].some((item) => !item.urgent);
   const next = () => {
     while (idle.length > 0 && !closed) {
-      const item = urgent.shift() ?? background.shift();
+      const item = urgent.shift() ?? (warming() ? undefined : background.shift());
       if (!item) return;
       const worker = idle.pop()!;
       busy.set(worker, item);
@@ -167,13 +171,13 @@ function createPool(options: MarketOptions, size: number): Pool {
     run(key, job, isUrgent) {
       if (closed) return Promise.reject(new Error('the emulator is closed'));
       return new Promise<BuiltFile>((resolve, reject) => {
-        (isUrgent ? urgent : background).push({ key, job, resolve, reject });
+        (isUrgent ? urgent : background).push({ key, job, urgent: isUrgent, resolve, reject });
         next();
       });
     },
     promote(key) {
       const at = background.findIndex((item) => item.key === key);
-      if (at >= 0) urgent.push(...background.splice(at, 1));
+      if (at >= 0) urgent.push(...background.splice(at, 1).map((item) => ({ ...item, urgent: true })));
     },
     async close() {
       closed = true;

@@ -13,6 +13,25 @@ describe('formatCsvNumber', () => {
     expect(formatCsvNumber(2.5e21)).toBe('2500000000000000000000');
     expect(formatCsvNumber(123456789012.34)).toBe('123456789012.34');
   });
+
+  it('writes every value of up to two decimals exactly as String() does, and others too', () => {
+    // A fixed pseudo-random walk over magnitudes from 1e-4 to 1e14, rounded to 0-4 decimals.
+    let state = 12345;
+    const next = () => (state = (Math.imul(state, 1103515245) + 12345) >>> 0) / 2 ** 32;
+    const values: number[] = [0.01, 0.1, 0.3, 0.05, 1.05, -0.07, 9999999999999.99, -9999999999999.99, 1e13, 1e13 + 0.5, 0.005, 1e-6];
+    for (let i = 0; i < 100_000; i++) {
+      const magnitude = 10 ** (next() * 18 - 4);
+      const sign = next() < 0.3 ? -1 : 1;
+      values.push(roundTo(sign * magnitude * next(), Math.floor(next() * 5)));
+    }
+    for (const value of values) {
+      const text = formatCsvNumber(value);
+      const abs = Math.abs(value);
+      const expected = value === 0 ? '0' : abs >= 1e-6 && abs < 1e21 ? String(value) : undefined;
+      if (expected !== undefined && text !== expected) expect(`${value}: ${text}`).toBe(`${value}: ${expected}`);
+      expect(Number(text)).toBe(value === 0 ? 0 : value);
+    }
+  });
 });
 
 describe('roundTo', () => {
