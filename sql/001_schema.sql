@@ -1,4 +1,4 @@
--- gexwh warehouse schema, version 1 (DESIGN §2). Column names are the contract: add, never rename.
+-- gexwh warehouse schema, version 1. Column names are the contract: add, never rename.
 -- Applied by src/warehouse/migrations.ts inside one transaction; sync.migrations is created by the runner.
 
 CREATE SCHEMA IF NOT EXISTS sync;

@@ -1,4 +1,4 @@
--- gexwh views and point-in-time macros (DESIGN §2). Plain SQL over the contract tables; every
+-- gexwh views and point-in-time macros. Plain SQL over the contract tables; every
 -- name here is part of the contract and documented column by column in the README.
 
 -- TOTAL levels, one row per capture. (exchange, symbol, timestamp_utc, expiration) is unique in

@@ -1,9 +1,9 @@
 -- gexwh analysis surface, version 3: file rows win over api rows per session, and the point-in-time
--- macros gain a max_staleness tolerance (DESIGN §2). Replaces the definitions of 002 with the same
+-- macros gain a max_staleness tolerance. Replaces the definitions of 002 with the same
 -- names and a compatible call shape: levels_asof(exch, sym, ts) still works, max_staleness is optional.
 
 -- TOTAL levels, one row per capture. A session whose levels file is loaded shows only the file's
--- rows: api rows (/history/levels fills, §4.5) of that session are hidden even when their timestamps
+-- rows: api rows (/history/levels fills) of that session are hidden even when their timestamps
 -- differ from the file's, so a late fill never mixes into a file-backed session.
 CREATE OR REPLACE VIEW levels_total AS
 SELECT l.exchange, l.symbol, l.session_date, l.timestamp_utc, l.type, l.oi_date,

@@ -1,5 +1,5 @@
 -- gexwh export ledger, version 4: one row per partition file written by `gexwh export`, so a rerun
--- writes only new or changed sessions (DESIGN §1). The fingerprint is taken from the loaded file
+-- writes only new or changed sessions. The fingerprint is taken from the loaded file
 -- versions (sha256 in sync.files), the partition's row count and the table's column layout.
 CREATE TABLE sync.exports (
   out_dir      VARCHAR     NOT NULL,  -- absolute export root

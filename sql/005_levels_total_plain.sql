@@ -1,5 +1,5 @@
 -- gexwh analysis surface, version 5: "a session whose levels file is loaded shows only the file's
--- rows" (DESIGN §2, §4.5) now holds in the levels table itself instead of being re-checked by every
+-- rows" now holds in the levels table itself instead of being re-checked by every
 -- query of levels_total (the NOT EXISTS of 003 made the view 4x a plain filter). The writers keep it:
 -- loading a levels file deletes every row of its session, api rows included (loader.ts), and a
 -- /history/levels fill never inserts into a session that has file rows (levels-api.ts).

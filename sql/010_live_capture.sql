@@ -1,4 +1,4 @@
--- gexwh live captures, version 10 (`gexwh capture`, DESIGN §4.5 companion): snapshots of the
+-- gexwh live captures, version 10 (`gexwh capture`): snapshots of the
 -- current-data endpoints, which the API's history does not keep. One capture is one as_of (the
 -- server's snapshot time); capturing the same as_of twice adds nothing (primary keys, inserts
 -- ON CONFLICT DO NOTHING). exchange is the resolved current-data venue (meta.exchange_resolved):

@@ -1,4 +1,4 @@
-// Settings of a run: flag > env > config file > default (DESIGN §1). The config file is validated with
+// Settings of a run: flag > env > config file > default. The config file is validated with
 // zod; an unknown key or a bad value is a UsageError naming the field and what is allowed.
 import { existsSync, readFileSync } from 'node:fs';
 import { z } from 'zod';

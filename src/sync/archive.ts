@@ -1,4 +1,4 @@
-// The raw archive (DESIGN §3): `<root>/<exchange>/<symbol>/<session_date>_<file>.csv.gz`. Paths are
+// The raw archive: `<root>/<exchange>/<symbol>/<session_date>_<file>.csv.gz`. Paths are
 // built only from validated parts, so nothing a server sends can point outside the archive. Files are
 // written to a temp name in their final folder, fsynced, renamed, and the folder fsynced: after a
 // crash a file is either whole under its final name or a stale `.part` that removeStaleTemps() drops.

@@ -1,4 +1,4 @@
-// The download stage (DESIGN §4.3–4.4): fetch the planned files with bounded concurrency, each to a
+// The download stage: fetch the planned files with bounded concurrency, each to a
 // temp file in its archive folder while hashing, check sha256 and size against the manifest (one
 // retry on mismatch), then rename it into the archive. A 429, a local write error or a stop signal
 // ends the stage cleanly: no new link is paid for, files whose link is paid finish (see fetchFiles),
@@ -210,8 +210,8 @@ export async function fetchFiles(files: readonly PlannedFile[], options: FetchOp
         }
         lastProblem = error instanceof Error ? error.message : String(error);
         // A download that failed after every retry of the client is not tried a second time here:
-        // only a verification mismatch (or a body announced too large) earns the one extra attempt of
-        // DESIGN §4.4.
+        // only a verification mismatch (or a body announced too large) earns the one extra attempt: a
+        // mismatch is retried once, then the file is failed_verify and the run goes on.
         if (!(error instanceof BodyMismatchError)) attempt = 2;
       } finally {
         if (tempPath !== undefined) await fs.rm(tempPath, { force: true });

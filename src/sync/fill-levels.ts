@@ -1,4 +1,4 @@
-// `sync --fill-levels` (DESIGN §4.5): TOTAL levels of sessions without a levels file, from
+// `sync --fill-levels`: TOTAL levels of sessions without a levels file, from
 // /history/levels at 15m, paid from the request quota. Runs after the load phase of runSync: the
 // warehouse is opened to read what is held, closed while requesting, and opened again to write.
 // Every page is one request, counted against --max-requests; a 429 stops cleanly and what was

@@ -1,5 +1,5 @@
-// Which sessions `sync --fill-levels` requests from /history/levels, and in which windows (DESIGN
-// §4.5). Pure: the warehouse state and the coverage come in, request windows go out.
+// Which sessions `sync --fill-levels` requests from /history/levels, and in which windows (at most
+// 31 days each, the API's limit). Pure: the warehouse state and the coverage come in, request windows go out.
 //
 // A session is filled when it has no loaded levels file and no complete api fill (a complete fill
 // holds the session's close row). A session already partly filled is re-requested from its last api

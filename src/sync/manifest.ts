@@ -1,4 +1,4 @@
-// Manifest listing (DESIGN §4.1). Listing costs a request per page, so it runs only for pairs whose
+// Manifest listing. Listing costs a request per page, so it runs only for pairs whose
 // coverage shows files newer than what sync.manifest holds, and only from the newest stored session
 // on. Pages hold at most 400 rows, newest first, and are walked backwards with the exclusive `end`.
 //

@@ -1,4 +1,4 @@
-// The sync plan (DESIGN §4.2), a pure function of local state: manifest rows with no `loaded` ledger
+// The sync plan, a pure function of local state: manifest rows with no `loaded` ledger
 // row of the same sha256, filtered by the selection, ordered by session date, cut to the credit
 // budget. No I/O here, so every rule is unit-tested and `gexwh plan` shows exactly what sync does.
 
@@ -175,7 +175,7 @@ function decide(row: StoredManifestRow, file: FileKind, versions: readonly Ledge
   const older = versions.filter((v) => v.status === 'loaded' && v.sha256 !== row.sha256).map((v) => v.sha256).sort()[0];
   if (older !== undefined) planned.replaces = older;
   if (same?.status === 'failed_verify' || same?.status === 'failed_load') planned.retryOf = same.status;
-  // A failed load was verified and archived first (DESIGN §3): it needs no new credit.
+  // A failed load was verified and archived first (a paid file is never thrown away): it needs no new credit.
   const archived = same?.status === 'failed_load' && same.archivePath !== null;
   return { kind: archived ? 'reload' : 'download', planned };
 }

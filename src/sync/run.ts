@@ -1,4 +1,4 @@
-// The nightly job (DESIGN §4): coverage → manifests → plan → download → verify → archive → load.
+// The nightly job: coverage → manifests → plan → download → verify → archive → load.
 // The warehouse is opened only for short phases (read state, write manifests, load), so analysts'
 // readers are blocked as little as possible; downloads run with it closed.
 import type { DuckDBConnection } from '@duckdb/node-api';
@@ -56,7 +56,7 @@ export interface SyncOptions {
   selection: SyncSelection;
   dryRun: boolean;
   fullRescan: boolean;
-  /** Fill levels of sessions without a levels file from /history/levels (DESIGN §4.5). */
+  /** Fill levels of sessions without a levels file from /history/levels. */
   fillLevels: boolean;
   waitLockSeconds?: number;
   /** Effective options, stored in sync.runs (no secrets). */

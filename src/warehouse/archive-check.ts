@@ -1,4 +1,4 @@
-// What rebuild and verify need from the raw archive (DESIGN §3): where a ledger row's file lives
+// What rebuild and verify need from the raw archive: where a ledger row's file lives
 // under the given root, and whether the file there is the version the ledger recorded (sha256 and
 // size, re-hashed by streaming: archived files can be large).
 import { createHash } from 'node:crypto';

@@ -1,4 +1,4 @@
-// The daily file layouts of DESIGN §6 as data: which header names each kind needs, how DuckDB
+// The daily file layouts as data: which header names each kind needs, how DuckDB
 // must read them, and which known columns are not stored. Every name here is a fixed identifier,
 // so the loader may put them in SQL text.
 

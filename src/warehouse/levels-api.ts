@@ -1,4 +1,4 @@
-// Writes /history/levels rows (DESIGN §4.5, --fill-levels) as source 'api' TOTAL levels. File rows
+// Writes /history/levels rows (--fill-levels) as source 'api' TOTAL levels. File rows
 // always win: a capture that exists is left alone, and a session that has its levels file loaded
 // gets no api rows at all. When the file loads later it deletes the session's api rows (loader).
 import type { DuckDBAppender, DuckDBConnection } from '@duckdb/node-api';

@@ -1,4 +1,4 @@
-// Warehouse side of `sync --fill-levels` (DESIGN §4.5): what one (exchange, symbol) already holds,
+// Warehouse side of `sync --fill-levels`: what one (exchange, symbol) already holds,
 // and the write of fetched /history/levels rows. The insert itself is insertApiLevels (file rows
 // win); here it runs in one transaction with the promotion of rows that became the session's close.
 import type { DuckDBConnection } from '@duckdb/node-api';

@@ -1,4 +1,4 @@
-// Loads verified daily files into the tables (DESIGN §4.5, §6). Each batch of files is read by one
+// Loads verified daily files into the tables. Each batch of files is read by one
 // read_csv straight into the target table (no staging copy: it cost as much again as the read), in
 // ONE transaction with the removal of older versions and the ledger rows. Checks ride along: a row of
 // another market or session fails the statement (load-sql.ts), and each file's row count is compared

@@ -1,4 +1,4 @@
-// The sync lock file `<db>.lock` (DESIGN §4.6): keeps two syncs apart and names the holder.
+// The sync lock file `<db>.lock`: keeps two syncs apart and names the holder.
 // DuckDB's own file lock is the last line of defence; this one gives a clear message, waits if
 // asked, and takes over locks whose process is gone.
 import { randomBytes } from 'node:crypto';

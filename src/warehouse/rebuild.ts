@@ -5,7 +5,7 @@
 // every file either as before or rebuilt. Rows no loaded file explains are removed first. A file
 // whose archive is missing or altered is reported and its rows are kept: a rebuild never throws
 // away rows it cannot recreate. Levels rows from /history/levels fills (source 'api') have no
-// archived file and are kept, until a levels file of their session loads (DESIGN §4.5).
+// archived file and are kept, until a levels file of their session loads.
 // With no readable warehouse (missing, or damaged so DuckDB refuses it) there is no ledger to follow:
 // rebuild-from-archive.ts keeps the damaged file aside and loads the whole archive into a fresh one.
 import { existsSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// Hand-made daily files following DESIGN §6, and a temp warehouse per test.
+// Hand-made daily files in the daily file layouts, and a temp warehouse per test.
 import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

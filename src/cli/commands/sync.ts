@@ -51,7 +51,7 @@ export function registerSync(program: Command): void {
     .action((flags: SyncFlags, command: Command) => syncAction(contextOf(command), flags, true));
 }
 
-/** Flags win over the config file (DESIGN §1); then every value is validated. */
+/** Flags win over the config file; then every value is validated. */
 export function selectionFromFlags(flags: SyncFlags, ctx: CommandContext): SyncSelection {
   const config = ctx.settings.config;
   const raw: RawSyncSelection = {

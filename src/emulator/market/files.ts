@@ -1,4 +1,4 @@
-// Daily file layouts (DESIGN §6) and their deterministic gzip bytes.
+// Daily file layouts and their deterministic gzip bytes.
 
 import { createHash } from 'node:crypto';
 import { gzipSync } from 'node:zlib';

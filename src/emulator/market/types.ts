@@ -165,7 +165,7 @@ export interface MarketModel {
   expirationsAt(symbol: string, now: Date): ExpirationInfo[];
 
   /**
-   * The gzip bytes of a completed session's daily file, layouts of DESIGN §6. `exchange` is a history
+   * The gzip bytes of a completed session's daily file, in the daily file layouts. `exchange` is a history
    * venue (bybit..combined, tradfi). `revision` > 0 yields a rebuilt file (same rows, new bytes/sha).
    * Cached. The caller (the server) decides whether the session is complete at its clock.
    */
