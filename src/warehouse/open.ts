@@ -22,6 +22,8 @@ export interface OpenOptions {
   /** While another process holds the file, retry for up to this many seconds (default 0). */
   waitSeconds?: number;
   pollMs?: number;
+  /** Told each time the file is found held while waiting (a caller can say it is waiting). */
+  onLocked?(error: LockError): void;
   /** Migration folder and cut-off (tests); by default every migration in sql/. */
   migrations?: MigrateOptions;
   /**
@@ -106,6 +108,7 @@ async function createInstanceWaiting(dbPath: string, readOnly: boolean, options:
       return await createInstance(dbPath, readOnly, options.sandbox !== undefined);
     } catch (error) {
       if (!(error instanceof LockError) || Date.now() >= deadline) throw error;
+      options.onLocked?.(error);
       await sleep(Math.min(options.pollMs ?? 250, Math.max(1, deadline - Date.now())));
     }
   }

@@ -156,11 +156,29 @@ describe('DuckDB file lock', () => {
     let child: ChildProcess | undefined;
     try {
       child = await holdDatabase(db);
-      const opening = openWarehouse(db, { waitSeconds: 30, pollMs: 50 });
-      await new Promise((resolve) => setTimeout(resolve, 200)); // let it fail at least once
+      let settled = false;
+      let refusals = 0;
+      let firstRefusal: () => void = () => undefined;
+      const refused = new Promise<void>((resolve) => (firstRefusal = resolve));
+      const opening = openWarehouse(db, {
+        waitSeconds: 30,
+        pollMs: 50,
+        onLocked: () => {
+          refusals++;
+          firstRefusal();
+        },
+      }).finally(() => (settled = true));
+      await refused; // found held at least once, and still waiting
+      expect(settled).toBe(false);
       await stop(child);
       const wh = await opening;
-      wh.close();
+      try {
+        expect(refusals).toBeGreaterThanOrEqual(1);
+        const reader = await wh.connection.runAndReadAll('SELECT 42 AS answer');
+        expect(reader.getRowObjects()).toEqual([{ answer: 42 }]);
+      } finally {
+        wh.close();
+      }
     } finally {
       await stop(child);
       cleanup();
