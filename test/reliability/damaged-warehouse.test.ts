@@ -9,6 +9,7 @@ import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { runCli } from '../helpers/cli.js';
 import { consistent, inspectWarehouse, tableChecksums } from '../helpers/invariants.js';
 import { listFiles } from '../helpers/sync.js';
+import { ONE_PAIR_ARGS, workspaceIn } from '../helpers/workspace.js';
 
 let emulator: Emulator;
 let dir: string;
@@ -22,13 +23,9 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-let counter = 0;
 function workspace() {
-  const root = join(dir, `ws${++counter}`);
-  const db = join(root, 'gex.duckdb');
-  const archive = join(root, 'raw');
-  const paths = ['--db', db, '--archive', archive];
-  return { root, db, archive, paths, sync: ['sync', ...paths, '--exchange', 'deribit', '--symbol', 'BTC'] };
+  const ws = workspaceIn(dir);
+  return { ...ws, paths: ws.local, sync: ['sync', ...ws.local, ...ONE_PAIR_ARGS] };
 }
 
 // Credits are compared before and after within one test; tests run one after another.

@@ -12,6 +12,7 @@ import { openWarehouse } from '../../src/warehouse/index.js';
 import { runCli } from '../helpers/cli.js';
 import { holdWarehouse, type Holder } from '../helpers/holder.js';
 import { listFiles } from '../helpers/sync.js';
+import { workspaceIn } from '../helpers/workspace.js';
 
 let emulator: Emulator;
 let dir: string;
@@ -27,12 +28,9 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-let counter = 0;
 function workspace() {
-  const root = join(dir, `ws${++counter}`);
-  const db = join(root, 'gex.duckdb');
-  const archive = join(root, 'raw');
-  return { db, archive, local: ['--db', db, '--archive', archive], capture: ['capture', '--db', db, '--archive', archive, '--symbol', 'BTC', '--exchange', 'deribit', '--force'] };
+  const ws = workspaceIn(dir);
+  return { ...ws, capture: ['capture', ...ws.local, '--symbol', 'BTC', '--exchange', 'deribit', '--force'] };
 }
 
 const env = (key: string) => ({ GEX_BASE_URL: emulator.baseUrl, GEX_API_KEY: key });

@@ -13,6 +13,7 @@ import { openWarehouse } from '../../src/warehouse/index.js';
 import { runCli } from '../helpers/cli.js';
 import { holdWarehouse, type Holder } from '../helpers/holder.js';
 import { consistent, inspectWarehouse, tableChecksums } from '../helpers/invariants.js';
+import { ONE_PAIR_ARGS, workspaceIn } from '../helpers/workspace.js';
 
 let emulator: Emulator;
 let dir: string;
@@ -45,12 +46,9 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-let counter = 0;
 function workspace() {
-  const root = join(dir, `ws${++counter}`);
-  const db = join(root, 'gex.duckdb');
-  const archive = join(root, 'raw');
-  return { db, archive, local: ['--db', db, '--archive', archive], args: ['sync', '--db', db, '--archive', archive, '--exchange', 'deribit', '--symbol', 'BTC'] };
+  const ws = workspaceIn(dir);
+  return { ...ws, args: ['sync', ...ws.local, ...ONE_PAIR_ARGS] };
 }
 
 const env = (key: string) => ({ GEX_BASE_URL: emulator.baseUrl, GEX_API_KEY: key });

@@ -12,6 +12,7 @@ import { runCli } from '../helpers/cli.js';
 import { consistent, inspectWarehouse, tableChecksums } from '../helpers/invariants.js';
 import { listFiles } from '../helpers/sync.js';
 import { seededRandom } from '../helpers/random.js';
+import { ONE_PAIR_ARGS, workspaceIn } from '../helpers/workspace.js';
 
 let emulator: Emulator;
 let dir: string;
@@ -25,12 +26,9 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-let counter = 0;
 function workspace() {
-  const root = join(dir, `ws${++counter}`);
-  const db = join(root, 'gex.duckdb');
-  const archive = join(root, 'raw');
-  return { root, db, archive, args: ['sync', '--db', db, '--archive', archive, '--exchange', 'deribit', '--symbol', 'BTC'] };
+  const ws = workspaceIn(dir);
+  return { ...ws, args: ['sync', ...ws.local, ...ONE_PAIR_ARGS] };
 }
 
 // Every test uses its own account key so the credit counters of one never mix with another's.
