@@ -21,7 +21,7 @@ import {
 import { journalFiles, journalListings, journalRun, openForLoad, planOnState, plannedOf, recordRunAnywhere, withWaiting } from './held.js';
 import { applyJournal, DEFAULT_WAIT_LOCK_SECONDS, heldError, openWaiting } from './load-pending.js';
 import { beginSyncState } from './state-source.js';
-import { archivePath, removeStaleTemps } from './archive.js';
+import { removeStaleTemps } from './archive.js';
 import { archivedCopyPath, promoteLoadedVersions } from './versions.js';
 import { fetchFiles, isArchived, type Downloader, type FetchReport, type QuotaStop, type VerifiedFile } from './fetch.js';
 import { fillLevelsForSync, type FillLevelsReport, type HistoryLevelsFetcher } from './fill-levels.js';
@@ -214,7 +214,7 @@ async function runLocked(
     // finish the run record. When the warehouse stays held, all of it goes to the journal (exit 5).
     const reloads: VerifiedFile[] = effectivePlan.toReload.map((file) => ({
       ...file,
-      archivePath: archivePathOf(options.archiveRoot, file),
+      archivePath: archivedCopyPath(options.archiveRoot, file),
       downloadedAt: new Date(),
       fromArchive: true,
     }));
@@ -551,6 +551,3 @@ function abortSignalName(signal: AbortSignal): 'SIGINT' | 'SIGTERM' {
   return signal.reason === 'SIGTERM' ? 'SIGTERM' : 'SIGINT';
 }
 
-function archivePathOf(root: string, file: PlannedFile): string {
-  return archivedCopyPath(root, file);
-}

@@ -9,7 +9,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { openWarehouse } from '../../src/warehouse/index.js';
 import { runCli } from '../helpers/cli.js';
-import { listFiles } from '../helpers/sync.js';
 
 let emulator: Emulator;
 let dir: string;
