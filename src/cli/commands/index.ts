@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { registerCapture } from './capture.js';
+import { registerChart } from './chart.js';
 import { registerDemo } from './demo.js';
 import { registerDoctor } from './doctor.js';
 import { registerEmulate } from './emulate.js';
@@ -14,6 +15,7 @@ export function registerCommands(program: Command): void {
   registerRemote(program);
   registerLocal(program);
   registerCapture(program);
+  registerChart(program);
   registerDoctor(program);
   registerEmulate(program);
   registerDemo(program);
