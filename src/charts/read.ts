@@ -196,9 +196,10 @@ export async function readTerm(conn: DuckDBConnection, pair: Pair, moment: Momen
   const found = rows(reader);
   const first = found[0];
   if (first === undefined) {
-    throw new UsageError(
-      `no term structure of ${pair.exchange} ${pair.symbol} captured ${describeMoment(moment)}; the history files do not hold it: run gexwh capture --exchange ${pair.exchange} --symbol ${pair.symbol} to start capturing it`,
-    );
+    // Captures store the venue the API resolved (combined for all crypto venues): name it.
+    const elsewhere = rows(await conn.runAndReadAll(`SELECT DISTINCT exchange FROM term_structure WHERE symbol = $1 ORDER BY exchange`, [pair.symbol])).map((r) => String(r.exchange));
+    const hint = elsewhere.length > 0 ? `; ${pair.symbol}'s term structure is captured as --exchange ${elsewhere.join(', ')}` : `; the history files do not hold it: gexwh capture --symbol ${pair.symbol} captures it`;
+    throw new UsageError(`no term structure of ${pair.exchange} ${pair.symbol} captured ${describeMoment(moment)}${hint}`);
   }
   return {
     ...pair,

@@ -65,7 +65,7 @@ describe('readCloses and readTerm', () => {
   });
 
   it('no captured term structure says how to capture it', async () => {
-    await expect(readTerm(wh.connection, PAIR, {})).rejects.toThrow(/run gexwh capture --exchange deribit --symbol BTC/);
+    await expect(readTerm(wh.connection, PAIR, {})).rejects.toThrow(/the history files do not hold it: gexwh capture --symbol BTC captures it/);
   });
 });
 
