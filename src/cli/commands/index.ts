@@ -6,6 +6,7 @@ import { registerDoctor } from './doctor.js';
 import { registerEmulate } from './emulate.js';
 import { registerLocal } from './local.js';
 import { registerRemote } from './remote.js';
+import { registerReport } from './report.js';
 import { registerStatus } from './status.js';
 import { registerSync } from './sync.js';
 
@@ -16,6 +17,7 @@ export function registerCommands(program: Command): void {
   registerLocal(program);
   registerCapture(program);
   registerChart(program);
+  registerReport(program);
   registerDoctor(program);
   registerEmulate(program);
   registerDemo(program);
