@@ -11,6 +11,15 @@ import { chromiumOrSkip } from '../helpers/browser.js';
 import { runCli } from '../helpers/cli.js';
 import { startBench, type Bench } from '../helpers/sync.js';
 
+// The callbacks of page.evaluate run in the page; the test project is typed for Node (no DOM lib),
+// so the page's globals are declared loosely here, for this file only.
+declare const window: any;
+declare const document: any;
+declare const getComputedStyle: (el: unknown) => { display: string };
+type HTMLElement = { style: { zIndex: string; display: string }; textContent: string | null };
+type HTMLInputElement = { value: string; dispatchEvent(e: unknown): void };
+declare const Event: new (type: string) => unknown;
+
 const ARTIFACTS = join(import.meta.dirname, '..', '..', 'test-artifacts');
 const CALL = '#2da44e';
 const PUT = '#cf222e';
@@ -90,7 +99,7 @@ describe.skipIf(chromium === undefined)('the report in headless Chromium', () =>
       const charts = (window as unknown as { gexwhCharts: Record<string, { getOption(): { series: { name: string; data: unknown[] }[] } }> }).gexwhCharts;
       return Object.keys(charts).map((id) => {
         const fills: Record<string, number> = {};
-        document.getElementById(id)!.querySelectorAll('svg path').forEach((p) => {
+        document.getElementById(id)!.querySelectorAll('svg path').forEach((p: { getAttribute(name: string): string | null }) => {
           const fill = p.getAttribute('fill') ?? '';
           fills[fill] = (fills[fill] ?? 0) + 1;
         });
@@ -136,7 +145,7 @@ describe.skipIf(chromium === undefined)('the report in headless Chromium', () =>
     await page.mouse.move(target.x, target.y);
     const tooltip = await page.waitForFunction(
       // ECharts' tooltip: the absolutely positioned div it adds to the chart's container.
-      () => [...document.querySelectorAll<HTMLElement>('#p0-profile div')].filter((d) => d.style.zIndex === '9999999' && d.style.display !== 'none').map((d) => d.textContent ?? '').find((t) => t.includes('call GEX')),
+      () => [...(document.querySelectorAll('#p0-profile div') as HTMLElement[])].filter((d) => d.style.zIndex === '9999999' && d.style.display !== 'none').map((d) => d.textContent ?? '').find((t) => t.includes('call GEX')),
       { timeout: 10_000 },
     );
     const text = (await tooltip.jsonValue()) as string;
