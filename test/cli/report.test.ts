@@ -131,7 +131,7 @@ describe.skipIf(chromium === undefined)('the report in headless Chromium', () =>
         expect(chart.fills[PUT]).toBe(points('largest -GEX') + points('2nd -GEX') + 2);
       }
     }
-  });
+  }, 30_000);
 
   it('hovering a bar shows a tooltip with its strike and value', async () => {
     const target = await page.evaluate(() => {
@@ -152,7 +152,7 @@ describe.skipIf(chromium === undefined)('the report in headless Chromium', () =>
     expect(text).toContain(target.strike.toLocaleString('en-US'));
     expect(text).toContain(`call GEX${target.value}`);
     await (await page.$('#p0-profile'))!.screenshot({ path: join(ARTIFACTS, 'report-profile-tooltip.png') });
-  });
+  }, 30_000);
 
   it('the slider moves the profile to an earlier close', async () => {
     const before = await page.evaluate(() => document.getElementById('p0-profile-label')!.textContent);
@@ -171,7 +171,7 @@ describe.skipIf(chromium === undefined)('the report in headless Chromium', () =>
     expect(after.subtitle).toContain(`capture ${capture}`);
     expect(after.svgText).toContain(`capture ${capture}`);
     await page.screenshot({ path: join(ARTIFACTS, 'report-page.png'), fullPage: true });
-  });
+  }, 30_000);
 
   it('without scripts the static SVG charts are still there', async () => {
     const plain = await browser.newPage();
@@ -182,5 +182,5 @@ describe.skipIf(chromium === undefined)('the report in headless Chromium', () =>
     const sliderShown = await plain.evaluate(() => getComputedStyle(document.querySelector('.frames')!).display);
     expect(sliderShown).toBe('none');
     await plain.close();
-  });
+  }, 30_000);
 });
