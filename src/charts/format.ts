@@ -1,9 +1,12 @@
 // Number and time text for titles, labels and tables: fixed formats, no locale, so output is the same
 // on every machine.
 
-/** USD per 1% move → millions, rounded to 4 decimals (keeps the files small and the bytes stable). */
+/**
+ * USD per 1% move → millions, to 4 significant digits: small expirations keep their detail, and the
+ * files stay small with stable bytes.
+ */
 export function millions(value: number | null): number | null {
-  return value === null ? null : Math.round(value / 1e4) / 100;
+  return value === null ? null : Number((value / 1e6).toPrecision(4));
 }
 
 /** 78308.68 → "78,308.68"; 540 → "540". */

@@ -1,6 +1,7 @@
 // Chart specs built from fixture rows: the right series, lines at the right strikes, titles that say
 // which capture was drawn.
 import { describe, expect, it } from 'vitest';
+import { millions } from '../../src/charts/format.js';
 import { levelsOption, regimeBands } from '../../src/charts/levels.js';
 import { profileOption, strikesInRange } from '../../src/charts/profile.js';
 import { termOption } from '../../src/charts/term.js';
@@ -101,5 +102,14 @@ describe('term', () => {
     expect(series[1]!.data).toEqual([500, 900]);
     expect((option.xAxis as { data: string[] }).data).toEqual(['2026-03-13', '2026-03-27']);
     expect(titleOf(option).subtext).toContain('capture 2026-03-11 14:00 UTC (latest capture)');
+  });
+});
+
+describe('millions', () => {
+  it('keeps 4 significant digits, small values included', () => {
+    expect(millions(3_482_519.7)).toBe(3.483);
+    expect(millions(4_321.9)).toBe(0.004322);
+    expect(millions(-1_550_000)).toBe(-1.55);
+    expect(millions(null)).toBeNull();
   });
 });
