@@ -7,7 +7,7 @@
 // and partitions whose rows left the table are removed. The files keep the partition columns too,
 // so each file is self-describing and read_parquet(..., hive_partitioning = true) types them right.
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { duckdb } from './duckdb.js';
@@ -17,6 +17,10 @@ import { EXCHANGES, FILE_KINDS, SYMBOL_PATTERN, SYMBOL_RULE, isExchange, isFileK
 import { openWarehouse } from './open.js';
 import { checkSelectionNames } from '../known-names.js';
 import { heldPairs, HELD_SOURCE } from './held-pairs.js';
+import { exportViewsSql, tableColumns } from './export-views.js';
+
+/** The file of DuckDB statements every export writes at its root. */
+export const VIEWS_SQL = 'views.sql';
 
 export const EXPORT_FORMATS = ['parquet', 'csv'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
@@ -137,6 +141,7 @@ export async function exportOn(conn: DuckDBConnection, selection: ExportSelectio
   removeLeftoverStaging(selection.outDir);
   const tables: ExportTableCounts[] = [];
   for (const table of selection.tables) tables.push(await exportTable(conn, table, selection, now));
+  await writeViewsFile(conn, selection);
   const sum = (key: 'partitionsWritten' | 'partitionsSkipped' | 'partitionsRemoved' | 'rowsWritten') =>
     tables.reduce((total, counts) => total + counts[key], 0);
   return {
@@ -407,6 +412,25 @@ async function writePartition(conn: DuckDBConnection, table: FileKind, format: E
     rmSync(temp, { force: true });
     throw error;
   }
+}
+
+/**
+ * views.sql at the export's root, over every table the export may hold (one not exported yet reads as
+ * empty), written to a temp name and renamed so a reader never runs half of it.
+ */
+async function writeViewsFile(conn: DuckDBConnection, selection: ExportSelection): Promise<void> {
+  const reader = await conn.runAndReadAll(
+    `SELECT DISTINCT table_name FROM sync.exports WHERE out_dir = $1 AND format = $2`,
+    [selection.outDir, selection.format],
+  );
+  const withFiles = new Set(reader.getRowObjectsJS().map((row) => String(row.table_name)));
+  const columns = await tableColumns(conn, FILE_KINDS);
+  const tables = FILE_KINDS.map((name) => ({ name, columns: columns.get(name) ?? [], hasFiles: withFiles.has(name) }));
+  mkdirSync(selection.outDir, { recursive: true });
+  const path = join(selection.outDir, VIEWS_SQL);
+  const temp = `${path}.${randomBytes(6).toString('hex')}.tmp`;
+  writeFileSync(temp, exportViewsSql(selection.outDir, tables, selection.format));
+  renameSync(temp, path);
 }
 
 /** The export ledger rows of written partitions, in one statement. */
