@@ -15,26 +15,32 @@ export interface ExportColumn {
 export interface ExportedTable {
   name: string;
   columns: ExportColumn[];
-  /** Whether the export holds at least one partition file of the table. */
+  /** Whether the export holds at least one file of the table. */
   hasFiles: boolean;
+  /** Hive-partitioned by PARTITION_COLUMNS, or (runs) one file `<table>/data.<ext>`. */
+  partitioned: boolean;
 }
 
 /** The partition columns, in path order: `<table>/exchange=X/symbol=Y/session_date=D/data.<ext>`. */
 export const PARTITION_COLUMNS = ['exchange', 'symbol', 'session_date'] as const;
 
-/** Each table's columns in the warehouse, in table order. */
-export async function tableColumns(conn: DuckDBConnection, tables: readonly string[]): Promise<Map<string, ExportColumn[]>> {
+/**
+ * Each table's columns in the warehouse, in table order, as exported: JSON travels as text (every
+ * engine reads a string; the runs' options are the only JSON column).
+ */
+export async function tableColumns(conn: DuckDBConnection, tables: readonly string[], schema = 'main'): Promise<Map<string, ExportColumn[]>> {
   const reader = await conn.runAndReadAll(
     `SELECT table_name, column_name, data_type FROM duckdb_columns()
-      WHERE database_name = current_database() AND schema_name = 'main' AND list_contains($1::VARCHAR[], table_name)
+      WHERE database_name = current_database() AND schema_name = $2 AND list_contains($1::VARCHAR[], table_name)
       ORDER BY table_name, column_index`,
-    [duckdb.listValue([...tables])],
+    [duckdb.listValue([...tables]), schema],
   );
   const result = new Map<string, ExportColumn[]>();
   for (const row of reader.getRowObjectsJS()) {
     const table = String(row.table_name);
     const columns = result.get(table) ?? [];
-    columns.push({ name: String(row.column_name), type: String(row.data_type) });
+    const type = String(row.data_type);
+    columns.push({ name: String(row.column_name), type: type === 'JSON' ? 'VARCHAR' : type });
     result.set(table, columns);
   }
   return result;
@@ -42,9 +48,9 @@ export async function tableColumns(conn: DuckDBConnection, tables: readonly stri
 
 const quote = (text: string): string => `'${text.replaceAll("'", "''")}'`;
 
-/** The glob of a table's partition files under `root` (a folder or an s3:// prefix). */
-export function partitionGlob(root: string, table: string, format: 'parquet' | 'csv'): string {
-  return `${root.replace(/\/+$/, '')}/${table}/*/*/*/*.${format}`;
+/** The glob of a table's files under `root` (a folder or an s3:// prefix). */
+export function tableGlob(root: string, table: Pick<ExportedTable, 'name' | 'partitioned'>, format: 'parquet' | 'csv'): string {
+  return `${root.replace(/\/+$/, '')}/${table.name}/${table.partitioned ? '*/*/*/' : ''}*.${format}`;
 }
 
 /**
@@ -56,11 +62,12 @@ export function partitionGlob(root: string, table: string, format: 'parquet' | '
 export function tableViewSql(root: string, table: ExportedTable, format: 'parquet' | 'csv'): string {
   const columns = table.columns.map((c) => `${c.name}::${c.type} AS ${c.name}`).join(', ');
   if (!table.hasFiles) return `CREATE OR REPLACE VIEW ${table.name} AS SELECT ${table.columns.map((c) => `NULL::${c.type} AS ${c.name}`).join(', ')} WHERE false;`;
-  const hiveTypes = `hive_types = {'exchange': 'VARCHAR', 'symbol': 'VARCHAR', 'session_date': 'DATE'}`;
+  const hive = table.partitioned ? `hive_partitioning = true, hive_types = {'exchange': 'VARCHAR', 'symbol': 'VARCHAR', 'session_date': 'DATE'}` : 'hive_partitioning = false';
+  const glob = quote(tableGlob(root, table, format));
   const source =
     format === 'parquet'
-      ? `read_parquet(${quote(partitionGlob(root, table.name, format))}, hive_partitioning = true, ${hiveTypes})`
-      : `read_csv(${quote(partitionGlob(root, table.name, format))}, header = true, hive_partitioning = false, ` +
+      ? `read_parquet(${glob}, ${hive})`
+      : `read_csv(${glob}, header = true, hive_partitioning = false, ` +
         `columns = {${table.columns.map((c) => `'${c.name}': '${c.type}'`).join(', ')}})`;
   return `CREATE OR REPLACE VIEW ${table.name} AS SELECT ${columns} FROM ${source};`;
 }

@@ -13,16 +13,26 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { duckdb } from './duckdb.js';
 import { UsageError } from '../errors.js';
 import { isIsoDate } from '../time/dates.js';
-import { EXCHANGES, FILE_KINDS, SYMBOL_PATTERN, SYMBOL_RULE, isExchange, isFileKind, type FileKind } from './layouts.js';
+import { EXCHANGES, FILE_KINDS, SYMBOL_PATTERN, SYMBOL_RULE, isExchange } from './layouts.js';
+import { LIVE_TABLES } from './live.js';
 import { openWarehouse } from './open.js';
 import { checkSelectionNames } from '../known-names.js';
 import { heldPairs, HELD_SOURCE } from './held-pairs.js';
-import { exportViewsSql, tableColumns } from './export-views.js';
+import { exportViewsSql, tableColumns, type ExportedTable } from './export-views.js';
 
 /** The file of DuckDB statements every export writes at its root. */
 export const VIEWS_SQL = 'views.sql';
 
 export const EXPORT_FORMATS = ['parquet', 'csv'] as const;
+
+/** The tables an export writes, each partitioned by exchange, symbol and session date: the history, then the live captures. */
+export const EXPORT_TABLES = [...FILE_KINDS, ...(Object.keys(LIVE_TABLES) as Array<keyof typeof LIVE_TABLES>)] as const;
+export type ExportTable = (typeof EXPORT_TABLES)[number];
+const isExportTable = (value: string): value is ExportTable => (EXPORT_TABLES as readonly string[]).includes(value);
+const isHistoryTable = (table: ExportTable): boolean => (FILE_KINDS as readonly string[]).includes(table);
+
+/** The sync runs, one small file rewritten by every export: a reader's answer to "how fresh is this?". */
+export const RUNS_TABLE = 'runs';
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 
 export interface ExportOptions {
@@ -30,7 +40,7 @@ export interface ExportOptions {
   outDir: string;
   /** Default parquet. */
   format?: ExportFormat;
-  /** Subset of levels, strikes_total, strikes_by_expiry (default all three). */
+  /** Subset of EXPORT_TABLES (default all). */
   tables?: readonly string[];
   /** Session dates, inclusive, YYYY-MM-DD. */
   since?: string;
@@ -43,7 +53,7 @@ export interface ExportOptions {
 }
 
 export interface ExportTableCounts {
-  table: FileKind;
+  table: ExportTable;
   partitionsWritten: number;
   partitionsSkipped: number;
   /** Partitions whose rows are gone from the table: file and ledger row removed. */
@@ -65,7 +75,7 @@ export interface ExportResult {
 export interface ExportSelection {
   outDir: string;
   format: ExportFormat;
-  tables: FileKind[];
+  tables: ExportTable[];
   since: string | null;
   until: string | null;
   exchanges: string[] | null;
@@ -80,9 +90,9 @@ export function normalizeExportOptions(options: Omit<ExportOptions, 'dbPath' | '
     throw new UsageError(`export: unknown format "${String(format)}"; allowed: ${EXPORT_FORMATS.join(', ')}`);
   }
   if (!options.outDir || options.outDir.trim() === '') throw new UsageError('export: --out DIR is required');
-  const tables = options.tables && options.tables.length > 0 ? [...new Set(options.tables)] : [...FILE_KINDS];
+  const tables = options.tables && options.tables.length > 0 ? [...new Set(options.tables)] : [...EXPORT_TABLES];
   for (const table of tables) {
-    if (!isFileKind(table)) throw new UsageError(`export: unknown table "${table}"; allowed: ${FILE_KINDS.join(', ')}`);
+    if (!isExportTable(table)) throw new UsageError(`export: unknown table "${table}"; allowed: ${EXPORT_TABLES.join(', ')}`);
   }
   for (const [name, value] of [['since', options.since], ['until', options.until]] as const) {
     // A real calendar date: 2026-02-30 has the shape but would only fail later, inside DuckDB.
@@ -102,7 +112,7 @@ export function normalizeExportOptions(options: Omit<ExportOptions, 'dbPath' | '
   return {
     outDir: resolve(options.outDir),
     format,
-    tables: tables as FileKind[],
+    tables: tables as ExportTable[],
     since: options.since ?? null,
     until: options.until ?? null,
     exchanges,
@@ -116,7 +126,7 @@ function nonEmpty(values: string[] | undefined): string[] | null {
 }
 
 /** `<out>/<table>/exchange=X/symbol=Y/session_date=D/data.<format>` (parts are validated upstream). */
-export function partitionPath(outDir: string, table: FileKind, format: ExportFormat, exchange: string, symbol: string, sessionDate: string): string {
+export function partitionPath(outDir: string, table: ExportTable, format: ExportFormat, exchange: string, symbol: string, sessionDate: string): string {
   return join(outDir, table, `exchange=${exchange}`, `symbol=${symbol}`, `session_date=${sessionDate}`, `data.${format}`);
 }
 
@@ -141,6 +151,7 @@ export async function exportOn(conn: DuckDBConnection, selection: ExportSelectio
   removeLeftoverStaging(selection.outDir);
   const tables: ExportTableCounts[] = [];
   for (const table of selection.tables) tables.push(await exportTable(conn, table, selection, now));
+  await writeRunsFile(conn, selection);
   await writeViewsFile(conn, selection);
   const sum = (key: 'partitionsWritten' | 'partitionsSkipped' | 'partitionsRemoved' | 'rowsWritten') =>
     tables.reduce((total, counts) => total + counts[key], 0);
@@ -224,7 +235,7 @@ export function copyRuns(partitions: readonly Partition[], stale: ReadonlySet<Pa
   return runs;
 }
 
-async function exportTable(conn: DuckDBConnection, table: FileKind, selection: ExportSelection, now: () => Date): Promise<ExportTableCounts> {
+async function exportTable(conn: DuckDBConnection, table: ExportTable, selection: ExportSelection, now: () => Date): Promise<ExportTableCounts> {
   const partitions = await listPartitions(conn, table, selection);
   const exported = await listExported(conn, table, selection);
   const pathOf = (p: Partition) => partitionPath(selection.outDir, table, selection.format, p.exchange, p.symbol, p.sessionDate);
@@ -271,13 +282,17 @@ function filterParams(selection: ExportSelection) {
  * the row count, for levels the api rows (a fill adds rows without a file), and the column layout
  * (a migration adding a column re-exports everything).
  */
-async function listPartitions(conn: DuckDBConnection, table: FileKind, selection: ExportSelection): Promise<Partition[]> {
+async function listPartitions(conn: DuckDBConnection, table: ExportTable, selection: ExportSelection): Promise<Partition[]> {
   const layout = await tableLayout(conn, table);
+  // Rows a partition gains without a file: levels' api fills, and every live capture (insert-only,
+  // so the count and the latest capture time change with each new one).
   const apiColumns =
     table === 'levels'
       ? `count(*) FILTER (WHERE source = 'api')::BIGINT AS api_rows, max(timestamp_utc) FILTER (WHERE source = 'api') AS api_last`
-      : `0::BIGINT AS api_rows, NULL::TIMESTAMPTZ AS api_last`;
-  // `table` comes from FILE_KINDS (validated), never from user text.
+      : isHistoryTable(table)
+        ? `0::BIGINT AS api_rows, NULL::TIMESTAMPTZ AS api_last`
+        : `count(*)::BIGINT AS api_rows, max(captured_at) AS api_last`;
+  // `table` comes from EXPORT_TABLES (validated), never from user text.
   const reader = await conn.runAndReadAll(
     `WITH parts AS (
        SELECT exchange, symbol, session_date, count(*)::BIGINT AS rows, ${apiColumns}
@@ -302,7 +317,7 @@ async function listPartitions(conn: DuckDBConnection, table: FileKind, selection
   }));
 }
 
-async function tableLayout(conn: DuckDBConnection, table: FileKind): Promise<string> {
+async function tableLayout(conn: DuckDBConnection, table: ExportTable): Promise<string> {
   const reader = await conn.runAndReadAll(
     // duckdb_columns(), not information_schema.columns (a view over it, 5x slower); same text.
     `SELECT string_agg(column_name || ' ' || data_type, ',' ORDER BY column_index) AS layout
@@ -312,7 +327,7 @@ async function tableLayout(conn: DuckDBConnection, table: FileKind): Promise<str
   return String(reader.getRowObjectsJS()[0]?.layout ?? '');
 }
 
-async function listExported(conn: DuckDBConnection, table: FileKind, selection: ExportSelection): Promise<Map<string, ExportedPartition>> {
+async function listExported(conn: DuckDBConnection, table: ExportTable, selection: ExportSelection): Promise<Map<string, ExportedPartition>> {
   const reader = await conn.runAndReadAll(
     `SELECT exchange, symbol, session_date::VARCHAR AS session_date, fingerprint, path
        FROM sync.exports WHERE ${FILTER} AND out_dir = $5 AND table_name = $6 AND format = $7`,
@@ -345,8 +360,15 @@ export const PARTITIONS_PER_COPY = 64;
  */
 const STAGING_PREFIX = '.gexwh-export-';
 
+/**
+ * Parquet for every engine: Snappy, which DuckDB, Trino/Athena, Spark, Hive, pyarrow, polars and
+ * pure-JS readers all decode without a plugin (zstd files are ~25% smaller but older Hive/Athena
+ * engines and light readers need extra codecs). Row groups of up to 122,880 rows: a session's
+ * partition is one or two row groups, so a reader fetches a column chunk with one ranged GET, and
+ * DuckDB writes min/max statistics for every column chunk, which engines use to skip row groups.
+ */
 const COPY_OPTIONS: Record<ExportFormat, string> = {
-  parquet: 'FORMAT parquet',
+  parquet: 'FORMAT parquet, COMPRESSION snappy, ROW_GROUP_SIZE 122880',
   csv: 'FORMAT csv, HEADER true',
 };
 
@@ -365,7 +387,7 @@ function removeLeftoverStaging(outDir: string): void {
  */
 async function writeRun(
   conn: DuckDBConnection,
-  table: FileKind,
+  table: ExportTable,
   format: ExportFormat,
   run: CopyRun,
   pathOf: (partition: Partition) => string,
@@ -374,7 +396,7 @@ async function writeRun(
   const staging = join(outDir, `${STAGING_PREFIX}${randomBytes(6).toString('hex')}`);
   mkdirSync(staging, { recursive: true });
   try {
-    // `table` is one of FILE_KINDS; the values are parameters.
+    // `table` is one of EXPORT_TABLES; the values are parameters.
     await conn.run(
       `COPY (SELECT * FROM ${table} WHERE exchange = $1 AND symbol = $2 AND session_date BETWEEN $3::DATE AND $4::DATE)
          TO $5 (${COPY_OPTIONS[format]}, PARTITION_BY (exchange, symbol, session_date), WRITE_PARTITION_COLUMNS true, FILE_EXTENSION 'tmp')`,
@@ -400,7 +422,7 @@ export function onlyFileIn(folder: string): string | null {
 }
 
 /** One partition by itself, to a hidden temp name then renamed (the fallback of writePartitions). */
-async function writePartition(conn: DuckDBConnection, table: FileKind, format: ExportFormat, partition: Partition, path: string): Promise<void> {
+async function writePartition(conn: DuckDBConnection, table: ExportTable, format: ExportFormat, partition: Partition, path: string): Promise<void> {
   const temp = join(dirname(path), `.data.${randomBytes(6).toString('hex')}.tmp`);
   try {
     await conn.run(
@@ -419,13 +441,7 @@ async function writePartition(conn: DuckDBConnection, table: FileKind, format: E
  * empty), written to a temp name and renamed so a reader never runs half of it.
  */
 async function writeViewsFile(conn: DuckDBConnection, selection: ExportSelection): Promise<void> {
-  const reader = await conn.runAndReadAll(
-    `SELECT DISTINCT table_name FROM sync.exports WHERE out_dir = $1 AND format = $2`,
-    [selection.outDir, selection.format],
-  );
-  const withFiles = new Set(reader.getRowObjectsJS().map((row) => String(row.table_name)));
-  const columns = await tableColumns(conn, FILE_KINDS);
-  const tables = FILE_KINDS.map((name) => ({ name, columns: columns.get(name) ?? [], hasFiles: withFiles.has(name) }));
+  const tables = await exportedTables(conn, selection.outDir, selection.format);
   mkdirSync(selection.outDir, { recursive: true });
   const path = join(selection.outDir, VIEWS_SQL);
   const temp = `${path}.${randomBytes(6).toString('hex')}.tmp`;
@@ -433,10 +449,39 @@ async function writeViewsFile(conn: DuckDBConnection, selection: ExportSelection
   renameSync(temp, path);
 }
 
+/** Every table an export describes, with its warehouse columns and whether it has files there yet. */
+export async function exportedTables(conn: DuckDBConnection, outDir: string, format: ExportFormat): Promise<ExportedTable[]> {
+  const reader = await conn.runAndReadAll(`SELECT DISTINCT table_name FROM sync.exports WHERE out_dir = $1 AND format = $2`, [outDir, format]);
+  const withFiles = new Set(reader.getRowObjectsJS().map((row) => String(row.table_name)));
+  const columns = await tableColumns(conn, EXPORT_TABLES);
+  const runs = await tableColumns(conn, [RUNS_TABLE], 'sync');
+  return [
+    ...EXPORT_TABLES.map((name) => ({ name, columns: columns.get(name) ?? [], hasFiles: withFiles.has(name), partitioned: true })),
+    { name: RUNS_TABLE, columns: runs.get(RUNS_TABLE) ?? [], hasFiles: true, partitioned: false },
+  ];
+}
+
+/** The runs, oldest first, as one file `<out>/runs/data.<format>` (JSON options as text). */
+export const RUNS_QUERY = `SELECT * REPLACE (options::VARCHAR AS options) FROM sync.runs ORDER BY run_id`;
+
+/** `<out>/runs/data.<format>`, rewritten whole by every export (a temp name, then renamed). */
+async function writeRunsFile(conn: DuckDBConnection, selection: ExportSelection): Promise<void> {
+  const path = join(selection.outDir, RUNS_TABLE, `data.${selection.format}`);
+  mkdirSync(dirname(path), { recursive: true });
+  const temp = join(dirname(path), `.data.${randomBytes(6).toString('hex')}.tmp`);
+  try {
+    await conn.run(`COPY (${RUNS_QUERY}) TO $1 (${COPY_OPTIONS[selection.format]})`, [temp]);
+    renameSync(temp, path);
+  } catch (error) {
+    rmSync(temp, { force: true });
+    throw error;
+  }
+}
+
 /** The export ledger rows of written partitions, in one statement. */
 async function recordExports(
   conn: DuckDBConnection,
-  table: FileKind,
+  table: ExportTable,
   selection: ExportSelection,
   partitions: readonly Partition[],
   pathOf: (partition: Partition) => string,

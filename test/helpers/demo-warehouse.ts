@@ -8,6 +8,7 @@ import { startEmulator } from '../../src/emulator/index.js';
 import { FILE_KINDS, LEVELS_FIELDS } from '../../src/warehouse/layouts.js';
 import { loadFiles, type LoadInput } from '../../src/warehouse/loader.js';
 import type { Warehouse } from '../../src/warehouse/open.js';
+import { finishRun, startRun } from '../../src/warehouse/runs.js';
 
 export const DEMO_NOW = new Date('2026-03-16T14:07:00Z');
 export const DEMO_PAIRS = [['deribit', 'BTC'], ['tradfi', 'SPY']] as const;
@@ -51,8 +52,36 @@ export async function loadDemoHistory(wh: Warehouse, dir: string, options: DemoO
     }
     const report = await loadFiles(wh.connection, inputs);
     if (report.failed.length > 0) throw new Error(`demo history: ${report.failed.length} file(s) failed to load`);
+    await addLiveCaptures(wh);
+    const runId = await startRun(wh.connection, { command: 'sync', options: { symbols: ['BTC', 'SPY'] }, startedAt: new Date(DEMO_NOW.getTime() - 60_000) });
+    await finishRun(wh.connection, runId, { outcome: 'ok', filesLoaded: inputs.length, rowsLoaded: report.rowsLoaded, finishedAt: DEMO_NOW });
     return inputs.length;
   } finally {
     await emulator.close();
   }
+}
+
+/**
+ * Live-capture rows as `gexwh capture` stores them, derived from the history so they are plausible:
+ * today's TOTAL levels as live_levels, today's per-expiration levels as term_structure, and the
+ * last session's per-expiration strikes as live_strikes.
+ */
+async function addLiveCaptures(wh: Warehouse): Promise<void> {
+  await wh.connection.run(`
+    INSERT INTO live_levels BY NAME
+    SELECT * EXCLUDE (timestamp_utc, type, oi_date, schema_version, source), timestamp_utc AS as_of, 'TOTAL' AS expiration, oi_date AS oi_as_of,
+           'live' AS data_source, true AS is_live, true AS market_open, NULL::TIMESTAMPTZ AS next_open, timestamp_utc + INTERVAL 4 SECOND AS captured_at
+      FROM levels_total WHERE session_date = (SELECT max(session_date) FROM levels_total);
+    INSERT INTO term_structure BY NAME
+    SELECT exchange, symbol, session_date, timestamp_utc AS as_of, oi_date AS oi_as_of, 'live' AS data_source, true AS is_live, true AS market_open,
+           upper(strftime(expiration_date, '%d%b%y')) AS expiration, expiration_date, dte AS days_to_expiry, v.venue,
+           call_oi_total + put_oi_total AS oi_usd, call_oi_total AS call_oi_usd, put_oi_total AS put_oi_usd, NULL AS contracts,
+           net_gex AS total_gex, abs_gex, call_gex AS upside_gex, put_gex AS downside_gex, spot, timestamp_utc AS entry_ts,
+           timestamp_utc + INTERVAL 4 SECOND AS captured_at
+      FROM levels_expiry, (VALUES ('TOTAL'), ('deribit')) v(venue)
+     WHERE session_date = (SELECT max(session_date) FROM levels_expiry);
+    INSERT INTO live_strikes BY NAME
+    SELECT exchange, symbol, session_date, timestamp_utc AS as_of, upper(strftime(expiration_date, '%d%b%y')) AS expiration, expiration_date,
+           strike, call_gex, put_gex, net_gex, abs(call_gex) + abs(put_gex) AS total_gex, spot, timestamp_utc + INTERVAL 4 SECOND AS captured_at
+      FROM strikes_expiry WHERE session_date = (SELECT max(session_date) FROM strikes_expiry);`);
 }

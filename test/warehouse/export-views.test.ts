@@ -84,13 +84,22 @@ describe('views.sql over the export answers as the warehouse does', () => {
     expect(tables.getRowObjectsJS()).toEqual([{ n: 0 }]);
   });
 
-  for (const table of ['levels', 'strikes_total', 'strikes_by_expiry', ...VIEWS]) {
+  for (const table of ['levels', 'strikes_total', 'strikes_by_expiry', 'live_levels', 'term_structure', 'live_strikes', ...VIEWS]) {
     it(`${table}: every row`, async () => {
       const ours = await fingerprint(warehouse.connection, `SELECT * FROM ${table}`);
       expect(Number(ours.n)).toBeGreaterThan(0);
       expect(await fingerprint(reader, `SELECT * FROM ${table}`)).toEqual(ours);
     });
   }
+
+  it('runs: every sync run, so a reader knows how fresh the export is', async () => {
+    const runs = `SELECT * REPLACE (options::VARCHAR AS options) FROM sync.runs`;
+    const ours = await fingerprint(warehouse.connection, runs);
+    expect(Number(ours.n)).toBeGreaterThan(0);
+    expect(await fingerprint(reader, 'SELECT * FROM runs')).toEqual(ours);
+    const latest = await reader.runAndReadAll(`SELECT max(finished_at)::VARCHAR AS at FROM runs WHERE outcome = 'ok'`);
+    expect(latest.getRowObjectsJS()).toEqual([{ at: '2026-03-16 14:07:00+00' }]);
+  });
 
   it('the point-in-time macros, at moments inside, between and after captures', async () => {
     let nonEmpty = 0;

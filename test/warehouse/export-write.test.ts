@@ -107,8 +107,8 @@ function allFiles(root: string): string[] {
     }
   };
   walk(root);
-  // Files at the root (views.sql ...) describe the export; the data is in the table folders.
-  return found.filter((path) => path.includes(sep)).sort();
+  // Files at the root (views.sql ...) and the runs describe the export; the data is in the table folders.
+  return found.filter((path) => path.includes(sep) && !path.startsWith(`runs${sep}`)).sort();
 }
 
 /** Every table read back from its files must equal the table (both ways, duplicates counted). */

@@ -42,8 +42,8 @@ function allFiles(root: string): string[] {
     }
   };
   walk(root);
-  // Files at the root (views.sql ...) describe the export; the data is in the table folders.
-  return found.filter((path) => path.includes(sep)).sort();
+  // Files at the root (views.sql ...) and the runs describe the export; the data is in the table folders.
+  return found.filter((path) => path.includes(sep) && !path.startsWith(`runs${sep}`)).sort();
 }
 
 const run = (extra: Partial<ExportOptions> = {}) => exportWarehouse({ dbPath, outDir, ...extra });
@@ -85,6 +85,7 @@ describe('exportWarehouse', () => {
     expect(result.rowsWritten).toBe((4 + 3 + 4) * 3);
     expect(result.tables.map((t) => [t.table, t.partitionsWritten, t.rowsWritten])).toEqual([
       ['levels', 3, 12], ['strikes_total', 3, 9], ['strikes_by_expiry', 3, 12],
+      ['live_levels', 0, 0], ['term_structure', 0, 0], ['live_strikes', 0, 0],
     ]);
     expect(allFiles(join(outDir, 'levels'))).toEqual([
       'exchange=bybit/symbol=BTC/session_date=2026-11-20/data.parquet',
@@ -123,6 +124,7 @@ describe('exportWarehouse', () => {
     const result = await run();
     expect(result.tables.map((t) => [t.table, t.partitionsWritten, t.partitionsRemoved])).toEqual([
       ['levels', 0, 1], ['strikes_total', 1, 0], ['strikes_by_expiry', 0, 0],
+      ['live_levels', 0, 0], ['term_structure', 0, 0], ['live_strikes', 0, 0],
     ]);
     expect(allFiles(join(outDir, 'levels'))).not.toContain('exchange=tradfi/symbol=SPY/session_date=2026-11-20/data.parquet');
     await compareWithTables('parquet');

@@ -30,10 +30,10 @@ export function registerLocal(program: Command): void {
 
   program
     .command('export')
-    .description('write the data tables as hive-partitioned Parquet (or CSV), incrementally')
+    .description('write the data and live tables as hive-partitioned Parquet (or CSV), incrementally, with views.sql and the runs')
     .requiredOption('--out <dir>', 'output folder')
     .option('--format <format>', 'parquet or csv (default parquet)')
-    .option('--table <list>', 'levels, strikes_total, strikes_by_expiry (default all three)', listOption)
+    .option('--table <list>', 'levels, strikes_total, strikes_by_expiry, live_levels, term_structure, live_strikes (default all)', listOption)
     .option('--since <date>', 'first session date, YYYY-MM-DD')
     .option('--until <date>', 'last session date, YYYY-MM-DD')
     .option('--exchange <list>', 'history venues (repeatable, comma list)', listOption)
