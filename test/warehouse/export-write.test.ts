@@ -48,7 +48,7 @@ describe('copyRuns (pure)', () => {
 describe('stalePartitions (pure)', () => {
   const pathOf = (p: Partition) => `/out/${p.sessionDate}`;
   const done = (p: Partition, over: Partial<ExportedPartition> = {}): [string, ExportedPartition] =>
-    [`${p.exchange}|${p.symbol}|${p.sessionDate}`, { exchange: p.exchange, symbol: p.symbol, sessionDate: p.sessionDate, fingerprint: p.fingerprint, path: pathOf(p), ...over }];
+    [`${p.exchange}|${p.symbol}|${p.sessionDate}`, { exchange: p.exchange, symbol: p.symbol, sessionDate: p.sessionDate, fingerprint: p.fingerprint, path: pathOf(p), sha256: null, bytes: null, ...over }];
   const same = part('bybit', 'BTC', '2026-11-01');
   const changed = part('bybit', 'BTC', '2026-11-02', 'new');
   const moved = part('bybit', 'BTC', '2026-11-03');
