@@ -58,6 +58,9 @@ const HEAD_CONCURRENCY = 16;
 
 /** The client: the AWS credential chain, and checksums only where required (S3-compatible stores differ). */
 export function s3Client(options: S3Options): S3Client {
+  // The SDK warns on Node < 22 at each start that its releases after January 2027 will need Node 22;
+  // gexwh supports Node 20 with the SDK versions its lockfile pins, so the warning is only noise.
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   return new S3Client({
     region: options.region ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION ?? 'us-east-1',
     ...(options.endpoint ? { endpoint: options.endpoint } : {}),
@@ -76,9 +79,11 @@ export function objectStoreError(error: unknown, what: string, where: S3Location
   const status = error instanceof S3ServiceException ? error.$metadata.httpStatusCode : undefined;
   const hints = { bucket: where.bucket, ...(where.endpoint ? { endpoint: where.endpoint } : {}) };
   const reason = error instanceof Error ? error.message || name : String(error);
+  // A HEAD answer has no body, so the SDK names its error 'Unknown': the status says more.
+  const code = name && name !== 'Unknown' ? name : `HTTP ${status ?? '?'}`;
   if (AUTH_CODES.has(name) || status === 403) {
     return new ObjectStoreAuthError(
-      `export: the object store refused the credentials (${name || status}) while ${what}; they come from the AWS chain: AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, AWS_PROFILE, or an instance role`,
+      `export: the object store refused the credentials (${code}) while ${what}; they come from the AWS chain: AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, AWS_PROFILE, or an instance role`,
       hints,
       { cause: error },
     );
