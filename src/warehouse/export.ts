@@ -21,6 +21,7 @@ import { heldPairs, HELD_SOURCE } from './held-pairs.js';
 import { exportViewsSql, tableColumns, type ExportedTable } from './export-views.js';
 import { localTarget, type ExportTarget, type RecordedFile, type StoredFile } from './export-target.js';
 import { exportManifest, MANIFEST_FILE, type ManifestObject } from './export-manifest.js';
+import { ENGINE_FILES, engineSql, type Engine } from './export-ddl.js';
 import { isS3Url, parseS3Url, s3Target, type S3Options } from './export-s3.js';
 
 /** The file of DuckDB statements every export writes at its root. */
@@ -532,7 +533,7 @@ async function writeRunsFile(conn: DuckDBConnection, state: RunState): Promise<M
 }
 
 /**
- * views.sql, then the manifest, last: the manifest lists every object of the export with its rows
+ * views.sql, the other engines' DDL (trino.sql, athena.sql, spark.sql; Parquet only), then the manifest, last: the manifest lists every object of the export with its rows
  * and sha256, so a reader who starts from it never meets a half export.
  */
 async function writeDescription(conn: DuckDBConnection, state: RunState, runsFile: ManifestObject): Promise<void> {
@@ -540,6 +541,14 @@ async function writeDescription(conn: DuckDBConnection, state: RunState, runsFil
   const tables = await exportedTables(conn, target.root, selection.format);
   const views = await target.putText(target.pathOf(VIEWS_SQL), exportViewsSql(target.root, tables, selection.format));
   state.bytes += views.bytes;
+  const engineFiles: ManifestObject[] = [];
+  if (selection.format === 'parquet') {
+    for (const engine of Object.keys(ENGINE_FILES) as Engine[]) {
+      const stored = await target.putText(target.pathOf(ENGINE_FILES[engine]), engineSql(engine, target.root, tables));
+      state.bytes += stored.bytes;
+      engineFiles.push({ table: null, path: ENGINE_FILES[engine], rows: null, ...stored });
+    }
+  }
   const reader = await conn.runAndReadAll(
     `SELECT table_name, exchange, symbol, session_date::VARCHAR AS session_date, rows, path, sha256, bytes
        FROM sync.exports WHERE out_dir = $1 AND format = $2 ORDER BY table_name, exchange, symbol, session_date`,
@@ -554,7 +563,7 @@ async function writeDescription(conn: DuckDBConnection, state: RunState, runsFil
     bytes: row.bytes === null ? null : Number(row.bytes),
     partition: { exchange: String(row.exchange), symbol: String(row.symbol), session_date: String(row.session_date) },
   }));
-  objects.push(runsFile, { table: null, path: VIEWS_SQL, rows: null, ...views });
+  objects.push(runsFile, { table: null, path: VIEWS_SQL, rows: null, ...views }, ...engineFiles);
   const manifest = exportManifest({ format: selection.format, objects, exportedAt: state.now() });
   state.bytes += (await target.putText(target.pathOf(MANIFEST_FILE), manifest)).bytes;
 }

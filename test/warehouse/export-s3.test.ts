@@ -21,6 +21,8 @@ import { BTC, makeTempDir, query, writeFixture, type Market } from './fixtures.j
 const BUCKET = 'gex-share';
 const SESSIONS: Market[] = ['2026-11-16', '2026-11-17', '2026-11-18', '2026-11-19', '2026-11-20'].map((sessionDate) => ({ ...BTC, sessionDate }));
 const SPY: Market = { exchange: 'tradfi', symbol: 'SPY', sessionDate: '2026-11-20' };
+/** Objects every run rewrites: runs/data.parquet, views.sql, trino.sql, athena.sql, spark.sql, the manifest. */
+const EVERY_RUN = 6;
 const GEX_KEY = 'gex_live_TESTKEY_never_to_the_store_0123456789';
 
 let s3: LocalS3;
@@ -146,19 +148,19 @@ describe('export to S3', () => {
     expect(everything).not.toContain('TESTKEY');
   }, 120_000);
 
-  it('incremental: a rerun uploads nothing but the runs, views.sql and manifest; a new session only its partitions', async () => {
+  it('incremental: a rerun uploads nothing but the runs, the SQL files and the manifest; a new session only its partitions', async () => {
     await exportTo('incr');
     let puts = s3.putsDone();
     const again = await exportTo('incr');
     expect(again.partitionsWritten).toBe(0);
     expect(again.partitionsSkipped).toBe(18);
-    expect(s3.putsDone() - puts).toBe(3);
+    expect(s3.putsDone() - puts).toBe(EVERY_RUN);
 
     await load([{ ...BTC, sessionDate: '2026-11-21' }]);
     puts = s3.putsDone();
     const third = await exportTo('incr');
     expect(third.partitionsWritten).toBe(3);
-    expect(s3.putsDone() - puts).toBe(3 + 3);
+    expect(s3.putsDone() - puts).toBe(3 + EVERY_RUN);
     await expectSameAsWarehouse('incr');
   }, 120_000);
 
@@ -176,7 +178,7 @@ describe('export to S3', () => {
     const before = s3.putsDone();
     const resumed = await exportTo('resume');
     expect(resumed.partitionsWritten).toBe(18 - 5);
-    expect(s3.putsDone() - before).toBe(18 - 5 + 3);
+    expect(s3.putsDone() - before).toBe(18 - 5 + EVERY_RUN);
     await expectSameAsWarehouse('resume');
   }, 120_000);
 
@@ -190,7 +192,7 @@ describe('export to S3', () => {
     await client.send(new PutObjectCommand({ Bucket: BUCKET, Key: first, Body: 'not parquet' }));
     const before = s3.putsDone();
     await exportTo('tamper');
-    expect(s3.putsDone() - before).toBe(18 - 4 + 1 + 3);
+    expect(s3.putsDone() - before).toBe(18 - 4 + 1 + EVERY_RUN);
     await expectSameAsWarehouse('tamper');
   }, 120_000);
 
