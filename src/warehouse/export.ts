@@ -432,7 +432,7 @@ const STAGING_PREFIX = '.gexwh-export-';
 
 /**
  * Parquet for every engine: Snappy, which DuckDB, Trino/Athena, Spark, Hive, pyarrow, polars and
- * pure-JS readers all decode without a plugin (zstd files are ~25% smaller but older Hive/Athena
+ * pure-JS readers all decode without a plugin (zstd files are 23% smaller on the 60-day demo, but older Hive/Athena
  * engines and light readers need extra codecs). Row groups of up to 122,880 rows: a session's
  * partition is one or two row groups, so a reader fetches a column chunk with one ranged GET, and
  * DuckDB writes min/max statistics for every column chunk, which engines use to skip row groups.
