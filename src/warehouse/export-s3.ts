@@ -11,9 +11,10 @@ import {
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import pLimit from 'p-limit';
-import { ObjectStoreAuthError, ObjectStoreBucketError, ObjectStoreError, UsageError } from '../errors.js';
+import { ObjectStoreAuthError, ObjectStoreBucketError, ObjectStoreError } from '../errors.js';
 import { hashFile, hashText, type ExportTarget, type RecordedFile } from './export-target.js';
 import { MANIFEST_FILE, manifestHashes } from './export-manifest.js';
+import { parseS3Url, type S3Location } from './s3-url.js';
 
 export interface S3Options {
   /** An S3-compatible endpoint, e.g. http://localhost:9000 (default: AWS, from the region). */
@@ -24,30 +25,6 @@ export interface S3Options {
   region?: string;
   /** Attempts per request, the SDK's retries included (default 3). */
   maxAttempts?: number;
-}
-
-export interface S3Location {
-  bucket: string;
-  /** Without leading or trailing slash; '' for the bucket's root. */
-  prefix: string;
-}
-
-const BUCKET_NAME = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
-
-export const isS3Url = (value: string): boolean => /^s3:\/\//i.test(value);
-
-/** Splits s3://bucket/prefix; a bad bucket name or a `..` in the prefix is a usage error (exit 2). */
-export function parseS3Url(url: string): S3Location {
-  const match = /^s3:\/\/([^/]*)\/?(.*)$/i.exec(url);
-  const bucket = match?.[1] ?? '';
-  const prefix = (match?.[2] ?? '').replace(/\/+$/, '');
-  if (!BUCKET_NAME.test(bucket)) {
-    throw new UsageError(`export: bad bucket "${bucket}" in ${url}; a bucket name is 3-63 characters: lowercase letters, digits, dots and hyphens`);
-  }
-  if (prefix.split('/').some((part) => part === '..' || part === '.' || (part === '' && prefix !== ''))) {
-    throw new UsageError(`export: bad prefix "${prefix}" in ${url}; use s3://bucket/some/prefix (no empty, . or .. parts)`);
-  }
-  return { bucket, prefix };
 }
 
 /** Bytes per part of a multipart upload, and the parts in flight: at most ~32 MB of buffers per object. */

@@ -22,7 +22,8 @@ import { exportViewsSql, tableColumns, type ExportedTable } from './export-views
 import { localTarget, type ExportTarget, type RecordedFile, type StoredFile } from './export-target.js';
 import { exportManifest, MANIFEST_FILE, type ManifestObject } from './export-manifest.js';
 import { ENGINE_FILES, engineSql, type Engine } from './export-ddl.js';
-import { isS3Url, parseS3Url, s3Target, type S3Options } from './export-s3.js';
+import type { S3Options } from './export-s3.js';
+import { isS3Url, parseS3Url } from './s3-url.js';
 
 /** The file of DuckDB statements every export writes at its root. */
 export const VIEWS_SQL = 'views.sql';
@@ -151,7 +152,8 @@ export async function exportWarehouse(options: ExportOptions): Promise<ExportRes
   const selection = normalizeExportOptions(options);
   if (!existsSync(resolve(options.dbPath))) throw new UsageError(`export: no warehouse at ${options.dbPath}`, { db: options.dbPath });
   // The bucket is checked (and the credentials tried) before the warehouse is opened or a file written.
-  const target = isS3Url(selection.outDir) ? await s3Target(selection.outDir, options.s3 ?? {}) : localTarget(selection.outDir);
+  // The AWS SDK loads only for an s3:// export: importing it took ~1 s on the shared 2-core machine, which every command would pay at start.
+  const target = isS3Url(selection.outDir) ? await (await import('./export-s3.js')).s3Target(selection.outDir, options.s3 ?? {}) : localTarget(selection.outDir);
   const warehouse = await openWarehouse(options.dbPath);
   try {
     // A mistyped name would export nothing and say so quietly: name it, with the closest held names.
