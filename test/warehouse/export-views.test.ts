@@ -125,7 +125,7 @@ describe('views.sql over the export answers as the warehouse does', () => {
       csv.closeSync();
       instance.closeSync();
     }
-  });
+  }, 240_000); // CSV is parsed whole at each query: slow on a busy machine
 
   it("the README's recipes", async () => {
     const recipes = readmeRecipes();
