@@ -1,3 +1,5 @@
+-- History: the views and macros this warehouse version applied. The current definitions are in
+-- sql/views.sql (applied after the numbered migrations whenever it changes); edit them there.
 -- gexwh views and point-in-time macros. Plain SQL over the contract tables; every
 -- name here is part of the contract and documented column by column in the README.
 

@@ -1,3 +1,5 @@
+-- History: the views and macros this warehouse version applied. The current definitions are in
+-- sql/views.sql (applied after the numbered migrations whenever it changes); edit them there.
 -- gexwh analysis surface, version 3: file rows win over api rows per session, and the point-in-time
 -- macros gain a max_staleness tolerance. Replaces the definitions of 002 with the same
 -- names and a compatible call shape: levels_asof(exch, sym, ts) still works, max_staleness is optional.

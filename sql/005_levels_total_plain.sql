@@ -1,3 +1,5 @@
+-- History: the views and macros this warehouse version applied. The current definitions are in
+-- sql/views.sql (applied after the numbered migrations whenever it changes); edit them there.
 -- gexwh analysis surface, version 5: "a session whose levels file is loaded shows only the file's
 -- rows" now holds in the levels table itself instead of being re-checked by every
 -- query of levels_total (the NOT EXISTS of 003 made the view 4x a plain filter). The writers keep it:

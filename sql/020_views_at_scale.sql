@@ -1,3 +1,5 @@
+-- History: the views and macros this warehouse version applied. The current definitions are in
+-- sql/views.sql (applied after the numbered migrations whenever it changes); edit them there.
 -- gexwh analysis surface at multi-year scale: the same names, columns and answers as 002/003/005,
 -- written so that a question about one pair, one session or one moment reads that part of the
 -- tables only, not the whole history. The tables hold rows in session order (the loader appends

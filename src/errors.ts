@@ -80,6 +80,18 @@ export class NetworkError extends GexwhError {}
 /** The server asked for something gexwh refuses to do (a redirect to file:, a path outside the archive). */
 export class UnsafeResponseError extends GexwhError {}
 
+/**
+ * The object store refused the credentials of the AWS chain (unknown access key, bad signature,
+ * access denied). Exit 3, like a refused API key; the hints name the endpoint and bucket, never a secret.
+ */
+export class ObjectStoreAuthError extends GexwhError {}
+
+/** The export's bucket does not exist (or the s3:// address is malformed). Exit 2: fix the --out. */
+export class ObjectStoreBucketError extends UsageError {}
+
+/** The object store failed or could not be reached after the SDK's retries. Exit 1; a rerun resumes. */
+export class ObjectStoreError extends GexwhError {}
+
 /** `gexwh doctor` found problems; the checks are in the hints. Exit 1. */
 export class ChecksFailedError extends GexwhError {}
 
@@ -94,7 +106,7 @@ export class InterruptedError extends GexwhError {
 
 export function exitCodeOf(error: unknown): ExitCode {
   if (error instanceof UsageError) return ExitCode.usage;
-  if (error instanceof AuthError) return ExitCode.auth;
+  if (error instanceof AuthError || error instanceof ObjectStoreAuthError) return ExitCode.auth;
   if (error instanceof LockError) return ExitCode.locked;
   if (error instanceof PartialFailureError || error instanceof IntegrityError) return ExitCode.partial;
   if (error instanceof InterruptedError) return error.signal === 'SIGINT' ? ExitCode.sigint : ExitCode.sigterm;
@@ -108,8 +120,11 @@ export function exitCodeOf(error: unknown): ExitCode {
 /** The stable word scripts match on (`{"error": {"code": ...}}`): the API's slug, else the kind. */
 export function errorCodeOf(error: unknown): string {
   if (error instanceof ApiError) return error.slug;
+  if (error instanceof ObjectStoreBucketError) return 'no_such_bucket';
   if (error instanceof UsageError) return 'usage';
   if (error instanceof AuthError) return 'auth';
+  if (error instanceof ObjectStoreAuthError) return 'object_store_auth';
+  if (error instanceof ObjectStoreError) return 'object_store';
   if (error instanceof LockError) return 'locked';
   if (error instanceof PartialFailureError) return 'partial';
   if (error instanceof IntegrityError) return 'integrity';

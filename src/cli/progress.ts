@@ -14,7 +14,7 @@ export interface Progress {
 const SHOW_AFTER_MS = 1000;
 const REDRAW_MS = 250;
 
-const PHASE_WORDS = { coverage: 'reading coverage', manifests: 'listing manifests', plan: 'planning', download: 'downloading files', load: 'loading into the warehouse', fill: 'filling levels from /history/levels', capture: 'capturing live snapshots' } as const;
+const PHASE_WORDS = { coverage: 'reading coverage', manifests: 'listing manifests', plan: 'planning', download: 'downloading files', load: 'loading into the warehouse', fill: 'filling levels from /history/levels', capture: 'capturing live snapshots', export: 'exporting files' } as const;
 type Phase = keyof typeof PHASE_WORDS;
 
 export interface PhaseState {
@@ -104,6 +104,30 @@ export function createProgress(ctx: CommandContext, _dryRun: boolean): Progress 
       clearInterval(timer);
       clear();
       state = undefined;
+    },
+  };
+}
+
+/** Progress of `gexwh export` (files put in place of N, bytes, rate, ETA) on a terminal; nothing elsewhere. */
+export function createExportProgress(ctx: CommandContext): { onProgress: (done: number, total: number, bytes: number) => void; done(): void } {
+  if (process.stderr.isTTY !== true || ctx.out.quiet) return { onProgress: () => undefined, done: () => undefined };
+  const state: PhaseState = { phase: 'export', startedMs: Date.now(), done: 0, total: undefined, bytes: 0, failed: 0 };
+  let drawn = false;
+  const timer = setInterval(() => {
+    if (state.total === undefined || Date.now() - state.startedMs < SHOW_AFTER_MS) return;
+    process.stderr.write(`\r\x1b[K${progressLine(state, Date.now())}`);
+    drawn = true;
+  }, REDRAW_MS);
+  timer.unref();
+  return {
+    onProgress(done, total, bytes) {
+      state.done = done;
+      state.total = total;
+      state.bytes = bytes;
+    },
+    done() {
+      clearInterval(timer);
+      if (drawn) process.stderr.write('\r\x1b[K');
     },
   };
 }

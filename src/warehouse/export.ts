@@ -7,18 +7,37 @@
 // and partitions whose rows left the table are removed. The files keep the partition columns too,
 // so each file is self-describing and read_parquet(..., hive_partitioning = true) types them right.
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { duckdb } from './duckdb.js';
 import { UsageError } from '../errors.js';
 import { isIsoDate } from '../time/dates.js';
-import { EXCHANGES, FILE_KINDS, SYMBOL_PATTERN, SYMBOL_RULE, isExchange, isFileKind, type FileKind } from './layouts.js';
+import { EXCHANGES, FILE_KINDS, SYMBOL_PATTERN, SYMBOL_RULE, isExchange } from './layouts.js';
+import { LIVE_TABLES } from './live.js';
 import { openWarehouse } from './open.js';
 import { checkSelectionNames } from '../known-names.js';
 import { heldPairs, HELD_SOURCE } from './held-pairs.js';
+import { exportViewsSql, tableColumns, type ExportedTable } from './export-views.js';
+import { localTarget, type ExportTarget, type RecordedFile, type StoredFile } from './export-target.js';
+import { exportManifest, MANIFEST_FILE, type ManifestObject } from './export-manifest.js';
+import { ENGINE_FILES, engineSql, type Engine } from './export-ddl.js';
+import type { S3Options } from './export-s3.js';
+import { isS3Url, parseS3Url } from './s3-url.js';
+
+/** The file of DuckDB statements every export writes at its root. */
+export const VIEWS_SQL = 'views.sql';
 
 export const EXPORT_FORMATS = ['parquet', 'csv'] as const;
+
+/** The tables an export writes, each partitioned by exchange, symbol and session date: the history, then the live captures. */
+export const EXPORT_TABLES = [...FILE_KINDS, ...(Object.keys(LIVE_TABLES) as Array<keyof typeof LIVE_TABLES>)] as const;
+export type ExportTable = (typeof EXPORT_TABLES)[number];
+const isExportTable = (value: string): value is ExportTable => (EXPORT_TABLES as readonly string[]).includes(value);
+const isHistoryTable = (table: ExportTable): boolean => (FILE_KINDS as readonly string[]).includes(table);
+
+/** The sync runs, one small file rewritten by every export: a reader's answer to "how fresh is this?". */
+export const RUNS_TABLE = 'runs';
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 
 export interface ExportOptions {
@@ -26,7 +45,7 @@ export interface ExportOptions {
   outDir: string;
   /** Default parquet. */
   format?: ExportFormat;
-  /** Subset of levels, strikes_total, strikes_by_expiry (default all three). */
+  /** Subset of EXPORT_TABLES (default all). */
   tables?: readonly string[];
   /** Session dates, inclusive, YYYY-MM-DD. */
   since?: string;
@@ -35,11 +54,15 @@ export interface ExportOptions {
   symbols?: readonly string[];
   /** Rewrite every selected partition, whatever the export ledger says. */
   full?: boolean;
+  /** For an s3:// --out: endpoint, path-style addressing (credentials come from the AWS chain). */
+  s3?: S3Options;
+  /** Called after each file put in place: files done of the files this run writes, bytes so far. */
+  onProgress?: (done: number, total: number, bytes: number) => void;
   now?: () => Date;
 }
 
 export interface ExportTableCounts {
-  table: FileKind;
+  table: ExportTable;
   partitionsWritten: number;
   partitionsSkipped: number;
   /** Partitions whose rows are gone from the table: file and ledger row removed. */
@@ -48,6 +71,7 @@ export interface ExportTableCounts {
 }
 
 export interface ExportResult {
+  /** The folder, or the s3:// prefix. */
   outDir: string;
   format: ExportFormat;
   tables: ExportTableCounts[];
@@ -55,13 +79,15 @@ export interface ExportResult {
   partitionsSkipped: number;
   partitionsRemoved: number;
   rowsWritten: number;
+  /** Bytes of the files put in place by this run (partitions, runs, views.sql, manifest). */
+  bytesWritten: number;
 }
 
 /** The validated selection (pure). */
 export interface ExportSelection {
   outDir: string;
   format: ExportFormat;
-  tables: FileKind[];
+  tables: ExportTable[];
   since: string | null;
   until: string | null;
   exchanges: string[] | null;
@@ -75,10 +101,11 @@ export function normalizeExportOptions(options: Omit<ExportOptions, 'dbPath' | '
   if (!(EXPORT_FORMATS as readonly string[]).includes(format)) {
     throw new UsageError(`export: unknown format "${String(format)}"; allowed: ${EXPORT_FORMATS.join(', ')}`);
   }
-  if (!options.outDir || options.outDir.trim() === '') throw new UsageError('export: --out DIR is required');
-  const tables = options.tables && options.tables.length > 0 ? [...new Set(options.tables)] : [...FILE_KINDS];
+  if (!options.outDir || options.outDir.trim() === '') throw new UsageError('export: --out DIR (or s3://bucket/prefix) is required');
+  if (isS3Url(options.outDir)) parseS3Url(options.outDir); // a bad bucket name is a usage error now, not after the COPYs
+  const tables = options.tables && options.tables.length > 0 ? [...new Set(options.tables)] : [...EXPORT_TABLES];
   for (const table of tables) {
-    if (!isFileKind(table)) throw new UsageError(`export: unknown table "${table}"; allowed: ${FILE_KINDS.join(', ')}`);
+    if (!isExportTable(table)) throw new UsageError(`export: unknown table "${table}"; allowed: ${EXPORT_TABLES.join(', ')}`);
   }
   for (const [name, value] of [['since', options.since], ['until', options.until]] as const) {
     // A real calendar date: 2026-02-30 has the shape but would only fail later, inside DuckDB.
@@ -96,9 +123,9 @@ export function normalizeExportOptions(options: Omit<ExportOptions, 'dbPath' | '
     if (!SYMBOL_PATTERN.test(symbol)) throw new UsageError(`export: bad symbol "${symbol}"; allowed: ${SYMBOL_RULE}`);
   }
   return {
-    outDir: resolve(options.outDir),
+    outDir: isS3Url(options.outDir) ? options.outDir.replace(/\/+$/, '') : resolve(options.outDir),
     format,
-    tables: tables as FileKind[],
+    tables: tables as ExportTable[],
     since: options.since ?? null,
     until: options.until ?? null,
     exchanges,
@@ -111,14 +138,22 @@ function nonEmpty(values: string[] | undefined): string[] | null {
   return values && values.length > 0 ? [...new Set(values)] : null;
 }
 
-/** `<out>/<table>/exchange=X/symbol=Y/session_date=D/data.<format>` (parts are validated upstream). */
-export function partitionPath(outDir: string, table: FileKind, format: ExportFormat, exchange: string, symbol: string, sessionDate: string): string {
-  return join(outDir, table, `exchange=${exchange}`, `symbol=${symbol}`, `session_date=${sessionDate}`, `data.${format}`);
+/** `<table>/exchange=X/symbol=Y/session_date=D/data.<format>` under the root (parts are validated upstream). */
+export function partitionRelativePath(table: ExportTable, format: ExportFormat, exchange: string, symbol: string, sessionDate: string): string {
+  return `${table}/exchange=${exchange}/symbol=${symbol}/session_date=${sessionDate}/data.${format}`;
+}
+
+/** The partition's file under a local export folder. */
+export function partitionPath(outDir: string, table: ExportTable, format: ExportFormat, exchange: string, symbol: string, sessionDate: string): string {
+  return join(outDir, partitionRelativePath(table, format, exchange, symbol, sessionDate));
 }
 
 export async function exportWarehouse(options: ExportOptions): Promise<ExportResult> {
   const selection = normalizeExportOptions(options);
   if (!existsSync(resolve(options.dbPath))) throw new UsageError(`export: no warehouse at ${options.dbPath}`, { db: options.dbPath });
+  // The bucket is checked (and the credentials tried) before the warehouse is opened or a file written.
+  // The AWS SDK loads only for an s3:// export: importing it took ~1 s on the shared 2-core machine, which every command would pay at start.
+  const target = isS3Url(selection.outDir) ? await (await import('./export-s3.js')).s3Target(selection.outDir, options.s3 ?? {}) : localTarget(selection.outDir);
   const warehouse = await openWarehouse(options.dbPath);
   try {
     // A mistyped name would export nothing and say so quietly: name it, with the closest held names.
@@ -126,17 +161,52 @@ export async function exportWarehouse(options: ExportOptions): Promise<ExportRes
       const names = { ...(selection.exchanges ? { exchanges: selection.exchanges } : {}), ...(selection.symbols ? { symbols: selection.symbols } : {}) };
       checkSelectionNames(names, { pairs: await heldPairs(warehouse.connection), source: HELD_SOURCE });
     }
-    return await exportOn(warehouse.connection, selection, options.now ?? (() => new Date()));
+    return await exportOn(warehouse.connection, selection, { now: options.now ?? (() => new Date()), target, ...(options.onProgress ? { onProgress: options.onProgress } : {}) });
   } finally {
     warehouse.close();
   }
 }
 
-/** Exports on an open, migrated, writable connection. */
-export async function exportOn(conn: DuckDBConnection, selection: ExportSelection, now: () => Date = () => new Date()): Promise<ExportResult> {
-  removeLeftoverStaging(selection.outDir);
+export interface ExportRun {
+  now: () => Date;
+  target: ExportTarget;
+  onProgress?: (done: number, total: number, bytes: number) => void;
+}
+
+/** What one export run shares between its tables: where files go, the staging folder, the counts. */
+interface RunState extends ExportRun {
+  selection: ExportSelection;
+  staging: string;
+  filesDone: number;
+  filesTotal: number;
+  bytes: number;
+  /** Files whose rows left the table: removed once the new manifest no longer lists them. */
+  gone: string[];
+}
+
+/**
+ * Exports on an open, migrated, writable connection: the partitions, then the runs, views.sql and
+ * last the manifest, so a reader who follows the manifest never meets a half export.
+ */
+export async function exportOn(conn: DuckDBConnection, selection: ExportSelection, run: Partial<ExportRun> = {}): Promise<ExportResult> {
+  const target = run.target ?? localTarget(selection.outDir);
+  if (target.local) removeLeftoverStaging(target.stagingRoot());
+  else mkdirSync(target.stagingRoot(), { recursive: true });
+  const staging = target.local ? join(target.stagingRoot(), `${STAGING_PREFIX}${randomBytes(6).toString('hex')}`) : mkdtempSync(join(target.stagingRoot(), STAGING_PREFIX));
+  mkdirSync(staging, { recursive: true });
+  const state: RunState = { now: run.now ?? (() => new Date()), target, selection, staging, filesDone: 0, filesTotal: 0, bytes: 0, gone: [], ...(run.onProgress ? { onProgress: run.onProgress } : {}) };
   const tables: ExportTableCounts[] = [];
-  for (const table of selection.tables) tables.push(await exportTable(conn, table, selection, now));
+  try {
+    const plans = [];
+    for (const table of selection.tables) plans.push(await planTable(conn, table, state));
+    state.filesTotal = plans.reduce((n, plan) => n + plan.stale.length, 0) + 1;
+    for (const plan of plans) tables.push(await exportTable(conn, plan, state));
+    const runsFile = await writeRunsFile(conn, state);
+    await writeDescription(conn, state, runsFile);
+    for (const path of state.gone) await target.remove(path);
+  } finally {
+    rmSync(staging, { recursive: true, force: true });
+  }
   const sum = (key: 'partitionsWritten' | 'partitionsSkipped' | 'partitionsRemoved' | 'rowsWritten') =>
     tables.reduce((total, counts) => total + counts[key], 0);
   return {
@@ -147,6 +217,7 @@ export async function exportOn(conn: DuckDBConnection, selection: ExportSelectio
     partitionsSkipped: sum('partitionsSkipped'),
     partitionsRemoved: sum('partitionsRemoved'),
     rowsWritten: sum('rowsWritten'),
+    bytesWritten: state.bytes,
   };
 }
 
@@ -158,12 +229,11 @@ export interface Partition {
   fingerprint: string;
 }
 
-export interface ExportedPartition {
+export interface ExportedPartition extends RecordedFile {
   exchange: string;
   symbol: string;
   sessionDate: string;
   fingerprint: string;
-  path: string;
 }
 
 const partitionKey = (p: { exchange: string; symbol: string; sessionDate: string }): string => `${p.exchange}|${p.symbol}|${p.sessionDate}`;
@@ -219,19 +289,35 @@ export function copyRuns(partitions: readonly Partition[], stale: ReadonlySet<Pa
   return runs;
 }
 
-async function exportTable(conn: DuckDBConnection, table: FileKind, selection: ExportSelection, now: () => Date): Promise<ExportTableCounts> {
+interface TablePlan {
+  table: ExportTable;
+  partitions: Partition[];
+  exported: Map<string, ExportedPartition>;
+  stale: Partition[];
+  pathOf: (partition: Partition) => string;
+}
+
+/** A table's partitions and which of them this run writes (a target's check of what it holds included). */
+async function planTable(conn: DuckDBConnection, table: ExportTable, state: RunState): Promise<TablePlan> {
+  const { selection, target } = state;
   const partitions = await listPartitions(conn, table, selection);
   const exported = await listExported(conn, table, selection);
-  const pathOf = (p: Partition) => partitionPath(selection.outDir, table, selection.format, p.exchange, p.symbol, p.sessionDate);
-  const stale = stalePartitions(partitions, exported, pathOf, selection.full);
+  const pathOf = (p: Partition) => target.pathOf(partitionRelativePath(table, selection.format, p.exchange, p.symbol, p.sessionDate));
+  const held = selection.full ? new Set<string>() : await target.held([...exported.values()]);
+  const stale = stalePartitions(partitions, exported, pathOf, selection.full, (path) => held.has(path));
+  return { table, partitions, exported, stale, pathOf };
+}
+
+async function exportTable(conn: DuckDBConnection, plan: TablePlan, state: RunState): Promise<ExportTableCounts> {
+  const { table, partitions, exported, stale, pathOf } = plan;
+  const { selection } = state;
   for (const run of copyRuns(partitions, new Set(stale), PARTITIONS_PER_COPY)) {
-    await writeRun(conn, table, selection.format, run, pathOf, selection.outDir);
-    await recordExports(conn, table, selection, run.partitions, pathOf, now());
+    await writeRun(conn, table, run, pathOf, state);
   }
   const current = new Set(partitions.map(partitionKey));
   const gone = [...exported.values()].filter((partition) => !current.has(partitionKey(partition)));
   for (const partition of gone) {
-    rmSync(partition.path, { force: true });
+    state.gone.push(partition.path);
     await conn.run(
       `DELETE FROM sync.exports WHERE out_dir = $1 AND table_name = $2 AND format = $3 AND exchange = $4 AND symbol = $5 AND session_date = $6::DATE`,
       [selection.outDir, table, selection.format, partition.exchange, partition.symbol, partition.sessionDate],
@@ -266,13 +352,17 @@ function filterParams(selection: ExportSelection) {
  * the row count, for levels the api rows (a fill adds rows without a file), and the column layout
  * (a migration adding a column re-exports everything).
  */
-async function listPartitions(conn: DuckDBConnection, table: FileKind, selection: ExportSelection): Promise<Partition[]> {
+async function listPartitions(conn: DuckDBConnection, table: ExportTable, selection: ExportSelection): Promise<Partition[]> {
   const layout = await tableLayout(conn, table);
+  // Rows a partition gains without a file: levels' api fills, and every live capture (insert-only,
+  // so the count and the latest capture time change with each new one).
   const apiColumns =
     table === 'levels'
       ? `count(*) FILTER (WHERE source = 'api')::BIGINT AS api_rows, max(timestamp_utc) FILTER (WHERE source = 'api') AS api_last`
-      : `0::BIGINT AS api_rows, NULL::TIMESTAMPTZ AS api_last`;
-  // `table` comes from FILE_KINDS (validated), never from user text.
+      : isHistoryTable(table)
+        ? `0::BIGINT AS api_rows, NULL::TIMESTAMPTZ AS api_last`
+        : `count(*)::BIGINT AS api_rows, max(captured_at) AS api_last`;
+  // `table` comes from EXPORT_TABLES (validated), never from user text.
   const reader = await conn.runAndReadAll(
     `WITH parts AS (
        SELECT exchange, symbol, session_date, count(*)::BIGINT AS rows, ${apiColumns}
@@ -297,7 +387,7 @@ async function listPartitions(conn: DuckDBConnection, table: FileKind, selection
   }));
 }
 
-async function tableLayout(conn: DuckDBConnection, table: FileKind): Promise<string> {
+async function tableLayout(conn: DuckDBConnection, table: ExportTable): Promise<string> {
   const reader = await conn.runAndReadAll(
     // duckdb_columns(), not information_schema.columns (a view over it, 5x slower); same text.
     `SELECT string_agg(column_name || ' ' || data_type, ',' ORDER BY column_index) AS layout
@@ -307,9 +397,9 @@ async function tableLayout(conn: DuckDBConnection, table: FileKind): Promise<str
   return String(reader.getRowObjectsJS()[0]?.layout ?? '');
 }
 
-async function listExported(conn: DuckDBConnection, table: FileKind, selection: ExportSelection): Promise<Map<string, ExportedPartition>> {
+async function listExported(conn: DuckDBConnection, table: ExportTable, selection: ExportSelection): Promise<Map<string, ExportedPartition>> {
   const reader = await conn.runAndReadAll(
-    `SELECT exchange, symbol, session_date::VARCHAR AS session_date, fingerprint, path
+    `SELECT exchange, symbol, session_date::VARCHAR AS session_date, fingerprint, path, sha256, bytes
        FROM sync.exports WHERE ${FILTER} AND out_dir = $5 AND table_name = $6 AND format = $7`,
     [...filterParams(selection), selection.outDir, table, selection.format],
   );
@@ -321,6 +411,8 @@ async function listExported(conn: DuckDBConnection, table: FileKind, selection: 
       sessionDate: String(row.session_date),
       fingerprint: String(row.fingerprint),
       path: String(row.path),
+      sha256: row.sha256 === null ? null : String(row.sha256),
+      bytes: row.bytes === null ? null : Number(row.bytes),
     };
     result.set(partitionKey(partition), partition);
   }
@@ -340,8 +432,15 @@ export const PARTITIONS_PER_COPY = 64;
  */
 const STAGING_PREFIX = '.gexwh-export-';
 
+/**
+ * Parquet for every engine: Snappy, which DuckDB, Trino/Athena, Spark, Hive, pyarrow, polars and
+ * pure-JS readers all decode without a plugin (zstd files are 23% smaller on the 60-day demo, but older Hive/Athena
+ * engines and light readers need extra codecs). Row groups of up to 122,880 rows: a session's
+ * partition is one or two row groups, so a reader fetches a column chunk with one ranged GET, and
+ * DuckDB writes min/max statistics for every column chunk, which engines use to skip row groups.
+ */
 const COPY_OPTIONS: Record<ExportFormat, string> = {
-  parquet: 'FORMAT parquet',
+  parquet: 'FORMAT parquet, COMPRESSION snappy, ROW_GROUP_SIZE 122880',
   csv: 'FORMAT csv, HEADER true',
 };
 
@@ -353,38 +452,43 @@ function removeLeftoverStaging(outDir: string): void {
 }
 
 /**
- * Writes a run's partitions with ONE partitioned COPY into a staging folder beside the export (same
- * file system, so the renames are atomic), then renames each partition's file into place: a reader
- * or a crash sees the old file or the new one, never half of one. Rows come out in no promised
- * order (DuckDB's partitioned write interleaves its threads' chunks; an ORDER BY cost +50%).
+ * Writes a run's partitions with ONE partitioned COPY into the staging folder, then hands each
+ * partition's file to the target, which puts it in place whole (a rename beside a local export, an
+ * upload to object storage). Rows come out in no promised order (DuckDB's partitioned write
+ * interleaves its threads' chunks; an ORDER BY cost +50%). Uploaded partitions are recorded one by
+ * one, so a rerun after a cut knows them; local ones per run, as a rename cannot be half done.
  */
-async function writeRun(
-  conn: DuckDBConnection,
-  table: FileKind,
-  format: ExportFormat,
-  run: CopyRun,
-  pathOf: (partition: Partition) => string,
-  outDir: string,
-): Promise<void> {
-  const staging = join(outDir, `${STAGING_PREFIX}${randomBytes(6).toString('hex')}`);
-  mkdirSync(staging, { recursive: true });
+async function writeRun(conn: DuckDBConnection, table: ExportTable, run: CopyRun, pathOf: (partition: Partition) => string, state: RunState): Promise<void> {
+  const { selection, target } = state;
+  const folder = join(state.staging, randomBytes(6).toString('hex'));
+  mkdirSync(folder, { recursive: true });
   try {
-    // `table` is one of FILE_KINDS; the values are parameters.
+    // `table` is one of EXPORT_TABLES; the values are parameters.
     await conn.run(
       `COPY (SELECT * FROM ${table} WHERE exchange = $1 AND symbol = $2 AND session_date BETWEEN $3::DATE AND $4::DATE)
-         TO $5 (${COPY_OPTIONS[format]}, PARTITION_BY (exchange, symbol, session_date), WRITE_PARTITION_COLUMNS true, FILE_EXTENSION 'tmp')`,
-      [run.exchange, run.symbol, run.firstDate, run.lastDate, staging],
+         TO $5 (${COPY_OPTIONS[selection.format]}, PARTITION_BY (exchange, symbol, session_date), WRITE_PARTITION_COLUMNS true, FILE_EXTENSION 'tmp')`,
+      [run.exchange, run.symbol, run.firstDate, run.lastDate, folder],
     );
+    const placed: Array<Partition & StoredFile> = [];
     for (const partition of run.partitions) {
-      const path = pathOf(partition);
-      mkdirSync(dirname(path), { recursive: true });
-      const staged = onlyFileIn(join(staging, `exchange=${partition.exchange}`, `symbol=${partition.symbol}`, `session_date=${partition.sessionDate}`));
-      if (staged) renameSync(staged, path);
-      else await writePartition(conn, table, format, partition, path); // split over files, or not found: write it alone
+      const staged =
+        onlyFileIn(join(folder, `exchange=${partition.exchange}`, `symbol=${partition.symbol}`, `session_date=${partition.sessionDate}`)) ??
+        (await writePartition(conn, table, selection.format, partition, folder)); // split over files, or not found: write it alone
+      const stored = await target.place(staged, pathOf(partition), partition.fingerprint);
+      progress(state, stored.bytes);
+      placed.push({ ...partition, ...stored });
+      if (!target.local) await recordExports(conn, table, state, placed.splice(0), pathOf);
     }
+    await recordExports(conn, table, state, placed, pathOf);
   } finally {
-    rmSync(staging, { recursive: true, force: true });
+    rmSync(folder, { recursive: true, force: true });
   }
+}
+
+function progress(state: RunState, bytes: number): void {
+  state.filesDone += 1;
+  state.bytes += bytes;
+  state.onProgress?.(state.filesDone, state.filesTotal, state.bytes);
 }
 
 /** The one file of a staged partition folder, or null when there is none or more than one. */
@@ -394,45 +498,104 @@ export function onlyFileIn(folder: string): string | null {
   return names.length === 1 && names[0] !== undefined ? join(folder, names[0]) : null;
 }
 
-/** One partition by itself, to a hidden temp name then renamed (the fallback of writePartitions). */
-async function writePartition(conn: DuckDBConnection, table: FileKind, format: ExportFormat, partition: Partition, path: string): Promise<void> {
-  const temp = join(dirname(path), `.data.${randomBytes(6).toString('hex')}.tmp`);
-  try {
-    await conn.run(
-      `COPY (SELECT * FROM ${table} WHERE exchange = $1 AND symbol = $2 AND session_date = $3::DATE) TO $4 (${COPY_OPTIONS[format]})`,
-      [partition.exchange, partition.symbol, partition.sessionDate, temp],
-    );
-    renameSync(temp, path);
-  } catch (error) {
-    rmSync(temp, { force: true });
-    throw error;
-  }
+/** One partition by itself into the staging folder (the fallback of writeRun); returns the file. */
+async function writePartition(conn: DuckDBConnection, table: ExportTable, format: ExportFormat, partition: Partition, folder: string): Promise<string> {
+  const temp = join(folder, `.data.${randomBytes(6).toString('hex')}.tmp`);
+  await conn.run(
+    `COPY (SELECT * FROM ${table} WHERE exchange = $1 AND symbol = $2 AND session_date = $3::DATE) TO $4 (${COPY_OPTIONS[format]})`,
+    [partition.exchange, partition.symbol, partition.sessionDate, temp],
+  );
+  return temp;
 }
 
-/** The export ledger rows of written partitions, in one statement. */
+/** Every table an export describes, with its warehouse columns and whether it has files there yet. */
+export async function exportedTables(conn: DuckDBConnection, outDir: string, format: ExportFormat): Promise<ExportedTable[]> {
+  const reader = await conn.runAndReadAll(`SELECT DISTINCT table_name FROM sync.exports WHERE out_dir = $1 AND format = $2`, [outDir, format]);
+  const withFiles = new Set(reader.getRowObjectsJS().map((row) => String(row.table_name)));
+  const columns = await tableColumns(conn, EXPORT_TABLES);
+  const runs = await tableColumns(conn, [RUNS_TABLE], 'sync');
+  return [
+    ...EXPORT_TABLES.map((name) => ({ name, columns: columns.get(name) ?? [], hasFiles: withFiles.has(name), partitioned: true })),
+    { name: RUNS_TABLE, columns: runs.get(RUNS_TABLE) ?? [], hasFiles: true, partitioned: false },
+  ];
+}
+
+/** The runs, oldest first, as one file `<out>/runs/data.<format>` (JSON options as text). */
+export const RUNS_QUERY = `SELECT * REPLACE (options::VARCHAR AS options) FROM sync.runs ORDER BY run_id`;
+
+/** `runs/data.<format>`, rewritten whole by every export. */
+async function writeRunsFile(conn: DuckDBConnection, state: RunState): Promise<ManifestObject> {
+  const relative = `${RUNS_TABLE}/data.${state.selection.format}`;
+  const temp = join(state.staging, `runs.${randomBytes(6).toString('hex')}.tmp`);
+  await conn.run(`COPY (${RUNS_QUERY}) TO $1 (${COPY_OPTIONS[state.selection.format]})`, [temp]);
+  const rows = Number((await conn.runAndReadAll('SELECT count(*)::BIGINT AS n FROM sync.runs')).getRowObjectsJS()[0]?.n ?? 0);
+  const stored = await state.target.place(temp, state.target.pathOf(relative), '-');
+  progress(state, stored.bytes);
+  return { table: RUNS_TABLE, path: relative, rows, ...stored };
+}
+
+/**
+ * views.sql, the other engines' DDL (trino.sql, athena.sql, spark.sql; Parquet only), then the manifest, last: the manifest lists every object of the export with its rows
+ * and sha256, so a reader who starts from it never meets a half export.
+ */
+async function writeDescription(conn: DuckDBConnection, state: RunState, runsFile: ManifestObject): Promise<void> {
+  const { selection, target } = state;
+  const tables = await exportedTables(conn, target.root, selection.format);
+  const views = await target.putText(target.pathOf(VIEWS_SQL), exportViewsSql(target.root, tables, selection.format));
+  state.bytes += views.bytes;
+  const engineFiles: ManifestObject[] = [];
+  if (selection.format === 'parquet') {
+    for (const engine of Object.keys(ENGINE_FILES) as Engine[]) {
+      const stored = await target.putText(target.pathOf(ENGINE_FILES[engine]), engineSql(engine, target.root, tables));
+      state.bytes += stored.bytes;
+      engineFiles.push({ table: null, path: ENGINE_FILES[engine], rows: null, ...stored });
+    }
+  }
+  const reader = await conn.runAndReadAll(
+    `SELECT table_name, exchange, symbol, session_date::VARCHAR AS session_date, rows, path, sha256, bytes
+       FROM sync.exports WHERE out_dir = $1 AND format = $2 ORDER BY table_name, exchange, symbol, session_date`,
+    [target.root, selection.format],
+  );
+  const prefix = `${target.root}/`;
+  const objects: ManifestObject[] = reader.getRowObjectsJS().map((row) => ({
+    table: String(row.table_name),
+    path: String(row.path).slice(prefix.length),
+    rows: Number(row.rows),
+    sha256: row.sha256 === null ? null : String(row.sha256),
+    bytes: row.bytes === null ? null : Number(row.bytes),
+    partition: { exchange: String(row.exchange), symbol: String(row.symbol), session_date: String(row.session_date) },
+  }));
+  objects.push(runsFile, { table: null, path: VIEWS_SQL, rows: null, ...views }, ...engineFiles);
+  const manifest = exportManifest({ format: selection.format, objects, exportedAt: state.now() });
+  state.bytes += (await target.putText(target.pathOf(MANIFEST_FILE), manifest)).bytes;
+}
+
+/** The export ledger rows of placed partitions, in one statement. */
 async function recordExports(
   conn: DuckDBConnection,
-  table: FileKind,
-  selection: ExportSelection,
-  partitions: readonly Partition[],
+  table: ExportTable,
+  state: RunState,
+  partitions: ReadonlyArray<Partition & StoredFile>,
   pathOf: (partition: Partition) => string,
-  at: Date,
 ): Promise<void> {
+  if (partitions.length === 0) return;
   await conn.run(
-    `INSERT OR REPLACE INTO sync.exports (out_dir, table_name, exchange, symbol, session_date, format, fingerprint, rows, path, exported_at)
+    `INSERT OR REPLACE INTO sync.exports (out_dir, table_name, exchange, symbol, session_date, format, fingerprint, rows, path, exported_at, sha256, bytes)
      SELECT $1, $2, unnest($3::VARCHAR[]), unnest($4::VARCHAR[]), CAST(unnest($5::VARCHAR[]) AS DATE), $6,
-            unnest($7::VARCHAR[]), unnest($8::BIGINT[]), unnest($9::VARCHAR[]), $10::TIMESTAMPTZ`,
+            unnest($7::VARCHAR[]), unnest($8::BIGINT[]), unnest($9::VARCHAR[]), $10::TIMESTAMPTZ, unnest($11::VARCHAR[]), unnest($12::BIGINT[])`,
     [
-      selection.outDir,
+      state.target.root,
       table,
       duckdb.listValue(partitions.map((p) => p.exchange)),
       duckdb.listValue(partitions.map((p) => p.symbol)),
       duckdb.listValue(partitions.map((p) => p.sessionDate)),
-      selection.format,
+      state.selection.format,
       duckdb.listValue(partitions.map((p) => p.fingerprint)),
       duckdb.listValue(partitions.map((p) => p.rows)),
       duckdb.listValue(partitions.map(pathOf)),
-      at.toISOString(),
+      state.now().toISOString(),
+      duckdb.listValue(partitions.map((p) => p.sha256)),
+      duckdb.listValue(partitions.map((p) => p.bytes)),
     ],
   );
 }

@@ -1,6 +1,8 @@
 // Versioned schema migrations: sql/NNN_name.sql files applied in order, each in one transaction
-// together with its row in sync.migrations, so a crash never leaves a half-applied version.
-import { readdirSync, readFileSync } from 'node:fs';
+// together with its row in sync.migrations, so a crash never leaves a half-applied version. Then the
+// views and macros: sql/views.sql, their one definition, applied again whenever its text changes.
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { findSqlDir } from './sql-dir.js';
@@ -52,8 +54,19 @@ export async function appliedVersions(conn: DuckDBConnection): Promise<number[]>
 export interface MigrateOptions {
   /** Folder of NNN_name.sql files; defaults to the package's sql/. */
   dir?: string;
-  /** Stop after this version (tests use it to build an older warehouse). */
+  /** Stop after this version (tests use it to build an older warehouse, with that version's views). */
   upTo?: number;
+}
+
+/** The file of current view and macro definitions, beside the numbered migrations. */
+export const VIEWS_FILE = 'views.sql';
+
+/** The version that created sync.definitions; the views file is applied only from there on. */
+const DEFINITIONS_VERSION = 50;
+
+/** The text of sql/views.sql (the export writes it too, after its own views of the tables). */
+export function viewDefinitions(dir: string = findSqlDir()): string {
+  return readFileSync(join(dir, VIEWS_FILE), 'utf8');
 }
 
 /** Applies every pending migration; returns the versions applied now. */
@@ -67,7 +80,29 @@ export async function migrate(conn: DuckDBConnection, options: MigrateOptions = 
     await applyOne(conn, migration);
     applied.push(migration.version);
   }
+  const dir = options.dir ?? findSqlDir();
+  const reached = options.upTo === undefined || options.upTo >= latestVersion(dir);
+  if (reached && (done.has(DEFINITIONS_VERSION) || applied.includes(DEFINITIONS_VERSION)) && existsSync(join(dir, VIEWS_FILE))) {
+    await applyViews(conn, viewDefinitions(dir));
+  }
   return applied;
+}
+
+/** Runs the views file when its sha256 differs from the one last applied, in one transaction with the record. */
+async function applyViews(conn: DuckDBConnection, sql: string): Promise<void> {
+  const sha256 = createHash('sha256').update(sql).digest('hex');
+  const recorded = await conn.runAndReadAll(`SELECT sha256 FROM sync.definitions WHERE name = 'views'`);
+  if (recorded.getRowObjectsJS()[0]?.sha256 === sha256) return;
+  await conn.run('BEGIN TRANSACTION');
+  try {
+    await conn.run(sql);
+    await conn.run(`INSERT OR REPLACE INTO sync.definitions (name, sha256, applied_at) VALUES ('views', $1, now())`, [sha256]);
+    await conn.run('COMMIT');
+  } catch (error) {
+    await conn.run('ROLLBACK');
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new Error(`gexwh: ${VIEWS_FILE} failed: ${reason}`, { cause: error });
+  }
 }
 
 async function applyOne(conn: DuckDBConnection, migration: Migration): Promise<void> {

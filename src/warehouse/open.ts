@@ -129,9 +129,15 @@ export function memoryLimitFromEnv(env: NodeJS.ProcessEnv = process.env): string
   return raw;
 }
 
+/** The oldest DuckDB that opens a warehouse this version creates (and reads its export). */
+export const STORAGE_COMPATIBILITY = 'v1.4.0';
+
 async function createInstance(dbPath: string, readOnly: boolean, sandbox: boolean): Promise<DuckDBInstance> {
   const memoryLimit = memoryLimitFromEnv();
   const config = {
+    // A new warehouse file is written so that DuckDB 1.4 (the long-term release users' Python and CLI
+    // lag on) still opens it, whatever later DuckDB makes its default.
+    storage_compatibility_version: STORAGE_COMPATIBILITY,
     ...(readOnly ? { access_mode: 'READ_ONLY' } : {}),
     ...(memoryLimit !== undefined ? { memory_limit: memoryLimit } : {}),
     ...(sandbox ? { autoinstall_known_extensions: 'false', autoload_known_extensions: 'false' } : {}),

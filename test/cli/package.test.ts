@@ -43,13 +43,14 @@ function npx(args: readonly string[], cwd: string, env: Record<string, string> =
 describe('npm pack', () => {
   it('ships what a user runs: dist/src, sql, the docs; no bench, no tests', () => {
     const paths = packed.files.map((f) => f.path);
-    const allowed = /^(dist\/src\/.+\.js|sql\/\d{3}_[a-z0-9_]+\.sql|package\.json|README\.md|LICENSE|CHANGELOG\.md|docs\/[a-z0-9-]+\.md|assets\/fonts\/(Inter-Regular\.ttf|OFL\.txt))$/;
+    const allowed = /^(dist\/src\/.+\.js|sql\/\d{3}_[a-z0-9_]+\.sql|sql\/views\.sql|package\.json|README\.md|LICENSE|CHANGELOG\.md|docs\/[a-z0-9-]+\.md|assets\/fonts\/(Inter-Regular\.ttf|OFL\.txt))$/;
     expect(paths.filter((p) => !allowed.test(p))).toEqual([]);
     expect(paths).toContain('dist/src/cli/main.js');
     expect(paths).toContain('LICENSE');
     expect(paths).toContain('assets/fonts/Inter-Regular.ttf');
     expect(paths).toContain('CHANGELOG.md');
     expect(paths.some((p) => p.startsWith('sql/'))).toBe(true);
+    expect(paths).toContain('sql/views.sql'); // the views and macros, applied after the migrations and copied into every export
   });
 
   it('npx gexwh from the tarball runs: --version, and a sync that applies the shipped migrations', async () => {

@@ -1,5 +1,5 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { join, relative, sep } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/errors.js';
 import { exportWarehouse, normalizeExportOptions, partitionPath, type ExportOptions } from '../../src/warehouse/export.js';
@@ -42,7 +42,8 @@ function allFiles(root: string): string[] {
     }
   };
   walk(root);
-  return found.sort();
+  // Files at the root (views.sql ...) and the runs describe the export; the data is in the table folders.
+  return found.filter((path) => path.includes(sep) && !path.startsWith(`runs${sep}`)).sort();
 }
 
 const run = (extra: Partial<ExportOptions> = {}) => exportWarehouse({ dbPath, outDir, ...extra });
@@ -84,6 +85,7 @@ describe('exportWarehouse', () => {
     expect(result.rowsWritten).toBe((4 + 3 + 4) * 3);
     expect(result.tables.map((t) => [t.table, t.partitionsWritten, t.rowsWritten])).toEqual([
       ['levels', 3, 12], ['strikes_total', 3, 9], ['strikes_by_expiry', 3, 12],
+      ['live_levels', 0, 0], ['term_structure', 0, 0], ['live_strikes', 0, 0],
     ]);
     expect(allFiles(join(outDir, 'levels'))).toEqual([
       'exchange=bybit/symbol=BTC/session_date=2026-11-20/data.parquet',
@@ -122,6 +124,7 @@ describe('exportWarehouse', () => {
     const result = await run();
     expect(result.tables.map((t) => [t.table, t.partitionsWritten, t.partitionsRemoved])).toEqual([
       ['levels', 0, 1], ['strikes_total', 1, 0], ['strikes_by_expiry', 0, 0],
+      ['live_levels', 0, 0], ['term_structure', 0, 0], ['live_strikes', 0, 0],
     ]);
     expect(allFiles(join(outDir, 'levels'))).not.toContain('exchange=tradfi/symbol=SPY/session_date=2026-11-20/data.parquet');
     await compareWithTables('parquet');

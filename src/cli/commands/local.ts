@@ -7,9 +7,23 @@ import { DEFAULT_WAIT_LOCK_SECONDS, loadWaiting, restoreLiveTables } from '../..
 import { contextOf } from '../context.js';
 import { formatCell, formatTable } from '../output.js';
 import { escapeJson } from '../terminal.js';
+import { createExportProgress } from '../progress.js';
 import { collectOption, integerOption, listOption } from '../parse.js';
 
 const QUERY_FORMATS = ['table', 'csv', 'json'] as const;
+
+interface ExportFlags {
+  out: string;
+  format?: string;
+  table?: string[];
+  since?: string;
+  until?: string;
+  exchange?: string[];
+  symbol?: string[];
+  full?: boolean;
+  s3Endpoint?: string;
+  s3ForcePathStyle?: boolean;
+}
 
 export function registerLocal(program: Command): void {
   program
@@ -30,17 +44,26 @@ export function registerLocal(program: Command): void {
 
   program
     .command('export')
-    .description('write the data tables as hive-partitioned Parquet (or CSV), incrementally')
-    .requiredOption('--out <dir>', 'output folder')
+    .description('write the data and live tables as hive-partitioned Parquet (or CSV), incrementally, with views.sql and the runs')
+    .requiredOption('--out <dir>', 'output folder, or s3://bucket/prefix (credentials from the AWS chain: env, profile, instance role)')
     .option('--format <format>', 'parquet or csv (default parquet)')
-    .option('--table <list>', 'levels, strikes_total, strikes_by_expiry (default all three)', listOption)
+    .option('--table <list>', 'levels, strikes_total, strikes_by_expiry, live_levels, term_structure, live_strikes (default all)', listOption)
     .option('--since <date>', 'first session date, YYYY-MM-DD')
     .option('--until <date>', 'last session date, YYYY-MM-DD')
     .option('--exchange <list>', 'history venues (repeatable, comma list)', listOption)
     .option('--symbol <list>', 'symbols (repeatable, comma list)', listOption)
     .option('--full', 'rewrite every selected partition, not only new or changed sessions')
-    .action(async (flags: { out: string; format?: string; table?: string[]; since?: string; until?: string; exchange?: string[]; symbol?: string[]; full?: boolean }, command: Command) => {
+    .option('--s3-endpoint <url>', 'an S3-compatible endpoint for an s3:// --out (MinIO, R2, Ceph), e.g. http://localhost:9000 (default: AWS)')
+    .option('--s3-force-path-style', 'address the bucket in the URL path (http://host/bucket/key), as most S3-compatible stores need')
+    .action(async (flags: ExportFlags, command: Command) => {
       const ctx = contextOf(command);
+      if ((flags.s3Endpoint !== undefined || flags.s3ForcePathStyle) && !/^s3:\/\//i.test(flags.out)) {
+        throw new UsageError('export: --s3-endpoint and --s3-force-path-style apply to an s3://bucket/prefix --out only');
+      }
+      if (flags.s3Endpoint !== undefined && !/^https?:\/\/[^/\s]+/i.test(flags.s3Endpoint)) {
+        throw new UsageError(`export: --s3-endpoint must be an http(s) URL, e.g. http://localhost:9000; got "${flags.s3Endpoint}"`);
+      }
+      const progress = createExportProgress(ctx);
       // Every given value goes to the validation (an empty --since too), before any file is touched.
       const result = await exportWarehouse({
         dbPath: ctx.settings.db,
@@ -52,11 +75,13 @@ export function registerLocal(program: Command): void {
         ...(flags.exchange ? { exchanges: flags.exchange } : {}),
         ...(flags.symbol ? { symbols: flags.symbol.map((s) => s.toUpperCase()) } : {}),
         full: flags.full === true,
-      });
+        s3: { ...(flags.s3Endpoint !== undefined ? { endpoint: flags.s3Endpoint } : {}), forcePathStyle: flags.s3ForcePathStyle === true },
+        onProgress: progress.onProgress,
+      }).finally(() => progress.done());
       ctx.out.result(result, () =>
         [
           formatTable(result.tables as unknown as Record<string, unknown>[]),
-          `export to ${result.outDir} (${result.format}): ${result.partitionsWritten} partition(s) written, ${result.partitionsSkipped} unchanged, ${result.partitionsRemoved} removed, ${result.rowsWritten} rows written.`,
+          `export to ${result.outDir} (${result.format}): ${result.partitionsWritten} partition(s) written, ${result.partitionsSkipped} unchanged, ${result.partitionsRemoved} removed, ${result.rowsWritten} rows written; views.sql and _gexwh_export.json beside them.`,
         ].join('\n'),
       );
     });

@@ -1,0 +1,88 @@
+// trino.sql, athena.sql and spark.sql of an export: the exported tables as external tables of those
+// engines over the same files, generated from the warehouse's own column list (as views.sql is), so
+// they cannot drift from the tables. Those engines have no DuckDB macros: the README and
+// docs/sharing.md give the point-in-time queries written for them.
+import { PARTITION_COLUMNS, type ExportedTable } from './export-views.js';
+
+export type Engine = 'trino' | 'athena' | 'spark';
+
+/** The schema (database) the statements create the tables in. */
+export const ENGINE_SCHEMA = 'gexwh';
+
+/** A DuckDB column type as each engine names it. Timestamps are UTC instants in the files. */
+const TYPES: Record<string, Record<Engine, string>> = {
+  VARCHAR: { trino: 'varchar', athena: 'string', spark: 'STRING' },
+  DOUBLE: { trino: 'double', athena: 'double', spark: 'DOUBLE' },
+  INTEGER: { trino: 'integer', athena: 'int', spark: 'INT' },
+  BIGINT: { trino: 'bigint', athena: 'bigint', spark: 'BIGINT' },
+  BOOLEAN: { trino: 'boolean', athena: 'boolean', spark: 'BOOLEAN' },
+  DATE: { trino: 'date', athena: 'date', spark: 'DATE' },
+  'TIMESTAMP WITH TIME ZONE': { trino: 'timestamp(6)', athena: 'timestamp', spark: 'TIMESTAMP' },
+};
+
+export function engineType(duckdbType: string, engine: Engine): string {
+  const type = TYPES[duckdbType]?.[engine];
+  if (!type) throw new Error(`gexwh: no ${engine} type for the DuckDB type ${duckdbType}`);
+  return type;
+}
+
+const isPartitionColumn = (name: string): boolean => (PARTITION_COLUMNS as readonly string[]).includes(name);
+const quote = (text: string): string => `'${text.replaceAll("'", "''")}'`;
+const location = (root: string, table: string): string => `${root.replace(/\/+$/, '')}/${table}/`;
+
+/** The columns a table's DDL lists: the data columns, then (Trino, Spark) the partition columns last. */
+function columnList(table: ExportedTable, engine: Engine, withPartitions: boolean): string {
+  const data = table.columns.filter((c) => !table.partitioned || !isPartitionColumn(c.name));
+  const partitions = table.partitioned && withPartitions ? PARTITION_COLUMNS.map((name) => table.columns.find((c) => c.name === name)!) : [];
+  return [...data, ...partitions].map((c) => `  ${c.name} ${engineType(c.type, engine)}`).join(',\n');
+}
+
+/** Trino's Hive connector: partition columns last, registered by sync_partition_metadata. */
+function trinoTable(root: string, table: ExportedTable): string {
+  const properties = [`external_location = ${quote(location(root, table.name))}`, `format = 'PARQUET'`];
+  if (table.partitioned) properties.push(`partitioned_by = ARRAY[${PARTITION_COLUMNS.map(quote).join(', ')}]`);
+  const create = `CREATE TABLE IF NOT EXISTS ${ENGINE_SCHEMA}.${table.name} (\n${columnList(table, 'trino', true)}\n)\nWITH (\n  ${properties.join(',\n  ')}\n);`;
+  return table.partitioned ? `${create}\nCALL system.sync_partition_metadata(${quote(ENGINE_SCHEMA)}, ${quote(table.name)}, 'FULL');` : create;
+}
+
+/** Athena (Hive DDL): partition columns only in PARTITIONED BY, registered by MSCK REPAIR TABLE. */
+function athenaTable(root: string, table: ExportedTable): string {
+  const partitioned = table.partitioned
+    ? `\nPARTITIONED BY (${PARTITION_COLUMNS.map((name) => `${name} ${engineType(table.columns.find((c) => c.name === name)!.type, 'athena')}`).join(', ')})`
+    : '';
+  const create = `CREATE EXTERNAL TABLE IF NOT EXISTS ${ENGINE_SCHEMA}.${table.name} (\n${columnList(table, 'athena', false)}\n)${partitioned}\nSTORED AS PARQUET\nLOCATION ${quote(location(root, table.name))};`;
+  return table.partitioned ? `${create}\nMSCK REPAIR TABLE ${ENGINE_SCHEMA}.${table.name};` : create;
+}
+
+/** Spark SQL: a parquet data source table, partition columns in the list and in PARTITIONED BY. */
+function sparkTable(root: string, table: ExportedTable): string {
+  const partitioned = table.partitioned ? `\nPARTITIONED BY (${PARTITION_COLUMNS.join(', ')})` : '';
+  const create = `CREATE TABLE IF NOT EXISTS ${ENGINE_SCHEMA}.${table.name} (\n${columnList(table, 'spark', true)}\n)\nUSING PARQUET${partitioned}\nLOCATION ${quote(location(root, table.name))};`;
+  return table.partitioned ? `${create}\nMSCK REPAIR TABLE ${ENGINE_SCHEMA}.${table.name};` : create;
+}
+
+const HEADERS: Record<Engine, string[]> = {
+  trino: ['Trino, Hive connector (run in its catalog, e.g. trino --catalog hive -f trino.sql).', 'Timestamps are UTC instants (set hive.parquet.time-zone = UTC).'],
+  athena: ['Amazon Athena (Hive DDL). The files are read by column name.', 'Timestamps are UTC instants.'],
+  spark: ['Spark SQL (spark-sql -f spark.sql, or spark.sql(...) per statement).', "Timestamps are UTC instants (spark.sql.session.timeZone = UTC shows them as such)."],
+};
+
+const CREATE_SCHEMA: Record<Engine, string> = {
+  trino: `CREATE SCHEMA IF NOT EXISTS ${ENGINE_SCHEMA};`,
+  athena: `CREATE DATABASE IF NOT EXISTS ${ENGINE_SCHEMA};`,
+  spark: `CREATE DATABASE IF NOT EXISTS ${ENGINE_SCHEMA};`,
+};
+
+/** The whole file for one engine (pure): the schema, then one table per exported table with files. */
+export function engineSql(engine: Engine, root: string, tables: readonly ExportedTable[]): string {
+  const create = engine === 'trino' ? trinoTable : engine === 'athena' ? athenaTable : sparkTable;
+  return [
+    `-- gexwh export: its tables for ${HEADERS[engine][0]}`,
+    `-- ${HEADERS[engine][1]} Views and point-in-time queries: docs/sharing.md.`,
+    CREATE_SCHEMA[engine],
+    '',
+    ...tables.filter((table) => table.hasFiles).map((table) => `${create(root, table)}\n`),
+  ].join('\n');
+}
+
+export const ENGINE_FILES: Record<Engine, string> = { trino: 'trino.sql', athena: 'athena.sql', spark: 'spark.sql' };

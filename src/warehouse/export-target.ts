@@ -1,0 +1,76 @@
+// Where an export's files go. The export writes each partition to a local temp file first (DuckDB's
+// COPY), then hands it to a target that puts it in place whole: a local folder (a rename on the same
+// file system) or an object store (one upload per object, see export-s3.ts).
+import { createHash } from 'node:crypto';
+import { createReadStream, existsSync, mkdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { dirname, join } from 'node:path';
+
+/** A file as it was put in place: what the manifest lists. */
+export interface StoredFile {
+  sha256: string;
+  bytes: number;
+}
+
+/** A partition file the export ledger says was written, as recorded. */
+export interface RecordedFile {
+  path: string;
+  sha256: string | null;
+  bytes: number | null;
+}
+
+export interface ExportTarget {
+  /** The export's root as the ledger and views.sql name it: an absolute folder or s3://bucket/prefix. */
+  readonly root: string;
+  /** Whether staged files sit on the target's own file system (renamed into place) or are uploaded. */
+  readonly local: boolean;
+  /** A folder for staged files: beside the export when local (renames stay atomic), else in the OS temp folder. */
+  stagingRoot(): string;
+  /** Where a file goes, from a path relative to the root (`levels/exchange=x/.../data.parquet`). */
+  pathOf(relative: string): string;
+  /** The recorded files still there as recorded; the others are written again. */
+  held(files: readonly RecordedFile[]): Promise<Set<string>>;
+  /** Puts a finished temp file at `path` whole (the temp file is gone afterwards). */
+  place(tempFile: string, path: string, fingerprint: string): Promise<StoredFile>;
+  /** Writes a small text file (views.sql, the manifest) whole. */
+  putText(path: string, text: string): Promise<StoredFile>;
+  remove(path: string): Promise<void>;
+}
+
+/** sha256 and size of a file, streamed. */
+export async function hashFile(path: string): Promise<StoredFile> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
+  return { sha256: hash.digest('hex'), bytes: statSync(path).size };
+}
+
+export function hashText(text: string): StoredFile {
+  return { sha256: createHash('sha256').update(text).digest('hex'), bytes: Buffer.byteLength(text) };
+}
+
+/** A local folder: renames on one file system, so a reader sees the old file or the new one. */
+export function localTarget(outDir: string): ExportTarget {
+  return {
+    root: outDir,
+    local: true,
+    stagingRoot: () => outDir,
+    pathOf: (relative) => join(outDir, relative),
+    held: async (files) => new Set(files.filter((f) => existsSync(f.path)).map((f) => f.path)),
+    async place(tempFile, path) {
+      const stored = await hashFile(tempFile);
+      mkdirSync(dirname(path), { recursive: true });
+      renameSync(tempFile, path);
+      return stored;
+    },
+    async putText(path, text) {
+      mkdirSync(dirname(path), { recursive: true });
+      const temp = `${path}.${randomBytes(6).toString('hex')}.tmp`;
+      writeFileSync(temp, text);
+      renameSync(temp, path);
+      return hashText(text);
+    },
+    async remove(path) {
+      rmSync(path, { force: true });
+    },
+  };
+}
