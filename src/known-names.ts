@@ -2,7 +2,7 @@
 // venue is an error naming the closest known names, never a quiet "0 files". Pure: the caller passes
 // what is known (the free coverage for sync and plan, the warehouse's own tables offline).
 
-import { UsageError } from './errors.js';
+import { UsageError } from './core/errors.js';
 import { marketOf, type Market } from './time/sessions.js';
 
 /** An (exchange, symbol) pair. */

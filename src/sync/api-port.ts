@@ -3,10 +3,9 @@
 // costs no second credit; only an expired link is replaced (one credit, counted). The stop signal
 // never aborts a paid link's download (see fetchFiles): it only keeps new links from being paid for.
 // Temp files are opened by the archive's writer.
-import { BodyTooLargeError } from '../api/download.js';
 import { maxInflatedBytes } from '../api/inflate-meter.js';
-import { LinkAnswerLostError, LinkExpiredError, QuotaExceededError, type ApiClient, type FileLink } from '../api/index.js';
-import { UnsafeResponseError } from '../errors.js';
+import { type ApiClient, type FileLink } from '../api/index.js';
+import { BodyTooLargeError, LinkAnswerLostError, LinkExpiredError, QuotaExceededError, UnsafeResponseError } from '../core/errors.js';
 import { createArchiveWriteStream } from './archive.js';
 import { usableCoverage } from './coverage.js';
 import { BodyMismatchError, PaidDownloadError, type DownloadResult, type LinkBudget, type QuotaStop } from './fetch.js';

@@ -9,7 +9,7 @@ import { constants as osConstants } from 'node:os';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { Writable } from 'node:stream';
 import { getSystemErrorMap } from 'node:util';
-import { UnsafeResponseError } from '../errors.js';
+import { UnsafeResponseError } from '../core/errors.js';
 import { isIsoDate } from '../time/dates.js';
 import { EXCHANGES, FILE_KINDS, type Exchange, type FileKind } from '../warehouse/layouts.js';
 import { SYMBOL_PATTERN, SYMBOL_RULE } from '../names.js';

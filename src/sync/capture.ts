@@ -10,8 +10,8 @@
 // sync.runs row, waiting up to --wait-lock for another process holding the warehouse. Held past
 // that, the snapshots stay journaled and the capture exits 5: nothing is lost.
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { QuotaExceededError, type ApiClient } from '../api/index.js';
-import { ApiError, AuthError, GexwhError, InterruptedError, LockError, PartialFailureError } from '../errors.js';
+import { type ApiClient } from '../api/index.js';
+import { ApiError, AuthError, GexwhError, InterruptedError, LockError, PartialFailureError, QuotaExceededError } from '../core/errors.js';
 import { finishRun, openWarehouse, startRun, type RunCounts, type RunOutcome, type Warehouse } from '../warehouse/index.js';
 import { latestTermCaptures, type LiveTable } from '../warehouse/live.js';
 import { captureTargets, targetCost, tradfiClearlyClosed, type CaptureTarget } from './capture-plan.js';

@@ -5,7 +5,7 @@
 // fetched is still written.
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { ApiClient } from '../api/index.js';
-import { InterruptedError } from '../errors.js';
+import { InterruptedError } from '../core/errors.js';
 import { marketOf } from '../time/sessions.js';
 import { openWarehouse, type HistoryLevelsRow } from '../warehouse/index.js';
 import { readLevelsFillState, writeApiLevels } from '../warehouse/levels-fill.js';

@@ -2,7 +2,7 @@
 // paid files, the listed manifests and the run record in the archive's journal before any wait, wait
 // up to --wait-lock for the load, and write the run record wherever it can be written.
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { LockError } from '../errors.js';
+import { LockError } from '../core/errors.js';
 import { finishRun, openWarehouse, recordListing, startRun, upsertManifest, type RunCounts, type Warehouse } from '../warehouse/index.js';
 import type { VerifiedFile } from './fetch.js';
 import { readJournal, runOf, updateJournal, withFiles, type JournaledFile, type JournaledListing } from './journal.js';

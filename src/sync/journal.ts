@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
-import { GexwhError } from '../errors.js';
+import { JournalError } from '../core/errors.js';
 import { FILE_KINDS, redactSecrets, type RunCounts, type RunOutcome } from '../warehouse/index.js';
 import { syncFolder } from './archive.js';
 
@@ -92,13 +92,6 @@ export function journalPath(archiveRoot: string): string {
 /** Whether the journal holds anything for the warehouse (files, manifests or run records). */
 export function hasPendingWork(journal: Journal): boolean {
   return journal.files.length + journal.listings.length + journal.runs.length > 0;
-}
-
-/** The journal cannot be used as it is (exit 1, naming the file); nothing paid is lost: the archive holds it. */
-export class JournalError extends GexwhError {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, {}, options);
-  }
 }
 
 export async function readJournal(archiveRoot: string): Promise<Journal> {

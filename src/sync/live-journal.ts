@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { promises as fs, type Dirent } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
-import { GexwhError } from '../errors.js';
+import { LiveJournalError } from '../core/errors.js';
 import { ENDPOINT_SCHEMAS, MarketSchema, SymbolSchema } from '../api/schemas.js';
 import { writeLiveCapture, type LiveRows, type LiveTable } from '../warehouse/live.js';
 import type { DuckDBConnection } from '@duckdb/node-api';
@@ -29,13 +29,6 @@ const snapshotSchema = z.object({
 
 export type LiveSnapshot = z.infer<typeof snapshotSchema>;
 export type SnapshotState = 'pending' | 'loaded';
-
-/** The journal cannot be used as it is (exit 1, naming the file); nothing paid is lost: the archive holds it. */
-export class LiveJournalError extends GexwhError {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, {}, options);
-  }
-}
 
 /** Pure: where a snapshot lives; every part is validated, so nothing a server sends escapes the folder. */
 export function snapshotPath(archiveRoot: string, state: SnapshotState, snapshot: Pick<LiveSnapshot, 'key' | 'levels'>): string {

@@ -11,7 +11,7 @@
 // short by --max-requests keeps what it read; a later sync that wants older sessions lists only the
 // missing older window [since or the beginning, complete_from).
 
-import { ApiSchemaError } from '../errors.js';
+import { ApiSchemaError } from '../core/errors.js';
 import { addDays } from '../time/dates.js';
 import { FILE_KINDS } from './selection.js';
 import type { CoverageRow, ManifestRow, Pair } from './types.js';

@@ -2,7 +2,7 @@
 // The warehouse is opened only for short phases (read state, write manifests, load), so analysts'
 // readers are blocked as little as possible; downloads run with it closed.
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { InterruptedError, LockError, PartialFailureError } from '../errors.js';
+import { errorMessage, InterruptedError, LockError, PartialFailureError } from '../core/errors.js';
 import {
   acquireSyncLock,
   finishRun,
@@ -293,7 +293,7 @@ async function runLocked(
         creditsSpent: fetchedSoFar?.creditsSpent ?? 0,
         bytesDownloaded: fetchedSoFar?.bytesDownloaded ?? 0,
         filesPlanned: planSoFar ? planSoFar.toDownload.length + planSoFar.toReload.length : 0,
-        error: error instanceof Error ? error.message : String(error),
+        error: errorMessage(error),
       };
       await recordRunAnywhere(options, state, runStart, counts, { listings: [], stored: true }).catch(() => undefined);
     }

@@ -1,7 +1,7 @@
 // Parsing and validation of the user's sync selection (flags or config values). Pure: every problem
 // is a UsageError naming the option and what is allowed, so the CLI exits 2 with a useful message.
 
-import { UsageError } from '../errors.js';
+import { UsageError } from '../core/errors.js';
 import { SYMBOL_PATTERN, SYMBOL_RULE } from '../names.js';
 import { closestNames } from '../known-names.js';
 import { isApiDate, MAX_YEAR, MIN_YEAR } from '../time/dates.js';

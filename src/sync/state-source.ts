@@ -8,7 +8,7 @@
 //   itself says what was paid (a file archived with the manifest's sha256 costs no credit).
 // Only 'warehouse' writes the warehouse; the other modes leave their work in the journal.
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { LockError } from '../errors.js';
+import { LockError } from '../core/errors.js';
 import {
   openWarehouse,
   readListingState,

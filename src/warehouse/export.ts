@@ -11,7 +11,7 @@ import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { duckdb } from './duckdb.js';
-import { UsageError } from '../errors.js';
+import { UsageError } from '../core/errors.js';
 import { isIsoDate } from '../time/dates.js';
 import { EXCHANGES, FILE_KINDS, SYMBOL_PATTERN, SYMBOL_RULE, isExchange, isFileKind, type FileKind } from './layouts.js';
 import { openWarehouse } from './open.js';

@@ -2,7 +2,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { FileKind } from './layouts.js';
 import { duckdb } from './duckdb.js';
-import { toIsoTimestamp } from './values.js';
+import { toIsoTimestamp } from './duckdb-text.js';
 
 export const FILE_STATUSES = ['loaded', 'failed_verify', 'failed_load', 'superseded'] as const;
 export type FileStatus = (typeof FILE_STATUSES)[number];

@@ -8,7 +8,8 @@ import { headerSignature, mapHeader, parseHeaderLine, readGzipHeaderLine, type C
 import { DATE_PATTERN, SYMBOL_PATTERN, isExchange, isFileKind, type FileKind } from './layouts.js';
 import { fileKey, loadedFiles, recordBatchLoaded, recordFileStatus, type LedgerFile } from './ledger.js';
 import { targetSelect } from './load-sql.js';
-import { conciseDbError, errorMessage, toIsoTimestamp } from './values.js';
+import { conciseDbError, toIsoTimestamp } from './duckdb-text.js';
+import { errorMessage } from '../core/errors.js';
 
 export interface LoadInput extends LedgerFile {
   /** The verified .csv.gz to read (in the archive). */

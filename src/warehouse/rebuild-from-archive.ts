@@ -14,7 +14,7 @@ import { loadFiles, type LoadInput } from './loader.js';
 import { openWarehouse } from './open.js';
 import type { RebuildProblem, RebuildResult } from './rebuild.js';
 import { finishRun, startRun } from './runs.js';
-import { errorMessage } from './values.js';
+import { errorMessage } from '../core/errors.js';
 
 /** Files hashed and counted at once: both stream, so a few overlap disk reads with zlib work. */
 const DIGEST_CONCURRENCY = 4;

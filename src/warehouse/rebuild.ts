@@ -11,7 +11,7 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { LockError, UsageError } from '../errors.js';
+import { errorMessage, LockError, UsageError } from '../core/errors.js';
 import { archivedPathOf, groupByFile, hashFile, judgeArchive, loadInputOf, type ArchiveVerdict } from './archive-check.js';
 import type { FileKind } from './layouts.js';
 import { fileKey, listLedger, type LedgerRow } from './ledger.js';
@@ -21,7 +21,6 @@ import { isDamagedFileMessage, isDamagedWarehouseError, openWarehouse, type Ware
 import { scanArchive } from './archive-scan.js';
 import { rebuildFromArchive, setAsideDamaged } from './rebuild-from-archive.js';
 import { finishRun, startRun } from './runs.js';
-import { errorMessage } from './values.js';
 
 export interface RebuildOptions {
   dbPath: string;

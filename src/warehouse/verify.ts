@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { UsageError } from '../errors.js';
+import { UsageError } from '../core/errors.js';
 import { archivedPathOf, groupByFile, hashFile, judgeArchive, loadInputOf, type FileDigest } from './archive-check.js';
 import { rowCountMismatches } from './integrity.js';
 import { fileKey, listLedger, type LedgerRow } from './ledger.js';

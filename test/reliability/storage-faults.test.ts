@@ -6,7 +6,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { PartialFailureError } from '../../src/errors.js';
+import { PartialFailureError } from '../../src/core/errors.js';
 import type { FaultAction } from '../../src/emulator/index.js';
 import { consistent, inspectWarehouse } from '../helpers/invariants.js';
 import { CLI_PATH, runCli, type CliResult } from '../helpers/cli.js';

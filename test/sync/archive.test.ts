@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, mkdtempSync, promises, readFileSync, readdirSync
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { UnsafeResponseError } from '../../src/errors.js';
+import { UnsafeResponseError } from '../../src/core/errors.js';
 import {
   archivePath,
   commitToArchive,

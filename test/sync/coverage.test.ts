@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError, ApiSchemaError, AuthError } from '../../src/errors.js';
+import { ApiError, ApiSchemaError, AuthError } from '../../src/core/errors.js';
 import { describeSkipped, pairOnlyFailure, usableCoverage } from '../../src/sync/coverage.js';
 import type { CoverageRow } from '../../src/sync/types.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ApiSchemaError } from '../../src/errors.js';
+import { ApiSchemaError } from '../../src/core/errors.js';
 import {
   listManifest,
   listPair,

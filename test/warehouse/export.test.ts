@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { UsageError } from '../../src/errors.js';
+import { UsageError } from '../../src/core/errors.js';
 import { exportWarehouse, normalizeExportOptions, partitionPath, type ExportOptions } from '../../src/warehouse/export.js';
 import { loadFiles, type LoadInput } from '../../src/warehouse/loader.js';
 import { openWarehouse, type Warehouse } from '../../src/warehouse/open.js';

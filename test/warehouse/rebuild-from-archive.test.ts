@@ -5,7 +5,7 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFi
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { DamagedWarehouseError } from '../../src/errors.js';
+import { DamagedWarehouseError } from '../../src/core/errors.js';
 import { openWarehouse } from '../../src/warehouse/open.js';
 import { rebuildWarehouse } from '../../src/warehouse/rebuild.js';
 import { CsvRecordCounter, scanArchive } from '../../src/warehouse/archive-scan.js';
