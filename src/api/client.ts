@@ -32,17 +32,16 @@ import {
 } from './quota.js';
 import { decide, retryPolicy, sleep as realSleep, type RetryPolicy, type Sleep } from './retry.js';
 import {
-  ENDPOINT_SCHEMAS,
-  FILE_KINDS,
-  issuePath,
-  parseCoverageRows,
   type CoverageRow,
+  ENDPOINT_SCHEMAS,
   type EndpointData,
   type EndpointMeta,
   type EndpointName,
-  type FileKind,
+  issuePath,
+  parseCoverageRows,
   type RejectedCoverageRow,
 } from './schemas.js';
+import { FILE_KINDS, type FileKind } from '../core/file-kinds.js';
 
 export const API_KEY_PATTERN = /^gex_[A-Za-z0-9_-]{32}$/;
 

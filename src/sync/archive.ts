@@ -11,8 +11,9 @@ import { Writable } from 'node:stream';
 import { getSystemErrorMap } from 'node:util';
 import { UnsafeResponseError } from '../core/errors.js';
 import { isIsoDate } from '../time/dates.js';
-import { EXCHANGES, FILE_KINDS, type Exchange, type FileKind } from '../warehouse/layouts.js';
-import { SYMBOL_PATTERN, SYMBOL_RULE } from '../names.js';
+import { SYMBOL_PATTERN, SYMBOL_RULE } from '../core/names.js';
+import { FILE_KINDS, type FileKind } from '../core/file-kinds.js';
+import { type Exchange, EXCHANGES } from '../core/pairs.js';
 
 const ARCHIVE_SUFFIX = '.csv.gz';
 const TEMP_NAME = /^\..+\.[0-9a-f]{12}\.part$/;

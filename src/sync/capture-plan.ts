@@ -10,7 +10,7 @@
 // close) New York, on a weekend or an exchange holiday is skipped for free, by the server's clock (meta.timestamp of the free /coins). Inside that band /levels decides.
 import { DateTime } from 'luxon';
 import { UsageError } from '../core/errors.js';
-import { closestNames } from '../known-names.js';
+import { closestNames } from '../core/known-names.js';
 import { isNyseEarlyClose, isNyseTradingDay, NYSE_EARLY_CLOSE } from '../calendar/nyse.js';
 import { NEW_YORK, type Market } from '../time/sessions.js';
 import { splitList, type ListInput } from './selection.js';

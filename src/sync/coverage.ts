@@ -4,8 +4,8 @@
 
 import type { RejectedCoverageRow } from '../api/schemas.js';
 import { ApiError, ApiSchemaError } from '../core/errors.js';
-import { EXCHANGES } from '../warehouse/layouts.js';
 import type { CoverageRow } from './types.js';
+import { EXCHANGES } from '../core/pairs.js';
 
 export interface SkippedCoverageRow {
   exchange: string | null;

@@ -10,8 +10,9 @@ import { promises as fs } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import { JournalError } from '../core/errors.js';
-import { FILE_KINDS, redactSecrets, type RunCounts, type RunOutcome } from '../warehouse/index.js';
+import { redactSecrets, type RunCounts, type RunOutcome } from '../warehouse/index.js';
 import { syncFolder } from './archive.js';
+import { FILE_KINDS } from '../core/file-kinds.js';
 
 export const JOURNAL_FOLDER = '_journal';
 

@@ -22,7 +22,8 @@ import { copySyncState, emptyStateCopy, type StateCopy } from '../warehouse/snap
 import { listArchivedFiles } from './archive.js';
 import { readJournal } from './journal.js';
 import { applyJournal, holderPidOf, nothingApplied, type AppliedJournal } from './load-pending.js';
-import type { CoverageRow, Pair } from './types.js';
+import type { CoverageRow } from './types.js';
+import { type Pair, pairKey } from '../core/pairs.js';
 
 export type StateMode = 'warehouse' | 'copy' | 'archive';
 
@@ -96,7 +97,7 @@ export async function fallBack(options: Pick<BeginOptions, 'dbPath' | 'archiveRo
 
 async function listingStates(conn: DuckDBConnection, pairs: Pair[]): Promise<Map<string, ListingState>> {
   const states = new Map<string, ListingState>();
-  for (const pair of pairs) states.set(`${pair.exchange}|${pair.symbol}`, await readListingState(conn, pair.exchange, pair.symbol));
+  for (const pair of pairs) states.set(pairKey(pair), await readListingState(conn, pair.exchange, pair.symbol));
   return states;
 }
 
@@ -116,12 +117,12 @@ async function addJournaledManifests(conn: DuckDBConnection, archiveRoot: string
 async function archivedListingStates(archiveRoot: string, pairs: Pair[]): Promise<Map<string, ListingState>> {
   const newest = new Map<string, string>();
   for (const file of await listArchivedFiles(archiveRoot)) {
-    const key = `${file.exchange}|${file.symbol}`;
+    const key = pairKey(file);
     if ((newest.get(key) ?? '') < file.sessionDate) newest.set(key, file.sessionDate);
   }
   const states = new Map<string, ListingState>();
   for (const pair of pairs) {
-    const key = `${pair.exchange}|${pair.symbol}`;
+    const key = pairKey(pair);
     states.set(key, { newestStored: newest.get(key) ?? null, completeFrom: null });
   }
   return states;

@@ -1,8 +1,8 @@
+import type { FileKind } from '../core/file-kinds.js';
 // Plain structural inputs of the pure sync modules. They mirror the API's manifest and coverage rows
 // (snake_case, as the spec sends them; src/api/schemas.ts) and the warehouse's rows
 // (src/warehouse/manifest.ts, ledger.ts), so either side's values pass without mapping.
 
-import type { FileKind } from '../warehouse/layouts.js';
 
 /** A file manifest row (spec: File manifest row). */
 export interface ManifestRow {
@@ -42,14 +42,4 @@ export interface LedgerEntry {
   sha256: string;
   status: LedgerStatus;
   archivePath?: string | null;
-}
-
-/** An (exchange, symbol) pair, the unit of coverage and manifests. */
-export interface Pair {
-  exchange: string;
-  symbol: string;
-}
-
-export function pairKey(pair: Pair): string {
-  return `${pair.exchange}|${pair.symbol}`;
 }

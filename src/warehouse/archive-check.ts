@@ -5,8 +5,9 @@ import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
 import { archivePath } from '../sync/archive.js';
-import { fileKey, type FileKeyParts, type LedgerRow } from './ledger.js';
+import type { LedgerRow } from './ledger.js';
 import type { LoadInput } from './loader.js';
+import { fileKey, type FileKeyParts } from '../core/pairs.js';
 
 export interface FileDigest {
   sha256: string;

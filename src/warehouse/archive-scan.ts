@@ -7,7 +7,7 @@ import { join, relative } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
 import { parseArchivePath, type ArchivedFileKey } from '../sync/archive.js';
-import { EXCHANGES } from './layouts.js';
+import { EXCHANGES } from '../core/pairs.js';
 
 export interface ArchivedFile extends ArchivedFileKey {
   path: string;

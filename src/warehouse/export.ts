@@ -13,10 +13,12 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { duckdb } from './duckdb.js';
 import { UsageError } from '../core/errors.js';
 import { isIsoDate } from '../time/dates.js';
-import { EXCHANGES, FILE_KINDS, SYMBOL_PATTERN, SYMBOL_RULE, isExchange, isFileKind, type FileKind } from './layouts.js';
 import { openWarehouse } from './open.js';
-import { checkSelectionNames } from '../known-names.js';
+import { checkSelectionNames } from '../core/known-names.js';
 import { heldPairs, HELD_SOURCE } from './held-pairs.js';
+import { FILE_KINDS, type FileKind, isFileKind } from '../core/file-kinds.js';
+import { EXCHANGES, isExchange } from '../core/pairs.js';
+import { SYMBOL_PATTERN, SYMBOL_RULE } from '../core/names.js';
 
 export const EXPORT_FORMATS = ['parquet', 'csv'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];

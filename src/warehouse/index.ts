@@ -4,15 +4,15 @@ export { migrate, appliedVersions, latestVersion, listMigrations, type Migration
 export { acquireSyncLock, lockPathFor, isProcessAlive, type SyncLock, type LockInfo, type AcquireOptions } from './lock.js';
 export { loadFiles, describeFile, type LoadInput, type LoadOptions, type LoadReport, type FailedLoad } from './loader.js';
 export {
-  recordFileStatus, recordArchiveMove, loadedPendingCopies, loadedFiles, listLedger, fileKey,
-  FILE_STATUSES, type FileStatus, type LedgerFile, type LedgerRow, type FileKeyParts,
+  recordFileStatus, recordArchiveMove, loadedPendingCopies, loadedFiles, listLedger,
+  FILE_STATUSES, type FileStatus, type LedgerFile, type LedgerRow,
 } from './ledger.js';
 export {
   upsertManifest, readListingState, recordListing, listManifest, upsertCoverage, listCoverage,
   type ListingState, type ManifestRow, type StoredManifestRow, type CoverageRow,
 } from './manifest.js';
 export { startRun, finishRun, lastRun, redactSecrets, type RunStart, type RunCounts, type RunOutcome, type RunRow } from './runs.js';
-export { FILE_KINDS, EXCHANGES, LEVELS_FIELDS, isFileKind, isExchange, type FileKind, type Exchange } from './layouts.js';
+export { LEVELS_FIELDS } from './layouts.js';
 export { insertApiLevels, type HistoryLevelsRow } from './levels-api.js';
 export { rowCountMismatches, type RowCountMismatch } from './integrity.js';
 // Analysis surface: query, export, rebuild, verify (the CLI's query|export|rebuild|verify commands).

@@ -1,7 +1,8 @@
 // sync.manifest (every manifest row last seen) and sync.coverage (remote coverage last seen).
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { DATE_PATTERN, isFileKind, type FileKind } from './layouts.js';
+import { DATE_PATTERN } from './layouts.js';
 import { toIsoTimestamp } from './duckdb-text.js';
+import { type FileKind, isFileKind } from '../core/file-kinds.js';
 
 /** A manifest row as the API sends it (spec: File manifest row). `file` is checked on upsert. */
 export interface ManifestRow {

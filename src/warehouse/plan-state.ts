@@ -5,9 +5,10 @@
 // their ledger versions cross into JS. planSync (src/sync/plan.ts) makes every decision from them.
 import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api';
 import { duckdb } from './duckdb.js';
-import type { FileKind } from './layouts.js';
 import type { FileStatus } from './ledger.js';
 import type { StoredManifestRow } from './manifest.js';
+import type { FileKind } from '../core/file-kinds.js';
+import { pairKey } from '../core/pairs.js';
 
 export interface PlanStateFilter {
   pairs: readonly { exchange: string; symbol: string }[];
@@ -54,7 +55,7 @@ const PENDING = `
 export async function readPlanState(conn: DuckDBConnection, filter: PlanStateFilter): Promise<PlanState> {
   if (filter.pairs.length === 0 || filter.files.length === 0) return { pending: [], ledger: [], loadedByPair: new Map() };
   const params: DuckDBValue[] = [
-    duckdb.listValue(filter.pairs.map((p) => `${p.exchange}|${p.symbol}`)),
+    duckdb.listValue(filter.pairs.map((p) => pairKey(p))),
     duckdb.listValue([...filter.files]),
     filter.since ?? null,
     filter.until ?? null,

@@ -13,14 +13,15 @@ import { join, resolve } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { errorMessage, LockError, UsageError } from '../core/errors.js';
 import { archivedPathOf, groupByFile, hashFile, judgeArchive, loadInputOf, type ArchiveVerdict } from './archive-check.js';
-import type { FileKind } from './layouts.js';
-import { fileKey, listLedger, type LedgerRow } from './ledger.js';
+import { type LedgerRow, listLedger } from './ledger.js';
 import { loadFiles, type LoadInput } from './loader.js';
 import { acquireSyncLock } from './lock.js';
 import { isDamagedFileMessage, isDamagedWarehouseError, openWarehouse, type Warehouse } from './open.js';
 import { scanArchive } from './archive-scan.js';
 import { rebuildFromArchive, setAsideDamaged } from './rebuild-from-archive.js';
 import { finishRun, startRun } from './runs.js';
+import type { FileKind } from '../core/file-kinds.js';
+import { fileKey } from '../core/pairs.js';
 
 export interface RebuildOptions {
   dbPath: string;

@@ -9,11 +9,12 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { UsageError } from '../core/errors.js';
 import { archivedPathOf, groupByFile, hashFile, judgeArchive, loadInputOf, type FileDigest } from './archive-check.js';
 import { rowCountMismatches } from './integrity.js';
-import { fileKey, listLedger, type LedgerRow } from './ledger.js';
+import { type LedgerRow, listLedger } from './ledger.js';
 import { loadFiles, type LoadInput } from './loader.js';
 import { acquireSyncLock } from './lock.js';
 import { openWarehouse } from './open.js';
 import { chooseVersion, removeOrphanRows } from './rebuild.js';
+import { fileKey } from '../core/pairs.js';
 
 export interface VerifyOptions {
   dbPath: string;
