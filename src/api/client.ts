@@ -32,7 +32,6 @@ import {
 } from './quota.js';
 import { decide, retryPolicy, sleep as realSleep, type RetryPolicy, type Sleep } from './retry.js';
 import {
-  type CoverageRow,
   ENDPOINT_SCHEMAS,
   type EndpointData,
   type EndpointMeta,
@@ -42,6 +41,7 @@ import {
   type RejectedCoverageRow,
 } from './schemas.js';
 import { FILE_KINDS, type FileKind } from '../core/file-kinds.js';
+import type { CoverageRow } from '../core/rows.js';
 
 export const API_KEY_PATTERN = /^gex_[A-Za-z0-9_-]{32}$/;
 

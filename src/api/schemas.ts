@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { FILE_KINDS, type FileKind } from '../core/file-kinds.js';
 import { SYMBOL_PATTERN, SYMBOL_RULE, VENUE_PATTERN } from '../core/names.js';
+import type { CoverageRow, ManifestRow } from '../core/rows.js';
 
 const dateTime = z.iso.datetime({ offset: true });
 const isoDate = z.iso.date();
@@ -307,9 +308,12 @@ export type TermEntry = z.infer<typeof TermEntrySchema>;
 export type GexByStrikeData = z.infer<typeof GexByStrikeDataSchema>;
 export type TermOiData = z.infer<typeof TermOiDataSchema>;
 export type MeRecord = z.infer<typeof MeRecordSchema>;
-export type CoverageRow = z.infer<typeof CoverageRowSchema>;
-export type ManifestRow = z.infer<typeof ManifestRowSchema>;
 export type RateLimitBlock = z.infer<typeof RateLimitBlockSchema>;
+
+/** The compiler's proof that the row schemas parse into the rows every module passes around. */
+type ParsesInto<Parsed extends Row, Row> = Parsed;
+export type ParsedCoverageRow = ParsesInto<z.infer<typeof CoverageRowSchema>, CoverageRow>;
+export type ParsedManifestRow = ParsesInto<z.infer<typeof ManifestRowSchema>, ManifestRow>;
 
 /** A coverage row that does not match the spec, with what it said of itself and why it was refused. */
 export interface RejectedCoverageRow {

@@ -4,8 +4,8 @@
 
 import type { RejectedCoverageRow } from '../api/schemas.js';
 import { ApiError, ApiSchemaError } from '../core/errors.js';
-import type { CoverageRow } from './types.js';
 import { EXCHANGES } from '../core/pairs.js';
+import type { CoverageRow } from '../core/rows.js';
 
 export interface SkippedCoverageRow {
   exchange: string | null;

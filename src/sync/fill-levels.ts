@@ -11,8 +11,8 @@ import { openWarehouse, type HistoryLevelsRow } from '../warehouse/index.js';
 import { readLevelsFillState, writeApiLevels } from '../warehouse/levels-fill.js';
 import type { QuotaStop } from './fetch.js';
 import { FILL_GRANULARITY, fillRange, planFillWindows, sessionsToFill, type FillWindow } from './fill-plan.js';
-import type { CoverageRow } from './types.js';
 import { pairKey } from '../core/pairs.js';
+import type { CoverageRow } from '../core/rows.js';
 
 export interface HistoryLevelsPage {
   rows: HistoryLevelsRow[];

@@ -9,8 +9,8 @@ import { readJournal, runOf, updateJournal, withFiles, type JournaledFile, type 
 import { DEFAULT_WAIT_LOCK_SECONDS, holderPidOf, openWaiting, type AppliedJournal, type HeldDetails } from './load-pending.js';
 import type { PlannedFile } from './plan.js';
 import { fallBack, type SyncState } from './state-source.js';
-import type { ManifestRow } from './types.js';
 import type { Pair } from '../core/pairs.js';
+import type { ManifestRow } from '../core/rows.js';
 
 export interface HeldOptions {
   dbPath: string;

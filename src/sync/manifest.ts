@@ -14,8 +14,8 @@
 import { ApiSchemaError } from '../core/errors.js';
 import { addDays } from '../time/dates.js';
 import { FILE_KINDS } from './selection.js';
-import type { CoverageRow, ManifestRow } from './types.js';
 import type { Pair } from '../core/pairs.js';
+import type { CoverageRow, ManifestRow } from '../core/rows.js';
 
 export const MANIFEST_PAGE_SIZE = 400;
 

@@ -5,8 +5,8 @@
 import { isIsoDate } from '../time/dates.js';
 import { marketOf, type Market } from '../time/sessions.js';
 import { FILE_KINDS, type FileKind, type Order } from './selection.js';
-import type { LedgerEntry, StoredManifestRow } from './types.js';
 import { fileKey, type Pair, pairKey } from '../core/pairs.js';
+import type { LedgerEntry, StoredManifestRow } from '../core/rows.js';
 
 export interface PlanSelection {
   /** History venues; undefined = every venue of the coverage. */

@@ -31,10 +31,10 @@ import { recheckReloads } from './reloads.js';
 import type { SyncSelection } from './selection.js';
 import { describeSkipped, pairOnlyFailure, type CoverageListing, type SkippedCoverageRow } from './coverage.js';
 import { checkSelectionNames, knownFromCoverage, venueSpread, type VenueSpread } from '../core/known-names.js';
-import type { CoverageRow, ManifestRow } from './types.js';
 import { selectPairs } from './plan.js';
 import type { Market } from '../time/sessions.js';
 import { type Pair, pairKey } from '../core/pairs.js';
+import type { CoverageRow, ManifestRow } from '../core/rows.js';
 
 /** What the sync needs from the API (src/sync/api-port.ts adapts the client to it). */
 export interface SyncApi {

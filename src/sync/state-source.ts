@@ -22,8 +22,8 @@ import { copySyncState, emptyStateCopy, type StateCopy } from '../warehouse/snap
 import { listArchivedFiles } from './archive.js';
 import { readJournal } from './journal.js';
 import { applyJournal, holderPidOf, nothingApplied, type AppliedJournal } from './load-pending.js';
-import type { CoverageRow } from './types.js';
 import { type Pair, pairKey } from '../core/pairs.js';
+import type { CoverageRow } from '../core/rows.js';
 
 export type StateMode = 'warehouse' | 'copy' | 'archive';
 

@@ -5,11 +5,11 @@ export { acquireSyncLock, lockPathFor, isProcessAlive, type SyncLock, type LockI
 export { loadFiles, describeFile, type LoadInput, type LoadOptions, type LoadReport, type FailedLoad } from './loader.js';
 export {
   recordFileStatus, recordArchiveMove, loadedPendingCopies, loadedFiles, listLedger,
-  FILE_STATUSES, type FileStatus, type LedgerFile, type LedgerRow,
+  type LedgerFile, type LedgerRow,
 } from './ledger.js';
 export {
   upsertManifest, readListingState, recordListing, listManifest, upsertCoverage, listCoverage,
-  type ListingState, type ManifestRow, type StoredManifestRow, type CoverageRow,
+  type ListingState,
 } from './manifest.js';
 export { startRun, finishRun, lastRun, redactSecrets, type RunStart, type RunCounts, type RunOutcome, type RunRow } from './runs.js';
 export { LEVELS_FIELDS } from './layouts.js';

@@ -4,9 +4,8 @@ import { duckdb } from './duckdb.js';
 import { toIsoTimestamp } from './duckdb-text.js';
 import type { FileKind } from '../core/file-kinds.js';
 import { fileKey, type FileKeyParts } from '../core/pairs.js';
+import type { FileStatus } from '../core/rows.js';
 
-export const FILE_STATUSES = ['loaded', 'failed_verify', 'failed_load', 'superseded'] as const;
-export type FileStatus = (typeof FILE_STATUSES)[number];
 
 
 /** One file version as the ledger records it. */

@@ -3,29 +3,12 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { DATE_PATTERN } from './layouts.js';
 import { toIsoTimestamp } from './duckdb-text.js';
 import { type FileKind, isFileKind } from '../core/file-kinds.js';
-
-/** A manifest row as the API sends it (spec: File manifest row). `file` is checked on upsert. */
-export interface ManifestRow {
-  session_date: string;
-  file: string;
-  rows: number;
-  bytes: number;
-  sha256: string;
-  schema_version: number;
-}
-
-/** A coverage row as the API sends it (spec: Coverage row). */
-export interface CoverageRow {
-  exchange: string;
-  symbol: string;
-  first_ts?: string | null;
-  last_ts?: string | null;
-  sessions?: number | null;
-  files_first_date: string | null;
-  files_last_date: string | null;
-}
+import type { CoverageRow, ManifestRow, StoredManifestRow } from '../core/rows.js';
 
 const STAGE = 'gexwh_manifest_stage';
+
+/** A manifest row whose file kind is still to be checked (one read back from the journal): upsert checks it. */
+export type UncheckedManifestRow = Omit<ManifestRow, 'file'> & { file: string };
 
 /**
  * Upserts manifest rows of one (exchange, symbol). Fast for a whole history (100k+ rows): an
@@ -37,10 +20,10 @@ export async function upsertManifest(
   conn: DuckDBConnection,
   exchange: string,
   symbol: string,
-  rows: readonly ManifestRow[],
+  rows: readonly UncheckedManifestRow[],
   listedAt: Date | string,
 ): Promise<number> {
-  const unique = new Map<string, ManifestRow>();
+  const unique = new Map<string, UncheckedManifestRow>();
   for (const row of rows) {
     if (!isFileKind(row.file) || !DATE_PATTERN.test(row.session_date)) continue;
     unique.set(`${row.session_date}|${row.file}`, row);
@@ -102,12 +85,6 @@ export async function recordListing(conn: DuckDBConnection, exchange: string, sy
     `INSERT OR REPLACE INTO sync.listings (exchange, symbol, complete_from, listed_at) VALUES ($1, $2, $3::DATE, $4::TIMESTAMPTZ)`,
     [exchange, symbol, completeFrom, at.toISOString()],
   );
-}
-
-export interface StoredManifestRow extends ManifestRow {
-  exchange: string;
-  symbol: string;
-  file: FileKind;
 }
 
 /** Manifest rows held locally, optionally for one (exchange, symbol); newest first. */

@@ -5,10 +5,9 @@
 // their ledger versions cross into JS. planSync (src/sync/plan.ts) makes every decision from them.
 import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api';
 import { duckdb } from './duckdb.js';
-import type { FileStatus } from './ledger.js';
-import type { StoredManifestRow } from './manifest.js';
 import type { FileKind } from '../core/file-kinds.js';
 import { pairKey } from '../core/pairs.js';
+import type { FileStatus, LedgerEntry, StoredManifestRow } from '../core/rows.js';
 
 export interface PlanStateFilter {
   pairs: readonly { exchange: string; symbol: string }[];
@@ -18,16 +17,8 @@ export interface PlanStateFilter {
   until?: string;
 }
 
-/** A ledger version of a pending file (the fields planSync reads). */
-export interface PendingLedgerRow {
-  exchange: string;
-  symbol: string;
-  sessionDate: string;
-  file: string;
-  sha256: string;
-  status: FileStatus;
-  archivePath: string | null;
-}
+/** A ledger version of a pending file (the fields planSync reads), its archive path always read. */
+export type PendingLedgerRow = LedgerEntry & { archivePath: string | null };
 
 export interface PlanState {
   /** Selected manifest rows whose version is not loaded. */
