@@ -6,7 +6,7 @@
 import { maxInflatedBytes } from '../api/inflate-meter.js';
 import { type ApiClient, type FileLink } from '../api/index.js';
 import { BodyTooLargeError, LinkAnswerLostError, LinkExpiredError, QuotaExceededError, UnsafeResponseError } from '../core/errors.js';
-import { createArchiveWriteStream } from './archive.js';
+import { createArchiveWriteStream } from './archive-writes.js';
 import { usableCoverage } from './coverage.js';
 import { BodyMismatchError, PaidDownloadError, type DownloadResult, type LinkBudget, type QuotaStop } from './fetch.js';
 import { historyLevelsFetcherFrom } from './fill-levels.js';

@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { createReadStream, promises as fs } from 'node:fs';
 import pLimit from 'p-limit';
-import { commitToArchive, tempPathFor } from './archive.js';
+import { commitToArchive, tempPathFor } from './archive-writes.js';
 import { archivedCopyPath } from './versions.js';
 import type { PlannedFile } from './plan.js';
 import { errorMessage } from '../core/errors.js';

@@ -11,7 +11,7 @@ import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import { JournalError } from '../core/errors.js';
 import { redactSecrets, type RunCounts, type RunOutcome } from '../warehouse/index.js';
-import { syncFolder } from './archive.js';
+import { syncFolder } from './archive-writes.js';
 import { FILE_KINDS } from '../core/file-kinds.js';
 
 export const JOURNAL_FOLDER = '_journal';

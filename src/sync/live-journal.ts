@@ -15,7 +15,7 @@ import { ENDPOINT_SCHEMAS, MarketSchema, SymbolSchema } from '../api/schemas.js'
 import { writeLiveCapture, type LiveRows, type LiveTable } from '../warehouse/live.js';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { liveLevelsRow, liveStrikeRows, termStructureRows, type CaptureKey } from './capture-rows.js';
-import { syncFolder } from './archive.js';
+import { syncFolder } from './archive-writes.js';
 import { pairKey } from '../core/pairs.js';
 
 export const LIVE_FOLDER = '_live';

@@ -21,7 +21,7 @@ import {
 import { journalFiles, journalListings, journalRun, openForLoad, planOnState, plannedOf, recordRunAnywhere, withWaiting } from './held.js';
 import { applyJournal, DEFAULT_WAIT_LOCK_SECONDS, heldError, openWaiting } from './load-pending.js';
 import { beginSyncState } from './state-source.js';
-import { removeStaleTemps } from './archive.js';
+import { removeStaleTemps } from './archive-writes.js';
 import { archivedCopyPath, promoteLoadedVersions } from './versions.js';
 import { fetchFiles, isArchived, type Downloader, type FetchReport, type QuotaStop, type VerifiedFile } from './fetch.js';
 import { fillLevelsForSync, type FillLevelsReport, type HistoryLevelsFetcher } from './fill-levels.js';

@@ -19,11 +19,11 @@ import {
   type ListingState,
 } from '../warehouse/index.js';
 import { copySyncState, emptyStateCopy, type StateCopy } from '../warehouse/snapshot.js';
-import { listArchivedFiles } from './archive.js';
 import { readJournal } from './journal.js';
 import { applyJournal, holderPidOf, nothingApplied, type AppliedJournal } from './load-pending.js';
 import { type Pair, pairKey } from '../core/pairs.js';
 import type { CoverageRow } from '../core/rows.js';
+import { listArchivedFiles } from '../core/archive/walk.js';
 
 export type StateMode = 'warehouse' | 'copy' | 'archive';
 

@@ -21,7 +21,8 @@ export {
   exportWarehouse, exportOn, normalizeExportOptions, partitionPath, EXPORT_FORMATS,
   type ExportOptions, type ExportResult, type ExportTableCounts, type ExportFormat, type ExportSelection,
 } from './export.js';
-export { rebuildWarehouse, rebuildOn, type RebuildOptions, type RebuildResult, type RebuildProblem } from './rebuild.js';
+export { rebuildWarehouse, rebuildOn, type RebuildOptions } from './rebuild.js';
+export type { RebuildResult, RebuildProblem } from './rebuild-result.js';
 export {
   verifyWarehouse, verifyAndRepairOn, type VerifyOptions, type VerifyReport, type VerifyProblem, type VerifyProblemKind,
 } from './verify.js';

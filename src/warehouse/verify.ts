@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { UsageError } from '../core/errors.js';
-import { archivedPathOf, groupByFile, hashFile, judgeArchive, loadInputOf, type FileDigest } from './archive-check.js';
+import { archivedPathOf, groupByFile, judgeArchive, loadInputOf } from './archive-check.js';
 import { rowCountMismatches } from './integrity.js';
 import { type LedgerRow, listLedger } from './ledger.js';
 import { loadFiles, type LoadInput } from './loader.js';
@@ -15,6 +15,7 @@ import { acquireSyncLock } from './lock.js';
 import { openWarehouse } from './open.js';
 import { chooseVersion, removeOrphanRows } from './rebuild.js';
 import { fileKey } from '../core/pairs.js';
+import { type FileDigest, hashFile } from '../core/archive/hash.js';
 
 export interface VerifyOptions {
   dbPath: string;

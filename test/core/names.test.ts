@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { isSymbol, SYMBOL_PATTERN } from '../../src/core/names.js';
 import { SymbolSchema } from '../../src/api/schemas.js';
-import { archivePath } from '../../src/sync/archive.js';
 import { parseSymbols, SYMBOL_PATTERN as SELECTION_PATTERN } from '../../src/sync/selection.js';
+import { archivePath } from '../../src/core/archive/layout.js';
 
 describe('the one symbol pattern', () => {
   const long25 = 'BTC-USD-PERPETUAL-2026Q4X';

@@ -8,13 +8,13 @@ import { pipeline } from 'node:stream/promises';
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { localWriteErrorOf } from '../../src/sync/fetch.js';
 
-type ArchiveModule = typeof import('../../src/sync/archive.js');
+type ArchiveModule = typeof import('../../src/sync/archive-writes.js');
 
 const root = mkdtempSync(join(tmpdir(), 'gexwh-write-hook-'));
 let archive: ArchiveModule;
 beforeEach(async () => {
   vi.resetModules(); // a fresh module: its count of archive writes starts at 0
-  archive = await import('../../src/sync/archive.js');
+  archive = await import('../../src/sync/archive-writes.js');
 });
 afterEach(() => {
   delete process.env.GEXWH_TEST_ARCHIVE_WRITE_ERROR;

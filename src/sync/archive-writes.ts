@@ -1,71 +1,15 @@
-// The raw archive: `<root>/<exchange>/<symbol>/<session_date>_<file>.csv.gz`. Paths are
-// built only from validated parts, so nothing a server sends can point outside the archive. Files are
-// written to a temp name in their final folder, fsynced, renamed, and the folder fsynced: after a
-// crash a file is either whole under its final name or a stale `.part` that removeStaleTemps() drops.
+// Writes to the raw archive (its layout is src/core/archive/layout.ts). Files are written to a temp
+// name in their final folder, fsynced, renamed, and the folder fsynced: after a crash a file is either
+// whole under its final name or a stale `.part` that removeStaleTemps() drops.
 
 import { randomBytes } from 'node:crypto';
-import { createWriteStream, existsSync, mkdirSync, promises as fs, type Dirent } from 'node:fs';
+import { createWriteStream, existsSync, mkdirSync, promises as fs } from 'node:fs';
 import { constants as osConstants } from 'node:os';
-import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { basename, dirname, join, resolve, sep } from 'node:path';
 import { Writable } from 'node:stream';
 import { getSystemErrorMap } from 'node:util';
-import { UnsafeResponseError } from '../core/errors.js';
-import { isIsoDate } from '../time/dates.js';
-import { SYMBOL_PATTERN, SYMBOL_RULE } from '../core/names.js';
-import { FILE_KINDS, type FileKind } from '../core/file-kinds.js';
-import { type Exchange, EXCHANGES } from '../core/pairs.js';
-
-const ARCHIVE_SUFFIX = '.csv.gz';
-const TEMP_NAME = /^\..+\.[0-9a-f]{12}\.part$/;
-
-export interface ArchivedFileKey {
-  exchange: Exchange;
-  symbol: string;
-  sessionDate: string;
-  file: FileKind;
-}
-
-function describe(value: string): string {
-  return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
-}
-
-function checkParts(exchange: string, symbol: string, sessionDate: string, file: string): void {
-  if (!(EXCHANGES as readonly string[]).includes(exchange)) {
-    throw new UnsafeResponseError(`archive: refusing exchange ${describe(exchange)}; allowed: ${EXCHANGES.join(', ')}`);
-  }
-  if (!SYMBOL_PATTERN.test(symbol)) {
-    throw new UnsafeResponseError(`archive: refusing symbol ${describe(symbol)}; allowed: ${SYMBOL_RULE}`);
-  }
-  if (!isIsoDate(sessionDate)) {
-    throw new UnsafeResponseError(`archive: refusing session date ${describe(sessionDate)}; expected YYYY-MM-DD`);
-  }
-  if (!(FILE_KINDS as readonly string[]).includes(file)) {
-    throw new UnsafeResponseError(`archive: refusing file kind ${describe(file)}; allowed: ${FILE_KINDS.join(', ')}`);
-  }
-}
-
-/** `<root>/<exchange>/<symbol>/<date>_<file>.csv.gz`; UnsafeResponseError for any part that could escape. */
-export function archivePath(root: string, exchange: string, symbol: string, sessionDate: string, file: string): string {
-  checkParts(exchange, symbol, sessionDate, file);
-  const path = join(root, exchange, symbol, `${sessionDate}_${file}${ARCHIVE_SUFFIX}`);
-  // Belt and braces: the validated parts cannot escape, and this proves it for the resolved path.
-  const inside = relative(resolve(root), resolve(path));
-  if (inside === '' || inside.startsWith('..') || isAbsolute(inside)) {
-    throw new UnsafeResponseError(`archive: path ${describe(path)} resolves outside the archive`);
-  }
-  return path;
-}
-
-/**
- * Where a newer version of an archived file waits until its rows are loaded: beside the loaded
- * version, `<date>_<file>.<first 12 hex of its sha256>.csv.gz`, never over it. Rebuild and verify
- * read only the plain name, so until the new version is loaded they see the old one, whole.
- */
-export function pendingVersionPath(root: string, exchange: string, symbol: string, sessionDate: string, file: string, sha256: string): string {
-  if (!/^[0-9a-f]{64}$/.test(sha256)) throw new UnsafeResponseError(`archive: refusing sha256 ${describe(sha256)}; expected 64 hex digits`);
-  const plain = archivePath(root, exchange, symbol, sessionDate, file);
-  return join(dirname(plain), `${sessionDate}_${file}.${sha256.slice(0, 12)}${ARCHIVE_SUFFIX}`);
-}
+import { TEMP_NAME } from '../core/archive/layout.js';
+import { scanArchive } from '../core/archive/walk.js';
 
 /** Moves a loaded version from its pending name to the plain one (replacing the older version), durably. */
 export async function promoteVersion(pendingPath: string, plainPath: string): Promise<void> {
@@ -204,65 +148,10 @@ export async function syncFolder(folder: string): Promise<void> {
  */
 export async function removeStaleTemps(root: string): Promise<string[]> {
   const removed: string[] = [];
-  for (const folder of await symbolFolders(root)) {
-    for (const entry of await readFolder(folder)) {
-      if (entry.isFile() && TEMP_NAME.test(entry.name)) {
-        const path = join(folder, entry.name);
-        await fs.rm(path, { force: true });
-        removed.push(path);
-      }
-    }
+  for (const path of (await scanArchive(root)).temps) {
+    if (!TEMP_NAME.test(basename(path))) continue;
+    await fs.rm(path, { force: true });
+    removed.push(path);
   }
   return removed;
-}
-
-async function readFolder(folder: string): Promise<Dirent[]> {
-  try {
-    return await fs.readdir(folder, { withFileTypes: true });
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw error;
-  }
-}
-
-/** `<root>/<exchange>/<symbol>` folders of known exchanges (real folders, not links). */
-async function symbolFolders(root: string): Promise<string[]> {
-  const folders: string[] = [];
-  for (const exchange of await readFolder(root)) {
-    if (!exchange.isDirectory() || !(EXCHANGES as readonly string[]).includes(exchange.name)) continue;
-    for (const symbol of await readFolder(join(root, exchange.name))) {
-      if (symbol.isDirectory()) folders.push(join(root, exchange.name, symbol.name));
-    }
-  }
-  return folders;
-}
-
-/** The key of an archived file from its path relative to the root, or null if it is not one. */
-export function parseArchivePath(relativePath: string): ArchivedFileKey | null {
-  const parts = relativePath.split(/[\\/]/);
-  if (parts.length !== 3) return null;
-  const [exchange, symbol, name] = parts as [string, string, string];
-  const match = /^(\d{4}-\d{2}-\d{2})_([a-z_]+)\.csv\.gz$/.exec(name);
-  if (match === null) return null;
-  const [, sessionDate, file] = match as unknown as [string, string, string];
-  try {
-    checkParts(exchange, symbol, sessionDate, file);
-  } catch {
-    return null;
-  }
-  return { exchange: exchange as Exchange, symbol, sessionDate, file: file as FileKind };
-}
-
-/** Every archived file (for rebuild and verify), sorted by path; temp files and strays are skipped. */
-export async function listArchivedFiles(root: string): Promise<Array<ArchivedFileKey & { path: string }>> {
-  const found: Array<ArchivedFileKey & { path: string }> = [];
-  for (const folder of await symbolFolders(root)) {
-    for (const entry of await readFolder(folder)) {
-      if (!entry.isFile()) continue;
-      const path = join(folder, entry.name);
-      const key = parseArchivePath(relative(root, path));
-      if (key !== null) found.push({ ...key, path });
-    }
-  }
-  return found.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
