@@ -2,11 +2,9 @@
 // after a failed verification reuses the same presigned link while it is valid, so a corrupted body
 // costs no second credit; only an expired link is replaced (one credit, counted). The stop signal
 // never aborts a paid link's download (see fetchFiles): it only keeps new links from being paid for.
-// Temp files are opened by the archive's writer.
 import { maxInflatedBytes } from '../api/inflate-meter.js';
 import { type ApiClient, type FileLink } from '../api/index.js';
 import { BodyTooLargeError, LinkAnswerLostError, LinkExpiredError, QuotaExceededError, UnsafeResponseError } from '../core/errors.js';
-import { createArchiveWriteStream } from './archive-writes.js';
 import { usableCoverage } from './coverage.js';
 import { BodyMismatchError, PaidDownloadError, type DownloadResult, type LinkBudget, type QuotaStop } from './fetch.js';
 import { historyLevelsFetcherFrom } from './fill-levels.js';
@@ -27,7 +25,6 @@ export function syncApiFrom(client: ApiClient): SyncApi {
       expectedBytes: file.bytes,
       maxBytes: file.bytes,
       maxInflatedBytes: maxInflatedBytes(file.rows),
-      openFile: createArchiveWriteStream,
     };
     let creditsSpent = 0;
     const newLink = async () => {

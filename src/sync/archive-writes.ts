@@ -3,11 +3,8 @@
 // whole under its final name or a stale `.part` that removeStaleTemps() drops.
 
 import { randomBytes } from 'node:crypto';
-import { createWriteStream, existsSync, mkdirSync, promises as fs } from 'node:fs';
-import { constants as osConstants } from 'node:os';
+import { existsSync, mkdirSync, promises as fs } from 'node:fs';
 import { basename, dirname, join, resolve, sep } from 'node:path';
-import { Writable } from 'node:stream';
-import { getSystemErrorMap } from 'node:util';
 import { TEMP_NAME } from '../core/archive/layout.js';
 import { scanArchive } from '../core/archive/walk.js';
 
@@ -68,42 +65,6 @@ function makeFolderStepByStep(folder: string): void {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
   }
-}
-
-/**
- * Opens a temp file of the archive for writing (truncating it). Every archive write goes through
- * here, which is why the test hook lives here and nowhere else.
- */
-export function createArchiveWriteStream(tempPath: string): Writable {
-  const fault = writeFaultFromEnv(process.env.GEXWH_TEST_ARCHIVE_WRITE_ERROR);
-  archiveWrites++;
-  if (fault !== undefined && archiveWrites > fault.after) return failingWriteStream(fault.code, tempPath);
-  return createWriteStream(tempPath, { flags: 'w' });
-}
-
-// TEST HOOK, not a setting. A full disk or a read-only archive cannot be made on a CI machine
-// without privileges, so the reliability tests set GEXWH_TEST_ARCHIVE_WRITE_ERROR=CODE[:after=N]
-// (CODE: ENOSPC, EDQUOT, EROFS, EACCES or EPERM): the first N archive writes of the process succeed,
-// every later one fails with a NodeJS.ErrnoException of that code, as the file system would.
-const HOOK_CODES = ['ENOSPC', 'EDQUOT', 'EROFS', 'EACCES', 'EPERM'] as const;
-let archiveWrites = 0;
-
-export function writeFaultFromEnv(value: string | undefined): { code: string; after: number } | undefined {
-  if (value === undefined || value === '') return undefined;
-  const match = /^([A-Z]+)(?::after=(\d+))?$/.exec(value);
-  if (match === null || !(HOOK_CODES as readonly string[]).includes(match[1]!)) {
-    throw new Error(`GEXWH_TEST_ARCHIVE_WRITE_ERROR: expected one of ${HOOK_CODES.join(', ')} with an optional :after=N`);
-  }
-  return { code: match[1]!, after: Number(match[2] ?? 0) };
-}
-
-/** A stream that fails on open like the file system does: same code, errno, syscall, message. */
-function failingWriteStream(code: string, path: string): Writable {
-  const errno = -(osConstants.errno as Record<string, number>)[code]!;
-  const description = getSystemErrorMap().get(errno)?.[1] ?? code;
-  const syscall = code === 'ENOSPC' || code === 'EDQUOT' ? 'write' : 'open';
-  const error: NodeJS.ErrnoException = Object.assign(new Error(`${code}: ${description}, ${syscall} '${path}'`), { code, errno, syscall, path });
-  return new Writable({ construct: (callback) => callback(error) });
 }
 
 /** Makes a complete temp file the archived file: fsync it, rename it, fsync the folder. */
