@@ -14,7 +14,7 @@ export {
 export { startRun, finishRun, lastRun, redactSecrets, type RunStart, type RunCounts, type RunOutcome, type RunRow } from './runs.js';
 export { LEVELS_FIELDS } from './layouts.js';
 export { insertApiLevels, type HistoryLevelsRow } from './levels-api.js';
-export { rowCountMismatches, type RowCountMismatch } from './integrity.js';
+export { rowCountMismatches, type RowCountMismatch } from './row-count-mismatches.js';
 // Analysis surface: query, export, rebuild, verify (the CLI's query|export|rebuild|verify commands).
 export { runQuery, runQueryOn, type QueryResult, type QueryColumn } from './query.js';
 export {
@@ -26,4 +26,4 @@ export type { RebuildResult, RebuildProblem } from './rebuild-result.js';
 export {
   verifyWarehouse, verifyAndRepairOn, type VerifyOptions, type VerifyReport, type VerifyProblem, type VerifyProblemKind,
 } from './verify.js';
-export { readPlanState, type PlanState, type PlanStateFilter, type PendingLedgerRow } from './plan-state.js';
+export { readPlanState, type PlanState, type PlanStateFilter, type PendingLedgerRow } from './planner-input.js';

@@ -8,7 +8,7 @@ import { resolve } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { UsageError } from '../core/errors.js';
 import { archivedPathOf, groupByFile, judgeArchive, loadInputOf } from './archive-check.js';
-import { rowCountMismatches } from './integrity.js';
+import { rowCountMismatches } from './row-count-mismatches.js';
 import { type LedgerRow, listLedger } from './ledger.js';
 import { loadFiles, type LoadInput } from './loader.js';
 import { acquireSyncLock } from './lock.js';

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { planSync, type PlanInput } from '../../src/sync/plan.js';
 import { listLedger, recordFileStatus } from '../../src/warehouse/ledger.js';
 import { listManifest, upsertManifest } from '../../src/warehouse/manifest.js';
-import { readPlanState } from '../../src/warehouse/plan-state.js';
+import { readPlanState } from '../../src/warehouse/planner-input.js';
 import { seededRandom } from '../helpers/random.js';
 import { withWarehouse } from '../warehouse/fixtures.js';
 import type { FileKind } from '../../src/core/file-kinds.js';
