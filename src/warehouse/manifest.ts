@@ -96,7 +96,12 @@ export async function listManifest(conn: DuckDBConnection, exchange?: string, sy
       ORDER BY exchange, symbol, session_date DESC, file`,
     [exchange ?? null, symbol ?? null],
   );
-  return reader.getRowObjectsJS().map((row) => ({
+  return reader.getRowObjectsJS().map(storedManifestRowOf);
+}
+
+/** A sync.manifest row as DuckDB returns it (session_date read as text), typed. */
+export function storedManifestRowOf(row: Record<string, unknown>): StoredManifestRow {
+  return {
     exchange: String(row.exchange),
     symbol: String(row.symbol),
     session_date: String(row.session_date),
@@ -105,7 +110,7 @@ export async function listManifest(conn: DuckDBConnection, exchange?: string, sy
     bytes: Number(row.bytes),
     sha256: String(row.sha256),
     schema_version: Number(row.schema_version),
-  }));
+  };
 }
 
 /** Replaces the stored coverage of the (exchange, symbol) pairs given, in one transaction. */

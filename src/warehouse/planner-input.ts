@@ -8,6 +8,7 @@ import { duckdb } from './duckdb.js';
 import type { FileKind } from '../core/file-kinds.js';
 import { pairKey } from '../core/pairs.js';
 import type { FileStatus, LedgerEntry, StoredManifestRow } from '../core/rows.js';
+import { storedManifestRowOf } from './manifest.js';
 
 export interface PlanStateFilter {
   pairs: readonly { exchange: string; symbol: string }[];
@@ -64,16 +65,7 @@ async function readPending(conn: DuckDBConnection, params: DuckDBValue[]): Promi
        FROM (${PENDING}) ORDER BY exchange, symbol, session_date DESC, file`,
     params,
   );
-  return reader.getRowObjectsJS().map((row) => ({
-    exchange: String(row.exchange),
-    symbol: String(row.symbol),
-    session_date: String(row.session_date),
-    file: String(row.file) as FileKind,
-    rows: Number(row.rows),
-    bytes: Number(row.bytes),
-    sha256: String(row.sha256),
-    schema_version: Number(row.schema_version),
-  }));
+  return reader.getRowObjectsJS().map(storedManifestRowOf);
 }
 
 async function readPendingLedger(conn: DuckDBConnection, params: DuckDBValue[]): Promise<PendingLedgerRow[]> {
