@@ -30,3 +30,8 @@ export interface FileKeyParts extends Pair {
 export function fileKey(parts: Pair & { sessionDate: string; file: string }): string {
   return `${parts.exchange}|${parts.symbol}|${parts.sessionDate}|${parts.file}`;
 }
+
+/** The key of one version of a daily file: its file key and sha256. */
+export function fileVersionKey(parts: Pair & { sessionDate: string; file: string; sha256: string }): string {
+  return `${fileKey(parts)}|${parts.sha256}`;
+}

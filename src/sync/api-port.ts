@@ -11,6 +11,7 @@ import { historyLevelsFetcherFrom } from './fill-levels.js';
 import type { PlannedFile } from './plan.js';
 import type { SyncApi } from './run.js';
 import type { Market } from '../time/sessions.js';
+import { fileVersionKey } from '../core/pairs.js';
 
 /** Link requests for one file whose answers may be lost before it gives up (as many as the client's retry policy tries). */
 const MAX_LOST_ANSWERS = 5;
@@ -19,7 +20,7 @@ export function syncApiFrom(client: ApiClient): SyncApi {
   const links = new Map<string, FileLink>();
 
   async function download(file: PlannedFile, tempPath: string, stop: AbortSignal, budget: LinkBudget): Promise<DownloadResult> {
-    const key = `${file.exchange}|${file.symbol}|${file.sessionDate}|${file.file}|${file.sha256}`;
+    const key = fileVersionKey(file);
     const options = {
       stopRetries: stop,
       expectedBytes: file.bytes,

@@ -13,6 +13,7 @@ import { JournalError } from '../core/errors.js';
 import { redactSecrets, type RunCounts, type RunOutcome } from '../warehouse/index.js';
 import { syncFolder } from './archive-writes.js';
 import { FILE_KINDS } from '../core/file-kinds.js';
+import { fileVersionKey } from '../core/pairs.js';
 
 export const JOURNAL_FOLDER = '_journal';
 
@@ -147,9 +148,8 @@ export async function updateJournal(archiveRoot: string, change: (journal: Journ
 
 /** Pure: the journal with `files` added, one entry per file version (a later entry replaces an equal one). */
 export function withFiles(journal: Journal, files: readonly JournaledFile[]): Journal {
-  const key = (f: JournaledFile) => `${f.exchange}|${f.symbol}|${f.sessionDate}|${f.file}|${f.sha256}`;
-  const byKey = new Map(journal.files.map((f) => [key(f), f]));
-  for (const file of files) byKey.set(key(file), file);
+  const byKey = new Map(journal.files.map((f) => [fileVersionKey(f), f]));
+  for (const file of files) byKey.set(fileVersionKey(file), file);
   return { ...journal, files: [...byKey.values()] };
 }
 

@@ -6,7 +6,7 @@
 // `_live/loaded/...`, where it is kept like a paid file: `rebuild` recreates the live tables from both
 // folders, and `gexwh capture --keep-days N` prunes loaded snapshots older than N days.
 import { randomBytes } from 'node:crypto';
-import { promises as fs, type Dirent } from 'node:fs';
+import { promises as fs } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import { LiveJournalError } from '../core/errors.js';
@@ -17,6 +17,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { liveLevelsRow, liveStrikeRows, termStructureRows, type CaptureKey } from './capture-rows.js';
 import { syncFolder } from './archive-writes.js';
 import { pairKey } from '../core/pairs.js';
+import { readFolder } from '../core/archive/walk.js';
 
 export const LIVE_FOLDER = '_live';
 
@@ -188,14 +189,5 @@ function basename(path: string): string {
 
 async function dirs(folder: string): Promise<string[]> {
   return (await readFolder(folder)).filter((entry) => entry.isDirectory()).map((entry) => entry.name);
-}
-
-async function readFolder(folder: string): Promise<Dirent[]> {
-  try {
-    return await fs.readdir(folder, { withFileTypes: true });
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw error;
-  }
 }
 

@@ -20,7 +20,7 @@ import { isDamagedFileMessage, isDamagedWarehouseError, openWarehouse, type Ware
 import { rebuildFromArchive, setAsideDamaged } from './rebuild-from-archive.js';
 import { finishRun, startRun } from './runs.js';
 import type { FileKind } from '../core/file-kinds.js';
-import { fileKey } from '../core/pairs.js';
+import { fileVersionKey } from '../core/pairs.js';
 import { scanArchive } from '../core/archive/walk.js';
 import { hashFile } from '../core/archive/hash.js';
 import type { RebuildProblem, RebuildResult } from './rebuild-result.js';
@@ -161,7 +161,7 @@ async function planRebuild(conn: DuckDBConnection, archiveRoot: string): Promise
       plan.problems.push(problemOf(choice, verdict, archiveDetail(verdict, path, choice, found)));
       continue;
     }
-    const rows = choice.rows ?? manifestRows.get(`${fileKey(choice)}|${choice.sha256}`);
+    const rows = choice.rows ?? manifestRows.get(fileVersionKey(choice));
     if (rows === undefined) {
       plan.problems.push(problemOf(choice, 'unknown_rows', `${path}: neither the ledger nor the manifest knows its row count`));
       continue;
@@ -191,8 +191,8 @@ async function manifestRowCounts(conn: DuckDBConnection): Promise<Map<string, nu
   );
   const counts = new Map<string, number>();
   for (const row of reader.getRowObjectsJS()) {
-    const key = fileKey({ exchange: String(row.exchange), symbol: String(row.symbol), sessionDate: String(row.session_date), file: row.file as FileKind });
-    counts.set(`${key}|${String(row.sha256)}`, Number(row.rows));
+    const key = fileVersionKey({ exchange: String(row.exchange), symbol: String(row.symbol), sessionDate: String(row.session_date), file: String(row.file), sha256: String(row.sha256) });
+    counts.set(key, Number(row.rows));
   }
   return counts;
 }
