@@ -37,7 +37,7 @@ export const EXAMPLES: Record<string, string> = {
   doctor: 'npx gexwh doctor --json',
   emulate: 'npx gexwh emulate --days 60 --port 8787',
   demo: 'npx gexwh demo',
-  chart: 'npx gexwh chart levels --out levels.svg',
+  chart: 'npx gexwh chart profile --exchange deribit --symbol BTC --out profile.png',
   report: 'npx gexwh report --out report.html',
 };
 

@@ -43,10 +43,11 @@ function npx(args: readonly string[], cwd: string, env: Record<string, string> =
 describe('npm pack', () => {
   it('ships what a user runs: dist/src, sql, the docs; no bench, no tests', () => {
     const paths = packed.files.map((f) => f.path);
-    const allowed = /^(dist\/src\/.+\.js|sql\/\d{3}_[a-z0-9_]+\.sql|package\.json|README\.md|LICENSE|CHANGELOG\.md|docs\/[a-z0-9-]+\.md)$/;
+    const allowed = /^(dist\/src\/.+\.js|sql\/\d{3}_[a-z0-9_]+\.sql|package\.json|README\.md|LICENSE|CHANGELOG\.md|docs\/[a-z0-9-]+\.md|assets\/fonts\/(Inter-Regular\.ttf|OFL\.txt))$/;
     expect(paths.filter((p) => !allowed.test(p))).toEqual([]);
     expect(paths).toContain('dist/src/cli/main.js');
     expect(paths).toContain('LICENSE');
+    expect(paths).toContain('assets/fonts/Inter-Regular.ttf');
     expect(paths).toContain('CHANGELOG.md');
     expect(paths.some((p) => p.startsWith('sql/'))).toBe(true);
   });
@@ -74,5 +75,9 @@ describe('npm pack', () => {
     const sync = await npx(['sync', '--json', '--exchange', 'deribit', '--symbol', 'BTC'], app, { GEX_BASE_URL: emulator.baseUrl, GEX_API_KEY: emulator.keys.pro });
     expect(sync.code, sync.stderr).toBe(0);
     expect(JSON.parse(sync.stdout)).toMatchObject({ outcome: 'ok', files_loaded: 6 });
+    // The chart's PNG needs the font the package ships: found from the installed dist/.
+    const chart = await npx(['chart', 'profile', '--exchange', 'deribit', '--symbol', 'BTC', '--out', 'p.png'], app);
+    expect(chart.code, chart.stderr).toBe(0);
+    expect(readFileSync(join(app, 'p.png')).subarray(1, 4).toString('latin1')).toBe('PNG');
   });
 });

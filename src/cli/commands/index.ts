@@ -1,10 +1,12 @@
 import type { Command } from 'commander';
 import { registerCapture } from './capture.js';
+import { registerChart } from './chart.js';
 import { registerDemo } from './demo.js';
 import { registerDoctor } from './doctor.js';
 import { registerEmulate } from './emulate.js';
 import { registerLocal } from './local.js';
 import { registerRemote } from './remote.js';
+import { registerReport } from './report.js';
 import { registerStatus } from './status.js';
 import { registerSync } from './sync.js';
 
@@ -14,6 +16,8 @@ export function registerCommands(program: Command): void {
   registerRemote(program);
   registerLocal(program);
   registerCapture(program);
+  registerChart(program);
+  registerReport(program);
   registerDoctor(program);
   registerEmulate(program);
   registerDemo(program);

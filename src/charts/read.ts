@@ -1,0 +1,219 @@
+// The warehouse reads behind the charts, through the views and macros users query: strikes_asof
+// (TOTAL) or the same point-in-time rule on strikes_expiry, levels_total/levels_expiry for the walls
+// of that capture, levels_close for the daily series, term_structure for the captured term. What a
+// chart draws is exactly what these queries answer.
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { UsageError } from '../core/errors.js';
+import { checkSelectionNames } from '../core/known-names.js';
+import { heldPairs, HELD_SOURCE } from '../warehouse/held-pairs.js';
+import type { CloseRow, Pair, ProfileData, SeriesData, StrikeRow, TermData } from './types.js';
+
+const ISO = `'%Y-%m-%dT%H:%M:%SZ'`;
+
+export interface Moment {
+  /** The time asked for; undefined: the latest capture. */
+  at?: Date;
+  /** With at: a capture older than at - maxStalenessSeconds does not count (as strikes_asof's max_staleness). */
+  maxStalenessSeconds?: number;
+}
+
+/** The pair as the warehouse spells it; unknown names are a UsageError naming the closest held ones. */
+export async function resolvePair(conn: DuckDBConnection, pair: Pair): Promise<Pair> {
+  // Pairs with history, and pairs only captured live (the term structure).
+  const live = rows(await conn.runAndReadAll(`SELECT DISTINCT exchange, symbol FROM term_structure`)).map((r) => ({ exchange: String(r.exchange), symbol: String(r.symbol) }));
+  const held = [...(await heldPairs(conn)), ...live];
+  const wanted = { exchange: pair.exchange.toLowerCase(), symbol: pair.symbol.toUpperCase() };
+  checkSelectionNames({ exchanges: [wanted.exchange], symbols: [wanted.symbol] }, { pairs: held, source: HELD_SOURCE });
+  return wanted;
+}
+
+function rows(reader: { getRowObjectsJS(): Record<string, unknown>[] }): Record<string, unknown>[] {
+  return reader.getRowObjectsJS();
+}
+
+const num = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
+const text = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
+
+function atParam(moment: Moment): [string, number | null] {
+  // No --at: the latest capture, whatever its age.
+  if (moment.at === undefined) return ['infinity', null];
+  return [moment.at.toISOString(), moment.maxStalenessSeconds ?? null];
+}
+
+function describeMoment(moment: Moment): string {
+  if (moment.at === undefined) return 'at all';
+  const stale = moment.maxStalenessSeconds === undefined ? '' : ` within --max-staleness ${moment.maxStalenessSeconds} s`;
+  return `at or before ${moment.at.toISOString()}${stale}`;
+}
+
+/** One capture's strikes of a pair (TOTAL, or one expiration date), with spot, flip, regime and walls. */
+export async function readProfile(conn: DuckDBConnection, pair: Pair, expiration: string, moment: Moment): Promise<ProfileData> {
+  const [at, staleness] = atParam(moment);
+  const params = [pair.exchange, pair.symbol, at, staleness];
+  const strikeRows =
+    expiration === 'TOTAL'
+      ? rows(
+          await conn.runAndReadAll(
+            `SELECT strike, call_gex, put_gex, net_gex, spot, flip, regime, session_date::VARCHAR AS session_date,
+                    strftime(timestamp_utc, ${ISO}) AS captured_at
+               FROM strikes_asof($1, $2, $3::TIMESTAMPTZ, max_staleness := to_seconds($4::BIGINT))
+              ORDER BY strike`,
+            params,
+          ),
+        )
+      : rows(
+          await conn.runAndReadAll(
+            // strikes_asof's rule on one expiration: the capture time first, then its rows.
+            `WITH capture AS (
+               SELECT session_date, timestamp_utc FROM strikes_expiry
+                WHERE exchange = $1 AND symbol = $2 AND expiration_date = $5::DATE
+                  AND timestamp_utc <= $3::TIMESTAMPTZ
+                  AND ($4::BIGINT IS NULL OR timestamp_utc >= $3::TIMESTAMPTZ - to_seconds($4::BIGINT))
+                ORDER BY timestamp_utc DESC LIMIT 1)
+             SELECT s.strike, s.call_gex, s.put_gex, s.net_gex, s.spot, s.flip, s.regime,
+                    s.session_date::VARCHAR AS session_date, strftime(s.timestamp_utc, ${ISO}) AS captured_at
+               FROM strikes_expiry s JOIN capture c USING (session_date, timestamp_utc)
+              WHERE s.exchange = $1 AND s.symbol = $2 AND s.expiration_date = $5::DATE
+              ORDER BY s.strike`,
+            [...params, expiration],
+          ),
+        );
+  const first = strikeRows[0];
+  if (first === undefined) {
+    const which = expiration === 'TOTAL' ? 'strikes' : `strikes of expiration ${expiration}`;
+    throw new UsageError(`no ${which} capture of ${pair.exchange} ${pair.symbol} ${describeMoment(moment)}`, {
+      first_capture: await firstStrikesCapture(conn, pair, expiration),
+    });
+  }
+  const capturedAt = String(first.captured_at);
+  const sessionDate = String(first.session_date);
+  const walls = await readWalls(conn, pair, expiration, sessionDate, capturedAt);
+  const strikes: StrikeRow[] = strikeRows.map((r) => ({ strike: Number(r.strike), callGex: num(r.call_gex), putGex: num(r.put_gex), netGex: num(r.net_gex) }));
+  return {
+    ...pair,
+    expiration,
+    capturedAt,
+    sessionDate,
+    ...(moment.at === undefined ? {} : { askedAt: moment.at.toISOString().replace(/\.000Z$/, 'Z') }),
+    spot: num(first.spot),
+    flip: num(first.flip),
+    regime: text(first.regime),
+    ...walls,
+    strikes,
+  };
+}
+
+async function readWalls(conn: DuckDBConnection, pair: Pair, expiration: string, sessionDate: string, capturedAt: string): Promise<{ callWall: number | null; putWall: number | null }> {
+  const view = expiration === 'TOTAL' ? 'levels_total' : 'levels_expiry';
+  const extra = expiration === 'TOTAL' ? '' : 'AND expiration_date = $5::DATE';
+  const params = [pair.exchange, pair.symbol, sessionDate, capturedAt, ...(expiration === 'TOTAL' ? [] : [expiration])];
+  const found = rows(
+    await conn.runAndReadAll(
+      `SELECT p1_strike, n1_strike FROM ${view}
+        WHERE exchange = $1 AND symbol = $2 AND session_date = $3::DATE AND timestamp_utc = $4::TIMESTAMPTZ ${extra}
+        LIMIT 1`,
+      params,
+    ),
+  )[0];
+  return { callWall: num(found?.p1_strike), putWall: num(found?.n1_strike) };
+}
+
+async function firstStrikesCapture(conn: DuckDBConnection, pair: Pair, expiration: string): Promise<string | null> {
+  const reader =
+    expiration === 'TOTAL'
+      ? await conn.runAndReadAll(`SELECT strftime(min(timestamp_utc), ${ISO}) AS first FROM strikes WHERE exchange = $1 AND symbol = $2`, [pair.exchange, pair.symbol])
+      : await conn.runAndReadAll(`SELECT strftime(min(timestamp_utc), ${ISO}) AS first FROM strikes_expiry WHERE exchange = $1 AND symbol = $2 AND expiration_date = $3::DATE`, [
+          pair.exchange,
+          pair.symbol,
+          expiration,
+        ]);
+  return text(rows(reader)[0]?.first);
+}
+
+export interface SessionRange {
+  /** First session date, YYYY-MM-DD; undefined: `sessions` sessions back from `to`. */
+  from?: string;
+  /** Last session date; undefined: the latest held. */
+  to?: string;
+  sessions: number;
+}
+
+/** The daily closes (levels_close) of a pair over a range of sessions, oldest first. */
+export async function readCloses(conn: DuckDBConnection, pair: Pair, range: SessionRange): Promise<SeriesData> {
+  const reader = await conn.runAndReadAll(
+    `SELECT session_date::VARCHAR AS session_date, strftime(timestamp_utc, ${ISO}) AS captured_at, type, spot, flip, regime, net_gex,
+            p1_strike, p1_gex, p2_strike, p2_gex, n1_strike, n1_gex, n2_strike, n2_gex
+       FROM levels_close
+      WHERE exchange = $1 AND symbol = $2
+        AND ($3::DATE IS NULL OR session_date >= $3::DATE) AND ($4::DATE IS NULL OR session_date <= $4::DATE)
+      ORDER BY session_date DESC
+      LIMIT $5`,
+    [pair.exchange, pair.symbol, range.from ?? null, range.to ?? null, range.from === undefined ? range.sessions : 1_000_000],
+  );
+  const closes: CloseRow[] = rows(reader)
+    .reverse()
+    .map((r) => ({
+      sessionDate: String(r.session_date),
+      capturedAt: String(r.captured_at),
+      type: text(r.type),
+      spot: num(r.spot),
+      flip: num(r.flip),
+      regime: text(r.regime),
+      netGex: num(r.net_gex),
+      callWall: num(r.p1_strike),
+      putWall: num(r.n1_strike),
+      p1Strike: num(r.p1_strike),
+      p1Gex: num(r.p1_gex),
+      p2Strike: num(r.p2_strike),
+      p2Gex: num(r.p2_gex),
+      n1Strike: num(r.n1_strike),
+      n1Gex: num(r.n1_gex),
+      n2Strike: num(r.n2_strike),
+      n2Gex: num(r.n2_gex),
+    }));
+  if (closes.length === 0) {
+    throw new UsageError(`no session of ${pair.exchange} ${pair.symbol} in levels_close between ${range.from ?? 'the first'} and ${range.to ?? 'the latest'}`);
+  }
+  return { ...pair, closes };
+}
+
+/** The term structure (venue TOTAL) of the last capture at or before the moment. */
+export async function readTerm(conn: DuckDBConnection, pair: Pair, moment: Moment): Promise<TermData> {
+  const [at, staleness] = atParam(moment);
+  const reader = await conn.runAndReadAll(
+    `WITH capture AS (
+       SELECT as_of FROM term_structure
+        WHERE exchange = $1 AND symbol = $2 AND venue = 'TOTAL' AND as_of <= $3::TIMESTAMPTZ
+          AND ($4::BIGINT IS NULL OR as_of >= $3::TIMESTAMPTZ - to_seconds($4::BIGINT))
+        ORDER BY as_of DESC LIMIT 1)
+     SELECT t.expiration, t.expiration_date::VARCHAR AS expiration_date, t.days_to_expiry, t.total_gex, t.oi_usd,
+            t.call_oi_usd, t.put_oi_usd, t.spot, strftime(t.as_of, ${ISO}) AS captured_at
+       FROM term_structure t JOIN capture c USING (as_of)
+      WHERE t.exchange = $1 AND t.symbol = $2 AND t.venue = 'TOTAL'
+      ORDER BY t.expiration_date NULLS LAST, t.expiration`,
+    [pair.exchange, pair.symbol, at, staleness],
+  );
+  const found = rows(reader);
+  const first = found[0];
+  if (first === undefined) {
+    // Captures store the venue the API resolved (combined for all crypto venues): name it.
+    const elsewhere = rows(await conn.runAndReadAll(`SELECT DISTINCT exchange FROM term_structure WHERE symbol = $1 ORDER BY exchange`, [pair.symbol])).map((r) => String(r.exchange));
+    const hint = elsewhere.length > 0 ? `; ${pair.symbol}'s term structure is captured as --exchange ${elsewhere.join(', ')}` : `; the history files do not hold it: gexwh capture --symbol ${pair.symbol} captures it`;
+    throw new UsageError(`no term structure of ${pair.exchange} ${pair.symbol} captured ${describeMoment(moment)}${hint}`);
+  }
+  return {
+    ...pair,
+    capturedAt: String(first.captured_at),
+    ...(moment.at === undefined ? {} : { askedAt: moment.at.toISOString().replace(/\.000Z$/, 'Z') }),
+    spot: num(first.spot),
+    rows: found.map((r) => ({
+      expiration: String(r.expiration),
+      expirationDate: text(r.expiration_date),
+      daysToExpiry: num(r.days_to_expiry),
+      totalGex: num(r.total_gex),
+      oiUsd: num(r.oi_usd),
+      callOiUsd: num(r.call_oi_usd),
+      putOiUsd: num(r.put_oi_usd),
+    })),
+  };
+}

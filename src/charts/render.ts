@@ -1,0 +1,55 @@
+// Draws an ECharts option server-side to SVG text, and SVG to PNG with resvg. Both are
+// deterministic: the SVG's generated class names and ids (zr3-cls-7, zr3-c1 clip paths, gradients)
+// are renumbered in order of appearance (zrender numbers them with process-wide counters), and resvg sees only the font shipped in assets/fonts,
+// never the machine's fonts.
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Resvg } from '@resvg/resvg-js';
+import * as echarts from 'echarts';
+import type { EChartsOption } from 'echarts';
+import type { Look } from './types.js';
+
+export function renderSvg(option: EChartsOption, look: Look, idPrefix = 'g'): string {
+  const chart = echarts.init(null, null, { renderer: 'svg', ssr: true, width: look.width, height: look.height });
+  try {
+    chart.setOption(option);
+    return stableClassNames(chart.renderToSVGString(), idPrefix);
+  } finally {
+    chart.dispose();
+  }
+}
+
+/** `zr7-cls-42`, `zr7-c3` … → `g-0`, `g-1` … by first appearance; the prefix keeps the charts of one page apart. */
+export function stableClassNames(svg: string, prefix: string): string {
+  const names = new Map<string, string>();
+  return svg.replace(/zr\d+-(?:cls-\d+|[a-z]+\d+)/g, (name) => {
+    let renamed = names.get(name);
+    if (renamed === undefined) {
+      renamed = `${prefix}-${names.size}`;
+      names.set(name, renamed);
+    }
+    return renamed;
+  });
+}
+
+export const FONT_FILE = 'Inter-Regular.ttf';
+
+export function fontPath(): string {
+  // src/charts in the sources, dist/src/charts once built: the folder that holds assets/ is above.
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i < 5; i++) {
+    const candidate = join(dir, 'assets', 'fonts', FONT_FILE);
+    if (existsSync(candidate)) return candidate;
+    dir = dirname(dir);
+  }
+  throw new Error(`the chart font ${FONT_FILE} is missing (assets/fonts); reinstall gexwh`);
+}
+
+export function renderPng(svg: string, look: Look): Buffer {
+  const resvg = new Resvg(svg, {
+    fitTo: { mode: 'width', value: look.width },
+    font: { loadSystemFonts: false, fontFiles: [fontPath()], defaultFontFamily: 'Inter', sansSerifFamily: 'Inter' },
+  });
+  return resvg.render().asPng();
+}

@@ -1,0 +1,178 @@
+// What the report shows, read through the views: per pair the latest levels (levels_compare), the
+// closes of the window (levels_close), and the profile at each of those closes (strikes_asof at the
+// close's capture time); for the header the coverage last seen, the sessions listed but not loaded
+// (gaps), and the last runs with their credits.
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { UsageError } from '../core/errors.js';
+import { checkSelectionNames } from '../core/known-names.js';
+import { HELD_SOURCE } from '../warehouse/held-pairs.js';
+import { readCloses, readProfile } from './read.js';
+import { strikesInRange } from './profile.js';
+import type { Pair, ProfileData, SeriesData } from './types.js';
+
+const ISO = `'%Y-%m-%dT%H:%M:%SZ'`;
+
+export interface CoverageRow extends Pair {
+  remoteFirst: string | null;
+  remoteLast: string | null;
+  remoteSessions: number | null;
+  heldFirst: string | null;
+  heldLast: string | null;
+  heldSessions: number;
+  /** Sessions the manifest lists with no loaded levels file, oldest first. */
+  missing: string[];
+}
+
+export interface RunSummary {
+  runId: number;
+  command: string;
+  startedAt: string;
+  outcome: string | null;
+  creditsSpent: number | null;
+  filesLoaded: number | null;
+}
+
+export interface LatestLevels {
+  capturedAt: string;
+  type: string | null;
+  spot: number | null;
+  flip: number | null;
+  regime: string | null;
+  netGex: number | null;
+  callWall: number | null;
+  putWall: number | null;
+  spotDelta1d: number | null;
+  spotDelta7d: number | null;
+}
+
+export interface PairReport extends Pair {
+  latest: LatestLevels | null;
+  series: SeriesData;
+  /** The profile at each close of the window, oldest first. */
+  profiles: ProfileData[];
+}
+
+export interface ReportData {
+  coverage: CoverageRow[];
+  runs: RunSummary[];
+  creditsSpent: number;
+  pairs: PairReport[];
+}
+
+export interface ReportRequest {
+  exchanges?: string[];
+  symbols?: string[];
+  sessions: number;
+  rangePct: number;
+}
+
+const num = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
+const text = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
+
+async function all(conn: DuckDBConnection, sql: string, params: unknown[] = []): Promise<Record<string, unknown>[]> {
+  return (await conn.runAndReadAll(sql, params as never)).getRowObjectsJS();
+}
+
+/** Pairs with levels held, filtered by the lists (names checked against the warehouse). */
+export async function reportPairs(conn: DuckDBConnection, request: Pick<ReportRequest, 'exchanges' | 'symbols'>): Promise<Pair[]> {
+  const held = (await all(conn, `SELECT DISTINCT exchange, symbol FROM levels_close ORDER BY exchange, symbol`)).map((r) => ({ exchange: String(r.exchange), symbol: String(r.symbol) }));
+  const exchanges = request.exchanges?.map((e) => e.toLowerCase());
+  const symbols = request.symbols?.map((s) => s.toUpperCase());
+  checkSelectionNames({ ...(exchanges ? { exchanges } : {}), ...(symbols ? { symbols } : {}) }, { pairs: held, source: HELD_SOURCE });
+  const chosen = held.filter((p) => (!exchanges || exchanges.includes(p.exchange)) && (!symbols || symbols.includes(p.symbol)));
+  if (chosen.length === 0) throw new UsageError('report: no pair with levels in the warehouse matches --exchange/--symbol (run gexwh sync first)');
+  return chosen;
+}
+
+export async function readReport(conn: DuckDBConnection, request: ReportRequest): Promise<ReportData> {
+  const pairs = await reportPairs(conn, request);
+  const reports: PairReport[] = [];
+  for (const pair of pairs) {
+    const series = await readCloses(conn, pair, { sessions: request.sessions });
+    const profiles: ProfileData[] = [];
+    for (const close of series.closes) {
+      // The close's own capture: strikes_asof at that time, never a later one.
+      const profile = await readProfile(conn, pair, 'TOTAL', { at: new Date(close.capturedAt) }).catch((error: unknown) => {
+        if (error instanceof UsageError) return undefined; // a session whose strikes file is not loaded
+        throw error;
+      });
+      if (profile) {
+        const { askedAt: _asked, ...atClose } = profile;
+        profiles.push(strikesInRange(atClose, request.rangePct));
+      }
+    }
+    reports.push({ ...pair, latest: await readLatest(conn, pair), series, profiles });
+  }
+  const runs = await readRuns(conn);
+  const credits = await all(conn, `SELECT coalesce(sum(credits_spent), 0)::BIGINT AS credits FROM sync.runs`);
+  return { coverage: await readCoverage(conn, pairs), runs, creditsSpent: Number(credits[0]?.credits ?? 0), pairs: reports };
+}
+
+async function readLatest(conn: DuckDBConnection, pair: Pair): Promise<LatestLevels | null> {
+  const row = (
+    await all(
+      conn,
+      `SELECT strftime(timestamp_utc, ${ISO}) AS captured_at, type, spot, flip, regime, net_gex, p1_strike, n1_strike, spot_delta_1d, spot_delta_7d
+         FROM levels_compare WHERE exchange = $1 AND symbol = $2`,
+      [pair.exchange, pair.symbol],
+    )
+  )[0];
+  if (!row) return null;
+  return {
+    capturedAt: String(row.captured_at),
+    type: text(row.type),
+    spot: num(row.spot),
+    flip: num(row.flip),
+    regime: text(row.regime),
+    netGex: num(row.net_gex),
+    callWall: num(row.p1_strike),
+    putWall: num(row.n1_strike),
+    spotDelta1d: num(row.spot_delta_1d),
+    spotDelta7d: num(row.spot_delta_7d),
+  };
+}
+
+async function readCoverage(conn: DuckDBConnection, pairs: Pair[]): Promise<CoverageRow[]> {
+  const out: CoverageRow[] = [];
+  for (const pair of pairs) {
+    const params = [pair.exchange, pair.symbol];
+    const remote = (await all(conn, `SELECT strftime(first_ts, ${ISO}) AS first, strftime(last_ts, ${ISO}) AS last, sessions FROM sync.coverage WHERE exchange = $1 AND symbol = $2`, params))[0];
+    const held = (await all(conn, `SELECT min(session_date)::VARCHAR AS first, max(session_date)::VARCHAR AS last, count(*)::BIGINT AS n FROM levels_close WHERE exchange = $1 AND symbol = $2`, params))[0];
+    const missing = await all(
+      conn,
+      `SELECT DISTINCT m.session_date::VARCHAR AS d FROM sync.manifest m
+        WHERE m.exchange = $1 AND m.symbol = $2 AND m.file = 'levels'
+          AND NOT EXISTS (SELECT 1 FROM sync.files f WHERE f.exchange = m.exchange AND f.symbol = m.symbol
+                           AND f.session_date = m.session_date AND f.file = 'levels' AND f.status = 'loaded')
+        ORDER BY d`,
+      params,
+    );
+    out.push({
+      ...pair,
+      remoteFirst: text(remote?.first),
+      remoteLast: text(remote?.last),
+      remoteSessions: num(remote?.sessions),
+      heldFirst: text(held?.first),
+      heldLast: text(held?.last),
+      heldSessions: Number(held?.n ?? 0),
+      missing: missing.map((r) => String(r.d)),
+    });
+  }
+  return out;
+}
+
+async function readRuns(conn: DuckDBConnection): Promise<RunSummary[]> {
+  const found = await all(
+    conn,
+    `SELECT run_id, command, strftime(started_at, ${ISO}) AS started_at, outcome, credits_spent, files_loaded
+       FROM sync.runs ORDER BY run_id DESC LIMIT 5`,
+  );
+  return found.map((r) => ({
+    runId: Number(r.run_id),
+    command: String(r.command),
+    startedAt: String(r.started_at),
+    outcome: text(r.outcome),
+    creditsSpent: num(r.credits_spent),
+    filesLoaded: num(r.files_loaded),
+  }));
+}

@@ -1,0 +1,87 @@
+// The shapes charts are built from: rows as the warehouse's views answer them, with times as ISO text
+// (UTC) and GEX in USD per 1% move, as stored.
+
+export const CHART_KINDS = ['profile', 'levels', 'walls', 'term'] as const;
+export type ChartKind = (typeof CHART_KINDS)[number];
+
+export const THEMES = ['light', 'dark'] as const;
+export type Theme = (typeof THEMES)[number];
+
+export interface Pair {
+  exchange: string;
+  symbol: string;
+}
+
+export interface StrikeRow {
+  strike: number;
+  callGex: number | null;
+  putGex: number | null;
+  netGex: number | null;
+}
+
+/** One capture's profile: strikes_asof (TOTAL) or the same rule on strikes_expiry (one expiration). */
+export interface ProfileData extends Pair {
+  /** 'TOTAL' or an expiration date YYYY-MM-DD. */
+  expiration: string;
+  /** The capture drawn: the last at or before the asked time. */
+  capturedAt: string;
+  sessionDate: string;
+  /** The time asked for with --at; absent when the latest capture was asked for. */
+  askedAt?: string;
+  spot: number | null;
+  flip: number | null;
+  regime: string | null;
+  callWall: number | null;
+  putWall: number | null;
+  /** Strikes within the range, ascending. */
+  strikes: StrikeRow[];
+}
+
+/** One session's close from levels_close. */
+export interface CloseRow {
+  sessionDate: string;
+  capturedAt: string;
+  type: string | null;
+  spot: number | null;
+  flip: number | null;
+  regime: string | null;
+  netGex: number | null;
+  callWall: number | null;
+  putWall: number | null;
+  p1Strike: number | null;
+  p1Gex: number | null;
+  p2Strike: number | null;
+  p2Gex: number | null;
+  n1Strike: number | null;
+  n1Gex: number | null;
+  n2Strike: number | null;
+  n2Gex: number | null;
+}
+
+export interface SeriesData extends Pair {
+  closes: CloseRow[];
+}
+
+/** One expiration of a captured term structure (venue TOTAL). */
+export interface TermRow {
+  expiration: string;
+  expirationDate: string | null;
+  daysToExpiry: number | null;
+  totalGex: number | null;
+  oiUsd: number | null;
+  callOiUsd: number | null;
+  putOiUsd: number | null;
+}
+
+export interface TermData extends Pair {
+  capturedAt: string;
+  askedAt?: string;
+  spot: number | null;
+  rows: TermRow[];
+}
+
+export interface Look {
+  width: number;
+  height: number;
+  theme: Theme;
+}

@@ -1,0 +1,40 @@
+// Where the largest positive and negative GEX strikes sat at each session close, against spot:
+// p1/p2 (largest positive) and n1/n2 (largest negative) from levels_close, sized by their GEX.
+import type { EChartsOption, SeriesOption } from 'echarts';
+import { axisLook, baseOption } from './common.js';
+import { millions, pairName } from './format.js';
+import { rangeText } from './levels.js';
+import type { CloseRow, Look, SeriesData } from './types.js';
+
+const MIN_SIZE = 4;
+const MAX_SIZE = 22;
+
+/** Marker sizes proportional to |GEX| against the largest |GEX| of the chart. */
+export function markerSize(gex: number | null, largest: number): number {
+  if (gex === null || largest === 0) return MIN_SIZE;
+  return Math.round((MIN_SIZE + (MAX_SIZE - MIN_SIZE) * Math.min(1, Math.abs(gex) / largest)) * 10) / 10;
+}
+
+export function wallsOption(data: SeriesData, look: Look): EChartsOption {
+  const { option, palette } = baseOption(look, `${pairName(data)} · GEX walls at each session close`, `${rangeText(data)} · marker size: |GEX|`);
+  const largest = Math.max(0, ...data.closes.flatMap((c) => [c.p1Gex, c.p2Gex, c.n1Gex, c.n2Gex].map((g) => Math.abs(g ?? 0))));
+  const scatter = (name: string, color: string, strike: (c: CloseRow) => number | null, gex: (c: CloseRow) => number | null, opacity: number): SeriesOption => ({
+    type: 'scatter',
+    name,
+    itemStyle: { color, opacity },
+    data: data.closes.map((c) => ({ value: [c.sessionDate, strike(c), millions(gex(c))], symbolSize: markerSize(gex(c), largest) })),
+  });
+  return {
+    ...option,
+    tooltip: { trigger: 'item', confine: true },
+    xAxis: { type: 'category', data: data.closes.map((c) => c.sessionDate), ...axisLook(palette), splitLine: { show: false } },
+    yAxis: { type: 'value', scale: true, name: 'strike', ...axisLook(palette) },
+    series: [
+      { type: 'line', name: 'spot (close)', data: data.closes.map((c) => c.spot), symbol: 'none', itemStyle: { color: palette.spot }, lineStyle: { color: palette.spot, width: 2 } },
+      scatter('largest +GEX', palette.call, (c) => c.p1Strike, (c) => c.p1Gex, 0.9),
+      scatter('2nd +GEX', palette.call, (c) => c.p2Strike, (c) => c.p2Gex, 0.45),
+      scatter('largest -GEX', palette.put, (c) => c.n1Strike, (c) => c.n1Gex, 0.9),
+      scatter('2nd -GEX', palette.put, (c) => c.n2Strike, (c) => c.n2Gex, 0.45),
+    ],
+  };
+}

@@ -1,0 +1,58 @@
+// `gexwh report --out report.html`: one self-contained HTML page of the warehouse (coverage, runs,
+// and per pair the latest levels, the profile with a slider through the closes, levels and walls).
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { Command } from 'commander';
+import { UsageError } from '../../core/errors.js';
+import { buildReport, DEFAULTS, parseLook, parseRange } from '../../charts/index.js';
+import { writeWhole } from '../../charts/write.js';
+import { openWarehouse } from '../../warehouse/index.js';
+import { contextOf } from '../context.js';
+import { integerOption, listOption } from '../parse.js';
+
+interface ReportFlags {
+  out: string;
+  exchange?: string[];
+  symbol?: string[];
+  sessions?: number;
+  range?: string;
+  width?: string;
+  height?: string;
+  theme?: string;
+}
+
+export function registerReport(program: Command): void {
+  program
+    .command('report')
+    .description('write one self-contained HTML page: coverage, gaps, last runs, and per pair the latest levels, profile, levels and walls charts')
+    .requiredOption('--out <file>', 'the HTML file to write (.html)')
+    .option('--exchange <list>', 'only these venues (repeatable, comma list; default: every pair with levels)', listOption)
+    .option('--symbol <list>', 'only these symbols (repeatable, comma list; default: every pair with levels)', listOption)
+    .option('--sessions <n>', `sessions per pair: the window of the charts and of the profile slider (default ${DEFAULTS.sessions})`, integerOption(1, 366))
+    .option('--range <pct>', `profile strikes within this percent of spot (default ${DEFAULTS.rangePct}%)`)
+    .option('--width <px>', `chart width in pixels (default ${DEFAULTS.width})`)
+    .option('--height <px>', `chart height in pixels (default ${DEFAULTS.height})`)
+    .option('--theme <theme>', `light or dark (default ${DEFAULTS.theme})`)
+    .action(async (flags: ReportFlags, command: Command) => {
+      const ctx = contextOf(command);
+      if (!/\.html?$/i.test(flags.out)) throw new UsageError(`--out ${flags.out}: the report is HTML; name the file .html`);
+      const look = parseLook(flags);
+      const request = {
+        ...(flags.exchange ? { exchanges: flags.exchange } : {}),
+        ...(flags.symbol ? { symbols: flags.symbol } : {}),
+        sessions: flags.sessions ?? DEFAULTS.sessions,
+        rangePct: parseRange(flags.range),
+      };
+      if (!existsSync(resolve(ctx.settings.db))) throw new UsageError(`report: no warehouse at ${ctx.settings.db} (run gexwh sync first, or pass --db)`, { db: ctx.settings.db });
+      const warehouse = await openWarehouse(ctx.settings.db, { readOnly: true });
+      let report: Awaited<ReturnType<typeof buildReport>>;
+      try {
+        report = await buildReport(warehouse.connection, request, look);
+      } finally {
+        warehouse.close();
+      }
+      writeWhole(flags.out, report.html);
+      const bytes = Buffer.byteLength(report.html);
+      ctx.out.result({ out: flags.out, bytes, pairs: report.pairs, charts: report.charts }, () => `report of ${report.pairs} pair(s), ${report.charts} charts → ${flags.out} (${bytes} bytes)`);
+    });
+}

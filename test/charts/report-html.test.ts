@@ -1,0 +1,62 @@
+// The report page from fixture data: inline everything, escaped text, one static SVG and one
+// option per chart, the profile's frames with their labels, data that cannot close its <script>.
+import { describe, expect, it } from 'vitest';
+import type { ReportData } from '../../src/charts/report-data.js';
+import { buildReportHtml, escapeHtml, scriptJson } from '../../src/charts/report-html.js';
+import { LOOK, profileFixture, seriesFixture } from './fixtures.js';
+
+function reportFixture(): ReportData {
+  const series = { ...seriesFixture(), exchange: 'deribit', symbol: 'BTC' };
+  const early = { ...profileFixture(), capturedAt: '2026-03-09T23:45:00Z', sessionDate: '2026-03-09' };
+  const { askedAt: _asked, ...late } = profileFixture();
+  return {
+    coverage: [
+      { exchange: 'deribit', symbol: 'BTC', remoteFirst: '2026-03-02T00:00:00Z', remoteLast: '2026-03-10T23:45:00Z', remoteSessions: 9, heldFirst: '2026-03-02', heldLast: '2026-03-06', heldSessions: 5, missing: ['2026-03-07', '2026-03-08'] },
+    ],
+    runs: [{ runId: 3, command: 'sync', startedAt: '2026-03-11T00:30:00Z', outcome: 'ok', creditsSpent: 12, filesLoaded: 12 }],
+    creditsSpent: 40,
+    pairs: [{ exchange: 'deribit', symbol: 'BTC', latest: null, series, profiles: [early, late] }],
+  };
+}
+
+const PAGE = { look: LOOK, echartsScript: 'window.echarts = {};', sessions: 30, rangePct: 10 };
+
+describe('buildReportHtml', () => {
+  it('holds the header, one static SVG per chart and the data to redraw them', () => {
+    const html = buildReportHtml(reportFixture(), PAGE);
+    expect(html).toContain('<td>deribit BTC</td><td>9</td><td>2026-03-02 00:00 UTC – 2026-03-10 23:45 UTC</td><td>5</td><td>2026-03-02 – 2026-03-06</td><td>2: 2026-03-07, 2026-03-08</td>');
+    expect(html).toContain('credits spent by all recorded runs: 40');
+    expect(html.match(/<svg /g)).toHaveLength(3);
+    expect([...html.matchAll(/<div class="chart" id="([^"]+)"/g)].map((m) => m[1])).toEqual(['p0-profile', 'p0-levels', 'p0-walls']);
+    const data = JSON.parse(/<script type="application\/json" id="gexwh-data">(.*?)<\/script>/s.exec(html)![1]!) as { charts: Record<string, { frames?: unknown[]; labels?: string[]; option?: unknown }> };
+    expect(Object.keys(data.charts)).toEqual(['p0-profile', 'p0-levels', 'p0-walls']);
+    expect(data.charts['p0-profile']!.frames).toHaveLength(2);
+    expect(data.charts['p0-profile']!.labels).toEqual(['capture 2026-03-09 23:45 UTC (close of session 2026-03-09)', 'capture 2026-03-10 23:45 UTC (close of session 2026-03-10)']);
+    expect(html).toContain('max="1" value="1"');
+    // The static profile is the latest frame; classes are prefixed per chart so they never clash.
+    expect(html).toMatch(/<div class="chart" id="p0-profile"[^>]*><svg [\s\S]*capture 2026-03-10 23:45 UTC \(latest capture\)/);
+    expect(html).toMatch(/class="p0-levels-0"/);
+    expect(html).toContain(`default-src 'none'`);
+    expect(html).toContain('<script>window.echarts = {};</script>');
+  });
+
+  it('escapes names from the warehouse and keeps data from closing its script', () => {
+    const data = reportFixture();
+    data.pairs[0]!.symbol = '<b>X</b>';
+    data.pairs[0]!.series = { ...data.pairs[0]!.series, symbol: '</script><script>alert(1)</script>' };
+    const html = buildReportHtml(data, PAGE);
+    expect(html).toContain('<h2>deribit &lt;b&gt;X&lt;/b&gt;</h2>');
+    expect(html).not.toContain('</script><script>alert(1)');
+    expect(escapeHtml(`a&"'`)).toBe('a&amp;&quot;&#39;');
+    expect(scriptJson({ s: '</script>' })).toBe('{"s":"\\u003c/script>"}');
+    expect(JSON.parse(scriptJson({ s: '</script>' }))).toEqual({ s: '</script>' });
+  });
+
+  it('says so when no strikes are held for the window', () => {
+    const data = reportFixture();
+    data.pairs[0]!.profiles = [];
+    const html = buildReportHtml(data, PAGE);
+    expect(html).toContain('no strikes held for the sessions of the window');
+    expect(html.match(/<svg /g)).toHaveLength(2);
+  });
+});
