@@ -10,9 +10,9 @@ import { pipeline } from 'node:stream/promises';
 import pLimit from 'p-limit';
 import { request } from 'undici';
 import { mapHeader, parseHeaderLine, readGzipHeaderLine } from '../src/warehouse/csv-header.js';
-import type { FileKind } from '../src/warehouse/layouts.js';
 import { openWarehouse } from '../src/warehouse/index.js';
 import { insertFrom } from './select-sql.js';
+import type { FileKind } from '../src/core/file-kinds.js';
 
 export interface PeerTarget {
   baseUrl: string;

@@ -8,7 +8,7 @@
 // Prints one JSON line: {ms, rows, ...}.
 import { openWarehouse, upsertManifest, listManifest, listLedger, readPlanState } from '../src/warehouse/index.js';
 import { planSync } from '../src/sync/plan.js';
-import type { ManifestRow } from '../src/warehouse/manifest.js';
+import type { ManifestRow } from '../src/core/rows.js';
 
 const KINDS = ['levels', 'strikes_total', 'strikes_by_expiry'] as const;
 const [mode, dbPath] = process.argv.slice(2) as [string, string];

@@ -1,7 +1,8 @@
 // The SELECT that turns daily-file columns into table rows, for the two peers (ideal and naive).
 // They read the file's own exchange/symbol columns; gexwh takes them from the validated manifest.
 // Fixed text from the layouts only.
-import { LEVELS_FIELDS, type FileKind } from '../src/warehouse/layouts.js';
+import { LEVELS_FIELDS } from '../src/warehouse/layouts.js';
+import type { FileKind } from '../src/core/file-kinds.js';
 
 const TIMESTAMP = 'CAST(timestamp_utc AS TIMESTAMPTZ)';
 const STRIKES = 'strike, strike_call_gex, strike_put_gex, strike_net_gex, strike_call_oi, strike_put_oi';

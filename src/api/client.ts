@@ -2,9 +2,8 @@
 // function per endpoint (zod-validated), retries decided by ./retry.ts, quota tracked by ./quota.ts,
 // and the two-step file download (302 link, then the storage fetch without credentials).
 import { Pool } from 'undici';
-import { ApiError, ApiSchemaError, AuthError, NetworkError, UsageError } from '../errors.js';
+import { ApiError, ApiSchemaError, AuthError, LinkAnswerLostError, LinkExpiredError, NetworkError, QuotaExceededError, UsageError } from '../core/errors.js';
 import { DEFAULT_LINK_LIFETIME_MS, StorageDownloader, type DownloadOptions, type DownloadResult } from './download.js';
-import { LinkAnswerLostError, LinkExpiredError, QuotaExceededError } from './errors.js';
 import {
   DEFAULT_MAX_JSON_BYTES,
   MAX_MANIFEST_JSON_BYTES,
@@ -34,16 +33,15 @@ import {
 import { decide, retryPolicy, sleep as realSleep, type RetryPolicy, type Sleep } from './retry.js';
 import {
   ENDPOINT_SCHEMAS,
-  FILE_KINDS,
-  issuePath,
-  parseCoverageRows,
-  type CoverageRow,
   type EndpointData,
   type EndpointMeta,
   type EndpointName,
-  type FileKind,
+  issuePath,
+  parseCoverageRows,
   type RejectedCoverageRow,
 } from './schemas.js';
+import { FILE_KINDS, type FileKind } from '../core/file-kinds.js';
+import type { CoverageRow } from '../core/rows.js';
 
 export const API_KEY_PATTERN = /^gex_[A-Za-z0-9_-]{32}$/;
 

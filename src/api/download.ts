@@ -9,8 +9,7 @@ import { open, rm } from 'node:fs/promises';
 import { Transform, type Readable, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { Pool } from 'undici';
-import { GexwhError, NetworkError, UnsafeResponseError } from '../errors.js';
-import { LinkExpiredError } from './errors.js';
+import { BodyTooLargeError, errorMessage, GexwhError, InflatedTooLargeError, LinkExpiredError, LocalWriteError, NetworkError, UnsafeResponseError } from '../core/errors.js';
 import { discard, dropBody, describeNetworkError, firstHeader, outcomeOfThrown, readCapped, slowness, SlowBodyError, type Timeouts } from './http.js';
 import { createInflateMeter } from './inflate-meter.js';
 import { checkFileLocation, describeLink, type LocationPolicy } from './location.js';
@@ -57,15 +56,6 @@ export interface StorageDownloaderDeps {
 }
 
 type AttemptResult = { done: true; result: DownloadResult } | { done: false; outcome: AttemptOutcome; detail: string };
-
-/** More bytes than allowed (announced or streamed): the body cannot be the manifest's file. */
-export class BodyTooLargeError extends UnsafeResponseError {}
-
-/** A gzip inflating far past what its declared rows can hold (a decompression bomb). */
-export class InflatedTooLargeError extends BodyTooLargeError {}
-
-/** The temp file could not be written (disk full, read-only, forbidden); `cause` has the errno code. */
-export class LocalWriteError extends GexwhError {}
 
 export class StorageDownloader {
   // One pool per storage origin, created with no default headers: nothing of the API's leaks here.
@@ -279,7 +269,7 @@ async function streamToFile(
 }
 
 function localWriteError(error: unknown): LocalWriteError {
-  const detail = error instanceof Error ? error.message : String(error);
+  const detail = errorMessage(error);
   return new LocalWriteError(`the downloaded file could not be written to disk: ${detail}`, {}, { cause: error });
 }
 

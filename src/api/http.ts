@@ -1,6 +1,6 @@
 // Small transport helpers shared by the API client and the storage downloader.
 import type { Readable } from 'node:stream';
-import { GexwhError } from '../errors.js';
+import { GexwhError } from '../core/errors.js';
 import type { AttemptOutcome } from './retry.js';
 
 export interface Timeouts {

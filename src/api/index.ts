@@ -3,7 +3,7 @@ export { ApiClient, createApiClient, API_KEY_PATTERN, pathOf, type CoverageRespo
 export type { ApiClientOptions, ApiResponse, RawApiResponse, FileRef, FileLink, DownloadFileResult, Query } from './client.js';
 export type { DownloadOptions, DownloadResult } from './download.js';
 export { DEFAULT_LINK_LIFETIME_MS } from './download.js';
-export { QuotaExceededError, LinkExpiredError, LinkAnswerLostError } from './errors.js';
+export { QuotaExceededError, LinkExpiredError, LinkAnswerLostError } from '../core/errors.js';
 export { checkFileLocation, isLoopbackHost, locationPolicyFor, type LocationPolicy } from './location.js';
 export { unitsLeft, costOfPath, type QuotaBucket, type QuotaBucketName, type QuotaSnapshot, type QuotaSpent } from './quota.js';
 export { decide, isRetryable, backoffDelayMs, retryPolicy, type RetryPolicy, type AttemptOutcome, type RetryDecision, type Sleep } from './retry.js';

@@ -1,7 +1,7 @@
 // Safety check of the presigned link a download's 302 points to, before anything is sent to it.
 // The link is fetched without credentials, but it could still aim at a local file, another scheme or
 // a plain-http host on the network; only https anywhere, or http to this machine, is accepted.
-import { UnsafeResponseError } from '../errors.js';
+import { UnsafeResponseError } from '../core/errors.js';
 
 /** Hosts that never leave this machine (plain http is allowed to them, for the emulator). */
 export function isLoopbackHost(hostname: string): boolean {

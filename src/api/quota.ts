@@ -2,7 +2,9 @@
 // meta.rate_limit, plus what this client has spent. The spec allows the quota headers to be missing
 // (quota service briefly down): then the state from that response is simply unknown.
 
-export type QuotaBucketName = 'requests' | 'files';
+import type { QuotaBucketName } from '../core/errors.js';
+
+export type { QuotaBucketName };
 
 export interface QuotaBucket {
   /** Daily limit; 0 means unlimited (see `unlimited`). */

@@ -3,7 +3,7 @@
 // sent again with each segment encoded, so a server that decodes or normalises differently cannot
 // be reached on a path the checks did not see. The credit guard reads the segments fully decoded and
 // lower-cased, so `/History/%66iles/...` or `%2566iles` costs a credit in its eyes too.
-import { UsageError } from '../errors.js';
+import { UsageError } from '../core/errors.js';
 
 export const API_PREFIX = '/api/v1';
 

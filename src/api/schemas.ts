@@ -4,7 +4,9 @@
 // tightly here. Numbers the spec types as "number" are accepted as null too where a real market can
 // lack them (an empty side of the book), since a null there is data, not a broken payload.
 import { z } from 'zod';
-import { SYMBOL_PATTERN, SYMBOL_RULE } from '../names.js';
+import { FILE_KINDS, type FileKind } from '../core/file-kinds.js';
+import { SYMBOL_PATTERN, SYMBOL_RULE, VENUE_PATTERN } from '../core/names.js';
+import type { CoverageRow, ManifestRow } from '../core/rows.js';
 
 const dateTime = z.iso.datetime({ offset: true });
 const isoDate = z.iso.date();
@@ -13,12 +15,10 @@ const numOrNull = z.number().nullable();
 const count = z.int().nonnegative();
 const strings = z.array(z.string());
 
-export const FILE_KINDS = ['levels', 'strikes_total', 'strikes_by_expiry'] as const;
-export type FileKind = (typeof FILE_KINDS)[number];
 export const FileKindSchema = z.enum(FILE_KINDS);
 
 /** History venue names are path segments in the archive: lower-case letters and digits only. */
-export const HistoryExchangeSchema = z.string().regex(/^[a-z0-9]{1,32}$/, 'expected a venue name [a-z0-9]');
+export const HistoryExchangeSchema = z.string().regex(VENUE_PATTERN, 'expected a venue name [a-z0-9]');
 /** Symbols are path segments too: the one symbol pattern of src/names.ts. */
 export const SymbolSchema = z.string().regex(SYMBOL_PATTERN, `expected a symbol of ${SYMBOL_RULE}`);
 export const Sha256Schema = z.string().regex(/^[0-9a-fA-F]{64}$/, 'expected 64 hex digits').transform((s) => s.toLowerCase());
@@ -308,9 +308,12 @@ export type TermEntry = z.infer<typeof TermEntrySchema>;
 export type GexByStrikeData = z.infer<typeof GexByStrikeDataSchema>;
 export type TermOiData = z.infer<typeof TermOiDataSchema>;
 export type MeRecord = z.infer<typeof MeRecordSchema>;
-export type CoverageRow = z.infer<typeof CoverageRowSchema>;
-export type ManifestRow = z.infer<typeof ManifestRowSchema>;
 export type RateLimitBlock = z.infer<typeof RateLimitBlockSchema>;
+
+/** The compiler's proof that the row schemas parse into the rows every module passes around. */
+type ParsesInto<Parsed extends Row, Row> = Parsed;
+export type ParsedCoverageRow = ParsesInto<z.infer<typeof CoverageRowSchema>, CoverageRow>;
+export type ParsedManifestRow = ParsesInto<z.infer<typeof ManifestRowSchema>, ManifestRow>;
 
 /** A coverage row that does not match the spec, with what it said of itself and why it was refused. */
 export interface RejectedCoverageRow {

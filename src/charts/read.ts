@@ -3,8 +3,8 @@
 // of that capture, levels_close for the daily series, term_structure for the captured term. What a
 // chart draws is exactly what these queries answer.
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { UsageError } from '../errors.js';
-import { checkSelectionNames } from '../known-names.js';
+import { UsageError } from '../core/errors.js';
+import { checkSelectionNames } from '../core/known-names.js';
 import { heldPairs, HELD_SOURCE } from '../warehouse/held-pairs.js';
 import type { CloseRow, Pair, ProfileData, SeriesData, StrikeRow, TermData } from './types.js';
 

@@ -3,8 +3,8 @@
 // close's capture time); for the header the coverage last seen, the sessions listed but not loaded
 // (gaps), and the last runs with their credits.
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { UsageError } from '../errors.js';
-import { checkSelectionNames } from '../known-names.js';
+import { UsageError } from '../core/errors.js';
+import { checkSelectionNames } from '../core/known-names.js';
 import { HELD_SOURCE } from '../warehouse/held-pairs.js';
 import { readCloses, readProfile } from './read.js';
 import { strikesInRange } from './profile.js';

@@ -1,6 +1,6 @@
 // The checks of what the user asked a chart for, pure: every bad value is a UsageError (exit 2) that
 // says what is allowed, raised before the warehouse is opened.
-import { UsageError } from '../errors.js';
+import { UsageError } from '../core/errors.js';
 import { CHART_KINDS, THEMES, type ChartKind, type Look, type Theme } from './types.js';
 
 export const OUTPUT_FORMATS = ['svg', 'png'] as const;

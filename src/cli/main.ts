@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The entry point: the only place that exits, and the one place errors become exit codes.
 import { CommanderError } from 'commander';
-import { ExitCode, exitCodeOf } from '../errors.js';
+import { ExitCode, exitCodeOf } from '../core/errors.js';
 import { stopSignal } from './context.js';
 import { describeError, errorJson, jsonReplacer, wasResultWritten } from './output.js';
 import { buildProgram } from './program.js';

@@ -1,6 +1,6 @@
 // How results reach the user: a plain table on stdout, or JSON with --json. Logs and progress go to
 // stderr so that stdout stays machine-readable.
-import { ChecksFailedError, errorCodeOf, exitCodeOf, GexwhError } from '../errors.js';
+import { ChecksFailedError, errorCodeOf, exitCodeOf, GexwhError } from '../core/errors.js';
 import { escapeBlock, escapeJson, escapeLine } from './terminal.js';
 
 export type Row = Record<string, unknown>;

@@ -1,6 +1,6 @@
 // Option value parsers for commander: they reject bad values with a message naming what is allowed.
 import { InvalidArgumentError } from 'commander';
-import { UsageError } from '../errors.js';
+import { UsageError } from '../core/errors.js';
 
 export function integerOption(min: number, max = Number.MAX_SAFE_INTEGER) {
   return (value: string): number => {

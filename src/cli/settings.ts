@@ -2,7 +2,7 @@
 // zod; an unknown key or a bad value is a UsageError naming the field and what is allowed.
 import { existsSync, readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { AuthError, UsageError } from '../errors.js';
+import { AuthError, UsageError } from '../core/errors.js';
 
 export const DEFAULT_CONFIG_PATH = 'gexwh.config.json';
 export const DEFAULT_DB = 'data/gex.duckdb';

@@ -1,5 +1,5 @@
 // The one-paragraph account of a sync or plan run (the same facts as --json).
-import { describeSpread } from '../known-names.js';
+import { describeSpread } from '../core/known-names.js';
 import type { SyncSummary } from '../sync/run.js';
 import { formatTable } from './output.js';
 

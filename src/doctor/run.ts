@@ -4,7 +4,7 @@
 import { accessSync, constants, existsSync, readFileSync, statfsSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { createApiClient, type ApiClient } from '../api/index.js';
-import { ApiError, AuthError, GexwhError } from '../errors.js';
+import { ApiError, AuthError, errorMessage } from '../core/errors.js';
 import { appliedVersions, latestVersion, lockPathFor, openWarehouse, type Warehouse } from '../warehouse/index.js';
 import { isStale, parseLockInfo } from '../warehouse/lock.js';
 import { clockCheck, diskCheck, fail, pass, quotaCheck, type Check } from './checks.js';
@@ -61,7 +61,7 @@ async function remoteChecks(input: DoctorInput): Promise<{ checks: Check[]; dail
     return { checks, dailyCredits: quota.history_files.limit };
   } catch (error) {
     const status = error instanceof ApiError ? error.status : undefined;
-    const why = error instanceof ApiError ? `${error.slug}: ${error.message}` : error instanceof Error ? error.message : String(error);
+    const why = error instanceof ApiError ? `${error.slug}: ${error.message}` : errorMessage(error);
     // 403: the key is known but its plan is not entitled (no api_access, a market not in the plan).
     if (status === 403) {
       return { checks: [pass('key', 'recognised by the API'), fail('plan', why, 'use a key of a plan with API access (trial, pro)')], dailyCredits: undefined };
@@ -98,7 +98,7 @@ async function warehouseChecks(db: string, dailyCredits: number | undefined): Pr
     checks.push(holder ? fail('lock', holder, 'wait for that process to finish, or stop it') : pass('lock', 'not held'));
     return { checks, planned: await plannedNextNight(warehouse, dailyCredits) };
   } catch (error) {
-    const message = error instanceof GexwhError ? error.message : error instanceof Error ? error.message : String(error);
+    const message = errorMessage(error);
     const held = holder ?? (/lock/i.test(message) ? message : undefined);
     if (held) return { checks: [pass('warehouse', `${db} exists (held, not read)`), fail('lock', held, 'wait for that process to finish, or stop it')], planned: none };
     return { checks: [fail('warehouse', `${db} cannot be read: ${message}`, 'run gexwh rebuild (it keeps the damaged copy and reloads the archive)')], planned: none };

@@ -2,18 +2,16 @@
 // after a failed verification reuses the same presigned link while it is valid, so a corrupted body
 // costs no second credit; only an expired link is replaced (one credit, counted). The stop signal
 // never aborts a paid link's download (see fetchFiles): it only keeps new links from being paid for.
-// Temp files are opened by the archive's writer.
-import { BodyTooLargeError } from '../api/download.js';
 import { maxInflatedBytes } from '../api/inflate-meter.js';
-import { LinkAnswerLostError, LinkExpiredError, QuotaExceededError, type ApiClient, type FileLink } from '../api/index.js';
-import { UnsafeResponseError } from '../errors.js';
-import { createArchiveWriteStream } from './archive.js';
+import { type ApiClient, type FileLink } from '../api/index.js';
+import { BodyTooLargeError, LinkAnswerLostError, LinkExpiredError, QuotaExceededError, UnsafeResponseError } from '../core/errors.js';
 import { usableCoverage } from './coverage.js';
 import { BodyMismatchError, PaidDownloadError, type DownloadResult, type LinkBudget, type QuotaStop } from './fetch.js';
 import { historyLevelsFetcherFrom } from './fill-levels.js';
 import type { PlannedFile } from './plan.js';
 import type { SyncApi } from './run.js';
 import type { Market } from '../time/sessions.js';
+import { fileVersionKey } from '../core/pairs.js';
 
 /** Link requests for one file whose answers may be lost before it gives up (as many as the client's retry policy tries). */
 const MAX_LOST_ANSWERS = 5;
@@ -22,13 +20,12 @@ export function syncApiFrom(client: ApiClient): SyncApi {
   const links = new Map<string, FileLink>();
 
   async function download(file: PlannedFile, tempPath: string, stop: AbortSignal, budget: LinkBudget): Promise<DownloadResult> {
-    const key = `${file.exchange}|${file.symbol}|${file.sessionDate}|${file.file}|${file.sha256}`;
+    const key = fileVersionKey(file);
     const options = {
       stopRetries: stop,
       expectedBytes: file.bytes,
       maxBytes: file.bytes,
       maxInflatedBytes: maxInflatedBytes(file.rows),
-      openFile: createArchiveWriteStream,
     };
     let creditsSpent = 0;
     const newLink = async () => {

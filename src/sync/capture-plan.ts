@@ -9,8 +9,8 @@
 // market is closed, so TradFi outside 09:15 to 15 minutes after the close (16:00, 13:00 on an early
 // close) New York, on a weekend or an exchange holiday is skipped for free, by the server's clock (meta.timestamp of the free /coins). Inside that band /levels decides.
 import { DateTime } from 'luxon';
-import { UsageError } from '../errors.js';
-import { closestNames } from '../known-names.js';
+import { UsageError } from '../core/errors.js';
+import { closestNames } from '../core/known-names.js';
 import { isNyseEarlyClose, isNyseTradingDay, NYSE_EARLY_CLOSE } from '../calendar/nyse.js';
 import { NEW_YORK, type Market } from '../time/sessions.js';
 import { splitList, type ListInput } from './selection.js';

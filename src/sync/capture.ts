@@ -10,8 +10,8 @@
 // sync.runs row, waiting up to --wait-lock for another process holding the warehouse. Held past
 // that, the snapshots stay journaled and the capture exits 5: nothing is lost.
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { QuotaExceededError, type ApiClient } from '../api/index.js';
-import { ApiError, AuthError, GexwhError, InterruptedError, LockError, PartialFailureError } from '../errors.js';
+import { type ApiClient } from '../api/index.js';
+import { ApiError, AuthError, GexwhError, InterruptedError, LockError, PartialFailureError, QuotaExceededError } from '../core/errors.js';
 import { finishRun, openWarehouse, startRun, type RunCounts, type RunOutcome, type Warehouse } from '../warehouse/index.js';
 import { latestTermCaptures, type LiveTable } from '../warehouse/live.js';
 import { captureTargets, targetCost, tradfiClearlyClosed, type CaptureTarget } from './capture-plan.js';
@@ -21,6 +21,7 @@ import { journalRun } from './held.js';
 import { journalSnapshot, listSnapshots, loadLiveJournal, pendingTermCaptures, pruneLoadedSnapshots, type LiveSnapshot } from './live-journal.js';
 import { holderPidOf, openWaiting } from './load-pending.js';
 import type { SyncEvents } from './run.js';
+import { pairKey } from '../core/pairs.js';
 
 export interface CaptureOptions {
   dbPath: string;
@@ -254,7 +255,7 @@ async function captureTarget(
   draft.levels = { data: levels.data, meta: levels.meta };
   report.status = 'captured';
 
-  const closeHeld = held.get(`${key.exchange}|${key.symbol}`) === new Date(levels.meta.as_of).toISOString();
+  const closeHeld = held.get(pairKey(key)) === new Date(levels.meta.as_of).toISOString();
   if (!levels.meta.market_open && !options.force && closeHeld) {
     report.status = 'skipped';
     report.reason = 'market closed and its last snapshot is already captured; --force captures anyway';

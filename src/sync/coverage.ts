@@ -3,9 +3,9 @@
 // synced as usual: a surprise in the free coverage never costs the night.
 
 import type { RejectedCoverageRow } from '../api/schemas.js';
-import { ApiError, ApiSchemaError } from '../errors.js';
-import { EXCHANGES } from '../warehouse/layouts.js';
-import type { CoverageRow } from './types.js';
+import { ApiError, ApiSchemaError } from '../core/errors.js';
+import { EXCHANGES } from '../core/pairs.js';
+import type { CoverageRow } from '../core/rows.js';
 
 export interface SkippedCoverageRow {
   exchange: string | null;

@@ -6,9 +6,10 @@
 import { createHash } from 'node:crypto';
 import { createReadStream, promises as fs } from 'node:fs';
 import pLimit from 'p-limit';
-import { commitToArchive, tempPathFor } from './archive.js';
+import { commitToArchive, tempPathFor } from './archive-writes.js';
 import { archivedCopyPath } from './versions.js';
 import type { PlannedFile } from './plan.js';
+import { errorMessage } from '../core/errors.js';
 
 export interface DownloadResult {
   bytes: number;
@@ -62,7 +63,7 @@ export class PaidDownloadError extends Error {
     readonly creditsSpent: number,
     override readonly cause: unknown,
   ) {
-    super(cause instanceof Error ? cause.message : String(cause));
+    super(errorMessage(cause));
     this.name = 'PaidDownloadError';
   }
 }
@@ -208,7 +209,7 @@ export async function fetchFiles(files: readonly PlannedFile[], options: FetchOp
           opts.onFile?.({ file, outcome: 'deferred', bytes: 0 });
           return;
         }
-        lastProblem = error instanceof Error ? error.message : String(error);
+        lastProblem = errorMessage(error);
         // A download that failed after every retry of the client is not tried a second time here:
         // only a verification mismatch (or a body announced too large) earns the one extra attempt: a
         // mismatch is retried once, then the file is failed_verify and the run goes on.

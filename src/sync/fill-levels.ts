@@ -5,13 +5,14 @@
 // fetched is still written.
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { ApiClient } from '../api/index.js';
-import { InterruptedError } from '../errors.js';
+import { InterruptedError } from '../core/errors.js';
 import { marketOf } from '../time/sessions.js';
 import { openWarehouse, type HistoryLevelsRow } from '../warehouse/index.js';
 import { readLevelsFillState, writeApiLevels } from '../warehouse/levels-fill.js';
 import type { QuotaStop } from './fetch.js';
 import { FILL_GRANULARITY, fillRange, planFillWindows, sessionsToFill, type FillWindow } from './fill-plan.js';
-import type { CoverageRow } from './types.js';
+import { pairKey } from '../core/pairs.js';
+import type { CoverageRow } from '../core/rows.js';
 
 export interface HistoryLevelsPage {
   rows: HistoryLevelsRow[];
@@ -85,7 +86,7 @@ export async function fillLevels(api: FillLevelsApi, options: FillLevelsOptions)
   try {
     for (const window of windows) {
       const stop = await fetchWindow(api, window, options, report, (rows) => {
-        const key = `${window.exchange}|${window.symbol}`;
+        const key = pairKey(window);
         const held = fetched.get(key);
         if (held) held.push(...rows);
         else fetched.set(key, [...rows]);
@@ -188,7 +189,7 @@ export async function fillLevelsForSync(
     options.warn?.('--fill-levels skipped: the request quota is used up');
     return undefined;
   }
-  const wanted = new Set(options.pairs.map((p) => `${p.exchange}|${p.symbol}`));
-  const pairs = options.coverage.filter((row) => wanted.has(`${row.exchange}|${row.symbol}`));
+  const wanted = new Set(options.pairs.map((p) => pairKey(p)));
+  const pairs = options.coverage.filter((row) => wanted.has(pairKey(row)));
   return fillLevels({ ...api, historyLevels: api.historyLevels }, { ...options, pairs });
 }

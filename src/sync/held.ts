@@ -2,14 +2,15 @@
 // paid files, the listed manifests and the run record in the archive's journal before any wait, wait
 // up to --wait-lock for the load, and write the run record wherever it can be written.
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { LockError } from '../errors.js';
+import { LockError } from '../core/errors.js';
 import { finishRun, openWarehouse, recordListing, startRun, upsertManifest, type RunCounts, type Warehouse } from '../warehouse/index.js';
 import type { VerifiedFile } from './fetch.js';
 import { readJournal, runOf, updateJournal, withFiles, type JournaledFile, type JournaledListing } from './journal.js';
 import { DEFAULT_WAIT_LOCK_SECONDS, holderPidOf, openWaiting, type AppliedJournal, type HeldDetails } from './load-pending.js';
 import type { PlannedFile } from './plan.js';
 import { fallBack, type SyncState } from './state-source.js';
-import type { ManifestRow, Pair } from './types.js';
+import type { Pair } from '../core/pairs.js';
+import type { ManifestRow } from '../core/rows.js';
 
 export interface HeldOptions {
   dbPath: string;

@@ -9,9 +9,11 @@ import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
-import { GexwhError } from '../errors.js';
-import { FILE_KINDS, redactSecrets, type RunCounts, type RunOutcome } from '../warehouse/index.js';
-import { syncFolder } from './archive.js';
+import { JournalError } from '../core/errors.js';
+import { redactSecrets, type RunCounts, type RunOutcome } from '../warehouse/index.js';
+import { syncFolder } from './archive-writes.js';
+import { FILE_KINDS } from '../core/file-kinds.js';
+import { fileVersionKey } from '../core/pairs.js';
 
 export const JOURNAL_FOLDER = '_journal';
 
@@ -94,13 +96,6 @@ export function hasPendingWork(journal: Journal): boolean {
   return journal.files.length + journal.listings.length + journal.runs.length > 0;
 }
 
-/** The journal cannot be used as it is (exit 1, naming the file); nothing paid is lost: the archive holds it. */
-export class JournalError extends GexwhError {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, {}, options);
-  }
-}
-
 export async function readJournal(archiveRoot: string): Promise<Journal> {
   const path = journalPath(archiveRoot);
   let text: string;
@@ -153,9 +148,8 @@ export async function updateJournal(archiveRoot: string, change: (journal: Journ
 
 /** Pure: the journal with `files` added, one entry per file version (a later entry replaces an equal one). */
 export function withFiles(journal: Journal, files: readonly JournaledFile[]): Journal {
-  const key = (f: JournaledFile) => `${f.exchange}|${f.symbol}|${f.sessionDate}|${f.file}|${f.sha256}`;
-  const byKey = new Map(journal.files.map((f) => [key(f), f]));
-  for (const file of files) byKey.set(key(file), file);
+  const byKey = new Map(journal.files.map((f) => [fileVersionKey(f), f]));
+  for (const file of files) byKey.set(fileVersionKey(file), file);
   return { ...journal, files: [...byKey.values()] };
 }
 

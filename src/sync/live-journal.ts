@@ -6,22 +6,24 @@
 // `_live/loaded/...`, where it is kept like a paid file: `rebuild` recreates the live tables from both
 // folders, and `gexwh capture --keep-days N` prunes loaded snapshots older than N days.
 import { randomBytes } from 'node:crypto';
-import { promises as fs, type Dirent } from 'node:fs';
+import { promises as fs } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
-import { GexwhError } from '../errors.js';
+import { LiveJournalError } from '../core/errors.js';
+import { VENUE_PATTERN } from '../core/names.js';
 import { ENDPOINT_SCHEMAS, MarketSchema, SymbolSchema } from '../api/schemas.js';
 import { writeLiveCapture, type LiveRows, type LiveTable } from '../warehouse/live.js';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { liveLevelsRow, liveStrikeRows, termStructureRows, type CaptureKey } from './capture-rows.js';
-import { syncFolder } from './archive.js';
+import { syncFolder } from './archive-writes.js';
+import { pairKey } from '../core/pairs.js';
+import { readFolder } from '../core/archive/walk.js';
 
 export const LIVE_FOLDER = '_live';
-const VENUE = /^[a-z0-9]{1,32}$/;
 
 const snapshotSchema = z.object({
   version: z.literal(1),
-  key: z.object({ exchange: z.string().regex(VENUE), symbol: SymbolSchema, market: MarketSchema }),
+  key: z.object({ exchange: z.string().regex(VENUE_PATTERN), symbol: SymbolSchema, market: MarketSchema }),
   levels: ENDPOINT_SCHEMAS.levels,
   term: ENDPOINT_SCHEMAS.termOi.nullable(),
   strikes: z.array(z.object({ code: z.string(), response: ENDPOINT_SCHEMAS.gexByStrike })),
@@ -30,17 +32,10 @@ const snapshotSchema = z.object({
 export type LiveSnapshot = z.infer<typeof snapshotSchema>;
 export type SnapshotState = 'pending' | 'loaded';
 
-/** The journal cannot be used as it is (exit 1, naming the file); nothing paid is lost: the archive holds it. */
-export class LiveJournalError extends GexwhError {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, {}, options);
-  }
-}
-
 /** Pure: where a snapshot lives; every part is validated, so nothing a server sends escapes the folder. */
 export function snapshotPath(archiveRoot: string, state: SnapshotState, snapshot: Pick<LiveSnapshot, 'key' | 'levels'>): string {
   const { exchange, symbol } = snapshot.key;
-  if (!VENUE.test(exchange) || !SymbolSchema.safeParse(symbol).success) throw new LiveJournalError(`unsafe capture key ${exchange}/${symbol}`);
+  if (!VENUE_PATTERN.test(exchange) || !SymbolSchema.safeParse(symbol).success) throw new LiveJournalError(`unsafe capture key ${exchange}/${symbol}`);
   const asOf = new Date(snapshot.levels.meta.as_of);
   if (Number.isNaN(asOf.getTime())) throw new LiveJournalError(`bad as_of ${snapshot.levels.meta.as_of}`);
   // ':' is not allowed in Windows file names.
@@ -181,7 +176,7 @@ export async function pendingTermCaptures(archiveRoot: string): Promise<Map<stri
   for (const path of await listSnapshots(archiveRoot, 'pending')) {
     const snapshot = await readSnapshot(path).catch(() => undefined);
     if (!snapshot?.term) continue;
-    const key = `${snapshot.key.exchange}|${snapshot.key.symbol}`;
+    const key = pairKey(snapshot.key);
     const asOf = new Date(snapshot.levels.meta.as_of).toISOString();
     if ((latest.get(key) ?? '') < asOf) latest.set(key, asOf);
   }
@@ -194,14 +189,5 @@ function basename(path: string): string {
 
 async function dirs(folder: string): Promise<string[]> {
   return (await readFolder(folder)).filter((entry) => entry.isDirectory()).map((entry) => entry.name);
-}
-
-async function readFolder(folder: string): Promise<Dirent[]> {
-  try {
-    return await fs.readdir(folder, { withFileTypes: true });
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw error;
-  }
 }
 

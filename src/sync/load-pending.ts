@@ -5,7 +5,7 @@
 // the commit and the journal's rewrite changes nothing on the next try.
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { LockError } from '../errors.js';
+import { LockError } from '../core/errors.js';
 import {
   acquireSyncLock,
   finishRun,

@@ -11,10 +11,11 @@
 // short by --max-requests keeps what it read; a later sync that wants older sessions lists only the
 // missing older window [since or the beginning, complete_from).
 
-import { ApiSchemaError } from '../errors.js';
+import { ApiSchemaError } from '../core/errors.js';
 import { addDays } from '../time/dates.js';
 import { FILE_KINDS } from './selection.js';
-import type { CoverageRow, ManifestRow, Pair } from './types.js';
+import type { Pair } from '../core/pairs.js';
+import type { CoverageRow, ManifestRow } from '../core/rows.js';
 
 export const MANIFEST_PAGE_SIZE = 400;
 

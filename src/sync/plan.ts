@@ -5,7 +5,8 @@
 import { isIsoDate } from '../time/dates.js';
 import { marketOf, type Market } from '../time/sessions.js';
 import { FILE_KINDS, type FileKind, type Order } from './selection.js';
-import { pairKey, type LedgerEntry, type Pair, type StoredManifestRow } from './types.js';
+import { fileKey, type Pair, pairKey } from '../core/pairs.js';
+import type { LedgerEntry, StoredManifestRow } from '../core/rows.js';
 
 export interface PlanSelection {
   /** History venues; undefined = every venue of the coverage. */
@@ -141,14 +142,11 @@ export function creditBudget(budget: PlanBudget): { available: number; limitedBy
   return { available, limitedBy, remainingUnknown };
 }
 
-function fileKeyOf(exchange: string, symbol: string, sessionDate: string, file: string): string {
-  return `${exchange}|${symbol}|${sessionDate}|${file}`;
-}
 
 function indexLedger(ledger: readonly LedgerEntry[]): Map<string, LedgerEntry[]> {
   const byFile = new Map<string, LedgerEntry[]>();
   for (const entry of ledger) {
-    const key = fileKeyOf(entry.exchange, entry.symbol, entry.sessionDate, entry.file);
+    const key = fileKey(entry);
     const list = byFile.get(key);
     if (list === undefined) byFile.set(key, [entry]);
     else list.push(entry);
@@ -221,7 +219,7 @@ export function planSync(input: PlanInput): Plan {
     if (!selection.files.includes(file)) continue;
     if (selection.since !== undefined && row.session_date < selection.since) continue;
     if (selection.until !== undefined && row.session_date > selection.until) continue;
-    const key = fileKeyOf(row.exchange, row.symbol, row.session_date, file);
+    const key = fileKey({ exchange: row.exchange, symbol: row.symbol, sessionDate: row.session_date, file });
     if (seen.has(key)) continue; // a duplicated manifest row: the first one wins
     seen.add(key);
     pair.selected++;

@@ -5,7 +5,7 @@
 
 import { isArchived } from './fetch.js';
 import type { Plan, PlannedFile } from './plan.js';
-import { pairKey } from './types.js';
+import { pairKey } from '../core/pairs.js';
 
 export interface ReloadCheck {
   plan: Plan;

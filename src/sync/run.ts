@@ -2,7 +2,7 @@
 // The warehouse is opened only for short phases (read state, write manifests, load), so analysts'
 // readers are blocked as little as possible; downloads run with it closed.
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { InterruptedError, LockError, PartialFailureError } from '../errors.js';
+import { errorMessage, InterruptedError, LockError, PartialFailureError } from '../core/errors.js';
 import {
   acquireSyncLock,
   finishRun,
@@ -21,7 +21,7 @@ import {
 import { journalFiles, journalListings, journalRun, openForLoad, planOnState, plannedOf, recordRunAnywhere, withWaiting } from './held.js';
 import { applyJournal, DEFAULT_WAIT_LOCK_SECONDS, heldError, openWaiting } from './load-pending.js';
 import { beginSyncState } from './state-source.js';
-import { removeStaleTemps } from './archive.js';
+import { removeStaleTemps } from './archive-writes.js';
 import { archivedCopyPath, promoteLoadedVersions } from './versions.js';
 import { fetchFiles, isArchived, type Downloader, type FetchReport, type QuotaStop, type VerifiedFile } from './fetch.js';
 import { fillLevelsForSync, type FillLevelsReport, type HistoryLevelsFetcher } from './fill-levels.js';
@@ -30,10 +30,11 @@ import { planSync, type Plan, type PlannedFile } from './plan.js';
 import { recheckReloads } from './reloads.js';
 import type { SyncSelection } from './selection.js';
 import { describeSkipped, pairOnlyFailure, type CoverageListing, type SkippedCoverageRow } from './coverage.js';
-import { checkSelectionNames, knownFromCoverage, venueSpread, type VenueSpread } from '../known-names.js';
-import type { CoverageRow, ManifestRow, Pair } from './types.js';
+import { checkSelectionNames, knownFromCoverage, venueSpread, type VenueSpread } from '../core/known-names.js';
 import { selectPairs } from './plan.js';
 import type { Market } from '../time/sessions.js';
+import { type Pair, pairKey } from '../core/pairs.js';
+import type { CoverageRow, ManifestRow } from '../core/rows.js';
 
 /** What the sync needs from the API (src/sync/api-port.ts adapts the client to it). */
 export interface SyncApi {
@@ -293,7 +294,7 @@ async function runLocked(
         creditsSpent: fetchedSoFar?.creditsSpent ?? 0,
         bytesDownloaded: fetchedSoFar?.bytesDownloaded ?? 0,
         filesPlanned: planSoFar ? planSoFar.toDownload.length + planSoFar.toReload.length : 0,
-        error: error instanceof Error ? error.message : String(error),
+        error: errorMessage(error),
       };
       await recordRunAnywhere(options, state, runStart, counts, { listings: [], stored: true }).catch(() => undefined);
     }
@@ -325,16 +326,16 @@ async function listMovedManifests(
   onPairDone: (done: number, total: number) => void = () => undefined,
 ): Promise<ManifestListing> {
   const listed: ManifestListing['listed'] = new Map();
-  const coverageByPair = new Map(coverage.map((row) => [pairKeyOf(row), row]));
+  const coverageByPair = new Map(coverage.map((row) => [pairKey(row), row]));
   const { maxRequests, since } = options.selection;
   // A 429 ends a walk with the pages read so far, kept like a --max-requests cut.
   const isStop = (error: unknown) => api.quotaStopOf(error) !== undefined;
   for (const [index, pair] of pairs.entries()) {
     if (index > 0) onPairDone(index, pairs.length);
     if (signal.aborted) throw new InterruptedError(abortSignalName(signal));
-    const row = coverageByPair.get(pairKeyOf(pair));
+    const row = coverageByPair.get(pairKey(pair));
     if (row === undefined) continue;
-    const state = held.get(pairKeyOf(pair)) ?? { newestStored: null, completeFrom: null };
+    const state = held.get(pairKey(pair)) ?? { newestStored: null, completeFrom: null };
     const plan = planListing({ coverage: row, ...state, ...(since ? { since } : {}), fullRescan: options.fullRescan });
     if (plan === null) continue;
     const requestsLeft = maxRequests === undefined ? undefined : maxRequests - api.requestsSpent();
@@ -354,7 +355,7 @@ async function listMovedManifests(
       warn(describeSkipped(row));
       continue;
     }
-    listed.set(pairKeyOf(pair), { rows: listing.rows, completeFrom: listing.completeFrom, requests: listing.requests });
+    listed.set(pairKey(pair), { rows: listing.rows, completeFrom: listing.completeFrom, requests: listing.requests });
     const quotaStop = listing.stop === undefined ? undefined : api.quotaStopOf(listing.stop);
     if (quotaStop) {
       warn(`request quota exhausted while listing manifests; what was listed is kept, the rest is listed after the reset at ${quotaStop.resetAt ?? 'midnight UTC'}`);
@@ -541,10 +542,6 @@ function fillSelectionOf(options: SyncOptions) {
   const { since, until, order, maxRequests } = options.selection;
   const waitSeconds = options.waitLockSeconds ?? 0;
   return { dbPath: options.dbPath, dryRun: options.dryRun, order, waitSeconds, ...(since ? { since } : {}), ...(until ? { until } : {}), ...(maxRequests !== undefined ? { maxRequests } : {}) };
-}
-
-function pairKeyOf(pair: Pair): string {
-  return `${pair.exchange}|${pair.symbol}`;
 }
 
 function abortSignalName(signal: AbortSignal): 'SIGINT' | 'SIGTERM' {

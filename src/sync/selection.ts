@@ -1,11 +1,12 @@
 // Parsing and validation of the user's sync selection (flags or config values). Pure: every problem
 // is a UsageError naming the option and what is allowed, so the CLI exits 2 with a useful message.
 
-import { UsageError } from '../errors.js';
-import { SYMBOL_PATTERN, SYMBOL_RULE } from '../names.js';
-import { closestNames } from '../known-names.js';
+import { UsageError } from '../core/errors.js';
+import { SYMBOL_PATTERN, SYMBOL_RULE } from '../core/names.js';
+import { closestNames } from '../core/known-names.js';
 import { isApiDate, MAX_YEAR, MIN_YEAR } from '../time/dates.js';
-import { EXCHANGES, FILE_KINDS, type Exchange, type FileKind } from '../warehouse/layouts.js';
+import { FILE_KINDS, type FileKind } from '../core/file-kinds.js';
+import { type Exchange, EXCHANGES } from '../core/pairs.js';
 
 export { EXCHANGES as HISTORY_EXCHANGES, FILE_KINDS, SYMBOL_PATTERN, type Exchange, type FileKind };
 

@@ -8,7 +8,7 @@
 //   itself says what was paid (a file archived with the manifest's sha256 costs no credit).
 // Only 'warehouse' writes the warehouse; the other modes leave their work in the journal.
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { LockError } from '../errors.js';
+import { LockError } from '../core/errors.js';
 import {
   openWarehouse,
   readListingState,
@@ -19,10 +19,11 @@ import {
   type ListingState,
 } from '../warehouse/index.js';
 import { copySyncState, emptyStateCopy, type StateCopy } from '../warehouse/snapshot.js';
-import { listArchivedFiles } from './archive.js';
 import { readJournal } from './journal.js';
 import { applyJournal, holderPidOf, nothingApplied, type AppliedJournal } from './load-pending.js';
-import type { CoverageRow, Pair } from './types.js';
+import { type Pair, pairKey } from '../core/pairs.js';
+import type { CoverageRow } from '../core/rows.js';
+import { listArchivedFiles } from '../core/archive/walk.js';
 
 export type StateMode = 'warehouse' | 'copy' | 'archive';
 
@@ -96,7 +97,7 @@ export async function fallBack(options: Pick<BeginOptions, 'dbPath' | 'archiveRo
 
 async function listingStates(conn: DuckDBConnection, pairs: Pair[]): Promise<Map<string, ListingState>> {
   const states = new Map<string, ListingState>();
-  for (const pair of pairs) states.set(`${pair.exchange}|${pair.symbol}`, await readListingState(conn, pair.exchange, pair.symbol));
+  for (const pair of pairs) states.set(pairKey(pair), await readListingState(conn, pair.exchange, pair.symbol));
   return states;
 }
 
@@ -116,12 +117,12 @@ async function addJournaledManifests(conn: DuckDBConnection, archiveRoot: string
 async function archivedListingStates(archiveRoot: string, pairs: Pair[]): Promise<Map<string, ListingState>> {
   const newest = new Map<string, string>();
   for (const file of await listArchivedFiles(archiveRoot)) {
-    const key = `${file.exchange}|${file.symbol}`;
+    const key = pairKey(file);
     if ((newest.get(key) ?? '') < file.sessionDate) newest.set(key, file.sessionDate);
   }
   const states = new Map<string, ListingState>();
   for (const pair of pairs) {
-    const key = `${pair.exchange}|${pair.symbol}`;
+    const key = pairKey(pair);
     states.set(key, { newestStored: newest.get(key) ?? null, completeFrom: null });
   }
   return states;

@@ -1,36 +1,10 @@
 // What rebuild and verify need from the raw archive: where a ledger row's file lives
-// under the given root, and whether the file there is the version the ledger recorded (sha256 and
-// size, re-hashed by streaming: archived files can be large).
-import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { pipeline } from 'node:stream/promises';
-import { archivePath } from '../sync/archive.js';
-import { fileKey, type FileKeyParts, type LedgerRow } from './ledger.js';
+// under the given root, and whether the file there is the version the ledger recorded.
+import { archivePath } from '../core/archive/layout.js';
+import type { FileDigest } from '../core/archive/hash.js';
+import type { LedgerRow } from './ledger.js';
 import type { LoadInput } from './loader.js';
-
-export interface FileDigest {
-  sha256: string;
-  bytes: number;
-}
-
-/** sha256 and size of a file, or undefined when it does not exist. */
-export async function hashFile(path: string): Promise<FileDigest | undefined> {
-  const hash = createHash('sha256');
-  let bytes = 0;
-  try {
-    await pipeline(createReadStream(path), async function* (chunks: AsyncIterable<Buffer>) {
-      for await (const chunk of chunks) {
-        hash.update(chunk);
-        bytes += chunk.length;
-      }
-      yield* [];
-    });
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
-  }
-  return { sha256: hash.digest('hex'), bytes };
-}
+import { fileKey, type FileKeyParts } from '../core/pairs.js';
 
 /** The file's canonical place under `root` (the root given now, not the one stored at download). */
 export function archivedPathOf(root: string, key: FileKeyParts): string {

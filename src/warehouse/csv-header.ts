@@ -3,7 +3,8 @@
 // header field, in file order, under names of our own choosing (never text from the file).
 import { createReadStream } from 'node:fs';
 import { createGunzip } from 'node:zlib';
-import { LAYOUTS, type CsvType, type FileKind } from './layouts.js';
+import { type CsvType, LAYOUTS } from './layouts.js';
+import type { FileKind } from '../core/file-kinds.js';
 
 export interface CsvColumn {
   /** SQL-safe name: the contract name for known columns, `extra_N` for the rest. */

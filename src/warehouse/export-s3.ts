@@ -11,7 +11,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import pLimit from 'p-limit';
-import { ObjectStoreAuthError, ObjectStoreBucketError, ObjectStoreError } from '../errors.js';
+import { ObjectStoreAuthError, ObjectStoreBucketError, ObjectStoreError } from '../core/errors.js';
 import { hashFile, hashText, type ExportTarget, type RecordedFile } from './export-target.js';
 import { MANIFEST_FILE, manifestHashes } from './export-manifest.js';
 import { parseS3Url, type S3Location } from './s3-url.js';

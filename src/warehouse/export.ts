@@ -11,12 +11,11 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs
 import { join, resolve } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { duckdb } from './duckdb.js';
-import { UsageError } from '../errors.js';
+import { UsageError } from '../core/errors.js';
 import { isIsoDate } from '../time/dates.js';
-import { EXCHANGES, FILE_KINDS, SYMBOL_PATTERN, SYMBOL_RULE, isExchange } from './layouts.js';
 import { LIVE_TABLES } from './live.js';
 import { openWarehouse } from './open.js';
-import { checkSelectionNames } from '../known-names.js';
+import { checkSelectionNames } from '../core/known-names.js';
 import { heldPairs, HELD_SOURCE } from './held-pairs.js';
 import { exportViewsSql, tableColumns, type ExportedTable } from './export-views.js';
 import { localTarget, type ExportTarget, type RecordedFile, type StoredFile } from './export-target.js';
@@ -27,6 +26,9 @@ import { isS3Url, parseS3Url } from './s3-url.js';
 
 /** The file of DuckDB statements every export writes at its root. */
 export const VIEWS_SQL = 'views.sql';
+import { FILE_KINDS, type FileKind, isFileKind } from '../core/file-kinds.js';
+import { EXCHANGES, isExchange } from '../core/pairs.js';
+import { SYMBOL_PATTERN, SYMBOL_RULE } from '../core/names.js';
 
 export const EXPORT_FORMATS = ['parquet', 'csv'] as const;
 

@@ -1,7 +1,7 @@
 // The (exchange, symbol) pairs the warehouse knows offline: those with a loaded file and those of the
 // coverage last seen by sync. Offline commands check the names a user typed against them.
 import type { DuckDBConnection } from '@duckdb/node-api';
-import type { Pair } from '../known-names.js';
+import type { Pair } from '../core/pairs.js';
 
 export async function heldPairs(conn: DuckDBConnection): Promise<Pair[]> {
   const reader = await conn.runAndReadAll(

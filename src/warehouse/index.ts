@@ -4,25 +4,26 @@ export { migrate, appliedVersions, latestVersion, listMigrations, type Migration
 export { acquireSyncLock, lockPathFor, isProcessAlive, type SyncLock, type LockInfo, type AcquireOptions } from './lock.js';
 export { loadFiles, describeFile, type LoadInput, type LoadOptions, type LoadReport, type FailedLoad } from './loader.js';
 export {
-  recordFileStatus, recordArchiveMove, loadedPendingCopies, loadedFiles, listLedger, fileKey,
-  FILE_STATUSES, type FileStatus, type LedgerFile, type LedgerRow, type FileKeyParts,
+  recordFileStatus, recordArchiveMove, loadedPendingCopies, loadedFiles, listLedger,
+  type LedgerFile, type LedgerRow,
 } from './ledger.js';
 export {
   upsertManifest, readListingState, recordListing, listManifest, upsertCoverage, listCoverage,
-  type ListingState, type ManifestRow, type StoredManifestRow, type CoverageRow,
+  type ListingState,
 } from './manifest.js';
 export { startRun, finishRun, lastRun, redactSecrets, type RunStart, type RunCounts, type RunOutcome, type RunRow } from './runs.js';
-export { FILE_KINDS, EXCHANGES, LEVELS_FIELDS, isFileKind, isExchange, type FileKind, type Exchange } from './layouts.js';
+export { LEVELS_FIELDS } from './layouts.js';
 export { insertApiLevels, type HistoryLevelsRow } from './levels-api.js';
-export { rowCountMismatches, type RowCountMismatch } from './integrity.js';
+export { rowCountMismatches, type RowCountMismatch } from './row-count-mismatches.js';
 // Analysis surface: query, export, rebuild, verify (the CLI's query|export|rebuild|verify commands).
 export { runQuery, runQueryOn, type QueryResult, type QueryColumn } from './query.js';
 export {
   exportWarehouse, exportOn, normalizeExportOptions, partitionPath, EXPORT_FORMATS,
   type ExportOptions, type ExportResult, type ExportTableCounts, type ExportFormat, type ExportSelection,
 } from './export.js';
-export { rebuildWarehouse, rebuildOn, type RebuildOptions, type RebuildResult, type RebuildProblem } from './rebuild.js';
+export { rebuildWarehouse, rebuildOn, type RebuildOptions } from './rebuild.js';
+export type { RebuildResult, RebuildProblem } from './rebuild-result.js';
 export {
   verifyWarehouse, verifyAndRepairOn, type VerifyOptions, type VerifyReport, type VerifyProblem, type VerifyProblemKind,
 } from './verify.js';
-export { readPlanState, type PlanState, type PlanStateFilter, type PendingLedgerRow } from './plan-state.js';
+export { readPlanState, type PlanState, type PlanStateFilter, type PendingLedgerRow } from './planner-input.js';

@@ -2,11 +2,7 @@
 // must read them, and which known columns are not stored. Every name here is a fixed identifier,
 // so the loader may put them in SQL text.
 
-export const FILE_KINDS = ['levels', 'strikes_total', 'strikes_by_expiry'] as const;
-export type FileKind = (typeof FILE_KINDS)[number];
-
-export const EXCHANGES = ['bybit', 'deribit', 'okx', 'derive', 'combined', 'tradfi'] as const;
-export type Exchange = (typeof EXCHANGES)[number];
+import type { FileKind } from '../core/file-kinds.js';
 
 /** Types DuckDB parses the CSV fields as (read_csv `columns`). */
 export type CsvType = 'DOUBLE' | 'VARCHAR' | 'DATE';
@@ -71,13 +67,4 @@ export const LAYOUTS: Record<FileKind, FileLayout> = {
   },
 };
 
-export function isFileKind(value: string): value is FileKind {
-  return (FILE_KINDS as readonly string[]).includes(value);
-}
-
-export function isExchange(value: string): value is Exchange {
-  return (EXCHANGES as readonly string[]).includes(value);
-}
-
-export { SYMBOL_PATTERN, SYMBOL_RULE } from '../names.js';
 export const DATE_PATTERN = /^\d{4}-\d{2}-\d{2}$/;

@@ -1,19 +1,12 @@
 // sync.files (the ledger of downloaded file versions), sync.manifest and sync.coverage.
 import type { DuckDBConnection } from '@duckdb/node-api';
-import type { FileKind } from './layouts.js';
 import { duckdb } from './duckdb.js';
-import { toIsoTimestamp } from './values.js';
+import { toIsoTimestamp } from './duckdb-text.js';
+import type { FileKind } from '../core/file-kinds.js';
+import { fileKey, type FileKeyParts } from '../core/pairs.js';
+import type { FileStatus } from '../core/rows.js';
 
-export const FILE_STATUSES = ['loaded', 'failed_verify', 'failed_load', 'superseded'] as const;
-export type FileStatus = (typeof FILE_STATUSES)[number];
 
-/** Identifies a daily file independent of its version. */
-export interface FileKeyParts {
-  exchange: string;
-  symbol: string;
-  sessionDate: string;
-  file: FileKind;
-}
 
 /** One file version as the ledger records it. */
 export interface LedgerFile extends FileKeyParts {
@@ -24,9 +17,6 @@ export interface LedgerFile extends FileKeyParts {
   downloadedAt?: Date | string | null;
 }
 
-export function fileKey(parts: FileKeyParts): string {
-  return `${parts.exchange}|${parts.symbol}|${parts.sessionDate}|${parts.file}`;
-}
 
 /** Another attempt at a version already in the ledger updates its row; unknown sizes keep the old. */
 const ON_CONFLICT_UPDATE = `

@@ -1,6 +1,7 @@
 // How read_csv columns (alias s) and the batch's file list (alias f) become table rows. Fixed
 // text only: every identifier here comes from the layouts, never from a file.
-import { LEVELS_FIELDS, type FileKind } from './layouts.js';
+import { LEVELS_FIELDS } from './layouts.js';
+import type { FileKind } from '../core/file-kinds.js';
 
 type Target = Array<[column: string, expression: string]>;
 

@@ -5,10 +5,14 @@
 // with the manifest before COMMIT. A failing batch is retried file by file so one bad file blocks no other.
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { headerSignature, mapHeader, parseHeaderLine, readGzipHeaderLine, type CsvColumn } from './csv-header.js';
-import { DATE_PATTERN, SYMBOL_PATTERN, isExchange, isFileKind, type FileKind } from './layouts.js';
-import { fileKey, loadedFiles, recordBatchLoaded, recordFileStatus, type LedgerFile } from './ledger.js';
+import { DATE_PATTERN } from './layouts.js';
+import { type LedgerFile, loadedFiles, recordBatchLoaded, recordFileStatus } from './ledger.js';
 import { targetSelect } from './load-sql.js';
-import { conciseDbError, errorMessage, toIsoTimestamp } from './values.js';
+import { conciseDbError, toIsoTimestamp } from './duckdb-text.js';
+import { errorMessage } from '../core/errors.js';
+import { type FileKind, isFileKind } from '../core/file-kinds.js';
+import { fileKey, isExchange } from '../core/pairs.js';
+import { SYMBOL_PATTERN } from '../core/names.js';
 
 export interface LoadInput extends LedgerFile {
   /** The verified .csv.gz to read (in the archive). */

@@ -6,7 +6,7 @@ import { promises as fs, readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { LockError } from '../errors.js';
+import { LockError } from '../core/errors.js';
 
 export interface LockInfo {
   pid: number;

@@ -1,30 +1,14 @@
 // sync.manifest (every manifest row last seen) and sync.coverage (remote coverage last seen).
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { DATE_PATTERN, isFileKind, type FileKind } from './layouts.js';
-import { toIsoTimestamp } from './values.js';
-
-/** A manifest row as the API sends it (spec: File manifest row). `file` is checked on upsert. */
-export interface ManifestRow {
-  session_date: string;
-  file: string;
-  rows: number;
-  bytes: number;
-  sha256: string;
-  schema_version: number;
-}
-
-/** A coverage row as the API sends it (spec: Coverage row). */
-export interface CoverageRow {
-  exchange: string;
-  symbol: string;
-  first_ts?: string | null;
-  last_ts?: string | null;
-  sessions?: number | null;
-  files_first_date: string | null;
-  files_last_date: string | null;
-}
+import { DATE_PATTERN } from './layouts.js';
+import { toIsoTimestamp } from './duckdb-text.js';
+import { type FileKind, isFileKind } from '../core/file-kinds.js';
+import type { CoverageRow, ManifestRow, StoredManifestRow } from '../core/rows.js';
 
 const STAGE = 'gexwh_manifest_stage';
+
+/** A manifest row whose file kind is still to be checked (one read back from the journal): upsert checks it. */
+export type UncheckedManifestRow = Omit<ManifestRow, 'file'> & { file: string };
 
 /**
  * Upserts manifest rows of one (exchange, symbol). Fast for a whole history (100k+ rows): an
@@ -36,10 +20,10 @@ export async function upsertManifest(
   conn: DuckDBConnection,
   exchange: string,
   symbol: string,
-  rows: readonly ManifestRow[],
+  rows: readonly UncheckedManifestRow[],
   listedAt: Date | string,
 ): Promise<number> {
-  const unique = new Map<string, ManifestRow>();
+  const unique = new Map<string, UncheckedManifestRow>();
   for (const row of rows) {
     if (!isFileKind(row.file) || !DATE_PATTERN.test(row.session_date)) continue;
     unique.set(`${row.session_date}|${row.file}`, row);
@@ -103,12 +87,6 @@ export async function recordListing(conn: DuckDBConnection, exchange: string, sy
   );
 }
 
-export interface StoredManifestRow extends ManifestRow {
-  exchange: string;
-  symbol: string;
-  file: FileKind;
-}
-
 /** Manifest rows held locally, optionally for one (exchange, symbol); newest first. */
 export async function listManifest(conn: DuckDBConnection, exchange?: string, symbol?: string): Promise<StoredManifestRow[]> {
   const reader = await conn.runAndReadAll(
@@ -118,7 +96,12 @@ export async function listManifest(conn: DuckDBConnection, exchange?: string, sy
       ORDER BY exchange, symbol, session_date DESC, file`,
     [exchange ?? null, symbol ?? null],
   );
-  return reader.getRowObjectsJS().map((row) => ({
+  return reader.getRowObjectsJS().map(storedManifestRowOf);
+}
+
+/** A sync.manifest row as DuckDB returns it (session_date read as text), typed. */
+export function storedManifestRowOf(row: Record<string, unknown>): StoredManifestRow {
+  return {
     exchange: String(row.exchange),
     symbol: String(row.symbol),
     session_date: String(row.session_date),
@@ -127,7 +110,7 @@ export async function listManifest(conn: DuckDBConnection, exchange?: string, sy
     bytes: Number(row.bytes),
     sha256: String(row.sha256),
     schema_version: Number(row.schema_version),
-  }));
+  };
 }
 
 /** Replaces the stored coverage of the (exchange, symbol) pairs given, in one transaction. */

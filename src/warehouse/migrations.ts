@@ -6,6 +6,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { findSqlDir } from './sql-dir.js';
+import { errorMessage } from '../core/errors.js';
 
 export interface Migration {
   version: number;
@@ -116,7 +117,7 @@ async function applyOne(conn: DuckDBConnection, migration: Migration): Promise<v
     await conn.run('COMMIT');
   } catch (error) {
     await conn.run('ROLLBACK');
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = errorMessage(error);
     throw new Error(`gexwh: migration ${migration.version}_${migration.name} failed: ${reason}`, { cause: error });
   }
 }

@@ -6,7 +6,7 @@ import { dirname, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { duckdb } from './duckdb.js';
-import { DamagedWarehouseError, GexwhError, LockError, UsageError } from '../errors.js';
+import { DamagedWarehouseError, errorMessage, GexwhError, LockError, UsageError } from '../core/errors.js';
 import { migrate, type MigrateOptions } from './migrations.js';
 
 export interface Warehouse {
@@ -147,7 +147,7 @@ async function createInstance(dbPath: string, readOnly: boolean, sandbox: boolea
     // sandbox gets its own instance: a cached one could be handed, locked, to a later writer.
     return sandbox ? await duckdb.DuckDBInstance.create(dbPath, config) : await duckdb.DuckDBInstance.fromCache(dbPath, config);
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = errorMessage(error);
     if (readOnly && /database does not exist/i.test(message)) {
       throw new UsageError(`no warehouse at ${dbPath} (run gexwh sync first, or pass --db)`, { db: dbPath }, { cause: error });
     }

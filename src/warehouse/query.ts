@@ -5,10 +5,10 @@
 import { existsSync, statSync } from 'node:fs';
 import { resolve, sep } from 'node:path';
 import type { DuckDBConnection, DuckDBPreparedStatement, DuckDBTypeId, DuckDBValueConverter, Json } from '@duckdb/node-api';
-import { RefusedQueryError, UsageError } from '../errors.js';
+import { errorMessage, RefusedQueryError, UsageError } from '../core/errors.js';
 import { duckdb } from './duckdb.js';
 import { openWarehouse } from './open.js';
-import { conciseDbError, errorMessage } from './values.js';
+import { conciseDbError } from './duckdb-text.js';
 
 export interface QueryColumn {
   name: string;

@@ -7,14 +7,15 @@ import { promises as fs } from 'node:fs';
 import { resolve } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import pLimit from 'p-limit';
-import { hashFile } from './archive-check.js';
-import { countGzipCsvRows, scanArchive, type ArchivedFile } from './archive-scan.js';
 import { recordFileStatus } from './ledger.js';
 import { loadFiles, type LoadInput } from './loader.js';
 import { openWarehouse } from './open.js';
-import type { RebuildProblem, RebuildResult } from './rebuild.js';
 import { finishRun, startRun } from './runs.js';
-import { errorMessage } from './values.js';
+import { errorMessage } from '../core/errors.js';
+import { type ArchivedFile, scanArchive } from '../core/archive/walk.js';
+import { countGzipCsvRows } from '../core/archive/row-count.js';
+import { hashFile } from '../core/archive/hash.js';
+import type { RebuildProblem, RebuildResult } from './rebuild-result.js';
 
 /** Files hashed and counted at once: both stream, so a few overlap disk reads with zlib work. */
 const DIGEST_CONCURRENCY = 4;

@@ -11,17 +11,19 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { LockError, UsageError } from '../errors.js';
-import { archivedPathOf, groupByFile, hashFile, judgeArchive, loadInputOf, type ArchiveVerdict } from './archive-check.js';
-import type { FileKind } from './layouts.js';
-import { fileKey, listLedger, type LedgerRow } from './ledger.js';
+import { errorMessage, LockError, UsageError } from '../core/errors.js';
+import { archivedPathOf, type ArchiveVerdict, groupByFile, judgeArchive, loadInputOf } from './archive-check.js';
+import { type LedgerRow, listLedger } from './ledger.js';
 import { loadFiles, type LoadInput } from './loader.js';
 import { acquireSyncLock } from './lock.js';
 import { isDamagedFileMessage, isDamagedWarehouseError, openWarehouse, type Warehouse } from './open.js';
-import { scanArchive } from './archive-scan.js';
 import { rebuildFromArchive, setAsideDamaged } from './rebuild-from-archive.js';
 import { finishRun, startRun } from './runs.js';
-import { errorMessage } from './values.js';
+import type { FileKind } from '../core/file-kinds.js';
+import { fileVersionKey } from '../core/pairs.js';
+import { scanArchive } from '../core/archive/walk.js';
+import { hashFile } from '../core/archive/hash.js';
+import type { RebuildProblem, RebuildResult } from './rebuild-result.js';
 
 export interface RebuildOptions {
   dbPath: string;
@@ -31,31 +33,6 @@ export interface RebuildOptions {
   /** Wait this long for another process (a reader) to let the warehouse go (default 0), then LockError. */
   warehouseWaitSeconds?: number;
   now?: () => Date;
-}
-
-export interface RebuildProblem {
-  kind: ArchiveVerdict | 'unknown_rows' | 'load_failed';
-  exchange: string;
-  symbol: string;
-  session_date: string;
-  file: string;
-  detail: string;
-}
-
-export interface RebuildResult {
-  /** 'ledger': the warehouse was readable and its ledger said what to reload; 'archive': recreated from the archive alone. */
-  source: 'ledger' | 'archive';
-  filesReloaded: number;
-  rowsLoaded: number;
-  /** Rows of sessions no loaded file explains (file-sourced), deleted before reloading. */
-  orphanRowsRemoved: number;
-  /** Files that could not be rebuilt; their rows (if any) are as before. */
-  problems: RebuildProblem[];
-  runId: number;
-  /** Where a damaged warehouse file (and its WAL) was kept; empty when none was damaged. */
-  damagedCopies: string[];
-  /** Archive entries that are not daily files of the layout, left alone (source 'archive' only). */
-  skipped: string[];
 }
 
 export async function rebuildWarehouse(options: RebuildOptions): Promise<RebuildResult> {
@@ -184,7 +161,7 @@ async function planRebuild(conn: DuckDBConnection, archiveRoot: string): Promise
       plan.problems.push(problemOf(choice, verdict, archiveDetail(verdict, path, choice, found)));
       continue;
     }
-    const rows = choice.rows ?? manifestRows.get(`${fileKey(choice)}|${choice.sha256}`);
+    const rows = choice.rows ?? manifestRows.get(fileVersionKey(choice));
     if (rows === undefined) {
       plan.problems.push(problemOf(choice, 'unknown_rows', `${path}: neither the ledger nor the manifest knows its row count`));
       continue;
@@ -214,8 +191,8 @@ async function manifestRowCounts(conn: DuckDBConnection): Promise<Map<string, nu
   );
   const counts = new Map<string, number>();
   for (const row of reader.getRowObjectsJS()) {
-    const key = fileKey({ exchange: String(row.exchange), symbol: String(row.symbol), sessionDate: String(row.session_date), file: row.file as FileKind });
-    counts.set(`${key}|${String(row.sha256)}`, Number(row.rows));
+    const key = fileVersionKey({ exchange: String(row.exchange), symbol: String(row.symbol), sessionDate: String(row.session_date), file: String(row.file), sha256: String(row.sha256) });
+    counts.set(key, Number(row.rows));
   }
   return counts;
 }

@@ -1,7 +1,7 @@
 // sync.runs: one row per run, opened at start and completed at the end (also on failure), so
 // `status` can show the last run and what it spent.
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { toIsoTimestamp } from './values.js';
+import { toIsoTimestamp } from './duckdb-text.js';
 
 export type RunOutcome = 'ok' | 'partial' | 'failed' | 'interrupted' | 'locked' | 'dry_run';
 

@@ -7,7 +7,7 @@
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { resolve } from 'node:path';
 import { duckdb } from './duckdb.js';
-import { LockError } from '../errors.js';
+import { errorMessage, LockError } from '../core/errors.js';
 import { migrate } from './migrations.js';
 import { parseLockHolderPid } from './open.js';
 
@@ -38,7 +38,7 @@ export async function copySyncState(dbPath: string): Promise<StateCopy> {
     try {
       await connection.run(`ATTACH ${duckdb.quotedString(resolve(dbPath))} AS held (READ_ONLY)`);
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
+      const message = errorMessage(error);
       if (!/Could not set lock on file/i.test(message)) throw error;
       const pid = parseLockHolderPid(message);
       throw new LockError(`the warehouse ${resolve(dbPath)} is held read-write by ${pid === undefined ? 'another process' : `process ${pid}`}`, { db: dbPath, pid }, { cause: error });

@@ -6,14 +6,16 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { UsageError } from '../errors.js';
-import { archivedPathOf, groupByFile, hashFile, judgeArchive, loadInputOf, type FileDigest } from './archive-check.js';
-import { rowCountMismatches } from './integrity.js';
-import { fileKey, listLedger, type LedgerRow } from './ledger.js';
+import { UsageError } from '../core/errors.js';
+import { archivedPathOf, groupByFile, judgeArchive, loadInputOf } from './archive-check.js';
+import { rowCountMismatches } from './row-count-mismatches.js';
+import { type LedgerRow, listLedger } from './ledger.js';
 import { loadFiles, type LoadInput } from './loader.js';
 import { acquireSyncLock } from './lock.js';
 import { openWarehouse } from './open.js';
 import { chooseVersion, removeOrphanRows } from './rebuild.js';
+import { fileKey } from '../core/pairs.js';
+import { type FileDigest, hashFile } from '../core/archive/hash.js';
 
 export interface VerifyOptions {
   dbPath: string;

@@ -1,7 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApiClient, type ApiClient, type ApiClientOptions } from '../../src/api/client.js';
-import { LinkAnswerLostError, QuotaExceededError } from '../../src/api/errors.js';
-import { ApiError, ApiSchemaError, AuthError, exitCodeOf, NetworkError, UsageError } from '../../src/errors.js';
+import { ApiError, ApiSchemaError, AuthError, exitCodeOf, LinkAnswerLostError, NetworkError, QuotaExceededError, UsageError } from '../../src/core/errors.js';
 import { clone, coverageRow, KEY, RESET, VALID_BODIES } from './fixtures.js';
 import { sendJson, startServer, type Handler, type TestServer } from './server.js';
 

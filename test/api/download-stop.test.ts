@@ -9,8 +9,7 @@ import { Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createApiClient, type ApiClient, type ApiClientOptions } from '../../src/api/client.js';
 import { sleep } from '../../src/api/retry.js';
-import { LocalWriteError } from '../../src/api/download.js';
-import { NetworkError } from '../../src/errors.js';
+import { LocalWriteError, NetworkError } from '../../src/core/errors.js';
 import { KEY, RESET } from './fixtures.js';
 import { startServer, type Handler, type TestServer } from './server.js';
 

@@ -6,8 +6,7 @@ import { join } from 'node:path';
 import type { ServerResponse } from 'node:http';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createApiClient, type ApiClient, type ApiClientOptions } from '../../src/api/client.js';
-import { LinkExpiredError, QuotaExceededError } from '../../src/api/errors.js';
-import { ApiError, ApiSchemaError, NetworkError, UnsafeResponseError, UsageError } from '../../src/errors.js';
+import { ApiError, ApiSchemaError, LinkExpiredError, NetworkError, QuotaExceededError, UnsafeResponseError, UsageError } from '../../src/core/errors.js';
 import { KEY, RESET } from './fixtures.js';
 import { sendJson, startServer, type Handler, type TestServer } from './server.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { UnsafeResponseError } from '../../src/errors.js';
+import { UnsafeResponseError } from '../../src/core/errors.js';
 import { checkFileLocation, describeLink, locationPolicyFor } from '../../src/api/location.js';
 
 const LOCAL_API = { allowLoopbackHttp: true };

@@ -1,6 +1,6 @@
 // What the user asks a chart for: every bad value is a UsageError that says what is allowed.
 import { describe, expect, it } from 'vitest';
-import { UsageError } from '../../src/errors.js';
+import { UsageError } from '../../src/core/errors.js';
 import { formatOf, parseAt, parseExpiration, parseKind, parseLook, parseRange, parseStaleness } from '../../src/charts/request.js';
 
 describe('chart request', () => {

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { AuthError, UsageError } from '../../src/errors.js';
+import { AuthError, UsageError } from '../../src/core/errors.js';
 import { loadConfigFile, readApiKey, resolveGlobals } from '../../src/cli/settings.js';
 
 let dir: string;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../src/errors.js';
+import { ApiError } from '../../src/core/errors.js';
 import { describeError, formatTable } from '../../src/cli/output.js';
 import { escapeBlock, escapeJson, escapeLine } from '../../src/cli/terminal.js';
 

@@ -5,7 +5,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startEmulator } from '../../src/emulator/index.js';
-import { FILE_KINDS, LEVELS_FIELDS } from '../../src/warehouse/layouts.js';
+import { FILE_KINDS } from '../../src/core/file-kinds.js';
+import { LEVELS_FIELDS } from '../../src/warehouse/layouts.js';
 import { loadFiles, type LoadInput } from '../../src/warehouse/loader.js';
 import type { Warehouse } from '../../src/warehouse/open.js';
 import { finishRun, startRun } from '../../src/warehouse/runs.js';

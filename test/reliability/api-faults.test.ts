@@ -1,7 +1,7 @@
 // Reliability matrix, API side: every fault is injected into the emulator, then the run is checked
 // (nothing lost, nothing duplicated, credits = files + forced retries) and the next run completes.
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ApiSchemaError, NetworkError, PartialFailureError } from '../../src/errors.js';
+import { ApiSchemaError, NetworkError, PartialFailureError } from '../../src/core/errors.js';
 import type { FaultAction } from '../../src/emulator/index.js';
 import { addDays } from '../../src/time/dates.js';
 import { consistent, inspectWarehouse } from '../helpers/invariants.js';

@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createApiClient, type ApiClientOptions } from '../../src/api/index.js';
 import { DEFAULT_MAX_JSON_BYTES, MAX_DRAINED_BYTES, MAX_MANIFEST_JSON_BYTES } from '../../src/api/http.js';
 import { maxInflatedBytes } from '../../src/api/inflate-meter.js';
-import { ApiSchemaError, NetworkError, PartialFailureError } from '../../src/errors.js';
+import { ApiSchemaError, NetworkError, PartialFailureError } from '../../src/core/errors.js';
 import { KEY } from '../api/fixtures.js';
 import { expectRecovered, syncVia } from '../helpers/reliability.js';
 import { listFiles, startBench, type Bench } from '../helpers/sync.js';

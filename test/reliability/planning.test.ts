@@ -5,12 +5,13 @@
 // measured by `npm run bench` (scenario 4), not here.
 import { describe, expect, it } from 'vitest';
 import { planSync, type PlanInput } from '../../src/sync/plan.js';
-import type { FileKind } from '../../src/warehouse/layouts.js';
 import { listLedger, recordFileStatus } from '../../src/warehouse/ledger.js';
-import { listManifest, upsertManifest, type ManifestRow } from '../../src/warehouse/manifest.js';
-import { readPlanState } from '../../src/warehouse/plan-state.js';
+import { listManifest, upsertManifest } from '../../src/warehouse/manifest.js';
+import { readPlanState } from '../../src/warehouse/planner-input.js';
 import { seededRandom } from '../helpers/random.js';
 import { withWarehouse } from '../warehouse/fixtures.js';
+import type { FileKind } from '../../src/core/file-kinds.js';
+import type { ManifestRow } from '../../src/core/rows.js';
 
 const YEARS = 5;
 const SYMBOLS = Array.from({ length: 20 }, (_, i) => `SYM${i}`);

@@ -5,8 +5,9 @@
 // files plus the retries the fault forced (and what gexwh recorded), and that the next run completes.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { PartialFailureError } from '../../src/errors.js';
+import { PartialFailureError } from '../../src/core/errors.js';
 import type { FaultAction } from '../../src/emulator/index.js';
 import { consistent, inspectWarehouse } from '../helpers/invariants.js';
 import { CLI_PATH, runCli, type CliResult } from '../helpers/cli.js';
@@ -21,6 +22,7 @@ afterEach(async () => {
 
 const open = () => startBench({ days: 2 });
 const ONE_FILE = /2026-03-10\/strikes_total/;
+const ARCHIVE_WRITE_FAULT = fileURLToPath(new URL('../helpers/archive-write-fault.mjs', import.meta.url));
 
 interface Case {
   name: string;
@@ -124,10 +126,16 @@ describe('a slow-loris body', () => {
 
 describe('the archive disk full or not writable (built CLI, write-error hook)', () => {
   // A real full disk or read-only mount needs privileges CI does not have; the hook makes the archive
-  // writes after the Nth fail with a real errno error, as the file system would (src/sync/archive.ts).
+  // writes after the Nth fail with a real errno error, as the file system would
+  // (test/helpers/archive-write-fault.mjs, loaded with node --import).
   const cli = (b: Bench, extra: string[], fault?: string) =>
     runCli(['sync', '--db', b.dbPath, '--archive', b.archive, '--exchange', 'deribit', '--symbol', 'BTC', ...extra], {
-      env: { GEX_BASE_URL: b.emulator.baseUrl, GEX_API_KEY: b.emulator.keys.pro, GEXWH_TEST_ARCHIVE_WRITE_ERROR: fault },
+      env: {
+        GEX_BASE_URL: b.emulator.baseUrl,
+        GEX_API_KEY: b.emulator.keys.pro,
+        // The fault is loaded into the CLI by the test's own module; gexwh reads no test variable.
+        ...(fault === undefined ? {} : { NODE_OPTIONS: `--import ${ARCHIVE_WRITE_FAULT}`, GEXWH_TEST_ARCHIVE_WRITE_ERROR: fault }),
+      },
     });
   const archivedNames = async (b: Bench) => (await listFiles(b.archive)).map((f) => f.split('/').pop()!);
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError, ApiSchemaError, AuthError } from '../../src/errors.js';
+import { ApiError, ApiSchemaError, AuthError } from '../../src/core/errors.js';
 import { describeSkipped, pairOnlyFailure, usableCoverage } from '../../src/sync/coverage.js';
-import type { CoverageRow } from '../../src/sync/types.js';
+import type { CoverageRow } from '../../src/core/rows.js';
 
 const row = (overrides: Partial<CoverageRow> = {}): CoverageRow => ({
   exchange: 'deribit',

@@ -1,20 +1,11 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  emptyJournal,
-  journalPath,
-  JournalError,
-  readJournal,
-  runOf,
-  withFiles,
-  withoutApplied,
-  writeJournal,
-  type JournaledFile,
-} from '../../src/sync/journal.js';
+import { emptyJournal, journalPath, readJournal, runOf, withFiles, withoutApplied, writeJournal, type JournaledFile } from '../../src/sync/journal.js';
 import { applyJournal, heldMessage } from '../../src/sync/load-pending.js';
 import { writeArchived, withDb } from '../warehouse/archive-fixtures.js';
 import { BTC, makeTempDir, query } from '../warehouse/fixtures.js';
+import { JournalError } from '../../src/core/errors.js';
 
 const cleanups: (() => void)[] = [];
 afterEach(() => cleanups.splice(0).forEach((c) => c()));

@@ -4,16 +4,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiClient, type ApiClient } from '../../src/api/index.js';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
-import {
-  journalSnapshot,
-  listSnapshots,
-  LiveJournalError,
-  pruneLoadedSnapshots,
-  readSnapshot,
-  rowsOf,
-  snapshotPath,
-  type LiveSnapshot,
-} from '../../src/sync/live-journal.js';
+import { journalSnapshot, listSnapshots, pruneLoadedSnapshots, readSnapshot, rowsOf, snapshotPath, type LiveSnapshot } from '../../src/sync/live-journal.js';
+import { LiveJournalError } from '../../src/core/errors.js';
 
 let emulator: Emulator;
 let client: ApiClient;

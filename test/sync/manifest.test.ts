@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ApiSchemaError } from '../../src/errors.js';
+import { ApiSchemaError } from '../../src/core/errors.js';
 import {
   listManifest,
   listPair,
@@ -10,7 +10,7 @@ import {
 } from '../../src/sync/manifest.js';
 import { addDays } from '../../src/time/dates.js';
 import type { FileKind } from '../../src/sync/selection.js';
-import type { CoverageRow, ManifestRow } from '../../src/sync/types.js';
+import type { CoverageRow, ManifestRow } from '../../src/core/rows.js';
 
 const KINDS: FileKind[] = ['levels', 'strikes_total', 'strikes_by_expiry'];
 

@@ -3,7 +3,7 @@
 // every other pair completes; a long but valid symbol syncs like any other.
 import { afterEach, describe, expect, it } from 'vitest';
 import { existsSync } from 'node:fs';
-import { UsageError } from '../../src/errors.js';
+import { UsageError } from '../../src/core/errors.js';
 import { startBench, type Bench } from '../helpers/sync.js';
 
 let bench: Bench | undefined;

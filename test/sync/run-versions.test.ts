@@ -3,7 +3,7 @@
 import { existsSync, readdirSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { InterruptedError } from '../../src/errors.js';
+import { InterruptedError } from '../../src/core/errors.js';
 import { hashFile } from '../../src/sync/fetch.js';
 import { syncApiFrom } from '../../src/sync/api-port.js';
 import { runSync } from '../../src/sync/run.js';

@@ -1,7 +1,7 @@
 // The sync engine against the emulator, in-process (issue 3 acceptance 1–7 and 10).
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { PartialFailureError } from '../../src/errors.js';
+import { PartialFailureError } from '../../src/core/errors.js';
 import { addDays } from '../../src/time/dates.js';
 import { listFiles, parseDailyFile, startBench, type Bench } from '../helpers/sync.js';
 

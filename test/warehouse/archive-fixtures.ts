@@ -4,11 +4,11 @@ import { dirname } from 'node:path';
 import { mkdirSync } from 'node:fs';
 import { basename } from 'node:path';
 import { expect } from 'vitest';
-import { archivePath } from '../../src/sync/archive.js';
-import { FILE_KINDS, type FileKind } from '../../src/warehouse/layouts.js';
 import { loadFiles, type LoadInput } from '../../src/warehouse/loader.js';
 import { openWarehouse, type Warehouse } from '../../src/warehouse/open.js';
 import { query, writeFixture, type FixtureOptions, type Market } from './fixtures.js';
+import { FILE_KINDS, type FileKind } from '../../src/core/file-kinds.js';
+import { archivePath } from '../../src/core/archive/layout.js';
 
 export function writeArchived(archive: string, kind: FileKind, market: Market, options: FixtureOptions = {}): LoadInput {
   const path = archivePath(archive, market.exchange, market.symbol, market.sessionDate, kind);

@@ -3,9 +3,9 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createMarketModel } from '../../src/emulator/market/index.js';
-import { FILE_KINDS } from '../../src/warehouse/layouts.js';
 import { loadFiles, type LoadInput } from '../../src/warehouse/loader.js';
 import { query, withWarehouse } from './fixtures.js';
+import { FILE_KINDS } from '../../src/core/file-kinds.js';
 
 describe('loading emulator daily files', () => {
   it('loads all three kinds of two venues with the manifest row counts, and they join', async () => {

@@ -9,10 +9,10 @@ import {
   copyRuns, exportOn, exportWarehouse, normalizeExportOptions, onlyFileIn, partitionPath, stalePartitions,
   type ExportedPartition, type Partition,
 } from '../../src/warehouse/export.js';
-import { FILE_KINDS } from '../../src/warehouse/layouts.js';
 import { loadFiles } from '../../src/warehouse/loader.js';
 import { openWarehouse, type Warehouse } from '../../src/warehouse/open.js';
 import { BTC, levelsRows, makeTempDir, query, writeFixture, type Market } from './fixtures.js';
+import { FILE_KINDS } from '../../src/core/file-kinds.js';
 
 const part = (exchange: string, symbol: string, sessionDate: string, fingerprint = 'f'): Partition => ({ exchange, symbol, sessionDate, rows: 1, fingerprint });
 

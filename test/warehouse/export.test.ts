@@ -1,12 +1,12 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { UsageError } from '../../src/errors.js';
+import { UsageError } from '../../src/core/errors.js';
 import { exportWarehouse, normalizeExportOptions, partitionPath, type ExportOptions } from '../../src/warehouse/export.js';
 import { loadFiles, type LoadInput } from '../../src/warehouse/loader.js';
 import { openWarehouse, type Warehouse } from '../../src/warehouse/open.js';
-import { FILE_KINDS } from '../../src/warehouse/layouts.js';
 import { BTC, levelsRows, makeTempDir, query, writeFixture, type Market } from './fixtures.js';
+import { FILE_KINDS } from '../../src/core/file-kinds.js';
 
 const BTC2: Market = { ...BTC, sessionDate: '2026-11-21' };
 const SPY: Market = { exchange: 'tradfi', symbol: 'SPY', sessionDate: '2026-11-20' };

@@ -4,9 +4,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { LEVELS_FIELDS, type FileKind } from '../../src/warehouse/layouts.js';
+import { LEVELS_FIELDS } from '../../src/warehouse/layouts.js';
 import type { LoadInput } from '../../src/warehouse/loader.js';
 import { openWarehouse, type Warehouse } from '../../src/warehouse/open.js';
+import type { FileKind } from '../../src/core/file-kinds.js';
 
 export type Row = Record<string, string | number | null>;
 

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { loadFiles } from '../../src/warehouse/loader.js';
-import { listLedger, loadedFiles, fileKey } from '../../src/warehouse/ledger.js';
+import { listLedger, loadedFiles } from '../../src/warehouse/ledger.js';
 import { BTC, HEADERS, levelsRows, query, withWarehouse, writeFixture, type Market } from './fixtures.js';
+import { fileKey } from '../../src/core/pairs.js';
 
 const ETH: Market = { exchange: 'deribit', symbol: 'ETH', sessionDate: '2026-11-20' };
 

@@ -3,7 +3,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { LockError } from '../../src/errors.js';
+import { LockError } from '../../src/core/errors.js';
 import { acquireSyncLock, lockPathFor } from '../../src/warehouse/lock.js';
 import { openWarehouse, parseLockHolderPid } from '../../src/warehouse/open.js';
 import { makeTempDir } from './fixtures.js';

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { UsageError } from '../../src/errors.js';
+import { UsageError } from '../../src/core/errors.js';
 import { memoryLimitFromEnv, openWarehouse } from '../../src/warehouse/open.js';
 
 const saved = process.env.GEXWH_MEMORY_LIMIT;

@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { UsageError } from '../../src/errors.js';
+import { UsageError } from '../../src/core/errors.js';
 import { findSqlDir } from '../../src/warehouse/sql-dir.js';
 import { appliedVersions, latestVersion, listMigrations } from '../../src/warehouse/migrations.js';
 import { openWarehouse } from '../../src/warehouse/open.js';

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { RefusedQueryError, UsageError } from '../../src/errors.js';
+import { RefusedQueryError, UsageError } from '../../src/core/errors.js';
 import { loadFiles } from '../../src/warehouse/loader.js';
 import { openWarehouse } from '../../src/warehouse/open.js';
 import { bigintToJson, runQuery } from '../../src/warehouse/query.js';

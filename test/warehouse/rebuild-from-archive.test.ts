@@ -1,14 +1,13 @@
 // `rebuild` with no readable warehouse: a damaged DuckDB file is kept aside and the warehouse is
 // recreated from the raw archive alone; a missing one is created. The archive here is built by a real
 // sync against the in-process emulator, so the ledger sha256s are the ones its manifests carry.
-import { copyFileSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { DamagedWarehouseError } from '../../src/errors.js';
+import { DamagedWarehouseError } from '../../src/core/errors.js';
 import { openWarehouse } from '../../src/warehouse/open.js';
 import { rebuildWarehouse } from '../../src/warehouse/rebuild.js';
-import { CsvRecordCounter, scanArchive } from '../../src/warehouse/archive-scan.js';
 import { compactUtcStamp, setAsideDamaged } from '../../src/warehouse/rebuild-from-archive.js';
 import { verifyWarehouse } from '../../src/warehouse/verify.js';
 import { consistent, inspectWarehouse, tableChecksums } from '../helpers/invariants.js';
@@ -241,60 +240,6 @@ describe('what is not damage stays as it was', () => {
     await expect(failed).rejects.not.toBeInstanceOf(DamagedWarehouseError);
     expect(existsSync(dbPath)).toBe(true);
     expect((await listFiles(dir)).some((f) => f.includes('.damaged-'))).toBe(false);
-  });
-});
-
-describe('scanArchive', () => {
-  it('lists daily files of the layout, skips .part temps, names everything else without following links', async () => {
-    const { dir, cleanup } = makeTempDir();
-    try {
-      const folder = join(dir, 'okx', 'ETH');
-      mkdirSync(folder, { recursive: true });
-      for (const name of ['2026-03-10_levels.csv.gz', '2026-03-09_strikes_by_expiry.csv.gz', '2026-13-45_levels.csv.gz', '2026-03-10_quotes.csv.gz', '.2026-03-10_levels.csv.gz.0123456789ab.part']) {
-        writeFileSync(join(folder, name), 'x');
-      }
-      mkdirSync(join(folder, 'old'));
-      mkdirSync(join(dir, 'nasdaq', 'SPY'), { recursive: true });
-      writeFileSync(join(dir, 'README'), 'x');
-      symlinkSync(folder, join(dir, 'okx', 'LINK'));
-      const scan = await scanArchive(dir);
-      expect(scan.files.map((f) => [f.exchange, f.symbol, f.sessionDate, f.file])).toEqual([
-        ['okx', 'ETH', '2026-03-09', 'strikes_by_expiry'],
-        ['okx', 'ETH', '2026-03-10', 'levels'],
-      ]);
-      expect(scan.strays).toEqual(
-        [join(dir, 'README'), join(dir, 'nasdaq'), join(dir, 'okx', 'LINK'), join(folder, '2026-03-10_quotes.csv.gz'), join(folder, '2026-13-45_levels.csv.gz'), join(folder, 'old')].sort(),
-      );
-      expect(await scanArchive(join(dir, 'none'))).toEqual({ files: [], strays: [] });
-    } finally {
-      cleanup();
-    }
-  });
-});
-
-describe('CsvRecordCounter', () => {
-  const count = (text: string, chunk = 1): number => {
-    const counter = new CsvRecordCounter();
-    const bytes = Buffer.from(text, 'utf8');
-    for (let i = 0; i < bytes.length; i += chunk) counter.push(bytes.subarray(i, i + chunk));
-    return counter.dataRows();
-  };
-  // The same cases read_csv (auto_detect off, quote and escape '"') counts: 2, 2, 2, 2, 2, 2, 2, 0.
-  it.each([
-    ['plain', 'a,b\n1,2\n3,4\n', 2],
-    ['no last line end', 'a,b\n1,2\n3,4', 2],
-    ['blank lines are not records', 'a,b\n1,2\n\n3,4\n\n\n', 2],
-    ['CRLF', 'a,b\r\n1,2\r\n3,4\r\n', 2],
-    ['a quoted line end belongs to its field', 'a,b\n"x\r\ny",2\n3,4\n', 2],
-    ['escaped quotes', 'a,b\n"say ""hi""\n",2\n3,"4"\n', 2],
-    ['empty fields are a record', 'a,b\n,\n3,4\n', 2],
-    ['only the header', 'a,b\n', 0],
-    ['nothing', '', 0],
-    ['UTF-8 text', 'a,b\n"é\n€",2\n', 1],
-  ])('%s', (_name, text, rows) => {
-    expect(count(text)).toBe(rows);
-    expect(count(text, 3)).toBe(rows);
-    expect(count(text, 1 << 16)).toBe(rows);
   });
 });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { UsageError } from '../../src/errors.js';
+import { UsageError } from '../../src/core/errors.js';
 import { normalizeExportOptions } from '../../src/warehouse/export.js';
 import { isS3Url, parseS3Url } from '../../src/warehouse/s3-url.js';
 

@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { fileKey, listLedger, loadedFiles, recordFileStatus } from '../../src/warehouse/ledger.js';
-import { listCoverage, listManifest, readListingState, recordListing, upsertCoverage, upsertManifest, type ManifestRow } from '../../src/warehouse/manifest.js';
+import { listLedger, loadedFiles, recordFileStatus } from '../../src/warehouse/ledger.js';
+import { listCoverage, listManifest, readListingState, recordListing, upsertCoverage, upsertManifest } from '../../src/warehouse/manifest.js';
 import { finishRun, lastRun, redactSecrets, startRun } from '../../src/warehouse/runs.js';
 import { BTC, query, withWarehouse } from './fixtures.js';
+import { fileKey } from '../../src/core/pairs.js';
+import type { ManifestRow } from '../../src/core/rows.js';
 
 const SHA_A = 'a'.repeat(64);
 const SHA_B = 'b'.repeat(64);

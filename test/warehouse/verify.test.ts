@@ -1,7 +1,7 @@
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { LockError, UsageError } from '../../src/errors.js';
+import { LockError, UsageError } from '../../src/core/errors.js';
 import { recordFileStatus } from '../../src/warehouse/ledger.js';
 import { acquireSyncLock } from '../../src/warehouse/lock.js';
 import { upsertManifest } from '../../src/warehouse/manifest.js';

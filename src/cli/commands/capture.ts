@@ -1,7 +1,7 @@
 // `gexwh capture`: snapshots the current-data endpoints into live_levels, term_structure and (with
 // --by-strike) live_strikes; meant for a cron entry every 15 minutes (docs/capture.md).
 import type { Command } from 'commander';
-import { LockError, PartialFailureError, UsageError } from '../../errors.js';
+import { LockError, PartialFailureError, UsageError } from '../../core/errors.js';
 import { runCapture, type CaptureSummary } from '../../sync/capture.js';
 import { createProgress } from '../progress.js';
 import { parseCaptureVenues } from '../../sync/capture-plan.js';

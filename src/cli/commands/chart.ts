@@ -2,7 +2,7 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { UsageError } from '../../errors.js';
+import { UsageError } from '../../core/errors.js';
 import { buildChart, CHART_KINDS, DEFAULTS, encodeChart, formatOf, parseAt, parseDate, parseExpiration, parseKind, parseLook, parseRange, parseStaleness } from '../../charts/index.js';
 import { writeWhole } from '../../charts/write.js';
 import { openWarehouse } from '../../warehouse/index.js';

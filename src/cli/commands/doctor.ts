@@ -3,7 +3,7 @@
 import type { Command } from 'commander';
 import { fail, pass, type Check } from '../../doctor/checks.js';
 import { runDoctor } from '../../doctor/run.js';
-import { ChecksFailedError, GexwhError } from '../../errors.js';
+import { ChecksFailedError, GexwhError } from '../../core/errors.js';
 import { stopSignal } from '../context.js';
 import { createOutput, formatTable } from '../output.js';
 import { DEFAULT_CONFIG_PATH, readApiKey, resolveGlobals, type GlobalFlags, type GlobalSettings } from '../settings.js';

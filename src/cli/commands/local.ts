@@ -1,7 +1,7 @@
 // Commands that work on the local warehouse and archive only (no network, no credit):
 // `query`, `export`, `load`, `rebuild`, `verify`.
 import type { Command } from 'commander';
-import { IntegrityError, PartialFailureError, UsageError } from '../../errors.js';
+import { IntegrityError, PartialFailureError, UsageError } from '../../core/errors.js';
 import { exportWarehouse, rebuildWarehouse, runQuery, verifyWarehouse, type QueryResult } from '../../warehouse/index.js';
 import { DEFAULT_WAIT_LOCK_SECONDS, loadWaiting, restoreLiveTables } from '../../sync/load-pending.js';
 import { contextOf } from '../context.js';

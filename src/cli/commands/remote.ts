@@ -1,6 +1,6 @@
 // `gexwh me`, `gexwh coverage` and `gexwh api PATH`: the remote side as tables or JSON.
 import type { Command } from 'commander';
-import { UsageError } from '../../errors.js';
+import { UsageError } from '../../core/errors.js';
 import { createClient } from '../api-client.js';
 import { contextOf } from '../context.js';
 import { formatTable } from '../output.js';

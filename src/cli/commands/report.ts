@@ -3,7 +3,7 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { UsageError } from '../../errors.js';
+import { UsageError } from '../../core/errors.js';
 import { buildReport, DEFAULTS, parseLook, parseRange } from '../../charts/index.js';
 import { writeWhole } from '../../charts/write.js';
 import { openWarehouse } from '../../warehouse/index.js';

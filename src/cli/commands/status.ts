@@ -3,9 +3,9 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { GexwhError, LockError, UsageError } from '../../errors.js';
+import { GexwhError, LockError, UsageError } from '../../core/errors.js';
 import { heldPairs, HELD_SOURCE } from '../../warehouse/held-pairs.js';
-import { checkSelectionNames, type NameSelection } from '../../known-names.js';
+import { checkSelectionNames, type NameSelection } from '../../core/known-names.js';
 import { parseExchanges, parseSymbols } from '../../sync/selection.js';
 import { listOption } from '../parse.js';
 import { usableCoverage } from '../../sync/coverage.js';

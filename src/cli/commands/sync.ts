@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { parseSyncSelection, type RawSyncSelection, type SyncSelection } from '../../sync/selection.js';
 import { runSync, type SyncOptions, type SyncSummary } from '../../sync/run.js';
-import { LockError, PartialFailureError } from '../../errors.js';
+import { LockError, PartialFailureError } from '../../core/errors.js';
 import { contextOf, type CommandContext } from '../context.js';
 import { integerOption, listOption } from '../parse.js';
 import { connectApi } from '../api-client.js';

@@ -1,5 +1,6 @@
-// Every error gexwh raises on purpose is one of these classes. Commands throw; only the CLI entry
-// (src/cli/main.ts) turns them into exit codes, through exitCodeOf().
+// Every error gexwh raises on purpose is one of these classes, and this file alone maps them to exit
+// codes (exitCodeOf) and to the stable word scripts match on (errorCodeOf). Commands throw; only the
+// CLI entry (src/cli/main.ts) exits.
 
 export const ExitCode = {
   ok: 0,
@@ -65,6 +66,24 @@ export class ApiError extends GexwhError {
   }
 }
 
+/** The daily quota buckets of the API. */
+export type QuotaBucketName = 'requests' | 'files';
+
+/**
+ * 429: a daily bucket is used up (rate_limit_exceeded → requests, history_files_limit_exceeded →
+ * files). Never retried: the bucket resets at `resetAt` (midnight UTC), read from the headers or the
+ * body's rate_limit hint; undefined when neither said.
+ */
+export class QuotaExceededError extends ApiError {
+  readonly bucket: QuotaBucketName;
+  readonly resetAt: Date | undefined;
+  constructor(slug: string, message: string, endpoint: string, hints: HintFields, bucket: QuotaBucketName, resetAt?: Date) {
+    super(429, slug, message, endpoint, hints);
+    this.bucket = bucket;
+    this.resetAt = resetAt;
+  }
+}
+
 /** A payload that does not match the spec (missing field, wrong type, bad JSON). */
 export class ApiSchemaError extends GexwhError {
   readonly endpoint: string;
@@ -77,8 +96,44 @@ export class ApiSchemaError extends GexwhError {
 /** The network or the storage origin failed after every retry the policy allows. */
 export class NetworkError extends GexwhError {}
 
+/**
+ * A file link request reached the server but its answer was lost (connection reset or closed): the
+ * server may have charged the credit. Never retried inside the client; the caller counts the credit
+ * and decides whether its budget allows asking once more.
+ */
+export class LinkAnswerLostError extends NetworkError {}
+
+/**
+ * The presigned link can no longer be used (the storage said so, or it is older than its lifetime).
+ * The caller asks for a new link, which costs a new file credit.
+ */
+export class LinkExpiredError extends GexwhError {}
+
 /** The server asked for something gexwh refuses to do (a redirect to file:, a path outside the archive). */
 export class UnsafeResponseError extends GexwhError {}
+
+/** More bytes than allowed (announced or streamed): the body cannot be the manifest's file. */
+export class BodyTooLargeError extends UnsafeResponseError {}
+
+/** A gzip inflating far past what its declared rows can hold (a decompression bomb). */
+export class InflatedTooLargeError extends BodyTooLargeError {}
+
+/** The temp file could not be written (disk full, read-only, forbidden); `cause` has the errno code. */
+export class LocalWriteError extends GexwhError {}
+
+/** The sync journal cannot be used as it is (exit 1, naming the file); nothing paid is lost: the archive holds it. */
+export class JournalError extends GexwhError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, {}, options);
+  }
+}
+
+/** The capture journal cannot be used as it is (exit 1, naming the file); nothing paid is lost: the archive holds it. */
+export class LiveJournalError extends GexwhError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, {}, options);
+  }
+}
 
 /**
  * The object store refused the credentials of the AWS chain (unknown access key, bad signature,
@@ -135,4 +190,9 @@ export function errorCodeOf(error: unknown): string {
   if (error instanceof InterruptedError) return 'interrupted';
   if (error instanceof ChecksFailedError) return 'checks_failed';
   return 'unexpected';
+}
+
+/** The message of anything thrown: an Error's own, else the value as text. */
+export function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }

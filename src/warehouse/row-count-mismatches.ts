@@ -1,7 +1,7 @@
 // Cross-checks between the ledger and the tables, for `verify`: every loaded file
 // version must account for exactly its rows, and no session may hold rows no loaded file explains.
 import type { DuckDBConnection } from '@duckdb/node-api';
-import type { FileKind } from './layouts.js';
+import type { FileKind } from '../core/file-kinds.js';
 
 export interface RowCountMismatch {
   exchange: string;

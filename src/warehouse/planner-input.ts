@@ -5,9 +5,10 @@
 // their ledger versions cross into JS. planSync (src/sync/plan.ts) makes every decision from them.
 import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api';
 import { duckdb } from './duckdb.js';
-import type { FileKind } from './layouts.js';
-import type { FileStatus } from './ledger.js';
-import type { StoredManifestRow } from './manifest.js';
+import type { FileKind } from '../core/file-kinds.js';
+import { pairKey } from '../core/pairs.js';
+import type { FileStatus, LedgerEntry, StoredManifestRow } from '../core/rows.js';
+import { storedManifestRowOf } from './manifest.js';
 
 export interface PlanStateFilter {
   pairs: readonly { exchange: string; symbol: string }[];
@@ -17,16 +18,8 @@ export interface PlanStateFilter {
   until?: string;
 }
 
-/** A ledger version of a pending file (the fields planSync reads). */
-export interface PendingLedgerRow {
-  exchange: string;
-  symbol: string;
-  sessionDate: string;
-  file: string;
-  sha256: string;
-  status: FileStatus;
-  archivePath: string | null;
-}
+/** A ledger version of a pending file (the fields planSync reads), its archive path always read. */
+export type PendingLedgerRow = LedgerEntry & { archivePath: string | null };
 
 export interface PlanState {
   /** Selected manifest rows whose version is not loaded. */
@@ -54,7 +47,7 @@ const PENDING = `
 export async function readPlanState(conn: DuckDBConnection, filter: PlanStateFilter): Promise<PlanState> {
   if (filter.pairs.length === 0 || filter.files.length === 0) return { pending: [], ledger: [], loadedByPair: new Map() };
   const params: DuckDBValue[] = [
-    duckdb.listValue(filter.pairs.map((p) => `${p.exchange}|${p.symbol}`)),
+    duckdb.listValue(filter.pairs.map((p) => pairKey(p))),
     duckdb.listValue([...filter.files]),
     filter.since ?? null,
     filter.until ?? null,
@@ -72,16 +65,7 @@ async function readPending(conn: DuckDBConnection, params: DuckDBValue[]): Promi
        FROM (${PENDING}) ORDER BY exchange, symbol, session_date DESC, file`,
     params,
   );
-  return reader.getRowObjectsJS().map((row) => ({
-    exchange: String(row.exchange),
-    symbol: String(row.symbol),
-    session_date: String(row.session_date),
-    file: String(row.file) as FileKind,
-    rows: Number(row.rows),
-    bytes: Number(row.bytes),
-    sha256: String(row.sha256),
-    schema_version: Number(row.schema_version),
-  }));
+  return reader.getRowObjectsJS().map(storedManifestRowOf);
 }
 
 async function readPendingLedger(conn: DuckDBConnection, params: DuckDBValue[]): Promise<PendingLedgerRow[]> {

@@ -3,13 +3,9 @@
 // what is known (the free coverage for sync and plan, the warehouse's own tables offline).
 
 import { UsageError } from './errors.js';
-import { marketOf, type Market } from './time/sessions.js';
+import { marketOf, type Market } from '../time/sessions.js';
+import type { Pair } from './pairs.js';
 
-/** An (exchange, symbol) pair. */
-export interface Pair {
-  exchange: string;
-  symbol: string;
-}
 
 /** Damerau–Levenshtein distance (adjacent swaps count 1): "BTX" → "BTC" 1, "ETC" → "ETH" 1, "TBC" → "BTC" 1. */
 export function editDistance(a: string, b: string): number {

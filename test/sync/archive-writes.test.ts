@@ -2,15 +2,8 @@ import { existsSync, mkdirSync, mkdtempSync, promises, readFileSync, readdirSync
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { UnsafeResponseError } from '../../src/errors.js';
-import {
-  archivePath,
-  commitToArchive,
-  listArchivedFiles,
-  parseArchivePath,
-  removeStaleTemps,
-  tempPathFor,
-} from '../../src/sync/archive.js';
+import { archivePath } from '../../src/core/archive/layout.js';
+import { commitToArchive, removeStaleTemps, tempPathFor } from '../../src/sync/archive-writes.js';
 
 let root: string;
 
@@ -22,46 +15,6 @@ afterEach(() => {
   rmSync(root, { recursive: true, force: true });
 });
 
-describe('archivePath', () => {
-  it('builds <root>/<exchange>/<symbol>/<date>_<file>.csv.gz', () => {
-    expect(archivePath(root, 'deribit', 'BTC', '2024-06-03', 'levels')).toBe(join(root, 'deribit', 'BTC', '2024-06-03_levels.csv.gz'));
-    expect(archivePath('data/raw', 'tradfi', 'BRK.B', '2024-06-03', 'strikes_by_expiry')).toBe(
-      join('data/raw', 'tradfi', 'BRK.B', '2024-06-03_strikes_by_expiry.csv.gz'),
-    );
-  });
-
-  it.each([
-    ['exchange', ['../../x', 'BTC', '2024-06-03', 'levels']],
-    ['exchange', ['binance', 'BTC', '2024-06-03', 'levels']],
-    ['exchange', ['Deribit', 'BTC', '2024-06-03', 'levels']],
-    ['exchange', ['', 'BTC', '2024-06-03', 'levels']],
-    ['symbol', ['deribit', '../../x', '2024-06-03', 'levels']],
-    ['symbol', ['deribit', 'a/b', '2024-06-03', 'levels']],
-    ['symbol', ['deribit', 'A/B', '2024-06-03', 'levels']],
-    ['symbol', ['deribit', 'X;Y', '2024-06-03', 'levels']],
-    ['symbol', ['deribit', '"Q"', '2024-06-03', 'levels']],
-    ['symbol', ['deribit', '.', '2024-06-03', 'levels']],
-    ['symbol', ['deribit', '..', '2024-06-03', 'levels']],
-    ['symbol', ['deribit', 'btc', '2024-06-03', 'levels']],
-    ['symbol', ['deribit', 'A\\B', '2024-06-03', 'levels']],
-    ['symbol', ['deribit', 'A\0B', '2024-06-03', 'levels']],
-    ['symbol', ['deribit', '', '2024-06-03', 'levels']],
-    ['session date', ['deribit', 'BTC', '../../x', 'levels']],
-    ['session date', ['deribit', 'BTC', '2024-06-03/..', 'levels']],
-    ['session date', ['deribit', 'BTC', '2024-02-30', 'levels']],
-    ['file kind', ['deribit', 'BTC', '2024-06-03', '../../x']],
-    ['file kind', ['deribit', 'BTC', '2024-06-03', 'levels.csv.gz/../x']],
-    ['file kind', ['deribit', 'BTC', '2024-06-03', 'x;y']],
-  ] as const)('refuses a hostile %s: %j', (part, [exchange, symbol, date, file]) => {
-    const call = (): string => archivePath(root, exchange, symbol, date, file);
-    expect(call).toThrow(UnsafeResponseError);
-    expect(call).toThrow(new RegExp(`refusing ${part}`));
-  });
-
-  it('never puts a whole hostile value into its message', () => {
-    expect(() => archivePath(root, 'deribit', 'X'.repeat(500), '2024-06-03', 'levels')).toThrow(/X{40}…"/);
-  });
-});
 
 describe('temp files and commit', () => {
   it('writes through a hidden .part name in the final folder, then renames', async () => {
@@ -161,37 +114,5 @@ describe('removeStaleTemps', () => {
 
   it('is a no-op for a missing archive', async () => {
     expect(await removeStaleTemps(join(root, 'none'))).toEqual([]);
-  });
-});
-
-describe('reading the archive back', () => {
-  it('parses archive names and rejects anything else', () => {
-    expect(parseArchivePath('deribit/BTC/2024-06-03_strikes_total.csv.gz')).toEqual({
-      exchange: 'deribit',
-      symbol: 'BTC',
-      sessionDate: '2024-06-03',
-      file: 'strikes_total',
-    });
-    for (const bad of [
-      'deribit/BTC/2024-06-03_other.csv.gz',
-      'deribit/btc/2024-06-03_levels.csv.gz',
-      'binance/BTC/2024-06-03_levels.csv.gz',
-      'deribit/BTC/.2024-06-03_levels.csv.gz.0123456789ab.part',
-      'deribit/BTC/x/2024-06-03_levels.csv.gz',
-      'deribit/BTC/2024-13-03_levels.csv.gz',
-    ]) {
-      expect(parseArchivePath(bad)).toBeNull();
-    }
-  });
-
-  it('lists archived files, skipping temps and strays', async () => {
-    const a = archivePath(root, 'deribit', 'BTC', '2024-06-03', 'levels');
-    const b = archivePath(root, 'tradfi', 'SPY', '2024-05-31', 'strikes_by_expiry');
-    for (const path of [a, b]) mkdirSync(dirname(path), { recursive: true });
-    for (const path of [a, b, tempPathFor(a), join(dirname(a), 'README')]) writeFileSync(path, 'x');
-    const files = await listArchivedFiles(root);
-    expect(files.map((f) => f.path)).toEqual([a, b]);
-    expect(files[1]).toMatchObject({ exchange: 'tradfi', symbol: 'SPY', file: 'strikes_by_expiry' });
-    expect(resolve(files[0]!.path).startsWith(resolve(root))).toBe(true);
   });
 });

@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { planSync, type PlanInput } from '../../src/sync/plan.js';
-import type { FileKind } from '../../src/warehouse/layouts.js';
-import { listLedger, recordFileStatus, type FileStatus } from '../../src/warehouse/ledger.js';
-import { listManifest, upsertManifest, type ManifestRow } from '../../src/warehouse/manifest.js';
-import { readPlanState, type PlanStateFilter } from '../../src/warehouse/plan-state.js';
+import { listLedger, recordFileStatus } from '../../src/warehouse/ledger.js';
+import { listManifest, upsertManifest } from '../../src/warehouse/manifest.js';
+import { readPlanState, type PlanStateFilter } from '../../src/warehouse/planner-input.js';
 import { seededRandom } from '../helpers/random.js';
 import { withWarehouse } from './fixtures.js';
+import type { FileKind } from '../../src/core/file-kinds.js';
+import type { FileStatus, ManifestRow } from '../../src/core/rows.js';
 
 const KINDS: FileKind[] = ['levels', 'strikes_total', 'strikes_by_expiry'];
 const PAIRS = [

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { rowCountMismatches } from '../../src/warehouse/integrity.js';
+import { rowCountMismatches } from '../../src/warehouse/row-count-mismatches.js';
 import { loadFiles } from '../../src/warehouse/loader.js';
 import { BTC, query, withWarehouse, writeFixture } from './fixtures.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { UsageError } from '../src/errors.js';
-import { checkSelectionNames, closestNames, describeSpread, editDistance, knownFromCoverage, suggestion, venueSpread, type KnownPairs } from '../src/known-names.js';
-import { parseExchanges } from '../src/sync/selection.js';
+import { UsageError } from '../../src/core/errors.js';
+import { checkSelectionNames, closestNames, describeSpread, editDistance, knownFromCoverage, suggestion, venueSpread, type KnownPairs } from '../../src/core/known-names.js';
+import { parseExchanges } from '../../src/sync/selection.js';
 
 const pair = (exchange: string, symbol: string) => ({ exchange, symbol });
 const CRYPTO = ['bybit', 'combined', 'deribit', 'derive', 'okx'];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { conciseDbError } from '../../src/warehouse/values.js';
+import { conciseDbError } from '../../src/warehouse/duckdb-text.js';
 
 describe('conciseDbError', () => {
   it('keeps the problem and the file, drops hints and SQL text', () => {

@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import {
+  ApiError, AuthError, BodyTooLargeError, ChecksFailedError, DamagedWarehouseError, errorCodeOf, errorMessage, exitCodeOf, ExitCode,
+  InflatedTooLargeError, IntegrityError, InterruptedError, JournalError, LinkAnswerLostError, LinkExpiredError, LiveJournalError,
+  LocalWriteError, LockError, NetworkError, PartialFailureError, QuotaExceededError, RefusedQueryError, UnsafeResponseError, UsageError,
+} from '../../src/core/errors.js';
+
+describe('exit codes, decided in one place', () => {
+  it.each([
+    [new UsageError('x'), ExitCode.usage, 'usage'],
+    [new RefusedQueryError('x'), ExitCode.usage, 'usage'],
+    [new AuthError('x'), ExitCode.auth, 'auth'],
+    [new ApiError(401, 'invalid_key', 'x', '/me'), ExitCode.auth, 'invalid_key'],
+    [new ApiError(400, 'bad_request', 'x', '/me'), ExitCode.usage, 'bad_request'],
+    [new QuotaExceededError('rate_limit_exceeded', 'x', '/me', {}, 'requests'), ExitCode.unexpected, 'rate_limit_exceeded'],
+    [new LockError('x'), ExitCode.locked, 'locked'],
+    [new PartialFailureError('x'), ExitCode.partial, 'partial'],
+    [new IntegrityError('x'), ExitCode.partial, 'integrity'],
+    [new InterruptedError('SIGINT'), ExitCode.sigint, 'interrupted'],
+    [new InterruptedError('SIGTERM'), ExitCode.sigterm, 'interrupted'],
+    [new DamagedWarehouseError('x'), ExitCode.unexpected, 'damaged_warehouse'],
+    [new NetworkError('x'), ExitCode.unexpected, 'network'],
+    [new LinkAnswerLostError('x'), ExitCode.unexpected, 'network'],
+    [new UnsafeResponseError('x'), ExitCode.unexpected, 'unsafe_response'],
+    [new BodyTooLargeError('x'), ExitCode.unexpected, 'unsafe_response'],
+    [new InflatedTooLargeError('x'), ExitCode.unexpected, 'unsafe_response'],
+    [new ChecksFailedError('x'), ExitCode.unexpected, 'checks_failed'],
+    [new LinkExpiredError('x'), ExitCode.unexpected, 'unexpected'],
+    [new LocalWriteError('x'), ExitCode.unexpected, 'unexpected'],
+    [new JournalError('x'), ExitCode.unexpected, 'unexpected'],
+    [new LiveJournalError('x'), ExitCode.unexpected, 'unexpected'],
+    [new Error('x'), ExitCode.unexpected, 'unexpected'],
+  ])('%s → exit %i, code %s', (error, exit, code) => {
+    expect(exitCodeOf(error)).toBe(exit);
+    expect(errorCodeOf(error)).toBe(code);
+  });
+
+  it('names each class after itself', () => {
+    expect(new LiveJournalError('x').name).toBe('LiveJournalError');
+    expect(new QuotaExceededError('s', 'm', '/e', {}, 'files').name).toBe('QuotaExceededError');
+  });
+});
+
+describe('errorMessage', () => {
+  it("is an Error's message, else the value as text", () => {
+    expect(errorMessage(new UsageError('bad --since'))).toBe('bad --since');
+    expect(errorMessage('plain')).toBe('plain');
+    expect(errorMessage(42)).toBe('42');
+    expect(errorMessage(undefined)).toBe('undefined');
+  });
+});
