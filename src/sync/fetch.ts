@@ -194,13 +194,13 @@ export async function fetchFiles(files: readonly PlannedFile[], options: FetchOp
         if (failure.kind === 'local_write') {
           // The next file would fail the same way after paying for its link: stop asking. This one
           // failed (the run is partial, exit 4); the files not started are deferred.
-          out.localWriteError ??= failure.message;
+          noteStop(out, { localWriteError: failure.message });
           controller.abort();
           lastProblem = `the archive could not be written: ${failure.message}`;
           break;
         }
         if (failure.kind === 'stop') {
-          if (failure.quotaStop !== undefined) out.quotaStop ??= failure.quotaStop;
+          noteStop(out, failure.quotaStop === undefined ? {} : { quotaStop: failure.quotaStop });
           controller.abort();
           out.deferred.push(file);
           opts.onFile?.({ file, outcome: 'deferred', bytes: 0 });
@@ -215,6 +215,12 @@ export async function fetchFiles(files: readonly PlannedFile[], options: FetchOp
     out.failed.push({ ...file, status: 'failed_verify', error: lastProblem, archivePath: finalPath });
     opts.onFile?.({ file, outcome: 'failed', bytes: 0 });
   }
+}
+
+/** The first stop of the run is the one reported. */
+function noteStop(out: FetchReport, stop: Pick<FetchReport, 'localWriteError' | 'quotaStop'>): void {
+  if (stop.localWriteError !== undefined) out.localWriteError ??= stop.localWriteError;
+  if (stop.quotaStop !== undefined) out.quotaStop ??= stop.quotaStop;
 }
 
 export type DownloadFailure =

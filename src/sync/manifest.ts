@@ -155,13 +155,9 @@ export async function listManifest<R extends ManifestRow>(
 
   for (;;) {
     if (requests >= maxRequests) return { rows: sorted(merged), requests, complete: false };
-    let page: R[];
-    try {
-      page = await fetchPage(pair.exchange, pair.symbol, { ...(start !== undefined ? { start } : {}), ...(end !== undefined ? { end } : {}) });
-    } catch (error) {
-      if (!options.isStop?.(error)) throw error;
-      return { rows: sorted(merged), requests, complete: false, stop: error };
-    }
+    const fetched = await fetchPageOrStop(fetchPage, pair, { ...(start !== undefined ? { start } : {}), ...(end !== undefined ? { end } : {}) }, options.isStop);
+    if ('stop' in fetched) return { rows: sorted(merged), requests, complete: false, stop: fetched.stop };
+    const { page } = fetched;
     requests++;
     for (const row of page) merged.set(`${row.session_date}|${row.file}`, row);
     if (page.length < pageSize) break;
@@ -172,6 +168,21 @@ export async function listManifest<R extends ManifestRow>(
     end = addDays(oldest, 1);
   }
   return { rows: sorted(merged), requests, complete: true };
+}
+
+/** One page, or the error that stops the walk (the request quota used up); other errors propagate. */
+async function fetchPageOrStop<R extends ManifestRow>(
+  fetchPage: FetchManifestPage<R>,
+  pair: Pair,
+  window: ManifestWindow,
+  isStop: ((error: unknown) => boolean) | undefined,
+): Promise<{ page: R[] } | { stop: unknown }> {
+  try {
+    return { page: await fetchPage(pair.exchange, pair.symbol, window) };
+  } catch (error) {
+    if (!isStop?.(error)) throw error;
+    return { stop: error };
+  }
 }
 
 /** Every full page must reach an older session than the last one, or paging never ends. */
