@@ -1,4 +1,4 @@
-// `gexwh sync` and `gexwh plan` (= sync --dry-run): the nightly job and its preview.
+// `gexwh sync`: the nightly job. `gexwh plan` (commands/plan.ts) is its preview through the same action.
 import type { Command } from 'commander';
 import { parseSyncSelection, type RawSyncSelection, type SyncSelection } from '../../sync/selection.js';
 import { runSync, type SyncOptions, type SyncSummary } from '../../sync/run.js';
@@ -9,7 +9,7 @@ import { connectApi } from '../api-client.js';
 import { createProgress } from '../progress.js';
 import { formatSummary } from '../summary.js';
 
-interface SyncFlags {
+export interface SyncFlags {
   exchange?: string[];
   symbol?: string[];
   files?: string[];
@@ -26,7 +26,7 @@ interface SyncFlags {
   waitLock?: number;
 }
 
-function addSelectionOptions(command: Command): Command {
+export function addSelectionOptions(command: Command): Command {
   return command
     .option('--exchange <list>', 'history venues: bybit, deribit, okx, derive, combined, tradfi (repeatable, comma list)', listOption)
     .option('--symbol <list>', 'symbols, e.g. BTC,SPY (repeatable, comma list)', listOption)
@@ -47,8 +47,6 @@ export function registerSync(program: Command): void {
   addSelectionOptions(program.command('sync').description('download the missing daily files within the credit budget, verify, archive and load them'))
     .option('--dry-run', 'plan only: spend no credit (same as gexwh plan)')
     .action((flags: SyncFlags, command: Command) => syncAction(contextOf(command), flags, flags.dryRun === true));
-  addSelectionOptions(program.command('plan').description('show what sync would download, its cost, and what the budget leaves out; spends no credit'))
-    .action((flags: SyncFlags, command: Command) => syncAction(contextOf(command), flags, true));
 }
 
 /** Flags win over the config file; then every value is validated. */
@@ -69,7 +67,7 @@ export function selectionFromFlags(flags: SyncFlags, ctx: CommandContext): SyncS
   return parseSyncSelection(raw);
 }
 
-async function syncAction(ctx: CommandContext, flags: SyncFlags, dryRun: boolean): Promise<void> {
+export async function syncAction(ctx: CommandContext, flags: SyncFlags, dryRun: boolean): Promise<void> {
   const selection = selectionFromFlags(flags, ctx);
   const fillLevels = flags.fillLevels ?? ctx.settings.config.fillLevels ?? false;
   const { api, close } = connectApi(ctx);
