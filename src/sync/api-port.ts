@@ -11,7 +11,7 @@ import { createArchiveWriteStream } from './archive.js';
 import { usableCoverage } from './coverage.js';
 import { BodyMismatchError, PaidDownloadError, type DownloadResult, type LinkBudget, type QuotaStop } from './fetch.js';
 import { historyLevelsFetcherFrom } from './fill-levels.js';
-import type { PlannedFile } from './plan.js';
+import type { PlannedFile } from './download-plan.js';
 import type { SyncApi } from './run.js';
 import type { Market } from '../time/sessions.js';
 

@@ -14,7 +14,7 @@ import { QuotaExceededError, type ApiClient } from '../api/index.js';
 import { ApiError, AuthError, GexwhError, InterruptedError, LockError, PartialFailureError } from '../errors.js';
 import { finishRun, openWarehouse, startRun, type RunCounts, type RunOutcome, type Warehouse } from '../warehouse/index.js';
 import { latestTermCaptures, type LiveTable } from '../warehouse/live.js';
-import { captureTargets, targetCost, tradfiClearlyClosed, type CaptureTarget } from './capture-plan.js';
+import { captureTargets, targetCost, tradfiClearlyClosed, type CaptureTarget } from './capture-targets.js';
 import type { CaptureKey } from './capture-rows.js';
 import type { QuotaStop } from './fetch.js';
 import { journalRun } from './held.js';

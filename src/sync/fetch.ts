@@ -8,7 +8,7 @@ import { createReadStream, promises as fs } from 'node:fs';
 import pLimit from 'p-limit';
 import { commitToArchive, tempPathFor } from './archive.js';
 import { archivedCopyPath } from './versions.js';
-import type { PlannedFile } from './plan.js';
+import type { PlannedFile } from './download-plan.js';
 
 export interface DownloadResult {
   bytes: number;

@@ -3,7 +3,7 @@
 import { InterruptedError, LockError, PartialFailureError } from '../errors.js';
 import type { RunCounts, RunOutcome } from '../warehouse/index.js';
 import type { FetchReport } from './fetch.js';
-import type { Plan } from './plan.js';
+import type { Plan } from './download-plan.js';
 
 /** After the load: a stop signal wins, then any failed file makes the run partial. */
 export function loadedOutcome(aborted: boolean, filesFailed: number): RunOutcome {

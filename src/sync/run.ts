@@ -26,13 +26,13 @@ import { archivedCopyPath, promoteLoadedVersions } from './versions.js';
 import { fetchFiles, isArchived, type Downloader, type FetchReport, type QuotaStop, type VerifiedFile } from './fetch.js';
 import { fillLevelsForSync, type FillLevelsReport, type HistoryLevelsFetcher } from './fill-levels.js';
 import { listPair, planListing, type ManifestPageFetcher } from './manifest.js';
-import { planSync, type Plan, type PlannedFile } from './plan.js';
+import { planSync, type Plan, type PlannedFile } from './download-plan.js';
 import { recheckReloads } from './reloads.js';
 import type { SyncSelection } from './selection.js';
 import { describeSkipped, pairOnlyFailure, type CoverageListing, type SkippedCoverageRow } from './coverage.js';
 import { checkSelectionNames, knownFromCoverage, venueSpread, type VenueSpread } from '../known-names.js';
 import type { CoverageRow, ManifestRow, Pair } from './types.js';
-import { selectPairs } from './plan.js';
+import { selectPairs } from './download-plan.js';
 import type { Market } from '../time/sessions.js';
 
 /** What the sync needs from the API (src/sync/api-port.ts adapts the client to it). */

@@ -7,7 +7,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { existsSync } from 'node:fs';
 import { loadedPendingCopies, recordArchiveMove } from '../warehouse/index.js';
 import { archivePath, pendingVersionPath, promoteVersion } from './archive.js';
-import type { PlannedFile } from './plan.js';
+import type { PlannedFile } from './download-plan.js';
 
 /** Where this version is (or goes) in the archive: the pending name when it replaces a loaded version. */
 export function archivedCopyPath(root: string, file: PlannedFile): string {

@@ -68,8 +68,7 @@ group('src/', () => {
     expect(measureTree(root).length).toBeGreaterThan(500);
   });
 
-  // TEMPORARY it.fails while issue 20's splits land: 24 functions are above the bar at this commit.
-  it.fails(`has no function above cyclomatic complexity ${MAX_COMPLEXITY}`, () => {
+  it(`has no function above cyclomatic complexity ${MAX_COMPLEXITY}`, () => {
     const over = measureTree(root).filter((fn) => fn.complexity > MAX_COMPLEXITY);
     expect(over.map(describe)).toEqual([]);
   });

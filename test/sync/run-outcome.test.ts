@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { InterruptedError, LockError, PartialFailureError } from '../../src/errors.js';
 import type { FetchReport } from '../../src/sync/fetch.js';
-import type { Plan } from '../../src/sync/plan.js';
+import type { Plan } from '../../src/sync/download-plan.js';
 import {
   abortSignalName,
   downloadWarnings,

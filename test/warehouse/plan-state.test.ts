@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { planSync, type PlanInput } from '../../src/sync/plan.js';
+import { planSync, type PlanInput } from '../../src/sync/download-plan.js';
 import type { FileKind } from '../../src/warehouse/layouts.js';
 import { listLedger, recordFileStatus, type FileStatus } from '../../src/warehouse/ledger.js';
 import { listManifest, upsertManifest, type ManifestRow } from '../../src/warehouse/manifest.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classifyRow, decide, LEDGER_RULES, ROW_RULES, type PlanSelection } from '../../src/sync/plan.js';
+import { classifyRow, decide, LEDGER_RULES, ROW_RULES, type PlanSelection } from '../../src/sync/download-plan.js';
 import type { LedgerEntry, StoredManifestRow } from '../../src/sync/types.js';
 
 const row: StoredManifestRow = {
