@@ -7,7 +7,7 @@
 //   idle <db>    — opens the warehouse and does nothing (the RSS baseline).
 // Prints one JSON line: {ms, rows, ...}.
 import { openWarehouse, upsertManifest, listManifest, listLedger, readPlanState } from '../src/warehouse/index.js';
-import { planSync } from '../src/sync/plan.js';
+import { planSync } from '../src/sync/download-plan.js';
 import type { ManifestRow } from '../src/core/rows.js';
 
 const KINDS = ['levels', 'strikes_total', 'strikes_by_expiry'] as const;

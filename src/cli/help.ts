@@ -1,20 +1,17 @@
-// What every command's --help shows beyond commander's list: the default of each option that takes a
-// value and did not say it, the config-file key of options the config file may hold, and one
-// example. Kept here, in one table, so a new command or option gets its help in one place.
+// What every command's --help shows beyond commander's list: one example per command, and the
+// default of each option outside the option table (options.ts) that did not say it.
 import type { Command, Option } from 'commander';
-import { ConfigFileSchema } from './settings.js';
+import { specOf } from './options.js';
 
-/** Defaults not written in an option's own description: `command --flag` first, then `--flag`. */
+/**
+ * Defaults of the options registered outside the option table (options.ts writes the note of its
+ * own entries): `command --flag` first, then `--flag`.
+ */
 const DEFAULTS: Record<string, string> = {
-  'sync --exchange': "the config's exchange, else every coverage row in the plan's markets",
-  'plan --exchange': "the config's exchange, else every coverage row in the plan's markets",
-  'sync --symbol': "the config's symbol, else every symbol of the coverage",
-  'plan --symbol': "the config's symbol, else every symbol of the coverage",
   'export --exchange': 'every exchange',
   'export --symbol': 'every symbol',
   '--since': 'the oldest session',
   '--until': 'the newest session',
-  '--max-credits': 'no cap beyond the day\'s credits',
   '--max-requests': 'no cap beyond the day\'s quota',
   '--query': 'none',
   '--now': 'the real clock',
@@ -41,24 +38,22 @@ export const EXAMPLES: Record<string, string> = {
   report: 'npx gexwh report --out report.html',
 };
 
-const CONFIG_KEYS = new Set(Object.keys(ConfigFileSchema.shape));
-
 function takesValue(option: Option): boolean {
   return option.required || option.optional;
 }
 
-/** Adds the defaults, config keys and the example to every command of the program. */
+/** The default of an option outside the table that its description does not already say. */
+function defaultNote(command: Command, option: Option): string {
+  const flag = option.long ?? option.short ?? '';
+  if (specOf(command.name(), flag) || !takesValue(option) || /default/i.test(option.description)) return '';
+  const known = DEFAULTS[`${command.name()} ${flag}`] ?? DEFAULTS[flag];
+  return known ? ` [default: ${known}]` : '';
+}
+
+/** Adds the defaults and the example to every command of the program. */
 export function completeHelp(program: Command): void {
   for (const command of program.commands) {
-    for (const option of command.options as Option[]) {
-      const extra: string[] = [];
-      const flag = option.long ?? option.short ?? '';
-      const known = DEFAULTS[`${command.name()} ${flag}`] ?? DEFAULTS[flag];
-      if (takesValue(option) && !/default/i.test(option.description) && known) extra.push(`default: ${known}`);
-      const key = option.attributeName();
-      if (CONFIG_KEYS.has(key) && ['sync', 'plan'].includes(command.name())) extra.push(`config: ${key}`);
-      if (extra.length > 0) option.description = `${option.description} [${extra.join('; ')}]`;
-    }
+    for (const option of command.options as Option[]) option.description += defaultNote(command, option);
     const example = EXAMPLES[command.name()];
     if (example) command.addHelpText('after', `\nExample:\n  $ ${example}\n`);
   }

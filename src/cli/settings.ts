@@ -3,32 +3,31 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { AuthError, UsageError } from '../core/errors.js';
+import { configShape } from './options.js';
 
 export const DEFAULT_CONFIG_PATH = 'gexwh.config.json';
 export const DEFAULT_DB = 'data/gex.duckdb';
 export const DEFAULT_ARCHIVE = 'data/raw';
 
-const listOfStrings = z.union([z.string(), z.array(z.string())]).transform((v) => (Array.isArray(v) ? v : [v]));
-const count = z.int().nonnegative();
+/** The config file: the options' long names in camelCase (the option table's `config` entries); never the key itself. */
+export const ConfigFileSchema = z.strictObject(configShape());
 
-/** The config file: the options' long names in camelCase; never the key itself. */
-export const ConfigFileSchema = z.strictObject({
-  db: z.string().min(1).optional(),
-  archive: z.string().min(1).optional(),
-  baseUrl: z.string().min(1).optional(),
-  exchange: listOfStrings.optional(),
-  symbol: listOfStrings.optional(),
-  files: listOfStrings.optional(),
-  since: z.string().optional(),
-  until: z.string().optional(),
-  maxCredits: count.optional(),
-  reserveCredits: count.optional(),
-  maxRequests: count.optional(),
-  concurrency: z.int().min(1).max(32).optional(),
-  order: z.enum(['newest', 'oldest']).optional(),
-  fillLevels: z.boolean().optional(),
-});
-export type ConfigFile = z.infer<typeof ConfigFileSchema>;
+export interface ConfigFile {
+  db?: string;
+  archive?: string;
+  baseUrl?: string;
+  exchange?: string[];
+  symbol?: string[];
+  files?: string[];
+  since?: string;
+  until?: string;
+  maxCredits?: number;
+  reserveCredits?: number;
+  maxRequests?: number;
+  concurrency?: number;
+  order?: 'newest' | 'oldest';
+  fillLevels?: boolean;
+}
 
 /** Global options every command takes (as commander hands them over). */
 export interface GlobalFlags {
@@ -69,7 +68,7 @@ export function loadConfigFile(path: string | undefined): ConfigFile {
   }
   const parsed = ConfigFileSchema.safeParse(raw);
   if (!parsed.success) throw new UsageError(`config file ${file}: ${describeIssues(parsed.error)}`);
-  return parsed.data;
+  return parsed.data as ConfigFile;
 }
 
 function describeIssues(error: z.ZodError): string {
@@ -91,12 +90,14 @@ export function resolveGlobals(flags: GlobalFlags, env: NodeJS.ProcessEnv = proc
     db: flags.db ?? env.GEXWH_DB ?? config.db ?? DEFAULT_DB,
     archive: flags.archive ?? env.GEXWH_ARCHIVE ?? config.archive ?? DEFAULT_ARCHIVE,
     baseUrl,
-    json: flags.json ?? false,
-    quiet: flags.quiet ?? false,
-    verbose: flags.verbose ?? false,
+    ...switchesOf(flags),
     config,
     apiKeyFile: flags.apiKeyFile,
   };
+}
+
+function switchesOf(flags: GlobalFlags): Pick<GlobalSettings, 'json' | 'quiet' | 'verbose'> {
+  return { json: flags.json ?? false, quiet: flags.quiet ?? false, verbose: flags.verbose ?? false };
 }
 
 function checkBaseUrl(value: string): void {

@@ -175,22 +175,26 @@ export function exitCodeOf(error: unknown): ExitCode {
 /** The stable word scripts match on (`{"error": {"code": ...}}`): the API's slug, else the kind. */
 export function errorCodeOf(error: unknown): string {
   if (error instanceof ApiError) return error.slug;
-  if (error instanceof ObjectStoreBucketError) return 'no_such_bucket';
-  if (error instanceof UsageError) return 'usage';
-  if (error instanceof AuthError) return 'auth';
-  if (error instanceof ObjectStoreAuthError) return 'object_store_auth';
-  if (error instanceof ObjectStoreError) return 'object_store';
-  if (error instanceof LockError) return 'locked';
-  if (error instanceof PartialFailureError) return 'partial';
-  if (error instanceof IntegrityError) return 'integrity';
-  if (error instanceof DamagedWarehouseError) return 'damaged_warehouse';
-  if (error instanceof ApiSchemaError) return 'api_schema';
-  if (error instanceof NetworkError) return 'network';
-  if (error instanceof UnsafeResponseError) return 'unsafe_response';
-  if (error instanceof InterruptedError) return 'interrupted';
-  if (error instanceof ChecksFailedError) return 'checks_failed';
-  return 'unexpected';
+  return ERROR_CODES.find(([kind]) => error instanceof kind)?.[1] ?? 'unexpected';
 }
+
+/** The word of each kind of error that has no API slug, first match wins. */
+const ERROR_CODES: readonly [abstract new (...args: never[]) => Error, string][] = [
+  [ObjectStoreBucketError, 'no_such_bucket'],
+  [UsageError, 'usage'],
+  [AuthError, 'auth'],
+  [ObjectStoreAuthError, 'object_store_auth'],
+  [ObjectStoreError, 'object_store'],
+  [LockError, 'locked'],
+  [PartialFailureError, 'partial'],
+  [IntegrityError, 'integrity'],
+  [DamagedWarehouseError, 'damaged_warehouse'],
+  [ApiSchemaError, 'api_schema'],
+  [NetworkError, 'network'],
+  [UnsafeResponseError, 'unsafe_response'],
+  [InterruptedError, 'interrupted'],
+  [ChecksFailedError, 'checks_failed'],
+];
 
 /** The message of anything thrown: an Error's own, else the value as text. */
 export function errorMessage(error: unknown): string {

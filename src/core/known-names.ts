@@ -77,43 +77,44 @@ export interface KnownPairs {
  * naming the venues that hold it. Symbols compare case-insensitively.
  */
 export function checkSelectionNames(selection: NameSelection, known: KnownPairs): void {
-  const problems: string[] = [];
-  const venuesOf = (symbol: string, pairs: readonly Pair[]) =>
-    [...new Set(pairs.filter((p) => p.symbol.toUpperCase() === symbol).map((p) => p.exchange))].sort();
   const exchanges = selection.exchanges?.map((e) => e.toLowerCase());
   const symbols = selection.symbols?.map((s) => s.toUpperCase());
-
   const skippedExchanges = new Set(known.skipped?.map((row) => row.exchange));
   const skippedSymbols = new Set(known.skipped?.map((row) => row.symbol?.toUpperCase()));
-  for (const exchange of exchanges ?? []) {
-    if (known.pairs.some((p) => p.exchange === exchange) || skippedExchanges.has(exchange)) continue;
-    const elsewhere = known.outsidePlan?.pairs.some((p) => p.exchange === exchange);
-    problems.push(
-      elsewhere
-        ? `${exchange}: its history is outside this key's plan (markets: ${known.outsidePlan!.markets.join(', ')})`
-        : `${exchange}: no history in ${known.source}; ${suggestion(exchange, known.pairs.map((p) => p.exchange), 'venues')}`,
-    );
-  }
-  for (const symbol of symbols ?? []) {
-    if (skippedSymbols.has(symbol)) continue;
-    const venues = venuesOf(symbol, known.pairs);
-    if (venues.length === 0) {
-      const outside = known.outsidePlan ? venuesOf(symbol, known.outsidePlan.pairs) : [];
-      problems.push(
-        outside.length > 0
-          ? `${symbol}: its history (on ${outside.join(', ')}) is outside this key's plan (markets: ${known.outsidePlan!.markets.join(', ')})`
-          : `${symbol}: no history in ${known.source}; ${suggestion(symbol, known.pairs.map((p) => p.symbol), 'symbols')}`,
-      );
-      continue;
-    }
-    if (exchanges !== undefined && !venues.some((v) => exchanges.includes(v))) {
-      problems.push(`${symbol} on ${exchanges.join(', ')}: no history; ${symbol} has history on ${venues.join(', ')}`);
-    }
-  }
+  const problems = [
+    ...(exchanges ?? []).filter((exchange) => !skippedExchanges.has(exchange)).map((exchange) => exchangeProblem(exchange, known)),
+    ...(symbols ?? []).filter((symbol) => !skippedSymbols.has(symbol)).map((symbol) => symbolProblem(symbol, exchanges, known)),
+  ].filter((problem) => problem !== undefined);
   if (problems.length > 0) {
     const which = [symbols ? '--symbol' : '', exchanges ? '--exchange' : ''].filter((o) => o !== '').join('/');
     throw new UsageError(`${problems.join('; ')}`, { checked: `${which} against ${known.source}` });
   }
+}
+
+function venuesOf(symbol: string, pairs: readonly Pair[]): string[] {
+  return [...new Set(pairs.filter((p) => p.symbol.toUpperCase() === symbol).map((p) => p.exchange))].sort();
+}
+
+function exchangeProblem(exchange: string, known: KnownPairs): string | undefined {
+  if (known.pairs.some((p) => p.exchange === exchange)) return undefined;
+  if (known.outsidePlan?.pairs.some((p) => p.exchange === exchange)) {
+    return `${exchange}: its history is outside this key's plan (markets: ${known.outsidePlan.markets.join(', ')})`;
+  }
+  return `${exchange}: no history in ${known.source}; ${suggestion(exchange, known.pairs.map((p) => p.exchange), 'venues')}`;
+}
+
+function symbolProblem(symbol: string, exchanges: readonly string[] | undefined, known: KnownPairs): string | undefined {
+  const venues = venuesOf(symbol, known.pairs);
+  if (venues.length === 0) {
+    const outside = known.outsidePlan ? venuesOf(symbol, known.outsidePlan.pairs) : [];
+    return outside.length > 0
+      ? `${symbol}: its history (on ${outside.join(', ')}) is outside this key's plan (markets: ${known.outsidePlan!.markets.join(', ')})`
+      : `${symbol}: no history in ${known.source}; ${suggestion(symbol, known.pairs.map((p) => p.symbol), 'symbols')}`;
+  }
+  if (exchanges !== undefined && !venues.some((v) => exchanges.includes(v))) {
+    return `${symbol} on ${exchanges.join(', ')}: no history; ${symbol} has history on ${venues.join(', ')}`;
+  }
+  return undefined;
 }
 
 /** What a sync checks the names against: the usable coverage within the key's markets (from /me). */

@@ -47,31 +47,37 @@ async function remoteChecks(input: DoctorInput): Promise<{ checks: Check[]; dail
     client = createApiClient({ baseUrl: input.baseUrl, apiKey: input.apiKey.key, userAgent: 'gexwh/0.1', ...(input.signal ? { signal: input.signal } : {}) });
     const sentMs = Date.now();
     const me = await client.me();
-    const receivedMs = Date.now();
-    const { tier, markets, api_access: apiAccess, quota } = me.data;
-    const checks = [pass('key', `accepted by ${input.baseUrl} (/me)`)];
-    checks.push(
-      apiAccess
-        ? pass('plan', `${tier}; markets ${markets.join(', ')}`)
-        : fail('plan', `${tier} has no api_access`, 'use a key of a plan with API access (trial, pro)'),
-    );
-    checks.push(quotaCheck(quota.requests, quota.history_files));
-    const serverTime = me.meta.timestamp;
-    checks.push(serverTime === undefined ? fail('clock', 'the API sent no meta.timestamp', 'retry later; if it persists the API changed') : clockCheck(sentMs, receivedMs, serverTime));
-    return { checks, dailyCredits: quota.history_files.limit };
+    return { checks: meChecks(input.baseUrl, me, sentMs, Date.now()), dailyCredits: me.data.quota.history_files.limit };
   } catch (error) {
-    const status = error instanceof ApiError ? error.status : undefined;
-    const why = error instanceof ApiError ? `${error.slug}: ${error.message}` : errorMessage(error);
-    // 403: the key is known but its plan is not entitled (no api_access, a market not in the plan).
-    if (status === 403) {
-      return { checks: [pass('key', 'recognised by the API'), fail('plan', why, 'use a key of a plan with API access (trial, pro)')], dailyCredits: undefined };
-    }
-    const refused = error instanceof AuthError || status === 401;
-    const fix = refused ? 'check the key (a revoked or mistyped key is refused); create a new one in your account' : 'check --base-url and the network';
-    return { checks: [fail('key', `/me failed: ${why}`, fix)], dailyCredits: undefined };
+    return { checks: meFailureChecks(error), dailyCredits: undefined };
   } finally {
     await client?.close();
   }
+}
+
+function meChecks(baseUrl: string, me: Awaited<ReturnType<ApiClient['me']>>, sentMs: number, receivedMs: number): Check[] {
+  const { tier, markets, api_access: apiAccess, quota } = me.data;
+  const serverTime = me.meta.timestamp;
+  return [
+    pass('key', `accepted by ${baseUrl} (/me)`),
+    apiAccess ? pass('plan', `${tier}; markets ${markets.join(', ')}`) : fail('plan', `${tier} has no api_access`, 'use a key of a plan with API access (trial, pro)'),
+    quotaCheck(quota.requests, quota.history_files),
+    serverTime === undefined ? fail('clock', 'the API sent no meta.timestamp', 'retry later; if it persists the API changed') : clockCheck(sentMs, receivedMs, serverTime),
+  ];
+}
+
+function meFailureChecks(error: unknown): Check[] {
+  const status = error instanceof ApiError ? error.status : undefined;
+  const why = error instanceof ApiError ? `${error.slug}: ${error.message}` : errorText(error);
+  // 403: the key is known but its plan is not entitled (no api_access, a market not in the plan).
+  if (status === 403) return [pass('key', 'recognised by the API'), fail('plan', why, 'use a key of a plan with API access (trial, pro)')];
+  const refused = error instanceof AuthError || status === 401;
+  const fix = refused ? 'check the key (a revoked or mistyped key is refused); create a new one in your account' : 'check --base-url and the network';
+  return [fail('key', `/me failed: ${why}`, fix)];
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 interface Planned {
@@ -92,19 +98,25 @@ async function warehouseChecks(db: string, dailyCredits: number | undefined): Pr
     const known = latestVersion();
     const version = String((await conn.runAndReadAll('SELECT version()')).getRows()[0]?.[0] ?? '?');
     const detail = `${db}: schema ${schema} (this gexwh: ${known}), DuckDB ${version}`;
-    const checks: Check[] = [];
-    if (schema > known) checks.push(fail('warehouse', `${detail}: written by a newer gexwh`, 'upgrade gexwh'));
-    else checks.push(pass('warehouse', schema < known ? `${detail}; the next sync applies ${known - schema} migration(s)` : detail));
-    checks.push(holder ? fail('lock', holder, 'wait for that process to finish, or stop it') : pass('lock', 'not held'));
+    const checks: Check[] = [schemaCheck(detail, schema, known), holder ? fail('lock', holder, 'wait for that process to finish, or stop it') : pass('lock', 'not held')];
     return { checks, planned: await plannedNextNight(warehouse, dailyCredits) };
   } catch (error) {
-    const message = errorMessage(error);
-    const held = holder ?? (/lock/i.test(message) ? message : undefined);
-    if (held) return { checks: [pass('warehouse', `${db} exists (held, not read)`), fail('lock', held, 'wait for that process to finish, or stop it')], planned: none };
-    return { checks: [fail('warehouse', `${db} cannot be read: ${message}`, 'run gexwh rebuild (it keeps the damaged copy and reloads the archive)')], planned: none };
+    return { checks: unreadableChecks(db, holder, errorText(error)), planned: none };
   } finally {
     warehouse?.close();
   }
+}
+
+function schemaCheck(detail: string, schema: number, known: number): Check {
+  if (schema > known) return fail('warehouse', `${detail}: written by a newer gexwh`, 'upgrade gexwh');
+  return pass('warehouse', schema < known ? `${detail}; the next sync applies ${known - schema} migration(s)` : detail);
+}
+
+/** A warehouse that could not be opened: held by another process, or damaged. */
+function unreadableChecks(db: string, holder: string | undefined, message: string): Check[] {
+  const held = holder ?? (/lock/i.test(message) ? message : undefined);
+  if (held) return [pass('warehouse', `${db} exists (held, not read)`), fail('lock', held, 'wait for that process to finish, or stop it')];
+  return [fail('warehouse', `${db} cannot be read: ${message}`, 'run gexwh rebuild (it keeps the damaged copy and reloads the archive)')];
 }
 
 /** The sync lock's holder, when a live process holds it. */

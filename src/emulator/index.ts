@@ -86,40 +86,43 @@ export interface Emulator {
 
 const DEFAULTS = { host: '127.0.0.1', seed: 42, days: 30, expirations: 6, strikes: 40, linkTtlSeconds: 900, coverageCacheSeconds: 3600 };
 
-export async function startEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
-  const clockOptions = options.now === undefined ? {} : { now: options.now, realtime: options.realtimeClock === true };
-  const clock = createClock(clockOptions);
-  const seed = options.seed ?? DEFAULTS.seed;
-  const secret = createHash('sha256').update(`gexwh-emulator:${seed}`).digest();
+function marketModelOf(options: EmulatorOptions, seed: number, now: Date) {
   const days = options.days ?? DEFAULTS.days;
-  const historyStartDate = addDays(clock.now().toISOString().slice(0, 10), -days);
-  const model = createMarketModel({
+  return createMarketModel({
     seed,
     expirations: options.expirations ?? DEFAULTS.expirations,
     strikes: options.strikes ?? DEFAULTS.strikes,
-    historyStart: historyStartDate,
+    historyStart: addDays(now.toISOString().slice(0, 10), -days),
     ...(options.symbols ? { symbols: options.symbols } : {}),
     ...(options.symbolAliases ? { aliases: options.symbolAliases } : {}),
   });
-  const auth = createAuthBook(secret, clock.now());
-  const hitLog: string[] = [];
-  const apiCounters = { hits: 0 };
-  const storageCounters = { hits: 0, tripwire: 0 };
-  const files = createFileStore(model, options.buildWorkers ?? 0);
-  const state: ServerState = {
-    model,
-    files,
-    clock,
-    auth,
+}
+
+function serverStateOf(options: EmulatorOptions, parts: Pick<ServerState, 'model' | 'files' | 'clock' | 'auth' | 'secret'>): ServerState {
+  return {
+    ...parts,
     quota: createQuotaBook(),
     faults: createFaultBook(),
-    secret,
     storageUrl: '',
     linkTtlSeconds: options.linkTtlSeconds ?? DEFAULTS.linkTtlSeconds,
     coverageCacheSeconds: options.coverageCacheSeconds ?? DEFAULTS.coverageCacheSeconds,
     historyPageRows: options.historyPageRows ?? 5000,
     revisions: new Map(),
   };
+}
+
+export async function startEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
+  const clockOptions = options.now === undefined ? {} : { now: options.now, realtime: options.realtimeClock === true };
+  const clock = createClock(clockOptions);
+  const seed = options.seed ?? DEFAULTS.seed;
+  const secret = createHash('sha256').update(`gexwh-emulator:${seed}`).digest();
+  const model = marketModelOf(options, seed, clock.now());
+  const auth = createAuthBook(secret, clock.now());
+  const hitLog: string[] = [];
+  const apiCounters = { hits: 0 };
+  const storageCounters = { hits: 0, tripwire: 0 };
+  const files = createFileStore(model, options.buildWorkers ?? 0);
+  const state = serverStateOf(options, { model, files, clock, auth, secret });
   const host = options.host ?? DEFAULTS.host;
   const storage = createStorageServer({
     secret,

@@ -8,7 +8,7 @@ import { BodyTooLargeError, LinkAnswerLostError, LinkExpiredError, QuotaExceeded
 import { usableCoverage } from './coverage.js';
 import { BodyMismatchError, PaidDownloadError, type DownloadResult, type LinkBudget, type QuotaStop } from './fetch.js';
 import { historyLevelsFetcherFrom } from './fill-levels.js';
-import type { PlannedFile } from './plan.js';
+import type { PlannedFile } from './download-plan.js';
 import type { SyncApi } from './run.js';
 import type { Market } from '../time/sessions.js';
 import { fileVersionKey } from '../core/pairs.js';

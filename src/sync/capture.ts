@@ -14,7 +14,7 @@ import { type ApiClient } from '../api/index.js';
 import { ApiError, AuthError, GexwhError, InterruptedError, LockError, PartialFailureError, QuotaExceededError } from '../core/errors.js';
 import { finishRun, openWarehouse, startRun, type RunCounts, type RunOutcome, type Warehouse } from '../warehouse/index.js';
 import { latestTermCaptures, type LiveTable } from '../warehouse/live.js';
-import { captureTargets, targetCost, tradfiClearlyClosed, type CaptureTarget } from './capture-plan.js';
+import { captureTargets, targetCost, tradfiClearlyClosed, type CaptureTarget } from './capture-targets.js';
 import type { CaptureKey } from './capture-rows.js';
 import type { QuotaStop } from './fetch.js';
 import { journalRun } from './held.js';
@@ -78,7 +78,7 @@ export interface CaptureSummary {
 }
 
 /** Thrown between requests when --max-requests is reached. */
-class BudgetReached extends Error {}
+export class BudgetReached extends Error {}
 
 export async function runCapture(client: ApiClient, options: CaptureOptions): Promise<CaptureSummary> {
   const startedAt = new Date();
@@ -93,7 +93,27 @@ export async function runCapture(client: ApiClient, options: CaptureOptions): Pr
   selectionWarnings.forEach(warn);
 
   const reports = await planTargets(client, targets, options, new Date(serverTime));
-  const summary: CaptureSummary = {
+  const summary = plannedSummary(options, serverTime, reports, warnings);
+  const toCapture = reports.filter((r) => r.status === 'planned');
+  if (options.dryRun || toCapture.length === 0) return summary;
+
+  const spentBefore = client.spent().requests;
+  const fatal = await captureAll(client, toCapture, options, summary, warn);
+  summary.requestsSpent = client.spent().requests - spentBefore;
+  const failed = reports.filter((r) => r.status === 'failed');
+  // Paid snapshots are written even when the run stops on an error. A refused key wrote nothing
+  // and records nothing: the warehouse is not the place for a failed login.
+  if (!(fatal instanceof AuthError)) await loadCaptures(options, startedAt, summary, outcomeOf(fatal, failed.length), fatal, warn);
+  if (fatal !== undefined) throw fatal;
+  if (failed.length > 0) {
+    const list = failed.map((r) => `${r.exchange}/${r.symbol}: ${r.reason ?? 'failed'}`).join('; ');
+    throw new PartialFailureError(`${failed.length} capture target(s) failed (${list}); everything else was committed`, {}, { cause: summary });
+  }
+  return summary;
+}
+
+function plannedSummary(options: CaptureOptions, serverTime: string, reports: TargetReport[], warnings: string[]): CaptureSummary {
+  return {
     dryRun: options.dryRun,
     serverTime,
     targets: reports,
@@ -104,85 +124,106 @@ export async function runCapture(client: ApiClient, options: CaptureOptions): Pr
     snapshotsLoaded: 0,
     warnings,
   };
-  const toCapture = reports.filter((r) => r.status === 'planned');
-  if (options.dryRun || toCapture.length === 0) return summary;
+}
 
+/** Captures the targets in order; returns the error that ended the run early, if one did. */
+async function captureAll(client: ApiClient, toCapture: TargetReport[], options: CaptureOptions, summary: CaptureSummary, warn: (message: string) => void): Promise<unknown> {
   const held = await heldCaptures(options);
   const spender = budget(options.maxRequests);
-  const spentBefore = client.spent().requests;
-  let fatal: unknown;
-  let targetsDone = 0;
   options.events?.phase?.('capture', `${toCapture.length} targets`);
-  for (const report of toCapture) {
-    if (targetsDone > 0) options.events?.targetsDone?.(targetsDone, toCapture.length);
-    targetsDone++;
-    if (options.signal.aborted) {
-      fatal = new InterruptedError(options.signal.reason === 'SIGTERM' ? 'SIGTERM' : 'SIGINT');
-      break;
-    }
+  for (const [index, report] of toCapture.entries()) {
+    if (index > 0) options.events?.targetsDone?.(index, toCapture.length);
+    if (options.signal.aborted) return interruption(options.signal);
     if (summary.stoppedBy !== undefined) {
       report.status = 'not_reached';
-      report.reason = summary.stoppedBy === 'quota' ? 'request quota used up' : `--max-requests ${options.maxRequests} reached`;
+      report.reason = stopReason(summary.stoppedBy, options.maxRequests);
       continue;
     }
-    const draft: SnapshotDraft = { strikes: [] };
-    try {
-      await captureTarget(client, report, options, held, draft, spender, warn);
-    } catch (error) {
-      if (options.signal.aborted) {
-        fatal = new InterruptedError(options.signal.reason === 'SIGTERM' ? 'SIGTERM' : 'SIGINT');
-        break;
-      }
-      if (error instanceof BudgetReached) {
-        summary.stoppedBy = 'max_requests';
-        warn(`--max-requests ${options.maxRequests} reached: capture of ${report.exchange}/${report.symbol} and later targets cut short`);
-      } else if (error instanceof QuotaExceededError) {
-        summary.stoppedBy = 'quota';
-        summary.quotaStop = { bucket: error.bucket, ...(error.resetAt ? { resetAt: error.resetAt.toISOString() } : {}) };
-        warn(`request quota exhausted; resets at ${summary.quotaStop.resetAt ?? 'midnight UTC'}`);
-      } else if (isFatal(error)) {
-        fatal = error;
-        break;
-      } else {
-        report.status = 'failed';
-        report.reason = messageOf(error);
-        continue;
-      }
-      // Stopped during this target: what it got so far is kept.
-      report.status = report.requests > 0 ? 'captured' : 'not_reached';
-      report.reason = summary.stoppedBy === 'quota' ? 'request quota used up' : `--max-requests ${options.maxRequests} reached`;
-    } finally {
-      // Written before anything else can fail: a snapshot not kept now can never be fetched again.
-      if (draft.key && draft.levels) {
-        await journalSnapshot(options.archiveRoot, { version: 1, key: draft.key, levels: draft.levels, term: draft.term ?? null, strikes: draft.strikes });
-        summary.snapshotsJournaled++;
-      }
+    const fatal = await captureJournaled(client, report, options, summary, held, spender, warn);
+    if (fatal !== undefined) return fatal;
+  }
+  return undefined;
+}
+
+/** One target, its snapshot journaled whatever happens; returns an error that ends the run. */
+async function captureJournaled(
+  client: ApiClient,
+  report: TargetReport,
+  options: CaptureOptions,
+  summary: CaptureSummary,
+  held: ReadonlyMap<string, string>,
+  spender: Spender,
+  warn: (message: string) => void,
+): Promise<unknown> {
+  const draft: SnapshotDraft = { strikes: [] };
+  try {
+    await captureTarget(client, report, options, held, draft, spender, warn);
+    return undefined;
+  } catch (error) {
+    return settleTargetError(error, report, options, summary, warn);
+  } finally {
+    // Written before anything else can fail: a snapshot not kept now can never be fetched again.
+    if (draft.key && draft.levels) {
+      await journalSnapshot(options.archiveRoot, { version: 1, key: draft.key, levels: draft.levels, term: draft.term ?? null, strikes: draft.strikes });
+      summary.snapshotsJournaled++;
     }
   }
-  summary.requestsSpent = client.spent().requests - spentBefore;
-  const failed = reports.filter((r) => r.status === 'failed');
-  // Paid snapshots are written even when the run stops on an error. A refused key wrote nothing
-  // and records nothing: the warehouse is not the place for a failed login.
-  if (!(fatal instanceof AuthError)) {
-    const outcome = outcomeOf(fatal, failed.length);
-    const warehouse = await openForCapture(options, startedAt, summary, outcome, fatal);
-    try {
-      const live = await loadLiveJournal(warehouse.connection, options.archiveRoot);
-      for (const path of live.unreadable) warn(`the journaled snapshot ${path} cannot be read; it is left where it is`);
-      summary.rowsInserted = live.inserted;
-      summary.snapshotsLoaded = live.snapshots;
-      await recordCaptureRun(warehouse.connection, options, startedAt, { summary, inserted: live.inserted, outcome, fatal });
-    } finally {
-      warehouse.close();
-    }
-    if (options.keepDays !== undefined) await pruneLoadedSnapshots(options.archiveRoot, options.keepDays);
+}
+
+export type TargetErrorKind = 'interrupted' | 'max_requests' | 'quota' | 'fatal' | 'failed';
+
+/** What an error during one target means for the run, first match wins. */
+export function targetErrorKind(error: unknown, aborted: boolean): TargetErrorKind {
+  if (aborted) return 'interrupted';
+  if (error instanceof BudgetReached) return 'max_requests';
+  if (error instanceof QuotaExceededError) return 'quota';
+  return isFatal(error) ? 'fatal' : 'failed';
+}
+
+export function stopReason(stoppedBy: 'max_requests' | 'quota', maxRequests: number | undefined): string {
+  return stoppedBy === 'quota' ? 'request quota used up' : `--max-requests ${maxRequests} reached`;
+}
+
+/** Marks the target and the summary by the error; returns the error when it ends the run. */
+function settleTargetError(error: unknown, report: TargetReport, options: CaptureOptions, summary: CaptureSummary, warn: (message: string) => void): unknown {
+  const kind = targetErrorKind(error, options.signal.aborted);
+  if (kind === 'interrupted') return interruption(options.signal);
+  if (kind === 'fatal') return error;
+  if (kind === 'failed') {
+    report.status = 'failed';
+    report.reason = messageOf(error);
+    return undefined;
   }
-  if (fatal !== undefined) throw fatal;
-  if (failed.length > 0) {
-    const list = failed.map((r) => `${r.exchange}/${r.symbol}: ${r.reason ?? 'failed'}`).join('; ');
-    throw new PartialFailureError(`${failed.length} capture target(s) failed (${list}); everything else was committed`, {}, { cause: summary });
+  summary.stoppedBy = kind;
+  if (error instanceof QuotaExceededError) {
+    summary.quotaStop = { bucket: error.bucket, ...(error.resetAt ? { resetAt: error.resetAt.toISOString() } : {}) };
+    warn(`request quota exhausted; resets at ${summary.quotaStop.resetAt ?? 'midnight UTC'}`);
+  } else {
+    warn(`--max-requests ${options.maxRequests} reached: capture of ${report.exchange}/${report.symbol} and later targets cut short`);
   }
-  return summary;
+  // Stopped during this target: what it got so far is kept.
+  report.status = report.requests > 0 ? 'captured' : 'not_reached';
+  report.reason = stopReason(kind, options.maxRequests);
+  return undefined;
+}
+
+function interruption(signal: AbortSignal): InterruptedError {
+  return new InterruptedError(signal.reason === 'SIGTERM' ? 'SIGTERM' : 'SIGINT');
+}
+
+/** Loads the live journal (this run's snapshots and any held-out earlier ones) with the run record. */
+async function loadCaptures(options: CaptureOptions, startedAt: Date, summary: CaptureSummary, outcome: RunOutcome, fatal: unknown, warn: (message: string) => void): Promise<void> {
+  const warehouse = await openForCapture(options, startedAt, summary, outcome, fatal);
+  try {
+    const live = await loadLiveJournal(warehouse.connection, options.archiveRoot);
+    for (const path of live.unreadable) warn(`the journaled snapshot ${path} cannot be read; it is left where it is`);
+    summary.rowsInserted = live.inserted;
+    summary.snapshotsLoaded = live.snapshots;
+    await recordCaptureRun(warehouse.connection, options, startedAt, { summary, inserted: live.inserted, outcome, fatal });
+  } finally {
+    warehouse.close();
+  }
+  if (options.keepDays !== undefined) await pruneLoadedSnapshots(options.archiveRoot, options.keepDays);
 }
 
 /** Free calls only: the TradFi hours filter, and /expirations for the by-strike cost. */

@@ -8,7 +8,7 @@ import { createReadStream, promises as fs } from 'node:fs';
 import pLimit from 'p-limit';
 import { commitToArchive, tempPathFor } from './archive-writes.js';
 import { archivedCopyPath } from './versions.js';
-import type { PlannedFile } from './plan.js';
+import type { PlannedFile } from './download-plan.js';
 import { errorMessage } from '../core/errors.js';
 
 export interface DownloadResult {
@@ -190,30 +190,25 @@ export async function fetchFiles(files: readonly PlannedFile[], options: FetchOp
         }
         lastProblem = problem;
       } catch (thrown) {
-        const error = thrown instanceof PaidDownloadError ? thrown.cause : thrown;
         if (thrown instanceof PaidDownloadError) out.creditsSpent += thrown.creditsSpent;
-        const quotaStop = opts.quotaStopOf(error);
-        const localWrite = localWriteErrorOf(error);
-        if (localWrite !== undefined) {
+        const failure = downloadFailureOf(thrown, opts.quotaStopOf, signal.aborted);
+        if (failure.kind === 'local_write') {
           // The next file would fail the same way after paying for its link: stop asking. This one
           // failed (the run is partial, exit 4); the files not started are deferred.
-          out.localWriteError ??= localWrite;
+          noteStop(out, { localWriteError: failure.message });
           controller.abort();
-          lastProblem = `the archive could not be written: ${localWrite}`;
+          lastProblem = `the archive could not be written: ${failure.message}`;
           break;
         }
-        if (quotaStop !== undefined || signal.aborted) {
-          if (quotaStop !== undefined) out.quotaStop ??= quotaStop;
+        if (failure.kind === 'stop') {
+          noteStop(out, failure.quotaStop === undefined ? {} : { quotaStop: failure.quotaStop });
           controller.abort();
           out.deferred.push(file);
           opts.onFile?.({ file, outcome: 'deferred', bytes: 0 });
           return;
         }
-        lastProblem = errorMessage(error);
-        // A download that failed after every retry of the client is not tried a second time here:
-        // only a verification mismatch (or a body announced too large) earns the one extra attempt: a
-        // mismatch is retried once, then the file is failed_verify and the run goes on.
-        if (!(error instanceof BodyMismatchError)) attempt = 2;
+        lastProblem = failure.message;
+        if (!failure.retry) attempt = 2;
       } finally {
         if (tempPath !== undefined) await fs.rm(tempPath, { force: true });
       }
@@ -221,6 +216,33 @@ export async function fetchFiles(files: readonly PlannedFile[], options: FetchOp
     out.failed.push({ ...file, status: 'failed_verify', error: lastProblem, archivePath: finalPath });
     opts.onFile?.({ file, outcome: 'failed', bytes: 0 });
   }
+}
+
+/** The first stop of the run is the one reported. */
+function noteStop(out: FetchReport, stop: Pick<FetchReport, 'localWriteError' | 'quotaStop'>): void {
+  if (stop.localWriteError !== undefined) out.localWriteError ??= stop.localWriteError;
+  if (stop.quotaStop !== undefined) out.quotaStop ??= stop.quotaStop;
+}
+
+export type DownloadFailure =
+  | { kind: 'local_write'; message: string }
+  | { kind: 'stop'; quotaStop?: QuotaStop }
+  | { kind: 'failed'; message: string; retry: boolean };
+
+/**
+ * What a failed download means, first match wins: a local write failure stops every download; a
+ * quota stop or a stop signal defers the file; anything else fails it. A download that failed after
+ * every retry of the client is not tried a second time: only a verification mismatch (or a body
+ * announced too large) earns the one extra attempt.
+ */
+export function downloadFailureOf(thrown: unknown, quotaStopOf: (error: unknown) => QuotaStop | undefined, aborted: boolean): DownloadFailure {
+  const error = thrown instanceof PaidDownloadError ? thrown.cause : thrown;
+  const localWrite = localWriteErrorOf(error);
+  if (localWrite !== undefined) return { kind: 'local_write', message: localWrite };
+  const quotaStop = quotaStopOf(error);
+  if (quotaStop !== undefined) return { kind: 'stop', quotaStop };
+  if (aborted) return { kind: 'stop' };
+  return { kind: 'failed', message: error instanceof Error ? error.message : String(error), retry: error instanceof BodyMismatchError };
 }
 
 const LOCAL_WRITE_CODES = new Set(['ENOSPC', 'EDQUOT', 'EROFS', 'EACCES', 'EPERM']);

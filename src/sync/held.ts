@@ -7,7 +7,7 @@ import { finishRun, openWarehouse, recordListing, startRun, upsertManifest, type
 import type { VerifiedFile } from './fetch.js';
 import { readJournal, runOf, updateJournal, withFiles, type JournaledFile, type JournaledListing } from './journal.js';
 import { DEFAULT_WAIT_LOCK_SECONDS, holderPidOf, openWaiting, type AppliedJournal, type HeldDetails } from './load-pending.js';
-import type { PlannedFile } from './plan.js';
+import type { PlannedFile } from './download-plan.js';
 import { fallBack, type SyncState } from './state-source.js';
 import type { Pair } from '../core/pairs.js';
 import type { ManifestRow } from '../core/rows.js';

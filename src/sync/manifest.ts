@@ -60,29 +60,39 @@ export interface ListingPlan {
  * A pair with no files, or whose files all end before --since, is not listed.
  */
 export function planListing(input: ListingInput): ListingPlan | null {
-  const { coverage, newestStored, fullRescan } = input;
-  const first = coverage.files_first_date;
-  const last = coverage.files_last_date;
+  const last = input.coverage.files_last_date;
   if (last === null) return null;
-  // A --since at or before the first file bounds nothing.
-  const since = input.since !== undefined && (first === null || input.since > first) ? input.since : undefined;
-  if (since !== undefined && since > last && newestStored === null) return null;
-  if (fullRescan) return { windows: [{ part: 'whole' }], completeFrom: null };
-  if (newestStored === null) return { windows: [{ part: 'whole', ...(since ? { start: since } : {}) }], completeFrom: since ?? null };
+  const since = boundingSince(input);
+  if (since !== undefined && since > last && input.newestStored === null) return null;
+  if (input.fullRescan) return { windows: [{ part: 'whole' }], completeFrom: null };
+  if (input.newestStored === null) return { windows: [{ part: 'whole', ...(since ? { start: since } : {}) }], completeFrom: since ?? null };
+  return updateListing(input, input.newestStored, last, since);
+}
 
+/** --since, unless it is at or before the first file: then it bounds nothing. */
+function boundingSince(input: ListingInput): string | undefined {
+  const first = input.coverage.files_first_date;
+  if (input.since === undefined) return undefined;
+  return first === null || input.since > first ? input.since : undefined;
+}
+
+/** A pair already listed: the sessions newer than the stored ones, and the older part not yet complete. */
+function updateListing(input: ListingInput, newestStored: string, last: string, since: string | undefined): ListingPlan | null {
   const windows: ListingWindow[] = [];
   if (last > newestStored) windows.push({ part: 'newer', start: newestStored });
-  let completeFrom = input.completeFrom;
-  if (completeFrom !== null && (since === undefined || since < completeFrom)) {
-    if (first !== null && first >= completeFrom) {
-      completeFrom = null; // nothing older exists: complete from the first file already
-    } else {
-      windows.push({ part: 'older', ...(since ? { start: since } : {}), end: completeFrom });
-      completeFrom = since ?? null;
-    }
-  }
-  if (windows.length === 0 && completeFrom === input.completeFrom) return null;
-  return { windows, completeFrom };
+  const older = olderWindow(input, since);
+  if (older.window) windows.push(older.window);
+  if (windows.length === 0 && older.completeFrom === input.completeFrom) return null;
+  return { windows, completeFrom: older.completeFrom };
+}
+
+function olderWindow(input: ListingInput, since: string | undefined): { window?: ListingWindow; completeFrom: string | null } {
+  const { completeFrom } = input;
+  const first = input.coverage.files_first_date;
+  if (completeFrom === null || (since !== undefined && since >= completeFrom)) return { completeFrom };
+  // Nothing older exists: complete from the first file already.
+  if (first !== null && first >= completeFrom) return { completeFrom: null };
+  return { window: { part: 'older', ...(since ? { start: since } : {}), end: completeFrom }, completeFrom: since ?? null };
 }
 
 export interface ListOptions {
@@ -146,33 +156,43 @@ export async function listManifest<R extends ManifestRow>(
 
   for (;;) {
     if (requests >= maxRequests) return { rows: sorted(merged), requests, complete: false };
-    const window: ManifestWindow = {};
-    if (start !== undefined) window.start = start;
-    if (end !== undefined) window.end = end;
-    let page: R[];
-    try {
-      page = await fetchPage(pair.exchange, pair.symbol, window);
-    } catch (error) {
-      if (!options.isStop?.(error)) throw error;
-      return { rows: sorted(merged), requests, complete: false, stop: error };
-    }
+    const fetched = await fetchPageOrStop(fetchPage, pair, { ...(start !== undefined ? { start } : {}), ...(end !== undefined ? { end } : {}) }, options.isStop);
+    if ('stop' in fetched) return { rows: sorted(merged), requests, complete: false, stop: fetched.stop };
+    const { page } = fetched;
     requests++;
     for (const row of page) merged.set(`${row.session_date}|${row.file}`, row);
     if (page.length < pageSize) break;
-
     const oldest = oldestDateOf(page);
     if (start !== undefined && oldest < start) break; // the server went past the bound: done
-    // Every full page must reach an older session than the last one, or paging never ends.
-    if (previousOldest !== undefined && oldest >= previousOldest) {
-      throw new ApiSchemaError(
-        `/history/files/${pair.exchange}/${pair.symbol}`,
-        `manifest paging made no progress (a full page again ends at ${oldest}); stopped after ${requests} requests`,
-      );
-    }
+    checkProgress(pair, oldest, previousOldest, requests);
     previousOldest = oldest;
     end = addDays(oldest, 1);
   }
   return { rows: sorted(merged), requests, complete: true };
+}
+
+/** One page, or the error that stops the walk (the request quota used up); other errors propagate. */
+async function fetchPageOrStop<R extends ManifestRow>(
+  fetchPage: FetchManifestPage<R>,
+  pair: Pair,
+  window: ManifestWindow,
+  isStop: ((error: unknown) => boolean) | undefined,
+): Promise<{ page: R[] } | { stop: unknown }> {
+  try {
+    return { page: await fetchPage(pair.exchange, pair.symbol, window) };
+  } catch (error) {
+    if (!isStop?.(error)) throw error;
+    return { stop: error };
+  }
+}
+
+/** Every full page must reach an older session than the last one, or paging never ends. */
+function checkProgress(pair: Pair, oldest: string, previousOldest: string | undefined, requests: number): void {
+  if (previousOldest === undefined || oldest < previousOldest) return;
+  throw new ApiSchemaError(
+    `/history/files/${pair.exchange}/${pair.symbol}`,
+    `manifest paging made no progress (a full page again ends at ${oldest}); stopped after ${requests} requests`,
+  );
 }
 
 function sorted<R extends ManifestRow>(merged: Map<string, R>): R[] {

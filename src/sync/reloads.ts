@@ -4,7 +4,7 @@
 // the downloads, within the run's credit budget like any other file (deferred when none is left).
 
 import { isArchived } from './fetch.js';
-import type { Plan, PlannedFile } from './plan.js';
+import type { Plan, PlannedFile } from './download-plan.js';
 import { pairKey } from '../core/pairs.js';
 
 export interface ReloadCheck {

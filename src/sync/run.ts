@@ -2,7 +2,7 @@
 // The warehouse is opened only for short phases (read state, write manifests, load), so analysts'
 // readers are blocked as little as possible; downloads run with it closed.
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { errorMessage, InterruptedError, LockError, PartialFailureError } from '../core/errors.js';
+import { InterruptedError, PartialFailureError } from '../core/errors.js';
 import {
   acquireSyncLock,
   finishRun,
@@ -14,24 +14,24 @@ import {
   upsertManifest,
   type ListingState,
   type LoadInput,
-  type RunCounts,
   type RunOutcome,
   type Warehouse,
 } from '../warehouse/index.js';
-import { journalFiles, journalListings, journalRun, openForLoad, planOnState, plannedOf, recordRunAnywhere, withWaiting } from './held.js';
+import { journalFiles, journalListings, journalRun, openForLoad, planOnState, plannedOf, recordRunAnywhere, withWaiting, type PendingManifests, type RunStartRecord } from './held.js';
+import { abortSignalName, downloadWarnings, failedRunCounts, loadedOutcome, partialFailureMessage, runAlreadyRecorded } from './run-outcome.js';
 import { applyJournal, DEFAULT_WAIT_LOCK_SECONDS, heldError, openWaiting } from './load-pending.js';
-import { beginSyncState } from './state-source.js';
+import { beginSyncState, type SyncState } from './state-source.js';
 import { removeStaleTemps } from './archive-writes.js';
 import { archivedCopyPath, promoteLoadedVersions } from './versions.js';
 import { fetchFiles, isArchived, type Downloader, type FetchReport, type QuotaStop, type VerifiedFile } from './fetch.js';
 import { fillLevelsForSync, type FillLevelsReport, type HistoryLevelsFetcher } from './fill-levels.js';
 import { listPair, planListing, type ManifestPageFetcher } from './manifest.js';
-import { planSync, type Plan, type PlannedFile } from './plan.js';
+import { planSync, type Plan, type PlannedFile } from './download-plan.js';
 import { recheckReloads } from './reloads.js';
 import type { SyncSelection } from './selection.js';
 import { describeSkipped, pairOnlyFailure, type CoverageListing, type SkippedCoverageRow } from './coverage.js';
 import { checkSelectionNames, knownFromCoverage, venueSpread, type VenueSpread } from '../core/known-names.js';
-import { selectPairs } from './plan.js';
+import { selectPairs } from './download-plan.js';
 import type { Market } from '../time/sessions.js';
 import { type Pair, pairKey } from '../core/pairs.js';
 import type { CoverageRow, ManifestRow } from '../core/rows.js';
@@ -132,6 +132,29 @@ export async function runSync(options: SyncOptions, api: SyncApi, signal: AbortS
   }
 }
 
+/** What one locked run carries from phase to phase. */
+interface LockedRun {
+  options: SyncOptions;
+  api: SyncApi;
+  signal: AbortSignal;
+  events: SyncEvents;
+  me: Awaited<ReturnType<SyncApi['me']>>;
+  coverage: CoverageRow[];
+  skipped: SkippedCoverageRow[];
+  pairs: Pair[];
+  warnings: string[];
+  warn(message: string): void;
+  runStart: RunStartRecord;
+  /** Where the plan's state comes from; replaced once the plan is made. */
+  state: SyncState;
+  /** What the start loaded from the journal (counted into the summary). */
+  waiting: SyncState['waiting'];
+  quotaStop?: QuotaStop;
+  /** What the run had planned and fetched when it failed, for its run record. */
+  plan?: Plan;
+  fetched?: FetchReport;
+}
+
 async function runLocked(
   options: SyncOptions,
   api: SyncApi,
@@ -141,6 +164,33 @@ async function runLocked(
   coverage: CoverageRow[],
   skipped: SkippedCoverageRow[],
 ): Promise<SyncSummary> {
+  const run = await beginLockedRun(options, api, signal, events, me, coverage, skipped);
+  try {
+    return await runPhases(run);
+  } catch (error) {
+    if (!runAlreadyRecorded(error)) {
+      const counts = failedRunCounts(error, api.requestsSpent(), run.fetched, run.plan);
+      await recordRunAnywhere(options, run.state, run.runStart, counts, { listings: [], stored: true }).catch(() => undefined);
+    }
+    throw error;
+  } finally {
+    run.state.copy?.close();
+  }
+}
+
+/**
+ * Phase 1 (warehouse open, or a copy of its state when another process holds it): load what an
+ * earlier held-out run left in the journal, record the run and coverage, read the listing state.
+ */
+async function beginLockedRun(
+  options: SyncOptions,
+  api: SyncApi,
+  signal: AbortSignal,
+  events: SyncEvents,
+  me: Awaited<ReturnType<SyncApi['me']>>,
+  coverage: CoverageRow[],
+  skipped: SkippedCoverageRow[],
+): Promise<LockedRun> {
   const warnings: string[] = [];
   const warn = (message: string) => {
     warnings.push(message);
@@ -149,160 +199,166 @@ async function runLocked(
   for (const row of skipped) warn(describeSkipped(row));
   await removeStaleTemps(options.archiveRoot);
   const pairs = selectPairs(coverage, { ...selectionOf(options.selection), markets: me.markets });
-
-  // Phase 1 (warehouse open, or a copy of its state when another process holds it): load what an
-  // earlier held-out run left in the journal, record the run and coverage, read the listing state.
-  const startedAt = new Date();
-  const runStart = { command: options.command, options: options.recordedOptions, startedAt };
-  let state = await beginSyncState({ ...options, ...runStart, recordedOptions: options.recordedOptions, pairs, coverage }, warn);
-  const { held } = state;
-  const waiting = state.waiting;
-  if (waiting.filesLoaded > 0) warn(`${waiting.filesLoaded} file(s) paid by an earlier run and waiting in the archive were loaded (0 credits)`);
-
-  let quotaStop: QuotaStop | undefined;
-  let fetchedSoFar: FetchReport | undefined;
-  let planSoFar: Plan | undefined;
-  try {
-    // Phase 2 (network): list the manifests that coverage says moved.
-    events.phase?.('manifests');
-    const listing = await listMovedManifests(options, api, signal, coverage, pairs, held, warn, skipped, events.manifestsDone);
-    const manifestsListed = [...listing.listed.values()].filter((pair) => pair.requests > 0).length;
-    quotaStop = listing.quotaStop;
-
-    // Phase 3 (warehouse open, or the copy): store manifests, read state, plan.
-    events.phase?.('plan');
-    const planned = await planOnState(state, options, pairs, warn, (conn) => storeManifestsAndPlan(conn, options, me, pairs, listing.listed));
-    state = planned.state;
-    const manifestsStored = state.mode === 'warehouse';
-    const plan = planned.plan;
-    const rechecked = await recheckReloads(plan, options.archiveRoot);
-    for (const note of rechecked.notes) warn(note);
-    const effectivePlan = await reuseArchivedFiles(rechecked.plan, options.archiveRoot);
-    planSoFar = effectivePlan;
-    const pending = { listings: journalListings(listing.listed, state.mode), stored: manifestsStored };
-
-    const fill = (stop: QuotaStop | undefined) => {
-      if (!options.fillLevels) return Promise.resolve(undefined);
-      events.phase?.('fill');
-      return fillLevelsForSync(api, { ...fillSelectionOf(options), coverage, pairs, signal, warn }, stop);
-    };
-
-    if (options.dryRun) {
-      const levelsFilled = state.mode === 'warehouse' ? await fill(quotaStop) : undefined;
-      const summary = summarize(options, effectivePlan, manifestsListed, api, me, emptyFetch(), { loaded: 0, rows: 0, failed: [] }, quotaStop, warnings, 'dry_run', skipped);
-      if (levelsFilled) summary.levelsFilled = levelsFilled;
-      await recordRunAnywhere(options, state, runStart, runCounts(summary), pending);
-      return summary;
-    }
-
-    // Phase 4 (network, warehouse closed): download, verify, archive.
-    events.phase?.('download', `${effectivePlan.toDownload.length} files`);
-    const fetched = await fetchFiles(effectivePlan.toDownload, {
-      archiveRoot: options.archiveRoot,
-      concurrency: options.selection.concurrency,
-      download: api.download,
-      quotaStopOf: api.quotaStopOf,
-      signal,
-      creditsAvailable: effectivePlan.budget.available,
-      ...(events.file ? { onFile: events.file } : {}),
-    });
-    fetchedSoFar = fetched;
-    quotaStop ??= fetched.quotaStop;
-    if (fetched.localWriteError) warn(`the archive could not be written (${fetched.localWriteError}); downloads stopped, ${fetched.deferred.length} files deferred to the next run`);
-    if (fetched.quotaStop) warn(`file credits exhausted; ${fetched.deferred.length} files deferred until ${fetched.quotaStop.resetAt ?? 'the quota resets'}`);
-
-    // Phase 5 (warehouse open, waiting up to --wait-lock): load what verified, record what failed,
-    // finish the run record. When the warehouse stays held, all of it goes to the journal (exit 5).
-    const reloads: VerifiedFile[] = effectivePlan.toReload.map((file) => ({
-      ...file,
-      archivePath: archivedCopyPath(options.archiveRoot, file),
-      downloadedAt: new Date(),
-      fromArchive: true,
-    }));
-    const toLoad = [...reloads, ...fetched.verified];
-    events.phase?.('load', `${toLoad.length} files`);
-    if (signal.aborted) {
-      // Stopped: what was paid waits in the journal unless the warehouse takes the run record now.
-      await journalFiles(options.archiveRoot, toLoad, pending);
-      const summary = summarize(options, effectivePlan, manifestsListed, api, me, fetched, { loaded: 0, rows: 0, failed: [] }, quotaStop, warnings, 'interrupted', skipped);
-      await recordRunAnywhere(options, state, runStart, runCounts(summary), { listings: [], stored: true });
-      throw new InterruptedError(abortSignalName(signal));
-    }
-    const loadAndRecord = async (conn: DuckDBConnection): Promise<LoadOutcome> => {
-      const fromJournal = await applyJournal(conn, options.archiveRoot);
-      const result = await loadVerified(conn, toLoad, (done) => events.loadDone?.(done, toLoad.length));
-      await promoteLoadedVersions(conn, options.archiveRoot);
-      for (const failed of fetched.failed) {
-        await recordFileStatus(conn, { ...failed, archivePath: null, bytes: failed.bytes, rows: failed.rows }, 'failed_verify', failed.error);
-      }
-      for (const w of [...fromJournal.warnings, ...result.warnings]) warn(w);
-      return {
-        loaded: result.loaded + fromJournal.filesLoaded,
-        rows: result.rows + fromJournal.rowsLoaded,
-        failed: [...result.failed, ...fromJournal.failed.map(({ file, error }) => ({ file: plannedOf(file), error }))],
-      };
-    };
-    const finishIn = async (conn: DuckDBConnection, loaded: LoadOutcome, levelsFilled?: FillLevelsReport): Promise<SyncSummary> => {
-      const outcome: RunOutcome = signal.aborted ? 'interrupted' : fetched.failed.length + loaded.failed.length > 0 ? 'partial' : 'ok';
-      const summary = withWaiting(summarize(options, effectivePlan, manifestsListed, api, me, fetched, loaded, quotaStop, warnings, outcome, skipped), waiting);
-      if (levelsFilled) summary.levelsFilled = levelsFilled;
-      const runId = state.runId ?? (await startRun(conn, runStart));
-      await finishRun(conn, runId, runCounts(summary));
-      return summary;
-    };
-    const opened = await openForLoad(options, signal, toLoad, pending);
-    if (opened.held) {
-      const outcome: RunOutcome = signal.aborted ? 'interrupted' : 'locked';
-      const summary = withWaiting(summarize(options, effectivePlan, manifestsListed, api, me, fetched, { loaded: 0, rows: 0, failed: [] }, quotaStop, warnings, outcome, skipped), waiting);
-      await journalRun(options.archiveRoot, runStart, state.runId, runCounts(summary));
-      if (signal.aborted) throw new InterruptedError(abortSignalName(signal));
-      throw heldError(opened.held, summary);
-    }
-    let summary: SyncSummary;
-    if (options.fillLevels) {
-      let loaded: LoadOutcome;
-      try {
-        loaded = await loadAndRecord(opened.warehouse.connection);
-      } finally {
-        opened.warehouse.close();
-      }
-      // Phase 6 (network, then warehouse): levels of sessions without a loaded levels file.
-      const levelsFilled = await fill(quotaStop);
-      quotaStop ??= levelsFilled?.quotaStop;
-      summary = await withWarehouse(options, (conn) => finishIn(conn, loaded, levelsFilled));
-    } else {
-      // The run record is written in the load's open: every open and close of a big file costs.
-      try {
-        summary = await finishIn(opened.warehouse.connection, await loadAndRecord(opened.warehouse.connection));
-      } finally {
-        opened.warehouse.close();
-      }
-    }
-    if (signal.aborted) throw new InterruptedError(abortSignalName(signal));
-    if (summary.outcome === 'partial') {
-      const why = fetched.localWriteError
-        ? `the archive could not be written (${fetched.localWriteError}); ${summary.filesDeferred} file(s) deferred to the next run`
-        : `${summary.filesFailed.length} file(s) failed verification or loading`;
-      throw new PartialFailureError(`${why}; everything else was committed`, {}, { cause: summary });
-    }
-    return summary;
-  } catch (error) {
-    if (!(error instanceof PartialFailureError) && !(error instanceof InterruptedError) && !(error instanceof LockError)) {
-      const counts: RunCounts = {
-        outcome: 'failed',
-        requestsSpent: api.requestsSpent(),
-        creditsSpent: fetchedSoFar?.creditsSpent ?? 0,
-        bytesDownloaded: fetchedSoFar?.bytesDownloaded ?? 0,
-        filesPlanned: planSoFar ? planSoFar.toDownload.length + planSoFar.toReload.length : 0,
-        error: errorMessage(error),
-      };
-      await recordRunAnywhere(options, state, runStart, counts, { listings: [], stored: true }).catch(() => undefined);
-    }
-    throw error;
-  } finally {
-    state.copy?.close();
-  }
+  const runStart = { command: options.command, options: options.recordedOptions, startedAt: new Date() };
+  const state = await beginSyncState({ ...options, ...runStart, recordedOptions: options.recordedOptions, pairs, coverage }, warn);
+  if (state.waiting.filesLoaded > 0) warn(`${state.waiting.filesLoaded} file(s) paid by an earlier run and waiting in the archive were loaded (0 credits)`);
+  return { options, api, signal, events, me, coverage, skipped, pairs, warnings, warn, runStart, state, waiting: state.waiting };
 }
+
+async function runPhases(run: LockedRun): Promise<SyncSummary> {
+  const { options, events } = run;
+  // Phase 2 (network): list the manifests that coverage says moved.
+  events.phase?.('manifests');
+  const listing = await listMovedManifests(options, run.api, run.signal, run.coverage, run.pairs, run.state.held, run.warn, run.skipped, events.manifestsDone);
+  const manifestsListed = [...listing.listed.values()].filter((pair) => pair.requests > 0).length;
+  run.quotaStop = listing.quotaStop;
+
+  // Phase 3 (warehouse open, or the copy): store manifests, read state, plan.
+  events.phase?.('plan');
+  const plan = await planPhase(run, listing.listed);
+  const pending = { listings: journalListings(listing.listed, run.state.mode), stored: run.state.mode === 'warehouse' };
+  const summaryOf = (fetched: FetchReport, loaded: LoadOutcome, outcome: RunOutcome) =>
+    summarize(options, plan, manifestsListed, run.api, run.me, fetched, loaded, run.quotaStop, run.warnings, outcome, run.skipped);
+
+  if (options.dryRun) {
+    const levelsFilled = run.state.mode === 'warehouse' ? await fillLevels(run) : undefined;
+    const summary = summaryOf(emptyFetch(), NOTHING_LOADED, 'dry_run');
+    if (levelsFilled) summary.levelsFilled = levelsFilled;
+    await recordRunAnywhere(options, run.state, run.runStart, runCounts(summary), pending);
+    return summary;
+  }
+  const fetched = await downloadPhase(run, plan);
+  return await loadPhase(run, fetched, pending, (loaded, outcome) => summaryOf(fetched, loaded, outcome));
+}
+
+/** Stores the listed manifests and plans on the state, then takes the reloads' archived copies into account. */
+async function planPhase(run: LockedRun, listed: ManifestListing['listed']): Promise<Plan> {
+  const { options } = run;
+  const planned = await planOnState(run.state, options, run.pairs, run.warn, (conn) => storeManifestsAndPlan(conn, options, run.me, run.pairs, listed));
+  run.state = planned.state;
+  const rechecked = await recheckReloads(planned.plan, options.archiveRoot);
+  for (const note of rechecked.notes) run.warn(note);
+  run.plan = await reuseArchivedFiles(rechecked.plan, options.archiveRoot);
+  return run.plan;
+}
+
+/** Phase 4 (network, warehouse closed): download, verify, archive. */
+async function downloadPhase(run: LockedRun, plan: Plan): Promise<FetchReport> {
+  const { options, events, api } = run;
+  events.phase?.('download', `${plan.toDownload.length} files`);
+  const fetched = await fetchFiles(plan.toDownload, {
+    archiveRoot: options.archiveRoot,
+    concurrency: options.selection.concurrency,
+    download: api.download,
+    quotaStopOf: api.quotaStopOf,
+    signal: run.signal,
+    creditsAvailable: plan.budget.available,
+    ...(events.file ? { onFile: events.file } : {}),
+  });
+  run.fetched = fetched;
+  run.quotaStop ??= fetched.quotaStop;
+  for (const warning of downloadWarnings(fetched)) run.warn(warning);
+  return fetched;
+}
+
+type SummaryOf = (loaded: LoadOutcome, outcome: RunOutcome) => SyncSummary;
+
+/**
+ * Phase 5 (warehouse open, waiting up to --wait-lock): load what verified, record what failed,
+ * finish the run record. When the warehouse stays held, all of it goes to the journal (exit 5).
+ */
+async function loadPhase(run: LockedRun, fetched: FetchReport, pending: PendingManifests, summaryOf: SummaryOf): Promise<SyncSummary> {
+  const { options, signal } = run;
+  const toLoad = [...reloadsOf(run.plan!, options.archiveRoot), ...fetched.verified];
+  run.events.phase?.('load', `${toLoad.length} files`);
+  if (signal.aborted) {
+    // Stopped: what was paid waits in the journal unless the warehouse takes the run record now.
+    await journalFiles(options.archiveRoot, toLoad, pending);
+    const summary = summaryOf(NOTHING_LOADED, 'interrupted');
+    await recordRunAnywhere(options, run.state, run.runStart, runCounts(summary), { listings: [], stored: true });
+    throw new InterruptedError(abortSignalName(signal));
+  }
+  const opened = await openForLoad(options, signal, toLoad, pending);
+  if (opened.held) {
+    const summary = withWaiting(summaryOf(NOTHING_LOADED, signal.aborted ? 'interrupted' : 'locked'), run.waiting);
+    await journalRun(options.archiveRoot, run.runStart, run.state.runId, runCounts(summary));
+    if (signal.aborted) throw new InterruptedError(abortSignalName(signal));
+    throw heldError(opened.held, summary);
+  }
+  const summary = await loadAndFinish(run, opened.warehouse, toLoad, fetched, summaryOf);
+  if (signal.aborted) throw new InterruptedError(abortSignalName(signal));
+  if (summary.outcome === 'partial') {
+    const message = partialFailureMessage(fetched.localWriteError, summary.filesDeferred, summary.filesFailed.length);
+    throw new PartialFailureError(message, {}, { cause: summary });
+  }
+  return summary;
+}
+
+/** Loads in the open warehouse; with --fill-levels closes it for the fill and reopens it for the run record. */
+async function loadAndFinish(run: LockedRun, warehouse: Warehouse, toLoad: VerifiedFile[], fetched: FetchReport, summaryOf: SummaryOf): Promise<SyncSummary> {
+  const finishIn = async (conn: DuckDBConnection, loaded: LoadOutcome, levelsFilled?: FillLevelsReport): Promise<SyncSummary> => {
+    const outcome = loadedOutcome(run.signal.aborted, fetched.failed.length + loaded.failed.length);
+    const summary = withWaiting(summaryOf(loaded, outcome), run.waiting);
+    if (levelsFilled) summary.levelsFilled = levelsFilled;
+    const runId = run.state.runId ?? (await startRun(conn, run.runStart));
+    await finishRun(conn, runId, runCounts(summary));
+    return summary;
+  };
+  if (!run.options.fillLevels) {
+    // The run record is written in the load's open: every open and close of a big file costs.
+    try {
+      return await finishIn(warehouse.connection, await loadAndRecord(run, warehouse.connection, toLoad, fetched));
+    } finally {
+      warehouse.close();
+    }
+  }
+  let loaded: LoadOutcome;
+  try {
+    loaded = await loadAndRecord(run, warehouse.connection, toLoad, fetched);
+  } finally {
+    warehouse.close();
+  }
+  // Phase 6 (network, then warehouse): levels of sessions without a loaded levels file.
+  const levelsFilled = await fillLevels(run);
+  run.quotaStop ??= levelsFilled?.quotaStop;
+  return await withWarehouse(run.options, (conn) => finishIn(conn, loaded, levelsFilled));
+}
+
+/** The journal's waiting files first, then this run's; the failed verifications recorded. */
+async function loadAndRecord(run: LockedRun, conn: DuckDBConnection, toLoad: VerifiedFile[], fetched: FetchReport): Promise<LoadOutcome> {
+  const fromJournal = await applyJournal(conn, run.options.archiveRoot);
+  const result = await loadVerified(conn, toLoad, (done) => run.events.loadDone?.(done, toLoad.length));
+  await promoteLoadedVersions(conn, run.options.archiveRoot);
+  for (const failed of fetched.failed) {
+    await recordFileStatus(conn, { ...failed, archivePath: null, bytes: failed.bytes, rows: failed.rows }, 'failed_verify', failed.error);
+  }
+  for (const w of [...fromJournal.warnings, ...result.warnings]) run.warn(w);
+  return {
+    loaded: result.loaded + fromJournal.filesLoaded,
+    rows: result.rows + fromJournal.rowsLoaded,
+    failed: [...result.failed, ...fromJournal.failed.map(({ file, error }) => ({ file: plannedOf(file), error }))],
+  };
+}
+
+/** --fill-levels: sessions without a levels file, from /history/levels; nothing without the option. */
+function fillLevels(run: LockedRun): Promise<FillLevelsReport | undefined> {
+  if (!run.options.fillLevels) return Promise.resolve(undefined);
+  run.events.phase?.('fill');
+  const { options, coverage, pairs, signal, warn } = run;
+  return fillLevelsForSync(run.api, { ...fillSelectionOf(options), coverage, pairs, signal, warn }, run.quotaStop);
+}
+
+/** The plan's reloads, loaded from their archived copies. */
+function reloadsOf(plan: Plan, archiveRoot: string): VerifiedFile[] {
+  return plan.toReload.map((file) => ({
+    ...file,
+    archivePath: archivedCopyPath(archiveRoot, file),
+    downloadedAt: new Date(),
+    fromArchive: true,
+  }));
+}
+
+const NOTHING_LOADED: LoadOutcome = { loaded: 0, rows: 0, failed: [] };
 
 interface ManifestListing {
   /** Rows and complete_from by pair key, for the pairs whose manifest was listed. */
@@ -326,36 +382,23 @@ async function listMovedManifests(
   onPairDone: (done: number, total: number) => void = () => undefined,
 ): Promise<ManifestListing> {
   const listed: ManifestListing['listed'] = new Map();
-  const coverageByPair = new Map(coverage.map((row) => [pairKey(row), row]));
-  const { maxRequests, since } = options.selection;
-  // A 429 ends a walk with the pages read so far, kept like a --max-requests cut.
-  const isStop = (error: unknown) => api.quotaStopOf(error) !== undefined;
+  const coverageByPair = new Map(coverage.map((row) => [pairKeyOf(row), row]));
+  const { maxRequests } = options.selection;
   for (const [index, pair] of pairs.entries()) {
     if (index > 0) onPairDone(index, pairs.length);
     if (signal.aborted) throw new InterruptedError(abortSignalName(signal));
-    const row = coverageByPair.get(pairKey(pair));
-    if (row === undefined) continue;
-    const state = held.get(pairKey(pair)) ?? { newestStored: null, completeFrom: null };
-    const plan = planListing({ coverage: row, ...state, ...(since ? { since } : {}), fullRescan: options.fullRescan });
-    if (plan === null) continue;
-    const requestsLeft = maxRequests === undefined ? undefined : maxRequests - api.requestsSpent();
-    if (requestsLeft !== undefined && requestsLeft <= 0 && plan.windows.length > 0) {
+    const step = await listOnePair(options, api, pair, coverageByPair.get(pairKeyOf(pair)), held);
+    if (step.kind === 'skipped') {
+      skipped.push(step.row);
+      warn(describeSkipped(step.row));
+    }
+    if (step.kind === 'out_of_requests') {
       warn(`--max-requests ${maxRequests} reached: manifests of ${pair.exchange}/${pair.symbol} and later pairs not listed`);
       break;
     }
-    let listing: Awaited<ReturnType<typeof listPair>>;
-    try {
-      listing = await listPair(api.manifestPage, pair, plan, state, { isStop, ...(requestsLeft === undefined ? {} : { maxRequests: requestsLeft }) });
-    } catch (error) {
-      // An answer about this pair alone (refused, off the spec) skips the pair; the others go on.
-      const reason = pairOnlyFailure(error);
-      if (reason === undefined) throw error;
-      const row = { exchange: pair.exchange, symbol: pair.symbol, reason: `its manifest could not be listed: ${reason}` };
-      skipped.push(row);
-      warn(describeSkipped(row));
-      continue;
-    }
-    listed.set(pairKey(pair), { rows: listing.rows, completeFrom: listing.completeFrom, requests: listing.requests });
+    if (step.kind !== 'listed') continue;
+    const { listing } = step;
+    listed.set(pairKeyOf(pair), { rows: listing.rows, completeFrom: listing.completeFrom, requests: listing.requests });
     const quotaStop = listing.stop === undefined ? undefined : api.quotaStopOf(listing.stop);
     if (quotaStop) {
       warn(`request quota exhausted while listing manifests; what was listed is kept, the rest is listed after the reset at ${quotaStop.resetAt ?? 'midnight UTC'}`);
@@ -367,6 +410,38 @@ async function listMovedManifests(
     }
   }
   return { listed };
+}
+
+type PairListingStep =
+  | { kind: 'nothing_to_list' | 'out_of_requests' }
+  | { kind: 'skipped'; row: SkippedCoverageRow }
+  | { kind: 'listed'; listing: Awaited<ReturnType<typeof listPair>> };
+
+/** One pair's manifest walk, or why there is none. */
+async function listOnePair(
+  options: SyncOptions,
+  api: SyncApi,
+  pair: Pair,
+  row: CoverageRow | undefined,
+  held: Map<string, ListingState>,
+): Promise<PairListingStep> {
+  if (row === undefined) return { kind: 'nothing_to_list' };
+  const { maxRequests, since } = options.selection;
+  const state = held.get(pairKeyOf(pair)) ?? { newestStored: null, completeFrom: null };
+  const plan = planListing({ coverage: row, ...state, ...(since ? { since } : {}), fullRescan: options.fullRescan });
+  if (plan === null) return { kind: 'nothing_to_list' };
+  const requestsLeft = maxRequests === undefined ? undefined : maxRequests - api.requestsSpent();
+  if (requestsLeft !== undefined && requestsLeft <= 0 && plan.windows.length > 0) return { kind: 'out_of_requests' };
+  // A 429 ends a walk with the pages read so far, kept like a --max-requests cut.
+  const isStop = (error: unknown) => api.quotaStopOf(error) !== undefined;
+  try {
+    return { kind: 'listed', listing: await listPair(api.manifestPage, pair, plan, state, { isStop, ...(requestsLeft === undefined ? {} : { maxRequests: requestsLeft }) }) };
+  } catch (error) {
+    // An answer about this pair alone (refused, off the spec) skips the pair; the others go on.
+    const reason = pairOnlyFailure(error);
+    if (reason === undefined) throw error;
+    return { kind: 'skipped', row: { exchange: pair.exchange, symbol: pair.symbol, reason: `its manifest could not be listed: ${reason}` } };
+  }
 }
 
 /** Stores the listed manifests, then plans from what the warehouse holds (the anti-joins run in SQL). */
@@ -544,7 +619,6 @@ function fillSelectionOf(options: SyncOptions) {
   return { dbPath: options.dbPath, dryRun: options.dryRun, order, waitSeconds, ...(since ? { since } : {}), ...(until ? { until } : {}), ...(maxRequests !== undefined ? { maxRequests } : {}) };
 }
 
-function abortSignalName(signal: AbortSignal): 'SIGINT' | 'SIGTERM' {
-  return signal.reason === 'SIGTERM' ? 'SIGTERM' : 'SIGINT';
+function pairKeyOf(pair: Pair): string {
+  return `${pair.exchange}|${pair.symbol}`;
 }
-

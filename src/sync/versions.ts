@@ -7,7 +7,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { existsSync } from 'node:fs';
 import { loadedPendingCopies, recordArchiveMove } from '../warehouse/index.js';
 import { promoteVersion } from './archive-writes.js';
-import type { PlannedFile } from './plan.js';
+import type { PlannedFile } from './download-plan.js';
 import { archivePath, pendingVersionPath } from '../core/archive/layout.js';
 
 /** Where this version is (or goes) in the archive: the pending name when it replaces a loaded version. */

@@ -48,7 +48,7 @@ export interface ExportOptions {
   /** Default parquet. */
   format?: ExportFormat;
   /** Subset of EXPORT_TABLES (default all). */
-  tables?: readonly string[];
+  tables?: readonly ExportTable[];
   /** Session dates, inclusive, YYYY-MM-DD. */
   since?: string;
   until?: string;
@@ -97,46 +97,21 @@ export interface ExportSelection {
   full: boolean;
 }
 
-/** Checks and normalises the options; UsageError (exit 2) names the bad value and what is allowed. */
+/** Fills the defaults and folds case and repeats; the values are checked where the flags are parsed (src/cli/export-flags.ts). */
 export function normalizeExportOptions(options: Omit<ExportOptions, 'dbPath' | 'now'>): ExportSelection {
-  const format = options.format ?? 'parquet';
-  if (!(EXPORT_FORMATS as readonly string[]).includes(format)) {
-    throw new UsageError(`export: unknown format "${String(format)}"; allowed: ${EXPORT_FORMATS.join(', ')}`);
-  }
-  if (!options.outDir || options.outDir.trim() === '') throw new UsageError('export: --out DIR (or s3://bucket/prefix) is required');
-  if (isS3Url(options.outDir)) parseS3Url(options.outDir); // a bad bucket name is a usage error now, not after the COPYs
-  const tables = options.tables && options.tables.length > 0 ? [...new Set(options.tables)] : [...EXPORT_TABLES];
-  for (const table of tables) {
-    if (!isExportTable(table)) throw new UsageError(`export: unknown table "${table}"; allowed: ${EXPORT_TABLES.join(', ')}`);
-  }
-  for (const [name, value] of [['since', options.since], ['until', options.until]] as const) {
-    // A real calendar date: 2026-02-30 has the shape but would only fail later, inside DuckDB.
-    if (value !== undefined && !isIsoDate(value)) throw new UsageError(`export: --${name} must be a date YYYY-MM-DD, got "${value}"`);
-  }
-  if (options.since && options.until && options.since > options.until) {
-    throw new UsageError(`export: --since ${options.since} is after --until ${options.until}`);
-  }
-  const exchanges = nonEmpty(options.exchanges?.map((e) => e.toLowerCase()));
-  for (const exchange of exchanges ?? []) {
-    if (!isExchange(exchange)) throw new UsageError(`export: unknown exchange "${exchange}"; allowed: ${EXCHANGES.join(', ')}`);
-  }
-  const symbols = nonEmpty(options.symbols?.map((s) => s.toUpperCase()));
-  for (const symbol of symbols ?? []) {
-    if (!SYMBOL_PATTERN.test(symbol)) throw new UsageError(`export: bad symbol "${symbol}"; allowed: ${SYMBOL_RULE}`);
-  }
   return {
     outDir: isS3Url(options.outDir) ? options.outDir.replace(/\/+$/, '') : resolve(options.outDir),
-    format,
-    tables: tables as ExportTable[],
+    format: options.format ?? 'parquet',
+    tables: nonEmpty(options.tables) ?? [...EXPORT_TABLES],
     since: options.since ?? null,
     until: options.until ?? null,
-    exchanges,
-    symbols,
+    exchanges: nonEmpty(options.exchanges?.map((e) => e.toLowerCase())),
+    symbols: nonEmpty(options.symbols?.map((s) => s.toUpperCase())),
     full: options.full === true,
   };
 }
 
-function nonEmpty(values: string[] | undefined): string[] | null {
+function nonEmpty<T extends string>(values: readonly T[] | undefined): T[] | null {
   return values && values.length > 0 ? [...new Set(values)] : null;
 }
 

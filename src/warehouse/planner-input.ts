@@ -2,7 +2,7 @@
 // holds ~100k manifest rows that are all loaded; turning them and the ledger into JS objects cost
 // seconds and hundreds of MB. Here DuckDB does the anti-join (manifest rows with no `loaded` ledger
 // row of the same sha256) and counts the loaded ones per pair, so only the few pending rows and
-// their ledger versions cross into JS. planSync (src/sync/plan.ts) makes every decision from them.
+// their ledger versions cross into JS. planSync (src/sync/download-plan.ts) makes every decision from them.
 import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api';
 import { duckdb } from './duckdb.js';
 import type { FileKind } from '../core/file-kinds.js';

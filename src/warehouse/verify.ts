@@ -8,7 +8,7 @@ import { resolve } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { UsageError } from '../core/errors.js';
 import { archivedPathOf, groupByFile, judgeArchive, loadInputOf } from './archive-check.js';
-import { rowCountMismatches } from './row-count-mismatches.js';
+import { rowCountMismatches, type RowCountMismatch } from './row-count-mismatches.js';
 import { type LedgerRow, listLedger } from './ledger.js';
 import { loadFiles, type LoadInput } from './loader.js';
 import { acquireSyncLock } from './lock.js';
@@ -102,28 +102,14 @@ async function inspect(conn: DuckDBConnection, archiveRoot: string, digests: Map
   const mismatches = new Map((await rowCountMismatches(conn)).map((m) => [fileKey(m), m]));
   const inspection: Inspection = { checked: 0, problems: [], fixes: [] };
   for (const versions of groupByFile(await listLedger(conn))) {
-    const problems: VerifyProblem[] = [];
     const first = versions[0];
     if (!first) continue;
     const path = archivedPathOf(archiveRoot, first);
     if (!digests.has(path)) digests.set(path, await hashFile(path));
     const found = digests.get(path);
-    const loaded = versions.find((v) => v.status === 'loaded');
-    if (loaded) {
-      inspection.checked += 1;
-      problems.push(...checkLoaded(loaded, path, found, manifest.get(fileKey(loaded))));
-      const counts = mismatches.get(fileKey(loaded));
-      if (counts) problems.push(problem('row_count_mismatch', loaded, `the table holds ${counts.actual} rows of this file, the ledger says ${counts.expected}`));
-    } else {
-      const newest = versions[versions.length - 1];
-      if (newest?.status !== 'failed_load') continue;
-      inspection.checked += 1;
-      problems.push(problem('failed_load', newest, `never loaded: ${newest.error ?? 'no error recorded'}`));
-      // A newer version waits under its own pending name beside the loaded one (src/sync/versions.ts).
-      const copyPath = newest.archivePath ?? path;
-      const copy = copyPath === path ? found : await hashFile(copyPath);
-      problems.push(...checkFailedCopy(newest, copyPath, copy));
-    }
+    const problems = await inspectFile(versions, path, found, manifest, mismatches);
+    if (problems === undefined) continue;
+    inspection.checked += 1;
     inspection.problems.push(...problems);
     const fix = problems.length > 0 ? repairInput(versions, path, found) : undefined;
     if (fix) inspection.fixes.push(fix);
@@ -133,6 +119,29 @@ async function inspect(conn: DuckDBConnection, archiveRoot: string, digests: Map
     inspection.problems.push(problem('unexplained_rows', orphan, `${orphan.actual} rows with no loaded ${orphan.file} file`));
   }
   return inspection;
+}
+
+/** One file's problems: of its loaded version, else of a newest failed_load; undefined when neither is there to check. */
+async function inspectFile(
+  versions: readonly LedgerRow[],
+  path: string,
+  found: FileDigest | undefined,
+  manifest: Map<string, string>,
+  mismatches: Map<string, RowCountMismatch>,
+): Promise<VerifyProblem[] | undefined> {
+  const loaded = versions.find((v) => v.status === 'loaded');
+  if (loaded) {
+    const problems = checkLoaded(loaded, path, found, manifest.get(fileKey(loaded)));
+    const counts = mismatches.get(fileKey(loaded));
+    if (counts) problems.push(problem('row_count_mismatch', loaded, `the table holds ${counts.actual} rows of this file, the ledger says ${counts.expected}`));
+    return problems;
+  }
+  const newest = versions[versions.length - 1];
+  if (newest?.status !== 'failed_load') return undefined;
+  // A newer version waits under its own pending name beside the loaded one (src/sync/versions.ts).
+  const copyPath = newest.archivePath ?? path;
+  const copy = copyPath === path ? found : await hashFile(copyPath);
+  return [problem('failed_load', newest, `never loaded: ${newest.error ?? 'no error recorded'}`), ...checkFailedCopy(newest, copyPath, copy)];
 }
 
 /** Archive and manifest checks of the loaded version (pure). */

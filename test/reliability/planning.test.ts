@@ -4,7 +4,7 @@
 // whole manifest and ledger in JS, and pick exactly the files that are not loaded. Time and memory are
 // measured by `npm run bench` (scenario 4), not here.
 import { describe, expect, it } from 'vitest';
-import { planSync, type PlanInput } from '../../src/sync/plan.js';
+import { planSync, type PlanInput } from '../../src/sync/download-plan.js';
 import { listLedger, recordFileStatus } from '../../src/warehouse/ledger.js';
 import { listManifest, upsertManifest } from '../../src/warehouse/manifest.js';
 import { readPlanState } from '../../src/warehouse/planner-input.js';

@@ -8,7 +8,7 @@ import {
   sessionStartMs,
   sessionsToFill,
   type FillPairState,
-} from '../../src/sync/fill-plan.js';
+} from '../../src/sync/fill-windows.js';
 import { sessionDatesBetween } from '../../src/time/sessions.js';
 import { startBench, type Bench } from '../helpers/sync.js';
 

@@ -2,7 +2,7 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/core/errors.js';
-import { exportWarehouse, normalizeExportOptions, partitionPath, type ExportOptions } from '../../src/warehouse/export.js';
+import { exportWarehouse, partitionPath, type ExportOptions } from '../../src/warehouse/export.js';
 import { loadFiles, type LoadInput } from '../../src/warehouse/loader.js';
 import { openWarehouse, type Warehouse } from '../../src/warehouse/open.js';
 import { BTC, levelsRows, makeTempDir, query, writeFixture, type Market } from './fixtures.js';
@@ -152,12 +152,7 @@ describe('exportWarehouse', () => {
     expect(existsSync(outDir)).toBe(false);
   });
 
-  it('rejects bad options with usage errors', async () => {
-    const bad: Array<Partial<ExportOptions>> = [
-      { format: 'json' as never }, { tables: ['sync.files'] }, { since: '2026-13' }, { since: '2026-02-30' }, { until: '' }, { exchanges: ['nyse'] },
-      { symbols: ['../x'] }, { since: '2026-11-22', until: '2026-11-21' }, { outDir: '' },
-    ];
-    for (const options of bad) expect(() => normalizeExportOptions({ outDir, ...options })).toThrow(UsageError);
+  it('a missing warehouse is a usage error (the flags are checked where they are parsed: test/cli/export-flags.test.ts)', async () => {
     await expect(exportWarehouse({ dbPath: join(dir, 'missing.duckdb'), outDir })).rejects.toBeInstanceOf(UsageError);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { planSync, type PlanInput } from '../../src/sync/plan.js';
+import { planSync, type PlanInput } from '../../src/sync/download-plan.js';
 import { listLedger, recordFileStatus } from '../../src/warehouse/ledger.js';
 import { listManifest, upsertManifest } from '../../src/warehouse/manifest.js';
 import { readPlanState, type PlanStateFilter } from '../../src/warehouse/planner-input.js';

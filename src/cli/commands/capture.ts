@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { LockError, PartialFailureError, UsageError } from '../../core/errors.js';
 import { runCapture, type CaptureSummary } from '../../sync/capture.js';
 import { createProgress } from '../progress.js';
-import { parseCaptureVenues } from '../../sync/capture-plan.js';
+import { parseCaptureVenues } from '../../sync/capture-targets.js';
 import { parseCount, parseSymbols } from '../../sync/selection.js';
 import { createClient } from '../api-client.js';
 import { contextOf, type CommandContext } from '../context.js';

@@ -5,10 +5,10 @@ import { createApiClient } from '../../api/index.js';
 import { syncApiFrom } from '../../sync/api-port.js';
 import { runSync } from '../../sync/run.js';
 import { parseSyncSelection } from '../../sync/selection.js';
-import { openWarehouse } from '../../warehouse/index.js';
+import { demoReport } from '../../warehouse/demo-report.js';
 import { contextOf } from '../context.js';
 import { integerOption, parseInstant } from '../parse.js';
-import { formatTable, type Row } from '../output.js';
+import { formatTable } from '../output.js';
 import { formatSummary } from '../summary.js';
 
 const DEMO_DB = 'data/demo.duckdb';
@@ -60,35 +60,4 @@ export function registerDemo(program: Command): void {
         await emulator.close();
       }
     });
-}
-
-async function demoReport(db: string): Promise<{ tables: Row[]; levels: Row[]; pointInTime: Row[] }> {
-  const warehouse = await openWarehouse(db, { readOnly: true });
-  try {
-    const read = async (sql: string) => (await warehouse.connection.runAndReadAll(sql)).getRowObjectsJson() as Row[];
-    const tables = await read(`
-      SELECT 'levels' AS "table", count(*)::INTEGER AS rows FROM levels
-      UNION ALL SELECT 'strikes_total', count(*)::INTEGER FROM strikes_total
-      UNION ALL SELECT 'strikes_by_expiry', count(*)::INTEGER FROM strikes_by_expiry
-      UNION ALL SELECT 'sync.files (loaded)', count(*)::INTEGER FROM sync.files WHERE status = 'loaded'`);
-    const levels = await read(`
-      SELECT exchange, symbol, strftime(timestamp_utc, '%Y-%m-%d %H:%M') AS captured_utc, type, spot, flip, regime,
-             round(net_gex / 1e6, 2) AS net_gex_musd, p1_strike, n1_strike
-        FROM levels WHERE expiration = 'TOTAL'
-     QUALIFY row_number() OVER (PARTITION BY exchange, symbol ORDER BY timestamp_utc DESC) = 1
-       ORDER BY exchange, symbol`);
-    // Three made-up trade times per pair, joined to the levels known at that moment (no look-ahead).
-    await warehouse.connection.run(`
-      CREATE TEMP TABLE demo_trades AS
-      SELECT exchange, symbol, max(timestamp_utc) - INTERVAL (offset_minutes) MINUTE AS ts
-        FROM levels_total, (VALUES (7), (185), (1447)) o(offset_minutes)
-       GROUP BY exchange, symbol, offset_minutes`);
-    const pointInTime = await read(`
-      SELECT exchange, symbol, strftime(ts, '%Y-%m-%d %H:%M') AS trade_utc, strftime(timestamp_utc, '%Y-%m-%d %H:%M') AS levels_as_of,
-             spot, flip, regime
-        FROM pit_levels('demo_trades') ORDER BY exchange, symbol, ts`);
-    return { tables, levels, pointInTime };
-  } finally {
-    warehouse.close();
-  }
 }

@@ -1,24 +1,43 @@
+// Every command, in the order --help lists them: one module each, registered by one line here.
 import type { Command } from 'commander';
+import { registerApi } from './api.js';
 import { registerCapture } from './capture.js';
 import { registerChart } from './chart.js';
+import { registerCoverage } from './coverage.js';
 import { registerDemo } from './demo.js';
 import { registerDoctor } from './doctor.js';
 import { registerEmulate } from './emulate.js';
-import { registerLocal } from './local.js';
-import { registerRemote } from './remote.js';
+import { registerExport } from './export.js';
+import { registerLoad } from './load.js';
+import { registerMe } from './me.js';
+import { registerPlan } from './plan.js';
+import { registerQuery } from './query.js';
+import { registerRebuild } from './rebuild.js';
 import { registerReport } from './report.js';
 import { registerStatus } from './status.js';
 import { registerSync } from './sync.js';
+import { registerVerify } from './verify.js';
+
+const COMMANDS: readonly ((program: Command) => void)[] = [
+  registerSync,
+  registerPlan,
+  registerStatus,
+  registerMe,
+  registerCoverage,
+  registerApi,
+  registerQuery,
+  registerExport,
+  registerLoad,
+  registerRebuild,
+  registerVerify,
+  registerCapture,
+  registerChart,
+  registerReport,
+  registerDoctor,
+  registerEmulate,
+  registerDemo,
+];
 
 export function registerCommands(program: Command): void {
-  registerSync(program);
-  registerStatus(program);
-  registerRemote(program);
-  registerLocal(program);
-  registerCapture(program);
-  registerChart(program);
-  registerReport(program);
-  registerDoctor(program);
-  registerEmulate(program);
-  registerDemo(program);
+  for (const register of COMMANDS) register(program);
 }

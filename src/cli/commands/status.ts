@@ -3,13 +3,12 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { GexwhError, LockError, UsageError } from '../../core/errors.js';
-import { heldPairs, HELD_SOURCE } from '../../warehouse/held-pairs.js';
-import { checkSelectionNames, type NameSelection } from '../../core/known-names.js';
+import { GexwhError, UsageError } from '../../core/errors.js';
 import { parseExchanges, parseSymbols } from '../../sync/selection.js';
 import { listOption } from '../parse.js';
 import { usableCoverage } from '../../sync/coverage.js';
-import { lastRun, openWarehouse, upsertCoverage, type RunRow, type Warehouse } from '../../warehouse/index.js';
+import type { RunRow } from '../../warehouse/index.js';
+import { readWarehouseStatus, type WarehouseStatus } from '../../warehouse/status.js';
 import { readJournal } from '../../sync/journal.js';
 import { listSnapshots } from '../../sync/live-journal.js';
 import { waitingOf, type WaitingSummary } from '../../sync/load-pending.js';
@@ -42,7 +41,7 @@ export function registerStatus(program: Command): void {
       // The journal is read first and alone: it answers even when another process holds the warehouse.
       const snapshots = (await listSnapshots(ctx.settings.archive, 'pending')).length;
       const waiting = waitingOf(await readJournal(ctx.settings.archive), ctx.settings.archive, snapshots);
-      const local = await readLocal(ctx.settings.db, remote.coverage, filter);
+      const local = await readWarehouseStatus(ctx.settings.db, remote.coverage, filter);
       const result = {
         pairs: local.pairs,
         waiting_to_load: waiting,
@@ -52,22 +51,31 @@ export function registerStatus(program: Command): void {
         quota: remote.quota ?? null,
         note: remote.note ?? null,
       };
-      ctx.out.result(result, () => {
-        const lines = local.held ? [`warehouse: ${local.held}`, ''] : [formatTable(local.pairs), ''];
-        if (waiting.files > 0 || waiting.runs > 0) lines.push(describeWaiting(waiting));
-        if (waiting.snapshots > 0) lines.push(`waiting to load: ${waiting.snapshots} live snapshot(s) journaled by capture; the next capture, sync or gexwh load loads them`);
-        if (local.lastRun) lines.push(`last run: ${describeRun(local.lastRun)}`);
-        // Captures run every few minutes; the nightly sync's outcome must not scroll out of sight.
-        if (local.lastSync && local.lastSync.runId !== local.lastRun?.runId) lines.push(`last sync: ${describeRun(local.lastSync)}`);
-        if (!local.lastSync) lines.push('no sync has run on this warehouse yet');
-        if (remote.quota) {
-          const q = remote.quota;
-          lines.push(`quota (${q.tier}): requests ${q.requests.remaining ?? 'unlimited'} of ${q.requests.limit || 'unlimited'} left, file credits ${q.history_files.remaining ?? 'unlimited'} of ${q.history_files.limit || 'unlimited'} left, reset ${q.history_files.reset}`);
-        }
-        if (remote.note) lines.push(`note: ${remote.note}`);
-        return lines.join('\n');
-      });
+      ctx.out.result(result, () => statusText(local, remote, waiting));
     });
+}
+
+function statusText(local: WarehouseStatus, remote: Remote, waiting: WaitingSummary): string {
+  const lines = local.held ? [`warehouse: ${local.held}`, ''] : [formatTable(local.pairs), ''];
+  if (waiting.files > 0 || waiting.runs > 0) lines.push(describeWaiting(waiting));
+  if (waiting.snapshots > 0) lines.push(`waiting to load: ${waiting.snapshots} live snapshot(s) journaled by capture; the next capture, sync or gexwh load loads them`);
+  lines.push(...runLines(local));
+  if (remote.quota) lines.push(quotaLine(remote.quota));
+  if (remote.note) lines.push(`note: ${remote.note}`);
+  return lines.join('\n');
+}
+
+function runLines(local: WarehouseStatus): string[] {
+  const lines: string[] = [];
+  if (local.lastRun) lines.push(`last run: ${describeRun(local.lastRun)}`);
+  // Captures run every few minutes; the nightly sync's outcome must not scroll out of sight.
+  if (local.lastSync && local.lastSync.runId !== local.lastRun?.runId) lines.push(`last sync: ${describeRun(local.lastSync)}`);
+  if (!local.lastSync) lines.push('no sync has run on this warehouse yet');
+  return lines;
+}
+
+function quotaLine(q: NonNullable<Remote['quota']>): string {
+  return `quota (${q.tier}): requests ${q.requests.remaining ?? 'unlimited'} of ${q.requests.limit || 'unlimited'} left, file credits ${q.history_files.remaining ?? 'unlimited'} of ${q.history_files.limit || 'unlimited'} left, reset ${q.history_files.reset}`;
 }
 
 function describeWaiting(w: WaitingSummary): string {
@@ -103,81 +111,6 @@ async function fetchRemote(ctx: CommandContext): Promise<Remote> {
   }
 }
 
-interface LocalState {
-  pairs: Row[];
-  lastRun: RunRow | undefined;
-  lastSync: RunRow | undefined;
-  /** Set when another process holds the warehouse read-write, so nothing of it could be read. */
-  held?: string;
-}
-
-/**
- * Opens the warehouse for writing (to store the fresh coverage); beside a reader, READ_ONLY (the
- * coverage is the one last stored); beside a writer, not at all.
- */
-async function openForStatus(db: string): Promise<Warehouse | { held: string }> {
-  try {
-    return await openWarehouse(db);
-  } catch (error) {
-    if (!(error instanceof LockError)) throw error;
-  }
-  try {
-    return await openWarehouse(db, { readOnly: true });
-  } catch (error) {
-    if (!(error instanceof LockError)) throw error;
-    return { held: `${error.message}; its tables cannot be read until it lets go` };
-  }
-}
-
 function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
   return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
-}
-
-async function readLocal(db: string, freshCoverage: Row[] | undefined, filter: NameSelection): Promise<LocalState> {
-  const warehouse = await openForStatus(db);
-  if ('held' in warehouse) return { pairs: [], lastRun: undefined, lastSync: undefined, held: warehouse.held };
-  try {
-    const conn = warehouse.connection;
-    if (freshCoverage && !warehouse.readOnly) await upsertCoverage(conn, freshCoverage as never, new Date());
-    if (filter.exchanges || filter.symbols) checkSelectionNames(filter, { pairs: await heldPairs(conn), source: HELD_SOURCE });
-    const pairs = (await conn.runAndReadAll(`
-      WITH loaded AS (
-        SELECT exchange, symbol, count(DISTINCT session_date)::INTEGER AS sessions_held,
-               max(session_date)::VARCHAR AS newest_held, count(*)::INTEGER AS files_loaded
-          FROM sync.files WHERE status = 'loaded' GROUP BY ALL),
-      failed AS (
-        SELECT exchange, symbol, count(*)::INTEGER AS files_failed
-          FROM sync.files f WHERE status IN ('failed_verify', 'failed_load')
-           AND NOT EXISTS (SELECT 1 FROM sync.files g WHERE g.status = 'loaded' AND g.exchange = f.exchange
-                             AND g.symbol = f.symbol AND g.session_date = f.session_date AND g.file = f.file)
-         GROUP BY ALL),
-      listed AS (
-        -- From this session on the stored manifest is complete (a --since listing starts later).
-        SELECT l.exchange, l.symbol,
-               coalesce(l.complete_from, (SELECT min(m.session_date) FROM sync.manifest m
-                                           WHERE m.exchange = l.exchange AND m.symbol = l.symbol))::VARCHAR AS manifest_from
-          FROM sync.listings l),
-      missing AS (
-        SELECT m.exchange, m.symbol, count(*)::INTEGER AS files_missing
-          FROM sync.manifest m
-         WHERE NOT EXISTS (SELECT 1 FROM sync.files f WHERE f.status = 'loaded' AND f.exchange = m.exchange
-                             AND f.symbol = m.symbol AND f.session_date = m.session_date AND f.file = m.file AND f.sha256 = m.sha256)
-         GROUP BY ALL)
-      SELECT c.exchange, c.symbol, c.files_first_date::VARCHAR AS remote_first, c.files_last_date::VARCHAR AS remote_last,
-             li.manifest_from, coalesce(l.sessions_held, 0) AS sessions_held, l.newest_held,
-             coalesce(l.files_loaded, 0) AS files_loaded, coalesce(mi.files_missing, 0) AS files_missing,
-             coalesce(f.files_failed, 0) AS files_failed
-        FROM sync.coverage c
-        LEFT JOIN listed li USING (exchange, symbol)
-        LEFT JOIN loaded l USING (exchange, symbol)
-        LEFT JOIN failed f USING (exchange, symbol)
-        LEFT JOIN missing mi USING (exchange, symbol)
-       ORDER BY c.exchange, c.symbol`)).getRowObjectsJson() as Row[];
-    const chosen = pairs.filter(
-      (row) => (!filter.exchanges || filter.exchanges.includes(String(row.exchange))) && (!filter.symbols || filter.symbols.includes(String(row.symbol))),
-    );
-    return { pairs: chosen, lastRun: await lastRun(conn), lastSync: await lastRun(conn, 'sync') };
-  } finally {
-    warehouse.close();
-  }
 }

@@ -1,15 +1,15 @@
-// `gexwh sync` and `gexwh plan` (= sync --dry-run): the nightly job and its preview.
+// `gexwh sync`: the nightly job. `gexwh plan` (commands/plan.ts) is its preview through the same action.
 import type { Command } from 'commander';
 import { parseSyncSelection, type RawSyncSelection, type SyncSelection } from '../../sync/selection.js';
 import { runSync, type SyncOptions, type SyncSummary } from '../../sync/run.js';
 import { LockError, PartialFailureError } from '../../core/errors.js';
 import { contextOf, type CommandContext } from '../context.js';
-import { integerOption, listOption } from '../parse.js';
+import { addTableOptions } from '../options.js';
 import { connectApi } from '../api-client.js';
 import { createProgress } from '../progress.js';
 import { formatSummary } from '../summary.js';
 
-interface SyncFlags {
+export interface SyncFlags {
   exchange?: string[];
   symbol?: string[];
   files?: string[];
@@ -26,29 +26,14 @@ interface SyncFlags {
   waitLock?: number;
 }
 
-function addSelectionOptions(command: Command): Command {
-  return command
-    .option('--exchange <list>', 'history venues: bybit, deribit, okx, derive, combined, tradfi (repeatable, comma list)', listOption)
-    .option('--symbol <list>', 'symbols, e.g. BTC,SPY (repeatable, comma list)', listOption)
-    .option('--files <list>', 'file kinds: levels, strikes_total, strikes_by_expiry (default all three)', listOption)
-    .option('--since <date>', 'first session date, YYYY-MM-DD (inclusive)')
-    .option('--until <date>', 'last session date, YYYY-MM-DD (inclusive)')
-    .option('--max-credits <n>', 'spend at most N file credits in this run')
-    .option('--reserve-credits <n>', 'leave N file credits of the day unspent (default 0)')
-    .option('--max-requests <n>', 'spend at most N quota requests in this run')
-    .option('--concurrency <n>', 'parallel downloads, 1 to 32 (default 4)')
-    .option('--order <order>', 'newest or oldest sessions first (default newest)')
-    .option('--fill-levels', 'fill levels of sessions without a levels file from /history/levels (request quota)')
-    .option('--full-rescan', 're-list whole manifests to catch rebuilt files')
-    .option('--wait-lock <seconds>', 'wait up to N seconds for the warehouse to load paid files when another process holds it (default 300), and for another running sync (default: exit 5 at once)', integerOption(0, 86_400));
+/** The options sync and plan share, from the option table. */
+export function addSelectionOptions(command: Command): Command {
+  return addTableOptions(command, command.name());
 }
 
 export function registerSync(program: Command): void {
   addSelectionOptions(program.command('sync').description('download the missing daily files within the credit budget, verify, archive and load them'))
-    .option('--dry-run', 'plan only: spend no credit (same as gexwh plan)')
     .action((flags: SyncFlags, command: Command) => syncAction(contextOf(command), flags, flags.dryRun === true));
-  addSelectionOptions(program.command('plan').description('show what sync would download, its cost, and what the budget leaves out; spends no credit'))
-    .action((flags: SyncFlags, command: Command) => syncAction(contextOf(command), flags, true));
 }
 
 /** Flags win over the config file; then every value is validated. */
@@ -69,7 +54,7 @@ export function selectionFromFlags(flags: SyncFlags, ctx: CommandContext): SyncS
   return parseSyncSelection(raw);
 }
 
-async function syncAction(ctx: CommandContext, flags: SyncFlags, dryRun: boolean): Promise<void> {
+export async function syncAction(ctx: CommandContext, flags: SyncFlags, dryRun: boolean): Promise<void> {
   const selection = selectionFromFlags(flags, ctx);
   const fillLevels = flags.fillLevels ?? ctx.settings.config.fillLevels ?? false;
   const { api, close } = connectApi(ctx);

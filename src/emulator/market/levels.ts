@@ -43,6 +43,20 @@ export interface LevelsInput {
   oiRound: (value: number) => number;
 }
 
+interface StrikeGex {
+  strike: number | null;
+  gex: number | null;
+}
+
+function orNull(ranked: Ranked | null): StrikeGex {
+  return { strike: ranked?.strike ?? null, gex: ranked?.gex ?? null };
+}
+
+function topTwoOrNull(rows: readonly StrikeRow[], eligible: (row: StrikeRow) => boolean, score: (row: StrikeRow) => number): [StrikeGex, StrikeGex] {
+  const [first, second] = topTwo(rows, eligible, score);
+  return [orNull(first), orNull(second)];
+}
+
 export function computeLevels(input: LevelsInput): LevelsFields {
   const { spot, strikes } = input;
   const crossings = zeroCrossings(input.profile);
@@ -50,9 +64,9 @@ export function computeLevels(input: LevelsInput): LevelsFields {
   const flip = rawFlip === null ? null : roundPrice(rawFlip);
   const callGex = sum(strikes, (row) => row.call_gex, roundUsd);
   const putGex = sum(strikes, (row) => row.put_gex, roundUsd);
-  const [p1, p2] = topTwo(strikes, (row) => row.net_gex > 0, (row) => row.net_gex);
-  const [n1, n2] = topTwo(strikes, (row) => row.net_gex < 0, (row) => -row.net_gex);
-  const [a1, a2] = topTwo(strikes, (row) => row.net_gex !== 0, (row) => Math.abs(row.net_gex));
+  const [p1, p2] = topTwoOrNull(strikes, (row) => row.net_gex > 0, (row) => row.net_gex);
+  const [n1, n2] = topTwoOrNull(strikes, (row) => row.net_gex < 0, (row) => -row.net_gex);
+  const [a1, a2] = topTwoOrNull(strikes, (row) => row.net_gex !== 0, (row) => Math.abs(row.net_gex));
   return {
     spot,
     flip,
@@ -64,23 +78,23 @@ export function computeLevels(input: LevelsInput): LevelsFields {
     put_gex: putGex,
     call_oi_total: sum(strikes, (row) => row.call_oi, input.oiRound),
     put_oi_total: sum(strikes, (row) => row.put_oi, input.oiRound),
-    p1_strike: p1?.strike ?? null,
-    p1_gex: p1?.gex ?? null,
-    p2_strike: p2?.strike ?? null,
-    p2_gex: p2?.gex ?? null,
-    n1_strike: n1?.strike ?? null,
-    n1_gex: n1?.gex ?? null,
-    n2_strike: n2?.strike ?? null,
-    n2_gex: n2?.gex ?? null,
-    a1_strike: a1?.strike ?? null,
-    a1_gex: a1?.gex ?? null,
-    a2_strike: a2?.strike ?? null,
-    a2_gex: a2?.gex ?? null,
+    p1_strike: p1.strike,
+    p1_gex: p1.gex,
+    p2_strike: p2.strike,
+    p2_gex: p2.gex,
+    n1_strike: n1.strike,
+    n1_gex: n1.gex,
+    n2_strike: n2.strike,
+    n2_gex: n2.gex,
+    a1_strike: a1.strike,
+    a1_gex: a1.gex,
+    a2_strike: a2.strike,
+    a2_gex: a2.gex,
     // Max stability = the strongest positive net GEX strike, max volatility = the most negative.
-    s_price: p1?.strike ?? null,
-    s_gex: p1?.gex ?? null,
-    v_price: n1?.strike ?? null,
-    v_gex: n1?.gex ?? null,
+    s_price: p1.strike,
+    s_gex: p1.gex,
+    v_price: n1.strike,
+    v_gex: n1.gex,
     max_pain: input.maxPain,
     atm_iv: input.atmIv,
   };

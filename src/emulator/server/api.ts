@@ -154,11 +154,19 @@ async function handle(deps: ApiDeps, req: IncomingMessage, res: ServerResponse):
   const account = state.auth.authenticate(req, now);
   const { route } = matched;
   const ctx: RouteContext = { req, params: matched.params, query: url.searchParams, account, now, fault, state };
-  let result: RouteResult;
+  const result = await runRoute(ctx, route);
+  if (fault?.kind === 'drop_after_charge') return dropConnection(req);
+  return answer(res, ctx, route, result);
+}
+
+/** The route's answer, charged to the account's quota; its errors carry the quota headers. */
+async function runRoute(ctx: RouteContext, route: Route): Promise<RouteResult> {
+  const { state, account, now, fault } = ctx;
   try {
-    checkQueryNames(url.searchParams, route.query);
-    result = await route.handle(ctx);
+    checkQueryNames(ctx.query, route.query);
+    const result = await route.handle(ctx);
     gateAndCharge(state, route, account, now, fault);
+    return result;
   } catch (error) {
     if (error instanceof HttpError && error.status !== 429) {
       // Errors of a counted endpoint still tell the caller where its quota stands.
@@ -166,8 +174,6 @@ async function handle(deps: ApiDeps, req: IncomingMessage, res: ServerResponse):
     }
     throw error;
   }
-  if (fault?.kind === 'drop_after_charge') return dropConnection(req);
-  return answer(res, ctx, route, result);
 }
 
 export function createApiServer(deps: ApiDeps): Server {

@@ -66,19 +66,29 @@ export function parseInstant(value: string | undefined, name: string): Date {
   if (DATE_RE.test(value)) return new Date(`${parseDate(value, name)}T00:00:00Z`);
   const match = DATETIME_RE.exec(value);
   if (!match) throw invalidParam(`'${name}' must be an ISO 8601 date or date-time, got '${value}'.`);
+  const second = checkDateTime(match, name, value);
+  const fraction = (match[7] ?? '').padEnd(3, '0').slice(0, 3);
+  const text = `${match[1]}-${match[2]}-${match[3]}T${match[4]}:${match[5]}:${String(second).padStart(2, '0')}.${fraction}${zoneOf(match[8])}`;
+  const instant = new Date(text);
+  if (Number.isNaN(instant.getTime())) throw invalidParam(`'${name}' is not a valid date-time: '${value}'.`);
+  return instant;
+}
+
+/** Checks the calendar date, the clock and the year of a date-time match; returns its seconds. */
+function checkDateTime(match: RegExpExecArray, name: string, value: string): number {
   const [year, month, day, hour, minute] = [1, 2, 3, 4, 5].map((i) => Number(match[i])) as [number, number, number, number, number];
   const second = Number(match[6] ?? 0);
   if (!validCalendarDate(year, month, day) || hour > 23 || minute > 59 || second > 59) {
     throw invalidParam(`'${name}' is not a valid date-time: '${value}'.`);
   }
   checkYear(year, name);
-  const fraction = (match[7] ?? '').padEnd(3, '0').slice(0, 3);
-  let zone = (match[8] ?? 'Z').toUpperCase();
-  if (zone !== 'Z' && !zone.includes(':')) zone = `${zone.slice(0, 3)}:${zone.slice(3)}`;
-  const text = `${match[1]}-${match[2]}-${match[3]}T${match[4]}:${match[5]}:${String(second).padStart(2, '0')}.${fraction}${zone}`;
-  const instant = new Date(text);
-  if (Number.isNaN(instant.getTime())) throw invalidParam(`'${name}' is not a valid date-time: '${value}'.`);
-  return instant;
+  return second;
+}
+
+/** Z, or an offset written +HH:MM (a +HHMM offset gets its colon). */
+function zoneOf(written: string | undefined): string {
+  const zone = (written ?? 'Z').toUpperCase();
+  return zone !== 'Z' && !zone.includes(':') ? `${zone.slice(0, 3)}:${zone.slice(3)}` : zone;
 }
 
 /** One of a fixed list of values, else invalid_param with valid_values. */

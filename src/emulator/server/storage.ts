@@ -14,7 +14,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { FILE_KINDS, type FileKind } from '../market/types.js';
-import type { FaultBook } from './faults.js';
+import type { FaultAction, FaultBook } from './faults.js';
 import { deliver, dropConnection, HttpError, sendError } from './http.js';
 
 export interface FileRef {
@@ -78,11 +78,8 @@ function checkLink(deps: StorageDeps, url: URL): FileRef {
   return ref;
 }
 
-async function handle(deps: StorageDeps, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const url = new URL(req.url ?? '/', 'http://storage.invalid');
-  const pathAndSearch = url.pathname + url.search;
-  deps.counters.hits += 1;
-  deps.recordHit(pathAndSearch);
+/** Storage links carry their own signature: a request with credentials, or not a GET, is refused. */
+function checkRequest(deps: StorageDeps, req: IncomingMessage): void {
   if (req.headers['x-api-key'] !== undefined || req.headers.authorization !== undefined) {
     deps.counters.tripwire += 1;
     throw new HttpError(403, 'credentials_not_allowed', 'Storage links are self-authenticating: send no API key or Authorization header.');
@@ -90,15 +87,33 @@ async function handle(deps: StorageDeps, req: IncomingMessage, res: ServerRespon
   if (req.method !== 'GET' && req.method !== 'HEAD') {
     throw new HttpError(405, 'method_not_allowed', 'Only GET is allowed.', {}, { Allow: 'GET, HEAD' });
   }
-  const fault = deps.faults.take('storage', pathAndSearch);
-  if (fault?.kind === 'drop') return dropConnection(req);
+}
+
+/** Plays a storage fault; true when it answered (or dropped) the request, false when the request goes on. */
+async function answeredByFault(fault: FaultAction | undefined, req: IncomingMessage, res: ServerResponse): Promise<boolean> {
+  if (fault?.kind === 'drop') {
+    dropConnection(req);
+    return true;
+  }
   if (fault?.kind === 'delay') await new Promise((resolve) => setTimeout(resolve, fault.ms));
   if (fault?.kind === 'status') {
     throw new HttpError(fault.status, fault.error ?? 'storage_error', fault.message ?? 'Storage error.');
   }
   if (fault?.kind === 'body') {
-    return deliver(res, fault.status, { 'Content-Type': fault.contentType ?? 'application/octet-stream' }, Buffer.from(fault.body));
+    await deliver(res, fault.status, { 'Content-Type': fault.contentType ?? 'application/octet-stream' }, Buffer.from(fault.body));
+    return true;
   }
+  return false;
+}
+
+async function handle(deps: StorageDeps, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const url = new URL(req.url ?? '/', 'http://storage.invalid');
+  const pathAndSearch = url.pathname + url.search;
+  deps.counters.hits += 1;
+  deps.recordHit(pathAndSearch);
+  checkRequest(deps, req);
+  const fault = deps.faults.take('storage', pathAndSearch);
+  if (await answeredByFault(fault, req, res)) return;
   const ref = checkLink(deps, url);
   const bytes = await deps.fileBytes(ref);
   if (!bytes) throw new HttpError(404, 'not_found', 'No such object.');

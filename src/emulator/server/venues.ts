@@ -120,13 +120,29 @@ export function resolveLivePair(model: MarketModel, account: Account, rawExchang
   return { ...base, resolved: exchange, venues, historyVenue };
 }
 
-/** History endpoints: bybit, deribit, okx, derive, combined, tradfi (all/combined alias). */
-export function resolveHistoryPair(model: MarketModel, account: Account, rawExchange: string, coin: string): ResolvedPair {
-  const exchange = rawExchange.toLowerCase();
+/** A venue name the API knows (a subset's parts included), else invalid_exchange; true for a subset. */
+function checkHistoryName(exchange: string): boolean {
   const isSubset = exchange.includes('+');
   if (isSubset) parseSubset(exchange); // an unknown part is still invalid_exchange
   const known = isSubset || HISTORY_NAMES.includes(exchange) || LIVE_NAMES.includes(exchange);
   if (!known) throw invalidExchange(exchange, [...HISTORY_NAMES, 'all']);
+  return isSubset;
+}
+
+/** A crypto coin has history on the history venues and their aliases only. */
+function checkCryptoHistory(exchange: string, isSubset: boolean, info: SymbolInfo): void {
+  if (exchange === 'tradfi') throw invalidPair(exchange, info, historyValidExchanges(info));
+  if (isSubset || !(HISTORY_NAMES.includes(exchange) || ALIASES.includes(exchange))) {
+    throw new HttpError(400, 'history_not_available', `History is not available for exchange '${exchange}'.`, {
+      valid_exchanges: historyValidExchanges(info),
+    });
+  }
+}
+
+/** History endpoints: bybit, deribit, okx, derive, combined, tradfi (all/combined alias). */
+export function resolveHistoryPair(model: MarketModel, account: Account, rawExchange: string, coin: string): ResolvedPair {
+  const exchange = rawExchange.toLowerCase();
+  const isSubset = checkHistoryName(exchange);
   const info = lookupCoin(model, coin);
   const base = { exchange, coin, symbol: info.symbol, market: info.market };
   if (info.market === 'tradfi') {
@@ -134,12 +150,7 @@ export function resolveHistoryPair(model: MarketModel, account: Account, rawExch
     checkPlan(account, info);
     return { ...base, resolved: 'tradfi', venues: combinedVenues(info), historyVenue: 'tradfi' };
   }
-  if (exchange === 'tradfi') throw invalidPair(exchange, info, historyValidExchanges(info));
-  if (isSubset || !(HISTORY_NAMES.includes(exchange) || ALIASES.includes(exchange))) {
-    throw new HttpError(400, 'history_not_available', `History is not available for exchange '${exchange}'.`, {
-      valid_exchanges: historyValidExchanges(info),
-    });
-  }
+  checkCryptoHistory(exchange, isSubset, info);
   checkPlan(account, info);
   const resolved = ALIASES.includes(exchange) ? 'combined' : exchange;
   return { ...base, resolved, venues: captureVenuesOfHistory(info, resolved), historyVenue: resolved };

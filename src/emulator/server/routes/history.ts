@@ -18,7 +18,7 @@ import {
   SLOT_MS,
 } from '../timeline.js';
 import { historyVenuesOf, resolveHistoryPair, type ResolvedPair } from '../venues.js';
-import { checkCursorFits, decodeCursor, encodeCursor } from './cursor.js';
+import { checkCursorFits, decodeCursor, encodeCursor, type CursorState } from './cursor.js';
 import { DOCS_URL, nearestExpirations, UNITS } from './live.js';
 
 const DAY_MS = 86_400_000;
@@ -56,6 +56,30 @@ function rowSlots(model: MarketModel, market: Market, slots: readonly Date[], gr
   return lastOfBuckets(slots, (ts) => model.sessionDateOf(market, ts));
 }
 
+/** The cursor of a next page, checked against the request it continues. */
+function cursorOf(secret: Buffer, cursorParam: string | undefined, wanted: Omit<CursorState, 'start' | 'after'>): CursorState | undefined {
+  if (cursorParam === undefined) return undefined;
+  const cursor = decodeCursor(secret, cursorParam);
+  checkCursorFits(cursor, wanted);
+  return cursor;
+}
+
+/** A cursor's start, else the start asked for, else 30 days before the end. */
+function windowStart(cursor: CursorState | undefined, startParam: string | undefined, end: Date): Date {
+  if (cursor) return new Date(cursor.start);
+  return startParam === undefined ? new Date(end.getTime() - 30 * DAY_MS) : parseInstant(startParam, 'start');
+}
+
+function checkWindow(start: Date, end: Date, granularity: Granularity): void {
+  if (start.getTime() > end.getTime()) throw invalidParam('start is after end.');
+  const maxDays = MAX_WINDOW_DAYS[granularity];
+  if (maxDays !== null && end.getTime() - start.getTime() > maxDays * DAY_MS) {
+    throw new HttpError(400, 'range_too_large', `The window is longer than ${maxDays} days for granularity ${granularity}.`, {
+      max_window_days: maxDays,
+    });
+  }
+}
+
 const historyLevels: Route = {
   path: ['history', 'levels', ':exchange', ':coin'],
   cost: 'request',
@@ -67,23 +91,10 @@ const historyLevels: Route = {
     const granularity = parseChoice(queryValue(query, 'granularity') ?? 'close', 'granularity', GRANULARITIES);
     const endParam = queryValue(query, 'end');
     const end = endParam === undefined ? new Date(slotFloor(now).getTime() + SLOT_MS) : parseInstant(endParam, 'end');
-    const cursorParam = queryValue(query, 'cursor');
     const wanted = { exchange: pair.exchange, symbol: pair.symbol, end: end.getTime(), granularity };
-    const cursor = cursorParam === undefined ? undefined : decodeCursor(secret, cursorParam);
-    if (cursor) checkCursorFits(cursor, wanted);
-    const startParam = queryValue(query, 'start');
-    const start = cursor
-      ? new Date(cursor.start)
-      : startParam === undefined
-        ? new Date(end.getTime() - 30 * DAY_MS)
-        : parseInstant(startParam, 'start');
-    if (start.getTime() > end.getTime()) throw invalidParam('start is after end.');
-    const maxDays = MAX_WINDOW_DAYS[granularity];
-    if (maxDays !== null && end.getTime() - start.getTime() > maxDays * DAY_MS) {
-      throw new HttpError(400, 'range_too_large', `The window is longer than ${maxDays} days for granularity ${granularity}.`, {
-        max_window_days: maxDays,
-      });
-    }
+    const cursor = cursorOf(secret, queryValue(query, 'cursor'), wanted);
+    const start = windowStart(cursor, queryValue(query, 'start'), end);
+    checkWindow(start, end, granularity);
     const from = cursor ? new Date(cursor.after + 1) : start;
     const slots = pair.venues.length === 0 ? [] : capturesInWindow(model, pair.market, from, end, now);
     const all = rowSlots(model, pair.market, slots, granularity);

@@ -99,15 +99,22 @@ export type ExpirationChoice = { kind: 'total' } | { kind: 'one'; info: Expirati
  * or (when `acceptIso`) YYYY-MM-DD. Anything else, or a date not listed: 400 invalid_expiration,
  * unless `unlistedIsNoData` (a well-formed but absent expiration is then 404 no_data).
  */
+/** The ISO date an expiration parameter names, read as a DDMMMYY code and as YYYY-MM-DD. */
+function readExpiration(value: string): { fromCode?: string; fromIso?: string } {
+  const upper = value.toUpperCase();
+  return {
+    ...(CODE_RE.test(upper) ? { fromCode: codeToIso(upper) } : {}),
+    ...(ISO_DATE_RE.test(value) ? { fromIso: value } : {}),
+  };
+}
+
 export function chooseExpiration(
   value: string,
   listed: readonly ExpirationInfo[],
   options: { acceptIso: boolean; unlistedIsNoData: boolean },
 ): ExpirationChoice {
   if (value.toUpperCase() === 'TOTAL') return { kind: 'total' };
-  const upper = value.toUpperCase();
-  const fromCode = CODE_RE.test(upper) ? codeToIso(upper) : undefined;
-  const fromIso = ISO_DATE_RE.test(value) ? value : undefined;
+  const { fromCode, fromIso } = readExpiration(value);
   const wellFormed = fromCode !== undefined || (options.acceptIso && fromIso !== undefined);
   const wantedIso = fromCode ?? (options.acceptIso ? fromIso : undefined);
   const found = wellFormed ? listed.find((e) => e.iso === wantedIso) : undefined;

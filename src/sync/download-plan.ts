@@ -154,12 +154,28 @@ function indexLedger(ledger: readonly LedgerEntry[]): Map<string, LedgerEntry[]>
   return byFile;
 }
 
-type Decision = { kind: 'loaded' } | { kind: 'download' | 'reload'; planned: PlannedFile };
+export type Decision = { kind: 'loaded' } | { kind: 'download' | 'reload'; planned: PlannedFile };
+
+/**
+ * What to do with a manifest row, by the ledger status of the same sha256, first match wins. A
+ * failed load was verified and archived first (a paid file is never thrown away): it needs no new
+ * credit while its archived copy is recorded.
+ */
+export const LEDGER_RULES: readonly { when: string; applies(same: LedgerEntry | undefined): boolean; action: Decision['kind'] }[] = [
+  { when: 'the same version is loaded', applies: (same) => same?.status === 'loaded', action: 'loaded' },
+  { when: 'the same version failed to load from an archived copy', applies: (same) => same?.status === 'failed_load' && same.archivePath !== null, action: 'reload' },
+  { when: 'anything else (never seen, failed verification, no archived copy)', applies: () => true, action: 'download' },
+];
 
 /** What to do with one manifest row given the ledger versions of its file. */
-function decide(row: StoredManifestRow, file: FileKind, versions: readonly LedgerEntry[]): Decision {
+export function decide(row: StoredManifestRow, file: FileKind, versions: readonly LedgerEntry[]): Decision {
   const same = versions.find((v) => v.sha256 === row.sha256);
-  if (same?.status === 'loaded') return { kind: 'loaded' };
+  const action = LEDGER_RULES.find((rule) => rule.applies(same))!.action;
+  if (action === 'loaded') return { kind: 'loaded' };
+  return { kind: action, planned: plannedFileOf(row, file, versions, same) };
+}
+
+function plannedFileOf(row: StoredManifestRow, file: FileKind, versions: readonly LedgerEntry[], same: LedgerEntry | undefined): PlannedFile {
   const planned: PlannedFile = {
     exchange: row.exchange,
     symbol: row.symbol,
@@ -173,9 +189,29 @@ function decide(row: StoredManifestRow, file: FileKind, versions: readonly Ledge
   const older = versions.filter((v) => v.status === 'loaded' && v.sha256 !== row.sha256).map((v) => v.sha256).sort()[0];
   if (older !== undefined) planned.replaces = older;
   if (same?.status === 'failed_verify' || same?.status === 'failed_load') planned.retryOf = same.status;
-  // A failed load was verified and archived first (a paid file is never thrown away): it needs no new credit.
-  const archived = same?.status === 'failed_load' && same.archivePath !== null;
-  return { kind: archived ? 'reload' : 'download', planned };
+  return planned;
+}
+
+export type RowVerdict = 'ignored' | 'outside' | 'selected';
+
+/**
+ * Which manifest rows the plan considers, first match wins: a row this client cannot read is
+ * counted as ignored; a row outside the selection is left out silently.
+ */
+export const ROW_RULES: readonly { when: string; applies(row: StoredManifestRow, selection: PlanSelection): boolean; verdict: RowVerdict }[] = [
+  { when: 'a file kind or date this client does not know', applies: (row) => fileKindOf(row) === undefined || !isIsoDate(row.session_date), verdict: 'ignored' },
+  { when: 'a file kind not selected', applies: (row, selection) => !selection.files.includes(fileKindOf(row)!), verdict: 'outside' },
+  { when: 'before --since', applies: (row, selection) => selection.since !== undefined && row.session_date < selection.since, verdict: 'outside' },
+  { when: 'after --until', applies: (row, selection) => selection.until !== undefined && row.session_date > selection.until, verdict: 'outside' },
+  { when: 'anything else', applies: () => true, verdict: 'selected' },
+];
+
+export function classifyRow(row: StoredManifestRow, selection: PlanSelection): RowVerdict {
+  return ROW_RULES.find((rule) => rule.applies(row, selection))!.verdict;
+}
+
+function fileKindOf(row: StoredManifestRow): FileKind | undefined {
+  return FILE_KINDS.find((kind) => kind === row.file);
 }
 
 function planOrder(order: Order): (a: PlannedFile, b: PlannedFile) => number {
@@ -191,75 +227,80 @@ function emptyPairPlan(pair: Pair): PairPlan {
   return { ...pair, selected: 0, alreadyLoaded: 0, toDownload: 0, toReload: 0, deferred: 0, rebuilt: 0 };
 }
 
-export function planSync(input: PlanInput): Plan {
-  const { selection } = input;
-  const pairs = new Map(selectPairs(input.coverage, selection).map((p) => [pairKey(p), emptyPairPlan(p)]));
-  const ledger = indexLedger(input.ledger);
-  const seen = new Set<string>();
-  const candidates: PlannedFile[] = [];
-  const reloads: PlannedFile[] = [];
-  let alreadyLoaded = 0;
-  let ignoredRows = 0;
-  for (const [key, count] of input.loadedByPair ?? []) {
+/** The manifest rows sorted into what the plan does with them, counted per pair as they go. */
+interface Sorted {
+  candidates: PlannedFile[];
+  reloads: PlannedFile[];
+  alreadyLoaded: number;
+  ignoredRows: number;
+}
+
+function countLoadedByPair(pairs: Map<string, PairPlan>, loadedByPair: ReadonlyMap<string, number>, sorted: Sorted): void {
+  for (const [key, count] of loadedByPair) {
     const pair = pairs.get(key);
     if (pair === undefined) continue;
     pair.selected += count;
     pair.alreadyLoaded += count;
-    alreadyLoaded += count;
+    sorted.alreadyLoaded += count;
   }
+}
 
+function sortRows(input: PlanInput, pairs: Map<string, PairPlan>, sorted: Sorted): void {
+  const ledger = indexLedger(input.ledger);
+  const seen = new Set<string>();
   for (const row of input.manifest) {
     const pair = pairs.get(pairKey(row));
     if (pair === undefined) continue;
-    const file = FILE_KINDS.find((kind) => kind === row.file);
-    if (file === undefined || !isIsoDate(row.session_date)) {
-      ignoredRows++;
-      continue;
-    }
-    if (!selection.files.includes(file)) continue;
-    if (selection.since !== undefined && row.session_date < selection.since) continue;
-    if (selection.until !== undefined && row.session_date > selection.until) continue;
+    const verdict = classifyRow(row, input.selection);
+    if (verdict === 'ignored') sorted.ignoredRows++;
+    if (verdict !== 'selected') continue;
+    const file = fileKindOf(row)!;
     const key = fileKey({ exchange: row.exchange, symbol: row.symbol, sessionDate: row.session_date, file });
     if (seen.has(key)) continue; // a duplicated manifest row: the first one wins
     seen.add(key);
     pair.selected++;
     const decision = decide(row, file, ledger.get(key) ?? []);
     if (decision.kind === 'loaded') {
-      alreadyLoaded++;
+      sorted.alreadyLoaded++;
       pair.alreadyLoaded++;
-    } else if (decision.kind === 'reload') {
-      reloads.push(decision.planned);
     } else {
-      candidates.push(decision.planned);
+      (decision.kind === 'reload' ? sorted.reloads : sorted.candidates).push(decision.planned);
     }
   }
+}
+
+function countPerPair(pairs: Map<string, PairPlan>, files: PlannedFile[], field: 'toDownload' | 'toReload' | 'deferred'): void {
+  for (const file of files) {
+    const pair = pairs.get(pairKey(file));
+    if (pair === undefined) continue;
+    pair[field]++;
+    if (file.replaces !== undefined && field !== 'toReload') pair.rebuilt++;
+  }
+}
+
+export function planSync(input: PlanInput): Plan {
+  const pairs = new Map(selectPairs(input.coverage, input.selection).map((p) => [pairKey(p), emptyPairPlan(p)]));
+  const sorted: Sorted = { candidates: [], reloads: [], alreadyLoaded: 0, ignoredRows: 0 };
+  countLoadedByPair(pairs, input.loadedByPair ?? new Map(), sorted);
+  sortRows(input, pairs, sorted);
 
   const compare = planOrder(input.order);
-  candidates.sort(compare);
-  reloads.sort(compare);
+  sorted.candidates.sort(compare);
+  sorted.reloads.sort(compare);
   const budget = creditBudget(input.budget);
-  const cut = Math.min(candidates.length, budget.available);
-  const toDownload = candidates.slice(0, cut);
-  const deferred = candidates.slice(cut);
-
-  const count = (files: PlannedFile[], field: 'toDownload' | 'toReload' | 'deferred'): void => {
-    for (const file of files) {
-      const pair = pairs.get(pairKey(file));
-      if (pair === undefined) continue;
-      pair[field]++;
-      if (file.replaces !== undefined && field !== 'toReload') pair.rebuilt++;
-    }
-  };
-  count(toDownload, 'toDownload');
-  count(reloads, 'toReload');
-  count(deferred, 'deferred');
+  const cut = Math.min(sorted.candidates.length, budget.available);
+  const toDownload = sorted.candidates.slice(0, cut);
+  const deferred = sorted.candidates.slice(cut);
+  countPerPair(pairs, toDownload, 'toDownload');
+  countPerPair(pairs, sorted.reloads, 'toReload');
+  countPerPair(pairs, deferred, 'deferred');
 
   return {
     toDownload,
-    toReload: reloads,
+    toReload: sorted.reloads,
     deferred,
-    alreadyLoaded,
-    ignoredRows,
+    alreadyLoaded: sorted.alreadyLoaded,
+    ignoredRows: sorted.ignoredRows,
     budget: {
       available: Number.isFinite(budget.available) ? budget.available : null,
       used: toDownload.length,

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { creditBudget, planSync, selectPairs, type PlanInput, type PlannedFile } from '../../src/sync/plan.js';
+import { creditBudget, planSync, selectPairs, type PlanInput, type PlannedFile } from '../../src/sync/download-plan.js';
 import type { FileKind } from '../../src/sync/selection.js';
 import type { LedgerEntry, StoredManifestRow } from '../../src/core/rows.js';
 

@@ -1,0 +1,28 @@
+// `gexwh load`: the paid files a held-out sync left in the archive's journal, loaded for 0 credits.
+import type { Command } from 'commander';
+import { PartialFailureError } from '../../core/errors.js';
+import { DEFAULT_WAIT_LOCK_SECONDS, loadWaiting } from '../../sync/load-pending.js';
+import { contextOf } from '../context.js';
+import { integerOption } from '../parse.js';
+
+export function registerLoad(program: Command): void {
+  program
+    .command('load')
+    .description("load the paid files a sync archived but could not load (the warehouse was held): no network, no credit")
+    .option('--wait-lock <seconds>', `wait up to N seconds for another process to let the warehouse go (default ${DEFAULT_WAIT_LOCK_SECONDS})`, integerOption(0, 86_400))
+    .action(async (flags: { waitLock?: number }, command: Command) => {
+      const ctx = contextOf(command);
+      const result = await loadWaiting({ dbPath: ctx.settings.db, archiveRoot: ctx.settings.archive, waitSeconds: flags.waitLock ?? DEFAULT_WAIT_LOCK_SECONDS, signal: ctx.signal });
+      ctx.out.result(result, () =>
+        [
+          `load: ${result.filesLoaded} file(s) loaded from the archive's journal (${result.rowsLoaded} rows), ${result.filesFailed.length} failed, ` +
+            `${result.manifestsStored} manifest listing(s), ${result.snapshotsLoaded} live snapshot(s) and ${result.runsRecorded} run record(s) stored; 0 credits, no network.`,
+          ...result.filesFailed.map((f) => `  failed_load: ${f.exchange}/${f.symbol} ${f.sessionDate} ${f.file}: ${f.error}`),
+          ...result.warnings.map((w) => `  note: ${w}`),
+        ].join('\n'),
+      );
+      if (result.filesFailed.length > 0) {
+        throw new PartialFailureError(`${result.filesFailed.length} file(s) failed to load; they stay archived (gexwh verify --repair, or rebuild)`);
+      }
+    });
+}

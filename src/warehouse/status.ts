@@ -1,0 +1,85 @@
+// `gexwh status`'s local side: per (exchange, symbol) of the coverage, what the warehouse holds,
+// lacks and failed, and the last runs. Stores the fresh coverage when it may write.
+import { LockError } from '../core/errors.js';
+import { checkSelectionNames, type NameSelection } from '../core/known-names.js';
+import { heldPairs, HELD_SOURCE } from './held-pairs.js';
+import { openWarehouse, type Warehouse } from './open.js';
+import { lastRun, type RunRow } from './runs.js';
+import { upsertCoverage } from './manifest.js';
+
+type Row = Record<string, unknown>;
+
+export interface WarehouseStatus {
+  pairs: Row[];
+  lastRun: RunRow | undefined;
+  lastSync: RunRow | undefined;
+  /** Set when another process holds the warehouse read-write, so nothing of it could be read. */
+  held?: string;
+}
+
+/**
+ * Opens the warehouse for writing (to store the fresh coverage); beside a reader, READ_ONLY (the
+ * coverage is the one last stored); beside a writer, not at all.
+ */
+async function openForStatus(db: string): Promise<Warehouse | { held: string }> {
+  try {
+    return await openWarehouse(db);
+  } catch (error) {
+    if (!(error instanceof LockError)) throw error;
+  }
+  try {
+    return await openWarehouse(db, { readOnly: true });
+  } catch (error) {
+    if (!(error instanceof LockError)) throw error;
+    return { held: `${error.message}; its tables cannot be read until it lets go` };
+  }
+}
+
+export async function readWarehouseStatus(db: string, freshCoverage: Row[] | undefined, filter: NameSelection): Promise<WarehouseStatus> {
+  const warehouse = await openForStatus(db);
+  if ('held' in warehouse) return { pairs: [], lastRun: undefined, lastSync: undefined, held: warehouse.held };
+  try {
+    const conn = warehouse.connection;
+    if (freshCoverage && !warehouse.readOnly) await upsertCoverage(conn, freshCoverage as never, new Date());
+    if (filter.exchanges || filter.symbols) checkSelectionNames(filter, { pairs: await heldPairs(conn), source: HELD_SOURCE });
+    const pairs = (await conn.runAndReadAll(`
+      WITH loaded AS (
+        SELECT exchange, symbol, count(DISTINCT session_date)::INTEGER AS sessions_held,
+               max(session_date)::VARCHAR AS newest_held, count(*)::INTEGER AS files_loaded
+          FROM sync.files WHERE status = 'loaded' GROUP BY ALL),
+      failed AS (
+        SELECT exchange, symbol, count(*)::INTEGER AS files_failed
+          FROM sync.files f WHERE status IN ('failed_verify', 'failed_load')
+           AND NOT EXISTS (SELECT 1 FROM sync.files g WHERE g.status = 'loaded' AND g.exchange = f.exchange
+                             AND g.symbol = f.symbol AND g.session_date = f.session_date AND g.file = f.file)
+         GROUP BY ALL),
+      listed AS (
+        -- From this session on the stored manifest is complete (a --since listing starts later).
+        SELECT l.exchange, l.symbol,
+               coalesce(l.complete_from, (SELECT min(m.session_date) FROM sync.manifest m
+                                           WHERE m.exchange = l.exchange AND m.symbol = l.symbol))::VARCHAR AS manifest_from
+          FROM sync.listings l),
+      missing AS (
+        SELECT m.exchange, m.symbol, count(*)::INTEGER AS files_missing
+          FROM sync.manifest m
+         WHERE NOT EXISTS (SELECT 1 FROM sync.files f WHERE f.status = 'loaded' AND f.exchange = m.exchange
+                             AND f.symbol = m.symbol AND f.session_date = m.session_date AND f.file = m.file AND f.sha256 = m.sha256)
+         GROUP BY ALL)
+      SELECT c.exchange, c.symbol, c.files_first_date::VARCHAR AS remote_first, c.files_last_date::VARCHAR AS remote_last,
+             li.manifest_from, coalesce(l.sessions_held, 0) AS sessions_held, l.newest_held,
+             coalesce(l.files_loaded, 0) AS files_loaded, coalesce(mi.files_missing, 0) AS files_missing,
+             coalesce(f.files_failed, 0) AS files_failed
+        FROM sync.coverage c
+        LEFT JOIN listed li USING (exchange, symbol)
+        LEFT JOIN loaded l USING (exchange, symbol)
+        LEFT JOIN failed f USING (exchange, symbol)
+        LEFT JOIN missing mi USING (exchange, symbol)
+       ORDER BY c.exchange, c.symbol`)).getRowObjectsJson() as Row[];
+    const chosen = pairs.filter(
+      (row) => (!filter.exchanges || filter.exchanges.includes(String(row.exchange))) && (!filter.symbols || filter.symbols.includes(String(row.symbol))),
+    );
+    return { pairs: chosen, lastRun: await lastRun(conn), lastSync: await lastRun(conn, 'sync') };
+  } finally {
+    warehouse.close();
+  }
+}

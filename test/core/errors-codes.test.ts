@@ -1,0 +1,23 @@
+import { expect, it } from 'vitest';
+import * as errors from '../../src/core/errors.js';
+
+it('each kind of error has its stable code; an API error its slug; anything else is unexpected', () => {
+  const codes = {
+    usage: new errors.UsageError('x'),
+    auth: new errors.AuthError('x'),
+    locked: new errors.LockError('x'),
+    partial: new errors.PartialFailureError('x'),
+    integrity: new errors.IntegrityError('x'),
+    damaged_warehouse: new errors.DamagedWarehouseError('x'),
+    api_schema: new errors.ApiSchemaError('/me', 'x'),
+    network: new errors.NetworkError('x'),
+    unsafe_response: new errors.UnsafeResponseError('x'),
+    interrupted: new errors.InterruptedError('SIGTERM'),
+    checks_failed: new errors.ChecksFailedError('x'),
+    rate_limited: new errors.ApiError(429, 'rate_limited', 'x', '/me'),
+    unexpected: new Error('x'),
+  };
+  for (const [code, error] of Object.entries(codes)) expect(errors.errorCodeOf(error), code).toBe(code);
+  expect(errors.errorCodeOf(new errors.RefusedQueryError('x'))).toBe('usage');
+  expect(errors.errorCodeOf('a string')).toBe('unexpected');
+});
