@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openWarehouse } from '../../src/warehouse/index.js';
 import { CLI_PATH, runCli } from '../helpers/cli.js';
+import { camelKeysOf } from '../helpers/json-keys.js';
 
 interface Started {
   child: ChildProcessWithoutNullStreams;
@@ -54,6 +55,9 @@ describe('gexwh emulate', () => {
     const cache = join(dir, 'cache');
     running = await startCliEmulator(['--days', '60', '--now', '2026-06-17T12:00:00Z', '--symbols', 'BTC,SPY', '--expirations', '1', '--strikes', '4'], cache);
     const db = join(dir, 'gex.duckdb');
+    // Its --json: the URLs and the keys by account, snake_case like every command's (crypto_only).
+    expect(Object.keys(running.info.keys).sort()).toEqual(['admin', 'crypto_only', 'premium', 'pro', 'revoked', 'trial']);
+    expect(camelKeysOf(running.info)).toEqual([]);
     const env = { GEX_BASE_URL: running.info.base_url, GEX_API_KEY: running.info.keys.admin };
     const sync = await runCli(['sync', '--json', '--db', db, '--archive', join(dir, 'raw'), '--exchange', 'deribit,tradfi', '--symbol', 'BTC,SPY'], { env });
     expect(sync.stderr).toBe('');
