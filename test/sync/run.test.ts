@@ -137,7 +137,7 @@ describe('manifest paging', () => {
     expect(stats).toEqual({ n: 450, distinct_keys: 450, first_date: '2025-10-12', last_date: '2026-03-10' });
     expect(summary.requestsSpent).toBe(2);
     expect(bench.emulator.counters.credits(bench.emulator.keys.pro)).toBe(0);
-  });
+   }, 180_000); // its own: run first, it builds the shared cache's 450 files (62 s at load 14)
 
   const manifestState = async (b: Bench) => {
     const [state] = await b.query<{ rows: number; oldest: string; complete_from: string | null }>(
