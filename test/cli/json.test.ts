@@ -48,7 +48,7 @@ describe('--json', () => {
       expect(keys.length, args[0]).toBeGreaterThan(0);
       expect(camelKeysOf(parsed), args[0]).toEqual([]);
     }
-  });
+  }, 180_000); // its own: nine CLI runs (a sync, a rebuild, an export among them) took 60 s at load 15
 
   it('a failure is one JSON object on stdout, the text on stderr, with the exit code', async () => {
     const db = join(dir, 'errors.duckdb');
