@@ -9,6 +9,11 @@ export default defineConfig({
     // (653 s). Most files wait on child processes, sockets and DuckDB I/O, so two workers
     // halve the wall time (309 s) without starving each other.
     maxWorkers: 2,
+    // A test file spends ~1 s (4-6 s on a loaded machine) importing the client, DuckDB's native
+    // binding, undici and the emulator before its first test; a worker that keeps them between files
+    // pays it once. Safe here: no test mocks a module (the one vi.resetModules is its own file's), and
+    // every file closes its emulators, warehouses and temp folders and restores the env it changes.
+    isolate: false,
     testTimeout: 60_000,
     hookTimeout: 60_000,
   },

@@ -13,6 +13,7 @@ import { revisionKey, type ServerState } from './server/context.js';
 import { createFaultBook, type FaultRule } from './server/faults.js';
 import { closeServer, listen } from './server/http.js';
 import { createQuotaBook } from './server/quota.js';
+import { defaultFactsCacheDir, openFactsCache } from './server/facts-cache.js';
 import { createFileStore, type FileStore } from './server/file-store.js';
 import { currentFileBytes, fileExists } from './server/routes/files.js';
 import { completedSessions } from './server/timeline.js';
@@ -25,6 +26,7 @@ import { addDays } from './server/params.js';
 export type { FaultAction, FaultRule } from './server/faults.js';
 export type { EmulatorClock } from './server/clock.js';
 export { defaultBuildWorkers } from './server/file-store.js';
+export { defaultFactsCacheDir } from './server/facts-cache.js';
 
 export interface EmulatorOptions {
   host?: string; // default 127.0.0.1
@@ -52,6 +54,12 @@ export interface EmulatorOptions {
    * first, so manifest pages find their rows indexed.
    */
   buildWorkers?: number;
+  /**
+   * Folder of the manifest facts cache kept between runs (see facts-cache.ts), or false for none.
+   * Default: with workers (the CLI) `defaultFactsCacheDir()` (GEXWH_EMULATOR_CACHE, else
+   * ~/.cache/gexwh/emulator); without, none.
+   */
+  factsCache?: string | false;
 }
 
 export type EmulatorKeys = Record<AccountName, string>;
@@ -81,6 +89,8 @@ export interface Emulator {
   market: MarketModel;
   /** Files whose manifest facts (rows, bytes, sha256) are indexed so far. */
   readonly filesIndexed: number;
+  /** Daily files built since start (a listing answered from the index builds none). */
+  readonly filesBuilt: number;
   close(): Promise<void>;
 }
 
@@ -96,6 +106,13 @@ function marketModelOf(options: EmulatorOptions, seed: number, now: Date) {
     ...(options.symbols ? { symbols: options.symbols } : {}),
     ...(options.symbolAliases ? { aliases: options.symbolAliases } : {}),
   });
+}
+
+/** The file store; the CLI's (with build workers) keeps manifest facts on disk between runs unless told not to. */
+function fileStoreOf(options: EmulatorOptions, model: MarketModel): FileStore {
+  const workers = options.buildWorkers ?? 0;
+  const cacheDir = options.factsCache ?? (workers > 0 ? defaultFactsCacheDir() : undefined);
+  return createFileStore(model, workers, cacheDir ? openFactsCache(cacheDir, model) : undefined);
 }
 
 function serverStateOf(options: EmulatorOptions, parts: Pick<ServerState, 'model' | 'files' | 'clock' | 'auth' | 'secret'>): ServerState {
@@ -121,7 +138,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   const hitLog: string[] = [];
   const apiCounters = { hits: 0 };
   const storageCounters = { hits: 0, tripwire: 0 };
-  const files = createFileStore(model, options.buildWorkers ?? 0);
+  const files = fileStoreOf(options, model);
   const state = serverStateOf(options, { model, files, clock, auth, secret });
   const host = options.host ?? DEFAULTS.host;
   const storage = createStorageServer({
@@ -172,6 +189,9 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       market: model,
       get filesIndexed() {
         return files.indexed;
+      },
+      get filesBuilt() {
+        return files.built;
       },
       close: () => closeAll(servers, files),
     };

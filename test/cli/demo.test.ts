@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
+import { camelKeysOf } from '../helpers/json-keys.js';
 
 const cwd = mkdtempSync(join(tmpdir(), 'gexwh-demo-'));
 afterAll(() => rmSync(cwd, { recursive: true, force: true }));
@@ -20,8 +21,14 @@ describe('gexwh demo', () => {
     expect(existsSync(join(cwd, 'data', 'demo.duckdb'))).toBe(true);
     expect(existsSync(join(cwd, 'data', 'demo-raw', 'tradfi', 'SPY', '2026-03-10_levels.csv.gz'))).toBe(true);
 
-    const second = await runCli(args, { cwd });
-    expect(second.code).toBe(0);
-    expect(second.stdout).toMatch(/^sync ok: 0 file\(s\) loaded .* spent 0 credit\(s\) and 0 request\(s\)/);
+    // The rerun under --json: one document, snake_case keys like every command's.
+    const second = await runCli([...args, '--json'], { cwd });
+    expect(second.code, second.stderr).toBe(0);
+    const rerun = JSON.parse(second.stdout) as { summary: Record<string, unknown>; tables: unknown[]; levels: unknown[]; point_in_time: unknown[] };
+    expect(rerun.summary).toMatchObject({ outcome: 'ok', files_loaded: 0, credits_spent: 0, requests_spent: 0 });
+    expect(rerun.tables).toContainEqual({ table: 'sync.files (loaded)', rows: 18 });
+    expect(rerun.levels).toHaveLength(2);
+    expect(rerun.point_in_time.length).toBeGreaterThan(0);
+    expect(camelKeysOf(rerun)).toEqual([]);
   });
 });

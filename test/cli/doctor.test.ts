@@ -1,12 +1,14 @@
 // `gexwh doctor` from the built CLI: every check passes on a ready machine (exit 0), and each check
-// fails on purpose once, named in the JSON error's checks (exit 1).
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+// fails on purpose once, named in the JSON error's checks (exit 1); the disk check also against a
+// real archive folder and a really small disk.
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
-import { acquireSyncLock } from '../../src/warehouse/index.js';
-import { runCli } from '../helpers/cli.js';
+import { acquireSyncLock, openWarehouse } from '../../src/warehouse/index.js';
+import { CLI_PATH, runCli } from '../helpers/cli.js';
 
 interface CheckRow {
   name: string;
@@ -100,5 +102,86 @@ describe('gexwh doctor', () => {
     expect(result.stdout).toMatch(/^check\s+verdict\s+detail\s+fix/);
     expect(result.stdout).toMatch(/warehouse\s+FAIL\s+no warehouse at/);
     expect(result.stdout).not.toContain(live.keys.pro);
+  });
+});
+
+// The disk check against a real archive folder: free space from the file system, planned bytes from
+// the warehouse's pending manifest rows, newest first, up to one day's file credits.
+describe('gexwh doctor: free disk against the next night', () => {
+  let em: Emulator;
+  let listed: string; // a warehouse whose manifest is listed (plan), nothing downloaded
+  let manifest: { session_date: string; bytes: number }[];
+
+  beforeAll(async () => {
+    em = await startEmulator({ days: 8, expirations: 6, strikes: 40, symbols: ['BTC'] });
+    listed = join(dir, 'listed.duckdb');
+    const plan = await runCli(['plan', '--db', listed, '--archive', join(dir, 'listed-raw'), '--exchange', 'deribit', '--symbol', 'BTC'], { env: { GEX_BASE_URL: em.baseUrl, GEX_API_KEY: em.keys.pro } });
+    expect(plan.code, plan.stderr).toBe(0);
+    const warehouse = await openWarehouse(listed, { readOnly: true });
+    try {
+      const reader = await warehouse.connection.runAndReadAll(`SELECT session_date::VARCHAR session_date, bytes::INTEGER bytes FROM sync.manifest ORDER BY session_date DESC, bytes`);
+      manifest = reader.getRowObjectsJson() as typeof manifest;
+    } finally {
+      warehouse.close();
+    }
+    expect(manifest.length).toBeGreaterThan(20); // more than a trial key's 20 credits a day
+  });
+  afterAll(() => em.close());
+
+  const mb = (bytes: number) => Number((bytes / 1024 / 1024).toFixed(1));
+  const sum = (rows: { bytes: number }[]) => rows.reduce((total, row) => total + row.bytes, 0);
+  const diskOf = (checks: CheckRow[]) => {
+    const check = checks.find((c) => c.name === 'disk')!;
+    const [, free, files, planned] = /^([\d.]+) MB free; the next sync plans (\d+) file\(s\), ([\d.]+) MB$/.exec(check.detail) ?? [];
+    expect(files, check.detail).toBeDefined();
+    return { ok: check.ok, fix: check.fix, free: Number(free), files: Number(files), planned: Number(planned) };
+  };
+
+  it('reports the archive disk free and every pending file (pro: 200 credits a day), or a trial key\'s 20 newest', async () => {
+    const archive = join(dir, 'listed-raw');
+    const pro = await runCli(['doctor', '--json', '--db', listed, '--archive', archive], { env: { GEX_BASE_URL: em.baseUrl, GEX_API_KEY: em.keys.pro } });
+    expect(pro.code, pro.stderr).toBe(0);
+    const disk = diskOf((JSON.parse(pro.stdout) as { checks: CheckRow[] }).checks);
+    expect(disk).toMatchObject({ ok: true, files: manifest.length, planned: mb(sum(manifest)) });
+    // The archive does not exist yet: its nearest folder's file system (another process may write
+    // to it meanwhile, hence the margin).
+    const stats = statfsSync(dir);
+    expect(Math.abs(disk.free - (stats.bavail * stats.bsize) / 1024 / 1024)).toBeLessThan(2048);
+
+    const trial = await runCli(['doctor', '--json', '--db', listed, '--archive', archive], { env: { GEX_BASE_URL: em.baseUrl, GEX_API_KEY: em.keys.trial } });
+    const trialDisk = diskOf((JSON.parse(trial.stdout) as { checks: CheckRow[] }).checks);
+    expect(trialDisk.files).toBe(20);
+    // The 20 newest: whole sessions, then some files of the next one (which ones is not ordered).
+    const whole = manifest.slice(0, 18);
+    const next = manifest.filter((row) => row.session_date === manifest[18]!.session_date).map((row) => row.bytes).sort((a, b) => a - b);
+    expect(trialDisk.planned).toBeGreaterThanOrEqual(mb(sum(whole) + next[0]! + next[1]!));
+    expect(trialDisk.planned).toBeLessThanOrEqual(mb(sum(whole) + next.at(-1)! + next.at(-2)!));
+  });
+
+  // A really small disk: the archive on a 1 MB tmpfs mounted in a user and mount namespace.
+  const canMountTmpfs = process.platform === 'linux' && spawnSync('unshare', ['-rm', 'sh', '-c', 'd=$(mktemp -d) && mount -t tmpfs -o size=1m tmpfs "$d"']).status === 0;
+
+  it.skipIf(!canMountTmpfs)('fails when the archive\'s disk has less room than the planned bytes: exit 1, the sizes named, a fix', async () => {
+    const archive = join(dir, 'small-disk');
+    mkdirSync(archive);
+    expect(sum(manifest)).toBeGreaterThan(1.1 * 1024 * 1024); // more than the tmpfs holds
+    const script = 'a=$1; shift; mount -t tmpfs -o size=1m tmpfs "$a" && exec "$@"';
+    const args = ['doctor', '--json', '--db', listed, '--archive', archive];
+    // Asynchronous: the emulator the child asks lives in this process and must keep serving.
+    const child = spawn('unshare', ['-rm', 'sh', '-c', script, 'sh', archive, process.execPath, CLI_PATH, ...args], {
+      env: { ...process.env, GEX_BASE_URL: em.baseUrl, GEX_API_KEY: em.keys.pro },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    const status = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    const result = { status, stdout, stderr };
+    expect(result.status, result.stderr).toBe(1);
+    const parsed = JSON.parse(result.stdout) as { error: { hint: { checks: CheckRow[] } } };
+    const disk = diskOf(parsed.error.hint.checks);
+    expect(disk).toMatchObject({ ok: false, free: 1, files: manifest.length, planned: mb(sum(manifest)), fix: expect.stringMatching(/free disk space/) });
+    expect(verdicts(parsed.error.hint.checks)).toMatchObject({ archive: true, warehouse: true, key: true });
   });
 });

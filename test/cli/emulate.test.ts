@@ -1,12 +1,13 @@
 // `gexwh emulate` as a user starts it: the built CLI in a child process, with its file-building
 // workers, 60 days of history synced end to end, then stopped by a signal.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openWarehouse } from '../../src/warehouse/index.js';
 import { CLI_PATH, runCli } from '../helpers/cli.js';
+import { camelKeysOf } from '../helpers/json-keys.js';
 
 interface Started {
   child: ChildProcessWithoutNullStreams;
@@ -14,9 +15,13 @@ interface Started {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }>;
 }
 
-/** Starts `gexwh emulate --json` and resolves once its JSON (base URL and keys) is on stdout. */
-function startCliEmulator(args: readonly string[]): Promise<Started> {
-  const child = spawn(process.execPath, [CLI_PATH, 'emulate', '--json', ...args], { stdio: 'pipe' });
+/**
+ * Starts `gexwh emulate --json` and resolves once its JSON (base URL and keys) is on stdout. Its
+ * facts cache goes to `cache` (never the user's own), or is off.
+ */
+function startCliEmulator(args: readonly string[], cache = 'off'): Promise<Started> {
+  const env = { ...process.env, GEXWH_EMULATOR_CACHE: cache };
+  const child = spawn(process.execPath, [CLI_PATH, 'emulate', '--json', ...args], { stdio: 'pipe', env });
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }>((resolve) =>
@@ -46,9 +51,13 @@ afterEach(() => {
 
 describe('gexwh emulate', () => {
   it('serves 60 days that a sync takes end to end, and stops cleanly on SIGTERM', async () => {
-    running = await startCliEmulator(['--days', '60', '--now', '2026-06-17T12:00:00Z', '--symbols', 'BTC,SPY', '--expirations', '1', '--strikes', '4']);
     dir = mkdtempSync(join(tmpdir(), 'gexwh-emulate-'));
+    const cache = join(dir, 'cache');
+    running = await startCliEmulator(['--days', '60', '--now', '2026-06-17T12:00:00Z', '--symbols', 'BTC,SPY', '--expirations', '1', '--strikes', '4'], cache);
     const db = join(dir, 'gex.duckdb');
+    // Its --json: the URLs and the keys by account, snake_case like every command's (crypto_only).
+    expect(Object.keys(running.info.keys).sort()).toEqual(['admin', 'crypto_only', 'premium', 'pro', 'revoked', 'trial']);
+    expect(camelKeysOf(running.info)).toEqual([]);
     const env = { GEX_BASE_URL: running.info.base_url, GEX_API_KEY: running.info.keys.admin };
     const sync = await runCli(['sync', '--json', '--db', db, '--archive', join(dir, 'raw'), '--exchange', 'deribit,tradfi', '--symbol', 'BTC,SPY'], { env });
     expect(sync.stderr).toBe('');
@@ -72,7 +81,11 @@ describe('gexwh emulate', () => {
     running.child.kill('SIGTERM');
     const exit = await running.exited;
     expect(exit).toMatchObject({ code: 0, signal: null });
-  });
+    // The CLI keeps the manifest facts of what it built (at least the 60 + 41 sessions listed).
+    const [cacheFile, ...others] = readdirSync(cache);
+    expect(others).toEqual([]);
+    expect(readFileSync(join(cache, cacheFile!), 'utf8').trimEnd().split('\n').length).toBeGreaterThanOrEqual(3 * (60 + 41));
+  }, 180_000); // its own: a child emulator, its workers and a CLI sync of 240 files share 2 cores
 
   it('stops cleanly on SIGINT too, closing its servers and workers', async () => {
     running = await startCliEmulator(['--days', '30', '--symbols', 'BTC', '--expirations', '2', '--strikes', '8']);

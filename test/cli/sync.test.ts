@@ -1,8 +1,7 @@
 // The sync as cron runs it: the built CLI in a child process against the in-process emulator.
-// Exit codes, the lock, kill -9 during a load, bad input, and the key never printed.
-import { spawn, type ChildProcess } from 'node:child_process';
+// Exit codes, the lock, kill -9 during a load, bad input, and the key never printed. Another process
+// holding the DuckDB file is test/reliability/process.test.ts's.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -97,25 +96,6 @@ describe('gexwh sync (CLI)', () => {
     }
   });
 
-  it('another process holding the DuckDB file: exit 5 naming its pid; --wait-lock waits for it', async () => {
-    const ws = workspace();
-    const args = ['sync', '--db', ws.db, '--archive', ws.archive, '--exchange', 'deribit', '--symbol', 'BTC'];
-    expect((await runCli(['plan', ...args.slice(1)], { env: env() })).code).toBe(0); // creates the file
-    const holder = await holdDuckDb(ws.db);
-    try {
-      const blocked = await runCli([...args, '--wait-lock', '0'], { env: env() });
-      expect(blocked.code).toBe(5);
-      expect(blocked.stderr).toContain(String(holder.pid));
-      // With --wait-lock the sync waits; release the file shortly after it started waiting.
-      const waiting = runCli([...args, '--wait-lock', '60'], { env: env() });
-      setTimeout(() => holder.kill('SIGTERM'), 1000);
-      const result = await waiting;
-      expect(result.code, result.stderr).toBe(0);
-    } finally {
-      holder.kill('SIGKILL');
-    }
-  });
-
   it('kill -9 during the load: the next run completes with no duplicate rows and no paid file fetched twice', async () => {
     const ws = workspace();
     const args = ['sync', '--db', ws.db, '--archive', ws.archive, '--exchange', 'deribit', '--symbol', 'BTC'];
@@ -185,25 +165,6 @@ describe('the key file', () => {
     expect(existsSync(ws.root)).toBe(false);
   });
 });
-
-/** A second process that opens the DuckDB file read-write and keeps it until killed. */
-function holdDuckDb(db: string): Promise<ChildProcess> {
-  const root = fileURLToPath(new URL('../..', import.meta.url));
-  const code = `import { DuckDBInstance } from '@duckdb/node-api';
-    const instance = await DuckDBInstance.create(process.argv[1]);
-    await instance.connect();
-    process.stdout.write('ready\\n');
-    process.on('SIGTERM', () => { instance.closeSync(); process.exit(0); });
-    setInterval(() => {}, 1000);`;
-  const child = spawn(process.execPath, ['--input-type=module', '-e', code, db], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
-  return new Promise((resolve, reject) => {
-    child.stdout!.on('data', (chunk: Buffer) => {
-      if (chunk.toString().includes('ready')) resolve(child);
-    });
-    child.on('error', reject);
-    child.on('exit', (code) => reject(new Error(`DuckDB holder exited early (${code})`)));
-  });
-}
 
 async function waitFor(condition: () => boolean, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;

@@ -1,6 +1,8 @@
-// `gexwh emulate --days 60` with its default chains (12 expirations x 120 strikes), then a CLI
-// sync of one venue and symbol (bybit BTC: 60 sessions x 3 files), end to end. The emulator runs
-// in this process on port 0 and builds its files in this thread; the sync is the built CLI.
+// `gexwh emulate --days 60` with its default chains (12 expirations x 120 strikes), then CLI syncs
+// end to end: one venue and symbol over the whole history (bybit BTC: 60 sessions x 3 files), and
+// every other history venue (deribit, okx, derive BTC; tradfi SPY) for its newest session (--since:
+// the manifest is listed from there, so only those files are built). The emulator runs in this
+// process on port 0 and builds its files in this thread; the syncs are the built CLI.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,8 +21,9 @@ afterEach(async () => {
 
 describe('a 60-day emulator with the default chains', () => {
   // 43-59 s alone on a shared 2-core machine (~23 s building the cold manifest's 180 files, ~30 s
-  // the sync's download and load of 9.5 M rows): the suite's 60 s would fail it under load.
-  it('is synced end to end for one venue and symbol', { timeout: 150_000 }, async () => {
+  // the sync's download and load of 9.5 M rows), 132-166 s at load 11 with the other venues' day,
+  // over 300 s at load 14: the suite's 60 s would fail it under load.
+  it('is synced end to end: one venue and symbol over 60 days, every other venue for its newest session', { timeout: 600_000 }, async () => {
     // The chain sizes and history length `gexwh emulate --days 60` uses.
     emulator = await startEmulator({ now: '2026-06-17T12:00:00Z', days: 60, seed: 42, expirations: 12, strikes: 120 });
     dir = mkdtempSync(join(tmpdir(), 'gexwh-sixty-'));
@@ -49,6 +52,36 @@ describe('a 60-day emulator with the default chains', () => {
       ]);
     } finally {
       warehouse.close();
+    }
+
+    const others = await runCli(
+      ['sync', '--json', '--db', db, '--archive', join(dir, 'raw'), '--exchange', 'deribit,okx,derive,tradfi', '--symbol', 'BTC,SPY', '--since', '2026-06-16'],
+      { env },
+    );
+    expect(others.stderr).toBe('');
+    expect(others.code).toBe(0);
+    const after = await openWarehouse(db, { readOnly: true });
+    try {
+      const reader = await after.connection.runAndReadAll(
+        `WITH chains AS (
+           SELECT exchange, symbol, session_date, timestamp_utc, expiration_date, count(*) AS strikes
+             FROM strikes_by_expiry WHERE exchange <> 'bybit' GROUP BY ALL),
+         captures AS (
+           SELECT exchange, symbol, session_date, timestamp_utc, count(*) AS chains, min(strikes) AS fewest, max(strikes) AS most
+             FROM chains GROUP BY ALL)
+         SELECT exchange, symbol, list(DISTINCT session_date::VARCHAR)::VARCHAR AS sessions, count(*)::INT AS captures,
+                min(chains)::INT AS min_chains, max(chains)::INT AS max_chains, min(fewest)::INT AS min_strikes, max(most)::INT AS max_strikes,
+                (SELECT count(*) FROM levels l WHERE l.exchange = captures.exchange AND l.symbol = captures.symbol)::INT AS level_rows
+           FROM captures GROUP BY ALL ORDER BY exchange`,
+      );
+      // Each venue's newest session, every capture with the default chains; SPY's 27 captures of a
+      // New York trading day (levels: TOTAL plus each expiration, per capture).
+      const day = (exchange: string, symbol: string, captures: number) => ({
+        exchange, symbol, sessions: '[2026-06-16]', captures, min_chains: 12, max_chains: 12, min_strikes: 120, max_strikes: 120, level_rows: captures * 13,
+      });
+      expect(reader.getRowObjectsJson()).toEqual([day('deribit', 'BTC', 96), day('derive', 'BTC', 96), day('okx', 'BTC', 96), day('tradfi', 'SPY', 27)]);
+    } finally {
+      after.close();
     }
   });
 });

@@ -78,7 +78,7 @@ describe('a damaged DuckDB file', () => {
 
     expect((await runCli(['status', ...ws.paths], { env: env(key) })).code).toBe(0);
     await expectFreeSync(ws, key, credits, before);
-  });
+  }, 180_000); // its own: 5 CLI runs on a damaged file; 52-60 s at load 10-15
 });
 
 describe('a lost DuckDB file', () => {
@@ -92,7 +92,7 @@ describe('a lost DuckDB file', () => {
     expect(JSON.parse(rebuilt.stdout)).toMatchObject({ source: 'archive', files_reloaded: archived.length, problems: [], damaged_copies: [], skipped: [] });
     expect(await tableChecksums(ws.db)).toEqual(before);
     await expectFreeSync(ws, key, credits, before);
-  });
+  }, 180_000); // its own: timed out at 60 s at load 10-15
 
   it('a broken archived file: exit 4 naming it; every other file is loaded', async () => {
     const key = emulator.keys.cryptoOnly;

@@ -165,7 +165,7 @@ describe('kill -9 at random points', () => {
     } finally {
       await emulator.close();
     }
-  }, 180_000);
+  }, 360_000); // 137 s at load 12, over 180 s at load 15
 });
 
 async function killLoop(emulator: Emulator): Promise<void> {

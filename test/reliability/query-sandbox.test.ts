@@ -1,13 +1,17 @@
 // Reliability matrix, hostile SQL: `gexwh query` runs in a DuckDB sandbox and takes exactly one
-// read. Every statement below, through the built CLI, exits 2 with one line saying what was refused
-// and why, prints no stack, creates no file anywhere, and leaves the warehouse byte for byte as it
-// was. Reads of every table, view and macro still work (test/warehouse/query.test.ts).
+// read. Every statement below is refused by the query runner the CLI calls, on a warehouse opened in
+// the CLI's sandbox (an exit-2 error with one line saying what was refused and why), creates no file
+// anywhere, and leaves the warehouse byte for byte as it was; one statement of each kind of refusal
+// also goes through the built CLI (exit 2, one line on stderr, no stack). Reads of every table, view and macro still work
+// (test/warehouse/query.test.ts).
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { exitCodeOf, GexwhError } from '../../src/core/errors.js';
 import { loadFiles } from '../../src/warehouse/loader.js';
 import { openWarehouse } from '../../src/warehouse/open.js';
+import { runQueryOn } from '../../src/warehouse/query.js';
 import { runCli } from '../helpers/cli.js';
 import { BTC, makeTempDir, writeFixture } from '../warehouse/fixtures.js';
 
@@ -35,7 +39,16 @@ beforeAll(async () => {
   }
 });
 
-afterAll(() => cleanup());
+afterAll(() => {
+  sandboxed?.close();
+  cleanup();
+});
+
+/** The warehouse as `gexwh query --read-dir EXPORTED` opens it, once for every refusal below. */
+let sandboxed: Awaited<ReturnType<typeof openWarehouse>> | undefined;
+beforeAll(async () => {
+  sandboxed = await openWarehouse(dbPath, { sandbox: { readDirectories: [`${exported}/`] } });
+});
 
 /** Every file under `root` with its size and sha256: a created, removed or changed file shows. */
 function fingerprint(root: string): string[] {
@@ -106,11 +119,35 @@ const REFUSED: Array<[string, string, RegExp]> = [
   ['a file beside a --read-dir folder', `FROM read_csv('${PARQUET}/../bybit_BTC_2026-11-20_levels.csv.gz')`, /refused: file and network access/],
 ];
 
+/** One statement of each kind of refusal, also run through the built CLI. */
+const THROUGH_THE_CLI = new Set(['COPY TO a file', 'a file named in FROM', 'DELETE', 'SET a setting', 'two reads in one argument', 'COPY into a --read-dir folder']);
+const CLI_CASES = REFUSED.filter(([label]) => THROUGH_THE_CLI.has(label));
+if (CLI_CASES.length !== THROUGH_THE_CLI.size) throw new Error('THROUGH_THE_CLI names a case REFUSED does not have');
+
 describe('gexwh query refuses everything but one read: exit 2, one line, no file, warehouse unchanged', () => {
+  // The CLI prints a GexwhError as `error: <message>` plus one line per hint, and exits with its
+  // exit code: a message of one line, no hints and exit code 2 is what the user sees.
   it.each(REFUSED)('%s', async (_label, template, message) => {
     const sql = template.replaceAll(OUT, out).replaceAll(PARQUET, exported);
     const before = fingerprint(dir);
     // --read-dir is given every time: even a folder the user opened for reading takes no write.
+    const error = await runQueryOn(sandboxed!.connection, sql).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(GexwhError);
+    expect(exitCodeOf(error)).toBe(2);
+    const refusal = error as GexwhError;
+    expect(refusal.message).not.toContain('\n');
+    expect(refusal.hints).toEqual({});
+    expect(refusal.message).toMatch(/^query (refused|failed): /);
+    expect(refusal.message).toMatch(message);
+    expect(fingerprint(dir)).toEqual(before);
+  });
+
+  it.each(CLI_CASES)('through the CLI: %s', async (_label, template, message) => {
+    const sql = template.replaceAll(OUT, out).replaceAll(PARQUET, exported);
+    const before = fingerprint(dir);
     const result = await runCli(['query', '--db', dbPath, '--read-dir', exported, sql], { cwd: dir });
     expect(result.code, result.stderr).toBe(2);
     const lines = result.stderr.trim().split('\n');

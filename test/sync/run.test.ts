@@ -1,6 +1,8 @@
 // The sync engine against the emulator, in-process (issue 3 acceptance 1–7 and 10).
-import { readFileSync } from 'node:fs';
-import { afterEach, describe, expect, it } from 'vitest';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { PartialFailureError } from '../../src/core/errors.js';
 import { addDays } from '../../src/time/dates.js';
 import { listFiles, parseDailyFile, startBench, type Bench } from '../helpers/sync.js';
@@ -119,8 +121,14 @@ describe('budget', () => {
 });
 
 describe('manifest paging', () => {
+  // These four list 420-450 files of the same market: the emulator's facts cache, shared by them, builds
+  // each file once for its sha256 instead of once per test (whichever test runs first fills it).
+  const factsCache = mkdtempSync(join(tmpdir(), 'gexwh-paging-facts-'));
+  afterAll(() => rmSync(factsCache, { recursive: true, force: true }));
+  const longHistory = (days: number) => startBench({ days, symbols: ['BTC'], factsCache });
+
   it('lists a history longer than one 400-row page with nothing skipped or duplicated', async () => {
-    bench = await startBench({ days: 150, symbols: ['BTC'] });
+    bench = await longHistory(150);
     const summary = await bench.sync(ONE_PAIR, { dryRun: true, command: 'plan' });
     const [stats] = await bench.query<{ n: number; distinct_keys: number; first_date: string; last_date: string }>(
       `SELECT count(*)::INT n, count(DISTINCT (session_date, file))::INT distinct_keys, min(session_date)::VARCHAR first_date, max(session_date)::VARCHAR last_date
@@ -129,7 +137,7 @@ describe('manifest paging', () => {
     expect(stats).toEqual({ n: 450, distinct_keys: 450, first_date: '2025-10-12', last_date: '2026-03-10' });
     expect(summary.requestsSpent).toBe(2);
     expect(bench.emulator.counters.credits(bench.emulator.keys.pro)).toBe(0);
-  });
+   }, 180_000); // its own: run first, it builds the shared cache's 450 files (62 s at load 14)
 
   const manifestState = async (b: Bench) => {
     const [state] = await b.query<{ rows: number; oldest: string; complete_from: string | null }>(
@@ -140,7 +148,7 @@ describe('manifest paging', () => {
   };
 
   it('--since lists the manifest from that date only; a later sync without it lists just the older sessions', async () => {
-    bench = await startBench({ days: 140, symbols: ['BTC'] }); // 420 manifest rows: 2 pages
+    bench = await longHistory(140); // 420 manifest rows: 2 pages
     const requests = () => bench!.emulator.counters.requests(bench!.emulator.keys.pro);
 
     const recent = await bench.sync({ ...ONE_PAIR, since: '2026-03-06' });
@@ -160,7 +168,7 @@ describe('manifest paging', () => {
   });
 
   it('--max-requests caps the listing; what was read is kept and the next runs list only the rest', async () => {
-    bench = await startBench({ days: 140, symbols: ['BTC'] });
+    bench = await longHistory(140);
     const requests = () => bench!.emulator.counters.requests(bench!.emulator.keys.pro);
 
     const first = await bench.sync({ ...ONE_PAIR, maxRequests: 1 }, { dryRun: true, command: 'plan' });
@@ -183,7 +191,7 @@ describe('manifest paging', () => {
   });
 
   it('a 429 in the middle of a listing keeps the pages read; after the reset only the rest is listed', async () => {
-    bench = await startBench({ days: 140, symbols: ['BTC'] });
+    bench = await longHistory(140);
     const { emulator } = bench;
     emulator.setQuota(emulator.keys.pro, { requestsUsed: 499 }); // one request left today
 

@@ -4,19 +4,17 @@
 // dozen bytes each), and the bytes in a bounded cache. With workers, files are built in worker
 // threads (each holding its own copy of the deterministic market), the server's event loop stays
 // free, and `warm` builds every completed file in the background, newest first, so a listing finds
-// its rows ready.
+// its rows ready. With a facts cache (the CLI's), the index starts from the facts earlier runs
+// computed, and every file built is checked against them.
 
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { LruCache } from '../market/lru.js';
 import type { FileKind, MarketModel, MarketOptions } from '../market/types.js';
+import type { FactsCache, FileFacts } from './facts-cache.js';
 import type { FileRef } from './storage.js';
 
-export interface FileFacts {
-  rows: number;
-  bytes: number;
-  sha256: string;
-}
+export type { FileFacts } from './facts-cache.js';
 
 export interface BuiltFile extends FileFacts {
   data: Buffer;
@@ -31,6 +29,8 @@ export interface FileStore {
   warm(refs: readonly FileRef[]): void;
   /** Files whose facts are indexed (for tests and the emulator's startup line). */
   readonly indexed: number;
+  /** Files built since start (for tests: a listing answered from the index builds none). */
+  readonly built: number;
   close(): Promise<void>;
 }
 
@@ -58,11 +58,27 @@ export function defaultBuildWorkers(): number {
  * A store building in this thread (workers 0: tests and small chains, no thread start-up) or in
  * `workers` worker threads.
  */
-export function createFileStore(model: MarketModel, workers: number): FileStore {
-  const index = new Map<string, FileFacts>();
-  const cache = new LruCache<string, Buffer>(BYTES_CACHE, (b) => b.length);
+export function createFileStore(model: MarketModel, workers: number, cache?: FactsCache): FileStore {
+  const index = cache?.load() ?? new Map<string, FileFacts>();
+  const bytesCache = new LruCache<string, Buffer>(BYTES_CACHE, (b) => b.length);
   const pending = new Map<string, Promise<BuiltFile>>();
   const pool = workers > 0 ? createPool(model.options, workers) : undefined;
+  let built = 0;
+
+  /** Indexes a built file's facts; facts already known (from the cache) must be the built ones. */
+  const record = (key: string, file: BuiltFile): void => {
+    built++;
+    const known = index.get(key);
+    if (!known) {
+      const facts = { rows: file.rows, bytes: file.bytes, sha256: file.sha256 };
+      index.set(key, facts);
+      cache?.add(key, facts);
+    } else if (known.sha256 !== file.sha256 || known.bytes !== file.bytes || known.rows !== file.rows) {
+      // A listing already gave out these facts: serving other bytes would be a silent lie.
+      cache?.discard();
+      throw new Error(`emulator: ${key} built to sha256 ${file.sha256}, but the facts cache listed ${known.sha256}; the cache ${cache?.path ?? ''} was deleted, restart the emulator`);
+    }
+  };
 
   const build = (ref: FileRef, revision: number, urgent: boolean): Promise<BuiltFile> => {
     const key = keyOf(ref, revision);
@@ -73,10 +89,10 @@ export function createFileStore(model: MarketModel, workers: number): FileStore 
     }
     const job: BuildJob = { ...ref, revision };
     const promise = (pool ? pool.run(key, job, urgent) : Promise.resolve().then(() => buildHere(model, job))).then(
-      (built) => {
-        index.set(key, { rows: built.rows, bytes: built.bytes, sha256: built.sha256 });
-        cache.set(key, built.data);
-        return built;
+      (file) => {
+        record(key, file);
+        bytesCache.set(key, file.data);
+        return file;
       },
     );
     pending.set(key, promise);
@@ -90,7 +106,7 @@ export function createFileStore(model: MarketModel, workers: number): FileStore 
       return index.get(keyOf(ref, revision)) ?? (await build(ref, revision, true));
     },
     async bytes(ref, revision) {
-      return cache.get(keyOf(ref, revision)) ?? (await build(ref, revision, true)).data;
+      return bytesCache.get(keyOf(ref, revision)) ?? (await build(ref, revision, true)).data;
     },
     warm(refs) {
       if (!pool) return;
@@ -100,6 +116,9 @@ export function createFileStore(model: MarketModel, workers: number): FileStore 
     },
     get indexed() {
       return index.size;
+    },
+    get built() {
+      return built;
     },
     close: () => pool?.close() ?? Promise.resolve(),
   };
