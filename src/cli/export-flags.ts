@@ -38,8 +38,12 @@ export function checkExportFlags(flags: ExportFlags): CheckedExportFlags {
     ...(exchanges !== undefined ? { exchanges } : {}),
     ...(symbols !== undefined ? { symbols } : {}),
     full: flags.full === true,
-    s3: { ...(flags.s3Endpoint !== undefined ? { endpoint: flags.s3Endpoint } : {}), forcePathStyle: flags.s3ForcePathStyle === true },
+    ...(isS3Url(flags.out) ? { s3: s3OptionsOf(flags) } : {}),
   };
+}
+
+function s3OptionsOf(flags: ExportFlags): NonNullable<CheckedExportFlags['s3']> {
+  return { ...(flags.s3Endpoint !== undefined ? { endpoint: flags.s3Endpoint } : {}), forcePathStyle: flags.s3ForcePathStyle === true };
 }
 
 function checkOut(flags: ExportFlags): void {

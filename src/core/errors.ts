@@ -165,10 +165,14 @@ export function exitCodeOf(error: unknown): ExitCode {
   if (error instanceof LockError) return ExitCode.locked;
   if (error instanceof PartialFailureError || error instanceof IntegrityError) return ExitCode.partial;
   if (error instanceof InterruptedError) return error.signal === 'SIGINT' ? ExitCode.sigint : ExitCode.sigterm;
-  if (error instanceof ApiError) {
-    if (error.status === 401 || error.status === 403) return ExitCode.auth;
-    if (error.status === 400) return ExitCode.usage;
-  }
+  if (error instanceof ApiError) return apiExitCode(error);
+  return ExitCode.unexpected;
+}
+
+/** An API answer without a class of its own: refused is auth, a bad request is usage. */
+function apiExitCode(error: ApiError): ExitCode {
+  if (error.status === 401 || error.status === 403) return ExitCode.auth;
+  if (error.status === 400) return ExitCode.usage;
   return ExitCode.unexpected;
 }
 

@@ -52,12 +52,8 @@ const AUTH_CODES = new Set(['InvalidAccessKeyId', 'SignatureDoesNotMatch', 'Acce
 
 /** The SDK's error as one of ours: refused credentials exit 3, a missing bucket exit 2, the rest exit 1. */
 export function objectStoreError(error: unknown, what: string, where: S3Location & { endpoint?: string | undefined }): Error {
-  const name = error instanceof Error ? error.name : '';
-  const status = error instanceof S3ServiceException ? error.$metadata.httpStatusCode : undefined;
+  const { name, status, reason, code } = describeSdkError(error);
   const hints = { bucket: where.bucket, ...(where.endpoint ? { endpoint: where.endpoint } : {}) };
-  const reason = error instanceof Error ? error.message || name : String(error);
-  // A HEAD answer has no body, so the SDK names its error 'Unknown': the status says more.
-  const code = name && name !== 'Unknown' ? name : `HTTP ${status ?? '?'}`;
   if (AUTH_CODES.has(name) || status === 403) {
     return new ObjectStoreAuthError(
       `export: the object store refused the credentials (${code}) while ${what}; they come from the AWS chain: AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, AWS_PROFILE, or an instance role`,
@@ -69,6 +65,16 @@ export function objectStoreError(error: unknown, what: string, where: S3Location
     return new ObjectStoreBucketError(`export: no bucket "${where.bucket}"${where.endpoint ? ` at ${where.endpoint}` : ''}; create it first, or fix --out`, hints, { cause: error });
   }
   return new ObjectStoreError(`export: the object store failed while ${what}: ${reason}; a rerun resumes, skipping the objects already uploaded`, hints, { cause: error });
+}
+
+/** What the SDK's error says: its name, HTTP status, message, and a code to show. */
+function describeSdkError(error: unknown): { name: string; status: number | undefined; reason: string; code: string } {
+  const name = error instanceof Error ? error.name : '';
+  const status = error instanceof S3ServiceException ? error.$metadata.httpStatusCode : undefined;
+  const reason = error instanceof Error ? error.message || name : String(error);
+  // A HEAD answer has no body, so the SDK names its error 'Unknown': the status says more.
+  const code = name && name !== 'Unknown' ? name : `HTTP ${status ?? '?'}`;
+  return { name, status, reason, code };
 }
 
 /**

@@ -14,7 +14,9 @@ describe("export's flags", () => {
     [{ exchange: ['nyse'] }, 'export: unknown exchange "nyse"; allowed: bybit, deribit, okx, derive, combined, tradfi'],
     [{ symbol: ['../x'] }, /^export: bad symbol "..\/X"; allowed: /],
     [{ since: '2026-11-22', until: '2026-11-21' }, 'export: --since 2026-11-22 is after --until 2026-11-21'],
-    [{ out: ' ' }, 'export: --out DIR is required'],
+    [{ out: ' ' }, 'export: --out DIR (or s3://bucket/prefix) is required'],
+    [{ s3Endpoint: 'http://localhost:9000' }, 'export: --s3-endpoint and --s3-force-path-style apply to an s3://bucket/prefix --out only'],
+    [{ out: 's3://my-bucket/p', s3Endpoint: 'localhost:9000' }, 'export: --s3-endpoint must be an http(s) URL'],
   ] as const)('%j is a usage error naming what is allowed', (bad, message) => {
     const flags = { out, ...bad } as ExportFlags;
     expect(() => checkExportFlags(flags)).toThrow(UsageError);
@@ -33,5 +35,6 @@ describe("export's flags", () => {
       full: true,
     });
     expect(checkExportFlags({ out })).toEqual({ outDir: out, full: false });
+    expect(checkExportFlags({ out: 's3://bucket/prefix', s3ForcePathStyle: true })).toEqual({ outDir: 's3://bucket/prefix', full: false, s3: { forcePathStyle: true } });
   });
 });
