@@ -8,7 +8,7 @@ import { checkSelectionNames } from '../core/known-names.js';
 import { HELD_SOURCE } from '../warehouse/held-pairs.js';
 import { readCloses, readProfile } from './read.js';
 import { strikesInRange } from './profile.js';
-import type { Pair, ProfileData, SeriesData } from './types.js';
+import type { CaptureLevels, Pair, ProfileData, SeriesData } from './types.js';
 
 const ISO = `'%Y-%m-%dT%H:%M:%SZ'`;
 
@@ -32,15 +32,8 @@ export interface RunSummary {
   filesLoaded: number | null;
 }
 
-export interface LatestLevels {
-  capturedAt: string;
-  type: string | null;
-  spot: number | null;
-  flip: number | null;
-  regime: string | null;
-  netGex: number | null;
-  callWall: number | null;
-  putWall: number | null;
+/** The latest capture's levels, with spot's change over 1 and 7 days (levels_compare). */
+export interface LatestLevels extends CaptureLevels {
   spotDelta1d: number | null;
   spotDelta7d: number | null;
 }

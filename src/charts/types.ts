@@ -37,9 +37,8 @@ export interface ProfileData extends Pair {
   strikes: StrikeRow[];
 }
 
-/** One session's close from levels_close. */
-export interface CloseRow {
-  sessionDate: string;
+/** The levels of one capture, as the levels views name them. */
+export interface CaptureLevels {
   capturedAt: string;
   type: string | null;
   spot: number | null;
@@ -48,6 +47,11 @@ export interface CloseRow {
   netGex: number | null;
   callWall: number | null;
   putWall: number | null;
+}
+
+/** One session's close from levels_close. */
+export interface CloseRow extends CaptureLevels {
+  sessionDate: string;
   p1Strike: number | null;
   p1Gex: number | null;
   p2Strike: number | null;
