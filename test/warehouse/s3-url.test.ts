@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/core/errors.js';
 import { normalizeExportOptions } from '../../src/warehouse/export.js';
 import { isS3Url, parseS3Url } from '../../src/warehouse/s3-url.js';
+import { checkExportFlags } from '../../src/cli/export-flags.js';
 
 describe('s3:// addresses', () => {
   it('splits bucket and prefix, trailing slashes dropped', () => {
@@ -18,8 +19,8 @@ describe('s3:// addresses', () => {
     expect(() => parseS3Url('s3://Upper/x')).toThrow(/lowercase letters, digits, dots and hyphens/);
   });
 
-  it('an s3:// --out is kept as written (not resolved as a path); a bad one fails the validation', () => {
+  it('an s3:// --out is kept as written (not resolved as a path); a bad one fails where the flags are checked', () => {
     expect(normalizeExportOptions({ outDir: 's3://team-bucket/gex/' }).outDir).toBe('s3://team-bucket/gex');
-    expect(() => normalizeExportOptions({ outDir: 's3://No/gex' })).toThrow(UsageError);
+    expect(() => checkExportFlags({ out: 's3://No/gex' })).toThrow(UsageError);
   });
 });
