@@ -3,15 +3,24 @@
 // are renumbered in order of appearance (zrender numbers them with process-wide counters), and resvg sees only the font shipped in assets/fonts,
 // never the machine's fonts.
 import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Resvg } from '@resvg/resvg-js';
-import * as echarts from 'echarts';
+import type * as ResvgModule from '@resvg/resvg-js';
+import type * as EchartsModule from 'echarts';
 import type { EChartsOption } from 'echarts';
 import type { Look } from './types.js';
 
+// Loaded on first use: the two take half a second to load, which every other command (the nightly
+// sync first) would otherwise pay at start.
+const load = createRequire(import.meta.url);
+let echartsModule: typeof EchartsModule | undefined;
+let resvgModule: typeof ResvgModule | undefined;
+const echarts = (): typeof EchartsModule => (echartsModule ??= load('echarts') as typeof EchartsModule);
+const resvg = (): typeof ResvgModule => (resvgModule ??= load('@resvg/resvg-js') as typeof ResvgModule);
+
 export function renderSvg(option: EChartsOption, look: Look, idPrefix = 'g'): string {
-  const chart = echarts.init(null, null, { renderer: 'svg', ssr: true, width: look.width, height: look.height });
+  const chart = echarts().init(null, null, { renderer: 'svg', ssr: true, width: look.width, height: look.height });
   try {
     chart.setOption(option);
     return stableClassNames(chart.renderToSVGString(), idPrefix);
@@ -47,9 +56,9 @@ export function fontPath(): string {
 }
 
 export function renderPng(svg: string, look: Look): Buffer {
-  const resvg = new Resvg(svg, {
+  const image = new (resvg().Resvg)(svg, {
     fitTo: { mode: 'width', value: look.width },
     font: { loadSystemFonts: false, fontFiles: [fontPath()], defaultFontFamily: 'Inter', sansSerifFamily: 'Inter' },
   });
-  return resvg.render().asPng();
+  return image.render().asPng();
 }
