@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { UsageError } from '../../src/core/errors.js';
+import { usageMessage } from '../helpers/errors.js';
 import { checkSelectionNames, closestNames, describeSpread, editDistance, knownFromCoverage, suggestion, venueSpread, type KnownPairs } from '../../src/core/known-names.js';
 import { parseExchanges } from '../../src/sync/selection.js';
 
@@ -8,15 +8,6 @@ const CRYPTO = ['bybit', 'combined', 'deribit', 'derive', 'okx'];
 const PAIRS = [...CRYPTO.flatMap((e) => [pair(e, 'BTC'), pair(e, 'ETH')]), pair('okx', 'SOL'), pair('tradfi', 'SPY'), pair('tradfi', 'QQQ')];
 const known: KnownPairs = { pairs: PAIRS, source: 'the coverage' };
 
-function messageOf(fn: () => void): string {
-  try {
-    fn();
-  } catch (error) {
-    expect(error).toBeInstanceOf(UsageError);
-    return (error as Error).message;
-  }
-  throw new Error('expected a UsageError');
-}
 
 describe('editDistance', () => {
   it.each([
@@ -61,19 +52,19 @@ describe('checkSelectionNames', () => {
     expect(() => checkSelectionNames({ exchanges: ['deribit', 'tradfi'], symbols: ['BTC', 'SPY'] }, known)).not.toThrow();
   });
   it('an unknown symbol names itself and the closest known ones', () => {
-    expect(messageOf(() => checkSelectionNames({ symbols: ['NOPE'] }, known))).toBe('NOPE: no history in the coverage; known symbols: BTC, ETH, QQQ, SOL, SPY');
-    expect(messageOf(() => checkSelectionNames({ symbols: ['ETC'] }, known))).toBe('ETC: no history in the coverage; did you mean BTC, ETH?');
+    expect(usageMessage(() => checkSelectionNames({ symbols: ['NOPE'] }, known))).toBe('NOPE: no history in the coverage; known symbols: BTC, ETH, QQQ, SOL, SPY');
+    expect(usageMessage(() => checkSelectionNames({ symbols: ['ETC'] }, known))).toBe('ETC: no history in the coverage; did you mean BTC, ETH?');
   });
   it('a pair with no history names the venues that hold the symbol', () => {
-    expect(messageOf(() => checkSelectionNames({ symbols: ['SOL'], exchanges: ['deribit'] }, known))).toBe('SOL on deribit: no history; SOL has history on okx');
+    expect(usageMessage(() => checkSelectionNames({ symbols: ['SOL'], exchanges: ['deribit'] }, known))).toBe('SOL on deribit: no history; SOL has history on okx');
   });
   it('a venue with no rows in the coverage is named', () => {
-    expect(messageOf(() => checkSelectionNames({ exchanges: ['okx'] }, { pairs: [pair('deribit', 'BTC'), pair('bybit', 'BTC')], source: 'the warehouse' }))).toBe(
+    expect(usageMessage(() => checkSelectionNames({ exchanges: ['okx'] }, { pairs: [pair('deribit', 'BTC'), pair('bybit', 'BTC')], source: 'the warehouse' }))).toBe(
       'okx: no history in the warehouse; known venues: bybit, deribit',
     );
   });
   it('every problem is named at once', () => {
-    const message = messageOf(() => checkSelectionNames({ symbols: ['NOPE', 'ETC', 'BTC'] }, known));
+    const message = usageMessage(() => checkSelectionNames({ symbols: ['NOPE', 'ETC', 'BTC'] }, known));
     expect(message).toMatch(/^NOPE: no history .*; ETC: no history .*did you mean BTC, ETH\?$/);
     expect(message).not.toContain("BTC: ");
   });
@@ -85,14 +76,14 @@ describe('checkSelectionNames', () => {
 
   it('history outside the key\'s plan is said as such', () => {
     const trial = knownFromCoverage(PAIRS, ['crypto']);
-    expect(messageOf(() => checkSelectionNames({ symbols: ['SPY'] }, trial))).toBe("SPY: its history (on tradfi) is outside this key's plan (markets: crypto)");
-    expect(messageOf(() => checkSelectionNames({ exchanges: ['tradfi'] }, trial))).toBe("tradfi: its history is outside this key's plan (markets: crypto)");
+    expect(usageMessage(() => checkSelectionNames({ symbols: ['SPY'] }, trial))).toBe("SPY: its history (on tradfi) is outside this key's plan (markets: crypto)");
+    expect(usageMessage(() => checkSelectionNames({ exchanges: ['tradfi'] }, trial))).toBe("tradfi: its history is outside this key's plan (markets: crypto)");
   });
 });
 
 describe('parseExchanges', () => {
   it('suggests the venue a typo meant', () => {
-    expect(messageOf(() => parseExchanges('derbit'))).toMatch(/unknown history venue "derbit"; allowed: .*; did you mean deribit\?$/);
+    expect(usageMessage(() => parseExchanges('derbit'))).toMatch(/unknown history venue "derbit"; allowed: .*; did you mean deribit\?$/);
   });
 });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { UsageError } from '../../src/core/errors.js';
+import { usageMessage } from '../helpers/errors.js';
 import {
   parseConcurrency,
   parseCount,
@@ -13,15 +13,6 @@ import {
   splitList,
 } from '../../src/sync/selection.js';
 
-function usageMessage(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (error) {
-    expect(error).toBeInstanceOf(UsageError);
-    return (error as Error).message;
-  }
-  throw new Error('expected a UsageError');
-}
 
 describe('splitList', () => {
   it.each([

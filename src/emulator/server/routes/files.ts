@@ -12,7 +12,7 @@ import { invalidParam, parseChoice, parseDate, queryValue } from '../params.js';
 import { presignLink, type FileRef } from '../storage.js';
 import { completedSessions, isCompletedSession, SCHEMA_VERSION } from '../timeline.js';
 import { captureVenuesOfHistory, historyVenuesOf, resolveHistoryPair } from '../venues.js';
-import { DOCS_URL, UNITS } from './live.js';
+import { historyMeta } from './live.js';
 
 const MANIFEST_PAGE_ROWS = 400;
 
@@ -76,15 +76,7 @@ const manifest: Route = {
     return {
       kind: 'json',
       data: pair.venues.length === 0 ? [] : await manifestRows(state, ref, dates, now),
-      meta: {
-        exchange: pair.exchange,
-        coin: pair.coin,
-        symbol: pair.symbol,
-        exchange_resolved: pair.resolved,
-        market: pair.market,
-        units: UNITS,
-        docs_url: DOCS_URL,
-      },
+      meta: historyMeta(pair),
     };
   },
 };

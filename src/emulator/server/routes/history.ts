@@ -19,7 +19,7 @@ import {
 } from '../timeline.js';
 import { historyVenuesOf, resolveHistoryPair, type ResolvedPair } from '../venues.js';
 import { checkCursorFits, decodeCursor, encodeCursor, type CursorState } from './cursor.js';
-import { DOCS_URL, nearestExpirations, UNITS } from './live.js';
+import { historyMeta, nearestExpirations } from './live.js';
 
 const DAY_MS = 86_400_000;
 const GRANULARITIES = ['15m', '1h', 'close'] as const;
@@ -27,18 +27,6 @@ type Granularity = (typeof GRANULARITIES)[number];
 const MAX_WINDOW_DAYS: Record<Granularity, number | null> = { '15m': 31, '1h': 180, close: null };
 const SNAPSHOT_REACH_MS = 15 * 60_000;
 const SNAPSHOT_STRIKE_BAND = 0.25;
-
-function historyMeta(pair: ResolvedPair): Record<string, unknown> {
-  return {
-    exchange: pair.exchange,
-    coin: pair.coin,
-    symbol: pair.symbol,
-    exchange_resolved: pair.resolved,
-    market: pair.market,
-    units: UNITS,
-    docs_url: DOCS_URL,
-  };
-}
 
 /** Keeps the last capture of each bucket (UTC hour or session date). */
 function lastOfBuckets(slots: readonly Date[], bucketOf: (ts: Date) => string): Date[] {

@@ -17,6 +17,19 @@ import type { ResolvedPair } from '../venues.js';
 export const UNITS = 'USD per 1% move of the underlying';
 export const DOCS_URL = 'https://gexwh.invalid/docs/fields';
 
+/** The `meta` every history response carries about the pair it answered for. */
+export function historyMeta(pair: ResolvedPair): Record<string, unknown> {
+  return {
+    exchange: pair.exchange,
+    coin: pair.coin,
+    symbol: pair.symbol,
+    exchange_resolved: pair.resolved,
+    market: pair.market,
+    units: UNITS,
+    docs_url: DOCS_URL,
+  };
+}
+
 export interface LiveState {
   capture: Capture;
   marketOpen: boolean;
