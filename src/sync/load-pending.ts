@@ -6,6 +6,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { LockError } from '../core/errors.js';
+import { DEFAULT_WAIT_LOCK_SECONDS } from './wait-lock.js';
 import {
   acquireSyncLock,
   finishRun,
@@ -23,8 +24,7 @@ import { writeLiveCapture, type LiveTable } from '../warehouse/live.js';
 import { hasPendingWork, journalPath, readJournal, withoutApplied, writeJournal, type Journal, type JournaledFile, type JournaledRun } from './journal.js';
 import { promoteLoadedVersions } from './versions.js';
 
-/** A nightly cron run waits this long for a reader to let the warehouse go before it gives up (exit 5). */
-export const DEFAULT_WAIT_LOCK_SECONDS = 300;
+export { DEFAULT_WAIT_LOCK_SECONDS };
 
 export interface AppliedJournal {
   filesLoaded: number;

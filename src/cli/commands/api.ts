@@ -1,7 +1,6 @@
 // `gexwh api PATH`: one authenticated GET, its JSON printed.
 import type { Command } from 'commander';
 import { UsageError } from '../../core/errors.js';
-import { createClient } from '../api-client.js';
 import { contextOf } from '../context.js';
 import { escapeJson } from '../terminal.js';
 
@@ -19,6 +18,7 @@ export function registerApi(program: Command): void {
         if (at <= 0) throw new UsageError(`--query: expected key=value, got "${pair}"`);
         query[pair.slice(0, at)] = pair.slice(at + 1);
       }
+      const { createClient } = await import('../api-client.js');
       const client = createClient(ctx);
       try {
         const response = await client.get(path, query);

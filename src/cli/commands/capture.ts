@@ -2,11 +2,9 @@
 // --by-strike) live_strikes; meant for a cron entry every 15 minutes (docs/capture.md).
 import type { Command } from 'commander';
 import { LockError, PartialFailureError, UsageError } from '../../core/errors.js';
-import { runCapture, type CaptureSummary } from '../../sync/capture.js';
-import { createProgress } from '../progress.js';
+import type { CaptureSummary } from '../../sync/capture.js';
 import { parseCaptureVenues } from '../../sync/capture-targets.js';
 import { parseCount, parseSymbols } from '../../sync/selection.js';
-import { createClient } from '../api-client.js';
 import { contextOf, type CommandContext } from '../context.js';
 import { formatTable } from '../output.js';
 import { integerOption, listOption } from '../parse.js';
@@ -43,6 +41,7 @@ async function captureAction(ctx: CommandContext, flags: CaptureFlags): Promise<
   if (symbols === undefined) throw new UsageError('capture needs symbols: --symbol BTC,SPY or "symbol" in the config file');
   const exchanges = parseCaptureVenues(flags.exchange);
   const maxRequests = parseCount(flags.maxRequests ?? config.maxRequests, '--max-requests');
+  const [{ runCapture }, { createClient }, { createProgress }] = await Promise.all([import('../../sync/capture.js'), import('../api-client.js'), import('../progress.js')]);
   const client = createClient(ctx);
   const progress = createProgress(ctx, flags.dryRun === true);
   try {

@@ -3,9 +3,8 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { UsageError } from '../../core/errors.js';
-import { buildChart, CHART_KINDS, DEFAULTS, encodeChart, formatOf, parseAt, parseDate, parseExpiration, parseKind, parseLook, parseRange, parseStaleness } from '../../charts/index.js';
-import { writeWhole } from '../../charts/write.js';
-import { openWarehouse } from '../../warehouse/index.js';
+import { DEFAULTS, formatOf, parseAt, parseDate, parseExpiration, parseKind, parseLook, parseRange, parseStaleness } from '../../charts/request.js';
+import { CHART_KINDS } from '../../charts/types.js';
 import { contextOf } from '../context.js';
 import { integerOption } from '../parse.js';
 
@@ -66,6 +65,7 @@ export function registerChart(program: Command): void {
       };
       // A chart reads a warehouse; it must not leave an empty one behind a mistyped --db.
       if (!existsSync(resolve(ctx.settings.db))) throw new UsageError(`chart: no warehouse at ${ctx.settings.db} (run gexwh sync first, or pass --db)`, { db: ctx.settings.db });
+      const [{ buildChart, encodeChart }, { writeWhole }, { openWarehouse }] = await Promise.all([import('../../charts/index.js'), import('../../charts/write.js'), import('../../warehouse/index.js')]);
       const warehouse = await openWarehouse(ctx.settings.db, { readOnly: true });
       let bytes: Buffer;
       let caption: string;

@@ -1,6 +1,5 @@
 // `gexwh coverage`: the remote history coverage per (exchange, symbol) (free).
 import type { Command } from 'commander';
-import { createClient } from '../api-client.js';
 import { contextOf } from '../context.js';
 import { formatTable } from '../output.js';
 
@@ -10,6 +9,7 @@ export function registerCoverage(program: Command): void {
     .description('remote history coverage per (exchange, symbol) (free)')
     .action(async (_flags: object, command: Command) => {
       const ctx = contextOf(command);
+      const { createClient } = await import('../api-client.js');
       const client = createClient(ctx);
       try {
         const { data, rejected } = await client.coverage();

@@ -1,15 +1,10 @@
 // `gexwh demo`: one command for a new user. Starts the emulator in-process, syncs a few crypto and
 // TradFi pairs into data/demo.duckdb, prints what landed, and stops. No key or network needed.
 import type { Command } from 'commander';
-import { createApiClient } from '../../api/index.js';
-import { syncApiFrom } from '../../sync/api-port.js';
-import { runSync } from '../../sync/run.js';
 import { parseSyncSelection } from '../../sync/selection.js';
-import { demoReport } from '../../warehouse/demo-report.js';
 import { contextOf } from '../context.js';
 import { integerOption, parseInstant } from '../parse.js';
 import { formatTable } from '../output.js';
-import { formatSummary } from '../summary.js';
 
 const DEMO_DB = 'data/demo.duckdb';
 const DEMO_ARCHIVE = 'data/demo-raw';
@@ -27,6 +22,13 @@ export function registerDemo(program: Command): void {
       const archive = command.optsWithGlobals<{ archive?: string }>().archive ?? DEMO_ARCHIVE;
       const now = flags.now === undefined ? undefined : parseInstant(flags.now, '--now');
       // Loaded here, not at the top: every other command would pay for its ~40 modules at start.
+      const [{ createApiClient }, { syncApiFrom }, { runSync }, { demoReport }, { formatSummary }] = await Promise.all([
+        import('../../api/index.js'),
+        import('../../sync/api-port.js'),
+        import('../../sync/run.js'),
+        import('../../warehouse/demo-report.js'),
+        import('../summary.js'),
+      ]);
       const { startEmulator } = await import('../../emulator/index.js');
       const emulator = await startEmulator({ days: flags.days ?? 5, expirations: 6, strikes: 40, symbols: ['BTC', 'SPY'], ...(now ? { now } : {}) });
       const client = createApiClient({ baseUrl: emulator.baseUrl, apiKey: emulator.keys.pro, signal: ctx.signal });

@@ -2,7 +2,6 @@
 // archive, disk and config file, each with a verdict and a fix. Exit 0 only when every check passes.
 import type { Command } from 'commander';
 import { fail, pass, type Check } from '../../doctor/checks.js';
-import { runDoctor } from '../../doctor/run.js';
 import { ChecksFailedError, GexwhError } from '../../core/errors.js';
 import { stopSignal } from '../context.js';
 import { createOutput, formatTable } from '../output.js';
@@ -16,6 +15,7 @@ export function registerDoctor(program: Command): void {
       const flags = command.optsWithGlobals<GlobalFlags>();
       const { settings, config } = settingsAndConfigCheck(flags);
       const out = createOutput(settings);
+      const { runDoctor } = await import('../../doctor/run.js');
       const report = await runDoctor({
         db: settings.db,
         archive: settings.archive,

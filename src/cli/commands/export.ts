@@ -1,11 +1,9 @@
 // `gexwh export`: the data and live tables as hive-partitioned Parquet (or CSV), incrementally, to a folder or s3://.
 import type { Command } from 'commander';
-import { exportWarehouse } from '../../warehouse/index.js';
 import { contextOf } from '../context.js';
 import { checkExportFlags, type ExportFlags } from '../export-flags.js';
 import { formatTable } from '../output.js';
 import { listOption } from '../parse.js';
-import { createExportProgress } from '../progress.js';
 
 export function registerExport(program: Command): void {
   program
@@ -25,6 +23,7 @@ export function registerExport(program: Command): void {
       const ctx = contextOf(command);
       // Every given value is checked (an empty --since too), before any file is touched.
       const checked = checkExportFlags(flags);
+      const [{ exportWarehouse }, { createExportProgress }] = await Promise.all([import('../../warehouse/index.js'), import('../progress.js')]);
       const progress = createExportProgress(ctx);
       const result = await exportWarehouse({ dbPath: ctx.settings.db, ...checked, onProgress: progress.onProgress }).finally(() => progress.done());
       ctx.out.result(result, () =>

@@ -1,7 +1,7 @@
 // `gexwh load`: the paid files a held-out sync left in the archive's journal, loaded for 0 credits.
 import type { Command } from 'commander';
 import { PartialFailureError } from '../../core/errors.js';
-import { DEFAULT_WAIT_LOCK_SECONDS, loadWaiting } from '../../sync/load-pending.js';
+import { DEFAULT_WAIT_LOCK_SECONDS } from '../../sync/wait-lock.js';
 import { contextOf } from '../context.js';
 import { integerOption } from '../parse.js';
 
@@ -12,6 +12,7 @@ export function registerLoad(program: Command): void {
     .option('--wait-lock <seconds>', `wait up to N seconds for another process to let the warehouse go (default ${DEFAULT_WAIT_LOCK_SECONDS})`, integerOption(0, 86_400))
     .action(async (flags: { waitLock?: number }, command: Command) => {
       const ctx = contextOf(command);
+      const { loadWaiting } = await import('../../sync/load-pending.js');
       const result = await loadWaiting({ dbPath: ctx.settings.db, archiveRoot: ctx.settings.archive, waitSeconds: flags.waitLock ?? DEFAULT_WAIT_LOCK_SECONDS, signal: ctx.signal });
       ctx.out.result(result, () =>
         [

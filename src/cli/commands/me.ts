@@ -1,6 +1,5 @@
 // `gexwh me`: the key's plan, markets and quotas (free).
 import type { Command } from 'commander';
-import { createClient } from '../api-client.js';
 import { contextOf } from '../context.js';
 import { formatTable } from '../output.js';
 
@@ -10,6 +9,7 @@ export function registerMe(program: Command): void {
     .description('your plan, markets and quotas (free: costs no request)')
     .action(async (_flags: object, command: Command) => {
       const ctx = contextOf(command);
+      const { createClient } = await import('../api-client.js');
       const client = createClient(ctx);
       try {
         const { data } = await client.me();

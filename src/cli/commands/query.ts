@@ -1,7 +1,7 @@
 // `gexwh query SQL`: one read-only statement on the sandboxed warehouse, as a table, CSV or JSON.
 import type { Command } from 'commander';
 import { UsageError } from '../../core/errors.js';
-import { runQuery, type QueryResult } from '../../warehouse/index.js';
+import type { QueryResult } from '../../warehouse/index.js';
 import { contextOf } from '../context.js';
 import { formatCell, formatTable } from '../output.js';
 import { escapeJson } from '../terminal.js';
@@ -22,6 +22,7 @@ export function registerQuery(program: Command): void {
       if (!(QUERY_FORMATS as readonly string[]).includes(format)) {
         throw new UsageError(`--format: unknown format "${format}"; allowed: ${QUERY_FORMATS.join(', ')}`);
       }
+      const { runQuery } = await import('../../warehouse/index.js');
       const result = await runQuery(ctx.settings.db, sql, { readDirectories: flags.readDir ?? [] });
       process.stdout.write(`${renderQuery(result, format as (typeof QUERY_FORMATS)[number])}\n`);
     });

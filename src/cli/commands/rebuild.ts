@@ -1,8 +1,7 @@
 // `gexwh rebuild`: the data tables from the raw archive alone, the live tables from the capture journal.
 import type { Command } from 'commander';
 import { IntegrityError } from '../../core/errors.js';
-import { rebuildWarehouse } from '../../warehouse/index.js';
-import { DEFAULT_WAIT_LOCK_SECONDS, restoreLiveTables } from '../../sync/load-pending.js';
+import { DEFAULT_WAIT_LOCK_SECONDS } from '../../sync/wait-lock.js';
 import { contextOf } from '../context.js';
 import { integerOption } from '../parse.js';
 
@@ -13,6 +12,7 @@ export function registerRebuild(program: Command): void {
     .option('--wait-lock <seconds>', `wait up to N seconds for another process holding the warehouse (default ${DEFAULT_WAIT_LOCK_SECONDS}) or a running sync (default: exit 5 at once)`, integerOption(0, 86_400))
     .action(async (flags: { waitLock?: number }, command: Command) => {
       const ctx = contextOf(command);
+      const [{ rebuildWarehouse }, { restoreLiveTables }] = await Promise.all([import('../../warehouse/index.js'), import('../../sync/load-pending.js')]);
       const result = await rebuildWarehouse({
         dbPath: ctx.settings.db,
         archiveRoot: ctx.settings.archive,

@@ -4,9 +4,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { UsageError } from '../../core/errors.js';
-import { buildReport, DEFAULTS, parseLook, parseRange } from '../../charts/index.js';
-import { writeWhole } from '../../charts/write.js';
-import { openWarehouse } from '../../warehouse/index.js';
+import { DEFAULTS, parseLook, parseRange } from '../../charts/request.js';
 import { contextOf } from '../context.js';
 import { integerOption, listOption } from '../parse.js';
 
@@ -44,6 +42,7 @@ export function registerReport(program: Command): void {
         rangePct: parseRange(flags.range),
       };
       if (!existsSync(resolve(ctx.settings.db))) throw new UsageError(`report: no warehouse at ${ctx.settings.db} (run gexwh sync first, or pass --db)`, { db: ctx.settings.db });
+      const [{ buildReport }, { writeWhole }, { openWarehouse }] = await Promise.all([import('../../charts/index.js'), import('../../charts/write.js'), import('../../warehouse/index.js')]);
       const warehouse = await openWarehouse(ctx.settings.db, { readOnly: true });
       let report: Awaited<ReturnType<typeof buildReport>>;
       try {

@@ -6,13 +6,9 @@ import type { Command } from 'commander';
 import { GexwhError, UsageError } from '../../core/errors.js';
 import { parseExchanges, parseSymbols } from '../../sync/selection.js';
 import { listOption } from '../parse.js';
-import { usableCoverage } from '../../sync/coverage.js';
 import type { RunRow } from '../../warehouse/index.js';
-import { readWarehouseStatus, type WarehouseStatus } from '../../warehouse/status.js';
-import { readJournal } from '../../sync/journal.js';
-import { listSnapshots } from '../../sync/live-journal.js';
-import { waitingOf, type WaitingSummary } from '../../sync/load-pending.js';
-import { createClient } from '../api-client.js';
+import type { WarehouseStatus } from '../../warehouse/status.js';
+import type { WaitingSummary } from '../../sync/load-pending.js';
 import { contextOf, type CommandContext } from '../context.js';
 import { formatTable, type Row } from '../output.js';
 import { escapeLine } from '../terminal.js';
@@ -37,6 +33,12 @@ export function registerStatus(program: Command): void {
       }
       // Parsed before any request; the names are then checked against the warehouse (with the fresh coverage when the API answered).
       const filter = { ...optional('exchanges', parseExchanges(flags.exchange)), ...optional('symbols', parseSymbols(flags.symbol)) };
+      const [{ readWarehouseStatus }, { readJournal }, { listSnapshots }, { waitingOf }] = await Promise.all([
+        import('../../warehouse/status.js'),
+        import('../../sync/journal.js'),
+        import('../../sync/live-journal.js'),
+        import('../../sync/load-pending.js'),
+      ]);
       const remote = await fetchRemote(ctx);
       // The journal is read first and alone: it answers even when another process holds the warehouse.
       const snapshots = (await listSnapshots(ctx.settings.archive, 'pending')).length;
@@ -91,6 +93,7 @@ function describeRun(r: RunRow): string {
 }
 
 async function fetchRemote(ctx: CommandContext): Promise<Remote> {
+  const [{ createClient }, { usableCoverage }] = await Promise.all([import('../api-client.js'), import('../../sync/coverage.js')]);
   let client;
   try {
     client = createClient(ctx);

@@ -1,13 +1,10 @@
 // `gexwh sync`: the nightly job. `gexwh plan` (commands/plan.ts) is its preview through the same action.
 import type { Command } from 'commander';
 import { parseSyncSelection, type RawSyncSelection, type SyncSelection } from '../../sync/selection.js';
-import { runSync, type SyncOptions, type SyncSummary } from '../../sync/run.js';
+import type { SyncOptions, SyncSummary } from '../../sync/run.js';
 import { LockError, PartialFailureError } from '../../core/errors.js';
 import { contextOf, type CommandContext } from '../context.js';
 import { addTableOptions } from '../options.js';
-import { connectApi } from '../api-client.js';
-import { createProgress } from '../progress.js';
-import { formatSummary } from '../summary.js';
 
 export interface SyncFlags {
   exchange?: string[];
@@ -57,6 +54,13 @@ export function selectionFromFlags(flags: SyncFlags, ctx: CommandContext): SyncS
 export async function syncAction(ctx: CommandContext, flags: SyncFlags, dryRun: boolean): Promise<void> {
   const selection = selectionFromFlags(flags, ctx);
   const fillLevels = flags.fillLevels ?? ctx.settings.config.fillLevels ?? false;
+  // The sync engine, DuckDB and the HTTP client load here, not at start-up: --help and bad flags stay quick.
+  const [{ runSync }, { connectApi }, { createProgress }, { formatSummary }] = await Promise.all([
+    import('../../sync/run.js'),
+    import('../api-client.js'),
+    import('../progress.js'),
+    import('../summary.js'),
+  ]);
   const { api, close } = connectApi(ctx);
   const progress = createProgress(ctx, dryRun);
   const options: SyncOptions = {
@@ -73,18 +77,18 @@ export async function syncAction(ctx: CommandContext, flags: SyncFlags, dryRun: 
   try {
     const summary = await runSync(options, api, ctx.signal, progress.events);
     progress.done();
-    printSummary(ctx, summary);
+    printSummary(ctx, summary, formatSummary);
   } catch (error) {
     progress.done();
-    if ((error instanceof PartialFailureError || error instanceof LockError) && isSummary(error.cause)) printSummary(ctx, error.cause);
+    if ((error instanceof PartialFailureError || error instanceof LockError) && isSummary(error.cause)) printSummary(ctx, error.cause, formatSummary);
     throw error;
   } finally {
     await close();
   }
 }
 
-function printSummary(ctx: CommandContext, summary: SyncSummary): void {
-  ctx.out.result(summary, () => formatSummary(summary));
+function printSummary(ctx: CommandContext, summary: SyncSummary, format: (summary: SyncSummary) => string): void {
+  ctx.out.result(summary, () => format(summary));
 }
 
 function isSummary(value: unknown): value is SyncSummary {

@@ -1,7 +1,6 @@
 // `gexwh verify [--repair]`: archived files re-hashed against the ledger and manifest, loaded rows re-counted.
 import type { Command } from 'commander';
 import { IntegrityError } from '../../core/errors.js';
-import { verifyWarehouse } from '../../warehouse/index.js';
 import { contextOf } from '../context.js';
 import { integerOption } from '../parse.js';
 
@@ -13,6 +12,7 @@ export function registerVerify(program: Command): void {
     .option('--wait-lock <seconds>', 'with --repair: wait for a running sync (default: exit 5 at once)', integerOption(0, 86_400))
     .action(async (flags: { repair?: boolean; waitLock?: number }, command: Command) => {
       const ctx = contextOf(command);
+      const { verifyWarehouse } = await import('../../warehouse/index.js');
       const report = await verifyWarehouse({ dbPath: ctx.settings.db, archiveRoot: ctx.settings.archive, repair: flags.repair === true, lockWaitSeconds: flags.waitLock ?? 0 });
       ctx.out.result(report, () =>
         [
