@@ -25,6 +25,8 @@ export interface ScaleArgs {
   buildOnly: boolean;
   /** Migrate only up to this version (the views as they were), e.g. 11 for the views before sql/020. */
   schemaVersion?: number;
+  /** Storage, export and nightly-load measurements on the warehouse at --db (bench/scale-extras.ts), instead of the questions. */
+  extras: boolean;
 }
 
 export function parseScaleArgs(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): ScaleArgs | undefined {
@@ -49,6 +51,7 @@ export function parseScaleArgs(argv: readonly string[], env: NodeJS.ProcessEnv =
     months,
     runs,
     buildOnly: argv.includes('--build-only'),
+    extras: argv.includes('--extras'),
     lastSession,
     pitEvents: (value('--pit-events') ?? '100000,1000000').split(',').map(Number).filter((n) => Number.isInteger(n) && n > 0),
     ...(db !== undefined ? { db } : {}),
