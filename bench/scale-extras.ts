@@ -24,6 +24,20 @@ export interface ExtrasArgs {
   /** Chain sizes of the emulator's files (default the scale warehouse's: 40 × 120). */
   expirations?: number;
   strikes?: number;
+  /** Which measurements (default all three). */
+  parts?: ReadonlySet<ExtrasPart>;
+}
+
+export const EXTRAS_PARTS = ['storage', 'export', 'nightly'] as const;
+export type ExtrasPart = (typeof EXTRAS_PARTS)[number];
+
+/** `--extras` alone: all three; `--extras storage,nightly`: those. */
+export function parseExtrasParts(value: string | undefined): Set<ExtrasPart> {
+  if (value === undefined || value.startsWith('--')) return new Set(EXTRAS_PARTS);
+  const parts = value.split(',');
+  const bad = parts.filter((p) => !(EXTRAS_PARTS as readonly string[]).includes(p));
+  if (bad.length > 0) throw new Error(`--extras takes ${EXTRAS_PARTS.join(', ')} (comma-separated), got "${bad.join(',')}"`);
+  return new Set(parts as ExtrasPart[]);
 }
 
 const DAY_MS = 86_400_000;
@@ -148,34 +162,45 @@ export async function nightlyDuel(db: string, scratch: string, args: ExtrasArgs,
   return duel;
 }
 
+async function storageOf(db: string, archive: readonly LoadInput[]): Promise<string[][]> {
+  const warehouse = await openWarehouse(db);
+  try {
+    return await bytesPerRow(warehouse.connection, archive);
+  } finally {
+    warehouse.close();
+  }
+}
+
 export async function scaleExtras(args: ExtrasArgs, log: (line: string) => void): Promise<string> {
   const scratch = tempDir('extras');
   try {
     const sizes = { expirations: args.expirations ?? DEFAULT_SHAPE.expirations, strikes: args.strikes ?? DEFAULT_SHAPE.strikes };
     const archive = emulatorSession(scratch, args.lastSession, sizes);
-    const warehouse = await openWarehouse(args.db);
-    let storage: string[][];
-    try {
-      storage = await bytesPerRow(warehouse.connection, archive);
-    } finally {
-      warehouse.close();
-    }
-    const exp = await exportDuel(args.db, scratch, args.runs, log);
-    const nightly = await nightlyDuel(args.db, scratch, args, log);
+    const parts = args.parts ?? new Set(EXTRAS_PARTS);
+    const storage = parts.has('storage') ? await storageOf(args.db, archive) : [];
+    const none: Duel = { a: [], b: [], aBytes: 0, bBytes: 0 };
+    const exp = parts.has('export') ? await exportDuel(args.db, scratch, args.runs, log) : none;
+    const nightly = parts.has('nightly') ? await nightlyDuel(args.db, scratch, args, log) : none;
+    const duelRows = [
+      ...(parts.has('export')
+        ? [
+            ['`exportWarehouse` (as `gexwh export`), levels + strikes tables', formatSample(exp.a), fmtMb(exp.aBytes), `${(median(exp.a) / median(exp.b)).toFixed(2)}× time`],
+            [`raw \`COPY … (${COPY_OPTIONS})\``, formatSample(exp.b), fmtMb(exp.bBytes), '—'],
+          ]
+        : []),
+      ...(parts.has('nightly')
+        ? [
+            ['nightly load (loadFiles, 4 pairs, one session) into this warehouse', formatSample(nightly.a), '', `${(median(nightly.a) / median(nightly.b)).toFixed(2)}×`],
+            ['the same load into an empty warehouse', formatSample(nightly.b), '', '—'],
+          ]
+        : []),
+    ];
     return [
       `#### Storage, export and a nightly load (${args.db}; medians of ${args.runs}, contenders interleaved)`,
-      '',
-      table(['table', 'rows', 'warehouse B/row (blocks)', `archive gzip B/row (emulator, ${sizes.expirations} × ${sizes.strikes}, one session of 4 pairs)`, 'ratio'], storage),
-      '',
-      table(
-        ['contender', 'wall, median (min–max)', 'output', 'ratio'],
-        [
-          ['`exportWarehouse` (as `gexwh export`), levels + strikes tables', formatSample(exp.a), fmtMb(exp.aBytes), `${(median(exp.a) / median(exp.b)).toFixed(2)}× time`],
-          [`raw \`COPY … (${COPY_OPTIONS})\``, formatSample(exp.b), fmtMb(exp.bBytes), '—'],
-          ['nightly load (loadFiles, 4 pairs, one session) into this warehouse', formatSample(nightly.a), '', `${(median(nightly.a) / median(nightly.b)).toFixed(2)}×`],
-          ['the same load into an empty warehouse', formatSample(nightly.b), '', '—'],
-        ],
-      ),
+      ...(storage.length > 0
+        ? ['', table(['table', 'rows', 'warehouse B/row (blocks)', `archive gzip B/row (emulator, ${sizes.expirations} × ${sizes.strikes}, one session of 4 pairs)`, 'ratio'], storage)]
+        : []),
+      ...(duelRows.length > 0 ? ['', table(['contender', 'wall, median (min–max)', 'output', 'ratio'], duelRows)] : []),
     ].join('\n');
   } finally {
     await removeDir(scratch);

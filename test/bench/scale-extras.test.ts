@@ -4,10 +4,18 @@ import { describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { openWarehouse } from '../../src/warehouse/index.js';
 import { growScaleWarehouse } from '../../bench/scale-warehouse.js';
-import { scaleExtras } from '../../bench/scale-extras.js';
+import { parseExtrasParts, scaleExtras } from '../../bench/scale-extras.js';
 import { removeDir, tempDir } from '../../bench/fixture.js';
 
 describe('scale extras', () => {
+  it('--extras alone means all three measurements; a list picks some; an unknown name is refused', () => {
+    expect([...parseExtrasParts(undefined)]).toEqual(['storage', 'export', 'nightly']);
+    expect([...parseExtrasParts('--runs')]).toEqual(['storage', 'export', 'nightly']);
+    expect([...parseExtrasParts('storage,nightly')]).toEqual(['storage', 'nightly']);
+    expect(() => parseExtrasParts('storage,disk')).toThrow(/storage, export, nightly.*"disk"/);
+  });
+
+
   it('measures bytes per row, export against COPY and a nightly load on a tiny warehouse', async () => {
     const dir = tempDir('extras-test');
     try {
