@@ -6,6 +6,7 @@ import { readConfig } from './config.js';
 import { fullSyncScenario } from './scenario-full-sync.js';
 import { incrementalScenario } from './scenario-incremental.js';
 import { noopScenario } from './scenario-noop.js';
+import { scaleExtras } from './scale-extras.js';
 import { parseScaleArgs, scaleScenario } from './scenario-scale.js';
 import { planningScenario } from './scenario-planning.js';
 import { spillScenario } from './scenario-spill.js';
@@ -27,7 +28,8 @@ async function main(): Promise<void> {
   // the multi-year analysis benchmark alone (bench/scenario-scale.ts).
   const scale = parseScaleArgs(process.argv.slice(2));
   if (scale !== undefined) {
-    const section = await scaleScenario(scale, log);
+    if (scale.extras !== undefined && scale.db === undefined) throw new Error('--extras needs --db (a copy of a scale warehouse: it is written to)');
+    const section = scale.extras !== undefined && scale.db !== undefined ? await scaleExtras({ db: scale.db, runs: scale.runs, lastSession: scale.lastSession, parts: scale.extras }, log) : await scaleScenario(scale, log);
     process.stdout.write(`\n${section}\n`);
     if (config.outFile) writeFileSync(config.outFile, `${section}\n`);
     return;

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { openWarehouse } from '../src/warehouse/index.js';
 import { removeDir, tempDir } from './fixture.js';
+import { parseExtrasParts, type ExtrasPart } from './scale-extras.js';
 import { growScaleWarehouse, sessionDates } from './scale-warehouse.js';
 import { scaleQueries, type ScaleQuery } from './scale-queries.js';
 import { fmtMb, fmtMs, formatSample, median, table, timed } from './stats.js';
@@ -25,6 +26,8 @@ export interface ScaleArgs {
   buildOnly: boolean;
   /** Migrate only up to this version (the views as they were), e.g. 11 for the views before sql/020. */
   schemaVersion?: number;
+  /** Storage, export and nightly-load measurements on the warehouse at --db (bench/scale-extras.ts), instead of the questions. */
+  extras?: ReadonlySet<ExtrasPart>;
 }
 
 export function parseScaleArgs(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): ScaleArgs | undefined {
@@ -49,6 +52,7 @@ export function parseScaleArgs(argv: readonly string[], env: NodeJS.ProcessEnv =
     months,
     runs,
     buildOnly: argv.includes('--build-only'),
+    ...(argv.includes('--extras') ? { extras: parseExtrasParts(value('--extras')) } : {}),
     lastSession,
     pitEvents: (value('--pit-events') ?? '100000,1000000').split(',').map(Number).filter((n) => Number.isInteger(n) && n > 0),
     ...(db !== undefined ? { db } : {}),

@@ -1,0 +1,208 @@
+// `npm run bench -- --scale <months> --db <path> --extras`: the last bullet of issue 17 on the scale
+// warehouse. (1) bytes per row of each table against the gzip daily files of one session built by the
+// emulator with the same chain sizes; (2) the tool's export of the whole warehouse against a raw
+// partitioned COPY with the same options; (3) a nightly load of one new session of the 4 pairs by the
+// tool's loader into the big warehouse against the same load into an empty one. Each contender pair
+// is interleaved, medians of the runs. The warehouse is written to (export ledger, loaded sessions):
+// run it on a copy.
+import { createHash } from 'node:crypto';
+import { mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { createMarketModel } from '../src/emulator/market/model.js';
+import type { FileKind } from '../src/emulator/market/types.js';
+import { exportWarehouse } from '../src/warehouse/export.js';
+import { loadFiles, openWarehouse, type LoadInput } from '../src/warehouse/index.js';
+import { KINDS, removeDir, tempDir } from './fixture.js';
+import { DEFAULT_SHAPE, SCALE_PAIRS, isTradfiSession, type ScalePair } from './scale-warehouse.js';
+import { fmtMb, formatSample, median, table, timed } from './stats.js';
+
+export interface ExtrasArgs {
+  db: string;
+  runs: number;
+  lastSession: string;
+  /** Chain sizes of the emulator's files (default the scale warehouse's: 40 × 120). */
+  expirations?: number;
+  strikes?: number;
+  /** Which measurements (default all three). */
+  parts?: ReadonlySet<ExtrasPart>;
+}
+
+export const EXTRAS_PARTS = ['storage', 'export', 'nightly'] as const;
+export type ExtrasPart = (typeof EXTRAS_PARTS)[number];
+
+/** `--extras` alone: all three; `--extras storage,nightly`: those. */
+export function parseExtrasParts(value: string | undefined): Set<ExtrasPart> {
+  if (value === undefined || value.startsWith('--')) return new Set(EXTRAS_PARTS);
+  const parts = value.split(',');
+  const bad = parts.filter((p) => !(EXTRAS_PARTS as readonly string[]).includes(p));
+  if (bad.length > 0) throw new Error(`--extras takes ${EXTRAS_PARTS.join(', ')} (comma-separated), got "${bad.join(',')}"`);
+  return new Set(parts as ExtrasPart[]);
+}
+
+const DAY_MS = 86_400_000;
+const dayAfter = (iso: string, n: number) => new Date(Date.parse(`${iso}T00:00:00Z`) + n * DAY_MS).toISOString().slice(0, 10);
+
+/** The emulator's gzip daily files of one session for each pair, written to `dir` as archive files. */
+export function emulatorSession(dir: string, date: string, sizes: { expirations: number; strikes: number }, pairs: readonly ScalePair[] = SCALE_PAIRS): LoadInput[] {
+  const market = createMarketModel({ seed: 7, ...sizes, symbols: pairs.map((p) => p.symbol), historyStart: dayAfter(date, -30) });
+  const inputs: LoadInput[] = [];
+  for (const pair of pairs) {
+    if (pair.tradfi && !isTradfiSession(date)) continue;
+    for (const file of KINDS) {
+      const daily = market.dailyFile(pair.exchange, pair.symbol, date, file as FileKind, 0);
+      const path = join(dir, `${pair.exchange}-${pair.symbol}-${date}-${file}.csv.gz`);
+      writeFileSync(path, daily.bytes);
+      inputs.push({
+        exchange: pair.exchange,
+        symbol: pair.symbol,
+        sessionDate: date,
+        file,
+        sha256: createHash('sha256').update(daily.bytes).digest('hex'),
+        path,
+        bytes: daily.bytes.length,
+        rows: daily.rows,
+        archivePath: path,
+        downloadedAt: new Date(),
+      });
+    }
+  }
+  return inputs;
+}
+
+async function readRows(conn: DuckDBConnection, sql: string): Promise<Record<string, unknown>[]> {
+  return (await conn.runAndReadAll(sql)).getRowObjectsJS();
+}
+
+/** Bytes per row of each table in the warehouse (its distinct blocks × block size) and in the archive (gzip bytes of the files). */
+export async function bytesPerRow(conn: DuckDBConnection, archive: readonly LoadInput[]): Promise<string[][]> {
+  const blockSize = Number((await readRows(conn, `SELECT block_size FROM pragma_database_size()`))[0]?.block_size);
+  const out: string[][] = [];
+  for (const file of KINDS) {
+    const blocks = Number((await readRows(conn, `SELECT count(DISTINCT block_id) AS n FROM pragma_storage_info('${file}') WHERE block_id >= 0`))[0]?.n);
+    const rows = Number((await readRows(conn, `SELECT count(*) AS n FROM ${file}`))[0]?.n);
+    const files = archive.filter((input) => input.file === file);
+    const gzBytes = files.reduce((sum, input) => sum + input.bytes, 0);
+    const gzRows = files.reduce((sum, input) => sum + input.rows, 0);
+    const wh = (blocks * blockSize) / rows;
+    const gz = gzBytes / gzRows;
+    out.push([file, rows.toLocaleString('en-US'), `${wh.toFixed(1)}`, `${gz.toFixed(1)}`, `${(wh / gz).toFixed(2)}×`]);
+  }
+  return out;
+}
+
+const COPY_OPTIONS = 'FORMAT parquet, COMPRESSION snappy, ROW_GROUP_SIZE 122880, PARTITION_BY (exchange, symbol, session_date), WRITE_PARTITION_COLUMNS true';
+
+function folderBytes(dir: string): number {
+  let total = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (entry.isFile()) total += statSync(join(entry.parentPath, entry.name)).size;
+  }
+  return total;
+}
+
+/** One raw COPY per table of the same rows and options as export, opening the warehouse as export does. */
+async function rawCopy(db: string, out: string): Promise<void> {
+  mkdirSync(out, { recursive: true });
+  const warehouse = await openWarehouse(db);
+  try {
+    for (const t of KINDS) await warehouse.connection.run(`COPY (SELECT * FROM ${t}) TO '${join(out, t).replaceAll("'", "''")}' (${COPY_OPTIONS})`);
+  } finally {
+    warehouse.close();
+  }
+}
+
+interface Duel {
+  a: number[];
+  b: number[];
+  aBytes: number;
+  bBytes: number;
+}
+
+/** Export and raw COPY, interleaved; each output folder measured and removed. */
+export async function exportDuel(db: string, scratch: string, runs: number, log: (l: string) => void): Promise<Duel> {
+  const duel: Duel = { a: [], b: [], aBytes: 0, bBytes: 0 };
+  for (let run = 0; run < runs; run++) {
+    for (const who of run % 2 === 0 ? (['export', 'copy'] as const) : (['copy', 'export'] as const)) {
+      const out = join(scratch, `out-${who}-${run}`);
+      const { ms } = await timed(() => (who === 'export' ? exportWarehouse({ dbPath: db, outDir: out, tables: [...KINDS] }).then(() => undefined) : rawCopy(db, out)));
+      const bytes = folderBytes(out);
+      if (who === 'export') (duel.a.push(ms), (duel.aBytes = bytes));
+      else (duel.b.push(ms), (duel.bBytes = bytes));
+      log(`  export run ${run + 1} ${who}: ${Math.round(ms)} ms, ${fmtMb(bytes)}`);
+      await removeDir(out);
+    }
+  }
+  return duel;
+}
+
+/** Run k loads session lastSession + k (a new night each time) into the big warehouse and, the same files, into a new empty one. */
+export async function nightlyDuel(db: string, scratch: string, args: ExtrasArgs, log: (l: string) => void): Promise<Duel> {
+  const duel: Duel = { a: [], b: [], aBytes: 0, bBytes: 0 };
+  const sizes = { expirations: args.expirations ?? DEFAULT_SHAPE.expirations, strikes: args.strikes ?? DEFAULT_SHAPE.strikes };
+  for (let run = 0; run < args.runs; run++) {
+    const date = dayAfter(args.lastSession, run + 1);
+    const files = join(scratch, `files-${run}`);
+    mkdirSync(files, { recursive: true });
+    const inputs = emulatorSession(files, date, sizes);
+    for (const who of run % 2 === 0 ? (['big', 'empty'] as const) : (['empty', 'big'] as const)) {
+      const path = who === 'big' ? db : join(scratch, `empty-${run}.duckdb`);
+      const warehouse = await openWarehouse(path);
+      try {
+        const { ms, value } = await timed(() => loadFiles(warehouse.connection, inputs));
+        if (value.loaded.length !== inputs.length) throw new Error(`${who}: loaded ${value.loaded.length} of ${inputs.length} files of ${date}`);
+        (who === 'big' ? duel.a : duel.b).push(ms);
+        log(`  nightly ${date} into ${who}: ${Math.round(ms)} ms, ${value.rowsLoaded.toLocaleString('en-US')} rows`);
+      } finally {
+        warehouse.close();
+      }
+    }
+    await removeDir(files);
+  }
+  return duel;
+}
+
+async function storageOf(db: string, archive: readonly LoadInput[]): Promise<string[][]> {
+  const warehouse = await openWarehouse(db);
+  try {
+    return await bytesPerRow(warehouse.connection, archive);
+  } finally {
+    warehouse.close();
+  }
+}
+
+export async function scaleExtras(args: ExtrasArgs, log: (line: string) => void): Promise<string> {
+  const scratch = tempDir('extras');
+  try {
+    const sizes = { expirations: args.expirations ?? DEFAULT_SHAPE.expirations, strikes: args.strikes ?? DEFAULT_SHAPE.strikes };
+    const archive = emulatorSession(scratch, args.lastSession, sizes);
+    const parts = args.parts ?? new Set(EXTRAS_PARTS);
+    const storage = parts.has('storage') ? await storageOf(args.db, archive) : [];
+    const none: Duel = { a: [], b: [], aBytes: 0, bBytes: 0 };
+    const exp = parts.has('export') ? await exportDuel(args.db, scratch, args.runs, log) : none;
+    const nightly = parts.has('nightly') ? await nightlyDuel(args.db, scratch, args, log) : none;
+    const duelRows = [
+      ...(parts.has('export')
+        ? [
+            ['`exportWarehouse` (as `gexwh export`), levels + strikes tables', formatSample(exp.a), fmtMb(exp.aBytes), `${(median(exp.a) / median(exp.b)).toFixed(2)}× time`],
+            [`raw \`COPY … (${COPY_OPTIONS})\``, formatSample(exp.b), fmtMb(exp.bBytes), '—'],
+          ]
+        : []),
+      ...(parts.has('nightly')
+        ? [
+            ['nightly load (loadFiles, 4 pairs, one session) into this warehouse', formatSample(nightly.a), '', `${(median(nightly.a) / median(nightly.b)).toFixed(2)}×`],
+            ['the same load into an empty warehouse', formatSample(nightly.b), '', '—'],
+          ]
+        : []),
+    ];
+    return [
+      `#### Storage, export and a nightly load (${args.db}; medians of ${args.runs}, contenders interleaved)`,
+      ...(storage.length > 0
+        ? ['', table(['table', 'rows', 'warehouse B/row (blocks)', `archive gzip B/row (emulator, ${sizes.expirations} × ${sizes.strikes}, one session of 4 pairs)`, 'ratio'], storage)]
+        : []),
+      ...(duelRows.length > 0 ? ['', table(['contender', 'wall, median (min–max)', 'output', 'ratio'], duelRows)] : []),
+    ].join('\n');
+  } finally {
+    await removeDir(scratch);
+  }
+}

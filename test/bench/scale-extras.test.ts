@@ -1,0 +1,46 @@
+// The scale benchmark's extras (storage, export, nightly load) on a 4-day warehouse with small chains:
+// every measurement runs and reports, and the nightly load adds the new session (no timing asserted).
+import { describe, expect, it } from 'vitest';
+import { join } from 'node:path';
+import { openWarehouse } from '../../src/warehouse/index.js';
+import { growScaleWarehouse } from '../../bench/scale-warehouse.js';
+import { parseExtrasParts, scaleExtras } from '../../bench/scale-extras.js';
+import { removeDir, tempDir } from '../../bench/fixture.js';
+
+describe('scale extras', () => {
+  it('--extras alone means all three measurements; a list picks some; an unknown name is refused', () => {
+    expect([...parseExtrasParts(undefined)]).toEqual(['storage', 'export', 'nightly']);
+    expect([...parseExtrasParts('--runs')]).toEqual(['storage', 'export', 'nightly']);
+    expect([...parseExtrasParts('storage,nightly')]).toEqual(['storage', 'nightly']);
+    expect(() => parseExtrasParts('storage,disk')).toThrow(/storage, export, nightly.*"disk"/);
+  });
+
+
+  it('measures bytes per row, export against COPY and a nightly load on a tiny warehouse', async () => {
+    const dir = tempDir('extras-test');
+    try {
+      const db = join(dir, 'w.duckdb');
+      const warehouse = await openWarehouse(db);
+      try {
+        await growScaleWarehouse(warehouse.connection, { lastSession: '2026-11-23', days: 4, shape: { expirations: 6, strikes: 12, fullExpirations: 2, bandStrikes: 4 } });
+        await warehouse.connection.run('CHECKPOINT');
+      } finally {
+        warehouse.close();
+      }
+      const lines: string[] = [];
+      const report = await scaleExtras({ db, runs: 1, lastSession: '2026-11-23', expirations: 4, strikes: 10 }, (l) => lines.push(l));
+      for (const table of ['levels', 'strikes_total', 'strikes_by_expiry']) expect(report).toMatch(new RegExp(`\\| ${table} \\| [\\d,]+ \\| [\\d.]+ \\| [\\d.]+ \\| [\\d.]+× \\|`));
+      expect(report).toMatch(/exportWarehouse.*\| \d+ MB \| [\d.]+× time/);
+      expect(lines.filter((l) => l.includes('nightly 2026-11-24'))).toHaveLength(2);
+      const after = await openWarehouse(db);
+      try {
+        const sessions = (await after.connection.runAndReadAll(`SELECT DISTINCT exchange || '/' || symbol AS p FROM levels WHERE session_date = DATE '2026-11-24' ORDER BY p`)).getRowsJS().flat();
+        expect(sessions).toEqual(['deribit/BTC', 'okx/ETH', 'tradfi/QQQ', 'tradfi/SPY']);
+      } finally {
+        after.close();
+      }
+    } finally {
+      await removeDir(dir);
+    }
+  }, 120_000);
+});
