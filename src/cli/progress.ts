@@ -22,6 +22,10 @@ export interface PhaseState {
   startedMs: number;
   done: number;
   total: number | undefined;
+  /** The total is an estimate (shown as ~N; never below what is done). */
+  estimated?: boolean;
+  /** What is counted, when not obvious from the phase ('files'). */
+  unit?: string;
   bytes: number;
   failed: number;
 }
@@ -38,11 +42,12 @@ export function progressLine(state: PhaseState, nowMs: number): string {
   const elapsed = nowMs - state.startedMs;
   const parts: string[] = [PHASE_WORDS[state.phase]];
   if (state.total !== undefined) {
-    parts.push(`${state.done}/${state.total}`);
+    const total = Math.max(state.total, state.done);
+    parts.push(`${state.done}/${state.estimated ? '~' : ''}${total}${state.unit ? ` ${state.unit}` : ''}`);
     const rate = state.done / Math.max(elapsed / 1000, 0.001);
     if (state.done > 0) {
       parts.push(rate >= 1 ? `${rate < 10 ? rate.toFixed(1) : Math.round(rate)}/s` : `${(rate * 60).toFixed(1)}/min`);
-      parts.push(`ETA ${duration(((state.total - state.done) / rate) * 1000)}`);
+      if (total > state.done) parts.push(`ETA ${state.estimated ? '~' : ''}${duration(((total - state.done) / rate) * 1000)}`);
     }
   }
   if (state.bytes > 0) parts.push(`${formatBytes(state.bytes)} (${formatBytes(state.bytes / Math.max(elapsed / 1000, 0.001))}/s)`);
@@ -77,10 +82,12 @@ export function createProgress(ctx: CommandContext, _dryRun: boolean): Progress 
         const total = name === 'download' || name === 'load' || name === 'capture' ? Number.parseInt(detail ?? '', 10) : undefined;
         state = { phase: name, startedMs: Date.now(), done: 0, total: Number.isFinite(total) ? total : undefined, bytes: 0, failed: 0 };
       },
-      manifestsDone(done, total) {
-        if (state?.phase !== 'manifests') return;
-        state.done = done;
-        state.total = total;
+      manifestFilesListed(listed, estimate) {
+        if (state?.phase !== 'manifests' || estimate === 0) return;
+        state.done = listed;
+        state.total = estimate;
+        state.estimated = true;
+        state.unit = 'files';
       },
       loadDone(done, total) {
         if (state?.phase !== 'load') return;

@@ -12,7 +12,7 @@
 // missing older window [since or the beginning, complete_from).
 
 import { ApiSchemaError } from '../core/errors.js';
-import { addDays } from '../time/dates.js';
+import { addDays, daysBetween } from '../time/dates.js';
 import { FILE_KINDS } from './selection.js';
 import type { Pair } from '../core/pairs.js';
 import type { CoverageRow, ManifestRow } from '../core/rows.js';
@@ -95,6 +95,28 @@ function olderWindow(input: ListingInput, since: string | undefined): { window?:
   return { window: { part: 'older', ...(since ? { start: since } : {}), end: completeFrom }, completeFrom: since ?? null };
 }
 
+/**
+ * About how many manifest rows a plan's windows hold: the listing returns no totals, so progress
+ * counts against this. The coverage row's session count spread evenly over its file dates (TradFi
+ * skips weekends and holidays), times the file kinds; 0 when the coverage says nothing.
+ */
+export function estimateListingRows(plan: ListingPlan, coverage: CoverageRow): number {
+  const first = coverage.files_first_date;
+  const last = coverage.files_last_date;
+  if (first === null || last === null || last < first) return 0;
+  const spanDays = daysBetween(first, last) + 1;
+  // At most one session a day: the coverage also counts the session in progress, which has no file yet.
+  const sessionsPerDay = Math.min(1, (coverage.sessions ?? spanDays) / spanDays);
+  const afterLast = addDays(last, 1);
+  let days = 0;
+  for (const window of plan.windows) {
+    const start = window.start !== undefined && window.start > first ? window.start : first;
+    const end = window.end !== undefined && window.end < afterLast ? window.end : afterLast;
+    if (end > start) days += daysBetween(start, end);
+  }
+  return Math.ceil(days * sessionsPerDay) * FILE_KINDS.length;
+}
+
 export interface ListOptions {
   /** Inclusive lower bound; undefined lists the whole manifest. */
   start?: string;
@@ -105,6 +127,8 @@ export interface ListOptions {
   /** An error of fetchPage that ends the walk with what was read (the request quota used up). */
   isStop?: (error: unknown) => boolean;
   pageSize?: number;
+  /** After each page: the rows listed so far (each session and file once). */
+  onRows?: (rows: number) => void;
 }
 
 export interface ManifestListing<R extends ManifestRow = ManifestRow> {
@@ -161,6 +185,7 @@ export async function listManifest<R extends ManifestRow>(
     const { page } = fetched;
     requests++;
     for (const row of page) merged.set(`${row.session_date}|${row.file}`, row);
+    options.onRows?.(merged.size);
     if (page.length < pageSize) break;
     const oldest = oldestDateOf(page);
     if (start !== undefined && oldest < start) break; // the server went past the bound: done
@@ -223,7 +248,7 @@ export async function listPair<R extends ManifestRow>(
   pair: Pair,
   plan: ListingPlan,
   state: { completeFrom: string | null },
-  options: Pick<ListOptions, 'maxRequests' | 'isStop' | 'pageSize'> = {},
+  options: Pick<ListOptions, 'maxRequests' | 'isStop' | 'pageSize' | 'onRows'> = {},
 ): Promise<PairListing<R>> {
   let requestsLeft = options.maxRequests ?? Number.POSITIVE_INFINITY;
   const rows: R[] = [];
@@ -235,6 +260,7 @@ export async function listPair<R extends ManifestRow>(
       maxRequests: requestsLeft,
       ...(options.isStop ? { isStop: options.isStop } : {}),
       ...(options.pageSize !== undefined ? { pageSize: options.pageSize } : {}),
+      onRows: (listed) => options.onRows?.(rows.length + listed),
     });
     requests += listing.requests;
     requestsLeft -= listing.requests;

@@ -25,7 +25,7 @@ import { removeStaleTemps } from './archive-writes.js';
 import { archivedCopyPath, promoteLoadedVersions } from './versions.js';
 import { fetchFiles, isArchived, type Downloader, type FetchReport, type QuotaStop, type VerifiedFile } from './fetch.js';
 import { fillLevelsForSync, type FillLevelsReport, type HistoryLevelsFetcher } from './fill-levels.js';
-import { listPair, planListing, type ManifestPageFetcher } from './manifest.js';
+import { estimateListingRows, listPair, planListing, type ListingPlan, type ManifestPageFetcher } from './manifest.js';
 import { planSync, type Plan, type PlannedFile } from './download-plan.js';
 import { recheckReloads } from './reloads.js';
 import type { SyncSelection } from './selection.js';
@@ -67,8 +67,11 @@ export interface SyncOptions {
 export interface SyncEvents {
   phase?(name: 'coverage' | 'manifests' | 'plan' | 'download' | 'load' | 'fill' | 'capture', detail?: string): void;
   file?(event: { file: PlannedFile; outcome: 'verified' | 'failed' | 'deferred'; bytes: number }): void;
-  /** Pairs whose manifest is done (listed or skipped) out of all the selected pairs. */
-  manifestsDone?(done: number, total: number): void;
+  /**
+   * Manifest rows (files) listed so far, against about how many the listing windows hold (the
+   * listing returns no totals: an estimate from the coverage's session counts, which may be passed).
+   */
+  manifestFilesListed?(listed: number, estimate: number): void;
   /** Files of this run's load done (loaded, skipped or failed) out of all it loads. */
   loadDone?(done: number, total: number): void;
   /** Capture targets done (captured, failed or cut short) out of all the run captures. */
@@ -209,7 +212,7 @@ async function runPhases(run: LockedRun): Promise<SyncSummary> {
   const { options, events } = run;
   // Phase 2 (network): list the manifests that coverage says moved.
   events.phase?.('manifests');
-  const listing = await listMovedManifests(options, run.api, run.signal, run.coverage, run.pairs, run.state.held, run.warn, run.skipped, events.manifestsDone);
+  const listing = await listMovedManifests(options, run.api, run.signal, run.coverage, run.pairs, run.state.held, run.warn, run.skipped, events.manifestFilesListed);
   const manifestsListed = [...listing.listed.values()].filter((pair) => pair.requests > 0).length;
   run.quotaStop = listing.quotaStop;
 
@@ -379,15 +382,23 @@ async function listMovedManifests(
   held: Map<string, ListingState>,
   warn: (message: string) => void,
   skipped: SkippedCoverageRow[],
-  onPairDone: (done: number, total: number) => void = () => undefined,
+  onFilesListed: (listed: number, estimate: number) => void = () => undefined,
 ): Promise<ManifestListing> {
   const listed: ManifestListing['listed'] = new Map();
-  const coverageByPair = new Map(coverage.map((row) => [pairKeyOf(row), row]));
   const { maxRequests } = options.selection;
-  for (const [index, pair] of pairs.entries()) {
-    if (index > 0) onPairDone(index, pairs.length);
+  const walks = planWalks(options, coverage, pairs, held);
+  const estimate = walks.reduce((sum, walk) => sum + walk.estimate, 0);
+  onFilesListed(0, estimate);
+  let listedBefore = 0;
+  for (const walk of walks) {
+    const { pair } = walk;
     if (signal.aborted) throw new InterruptedError(abortSignalName(signal));
-    const step = await listOnePair(options, api, pair, coverageByPair.get(pairKeyOf(pair)), held);
+    let listedHere = 0;
+    const step = await listOnePair(options, api, walk, (rows) => {
+      listedHere = rows;
+      onFilesListed(listedBefore + rows, estimate);
+    });
+    listedBefore += listedHere;
     if (step.kind === 'skipped') {
       skipped.push(step.row);
       warn(describeSkipped(step.row));
@@ -412,30 +423,42 @@ async function listMovedManifests(
   return { listed };
 }
 
+/** One pair's walk to make: its listing windows (null: nothing to list) and about how many rows they hold. */
+interface PairWalk {
+  pair: Pair;
+  state: ListingState;
+  plan: ListingPlan | null;
+  estimate: number;
+}
+
+/** Every pair's listing plan up front, so progress can count the rows of all of them. */
+function planWalks(options: SyncOptions, coverage: CoverageRow[], pairs: Pair[], held: Map<string, ListingState>): PairWalk[] {
+  const coverageByPair = new Map(coverage.map((row) => [pairKeyOf(row), row]));
+  const { since } = options.selection;
+  return pairs.map((pair) => {
+    const row = coverageByPair.get(pairKeyOf(pair));
+    const state = held.get(pairKeyOf(pair)) ?? { newestStored: null, completeFrom: null };
+    const plan = row === undefined ? null : planListing({ coverage: row, ...state, ...(since ? { since } : {}), fullRescan: options.fullRescan });
+    return { pair, state, plan, estimate: plan === null || row === undefined ? 0 : estimateListingRows(plan, row) };
+  });
+}
+
 type PairListingStep =
   | { kind: 'nothing_to_list' | 'out_of_requests' }
   | { kind: 'skipped'; row: SkippedCoverageRow }
   | { kind: 'listed'; listing: Awaited<ReturnType<typeof listPair>> };
 
 /** One pair's manifest walk, or why there is none. */
-async function listOnePair(
-  options: SyncOptions,
-  api: SyncApi,
-  pair: Pair,
-  row: CoverageRow | undefined,
-  held: Map<string, ListingState>,
-): Promise<PairListingStep> {
-  if (row === undefined) return { kind: 'nothing_to_list' };
-  const { maxRequests, since } = options.selection;
-  const state = held.get(pairKeyOf(pair)) ?? { newestStored: null, completeFrom: null };
-  const plan = planListing({ coverage: row, ...state, ...(since ? { since } : {}), fullRescan: options.fullRescan });
+async function listOnePair(options: SyncOptions, api: SyncApi, walk: PairWalk, onRows: (rows: number) => void): Promise<PairListingStep> {
+  const { pair, plan, state } = walk;
   if (plan === null) return { kind: 'nothing_to_list' };
+  const { maxRequests } = options.selection;
   const requestsLeft = maxRequests === undefined ? undefined : maxRequests - api.requestsSpent();
   if (requestsLeft !== undefined && requestsLeft <= 0 && plan.windows.length > 0) return { kind: 'out_of_requests' };
   // A 429 ends a walk with the pages read so far, kept like a --max-requests cut.
   const isStop = (error: unknown) => api.quotaStopOf(error) !== undefined;
   try {
-    return { kind: 'listed', listing: await listPair(api.manifestPage, pair, plan, state, { isStop, ...(requestsLeft === undefined ? {} : { maxRequests: requestsLeft }) }) };
+    return { kind: 'listed', listing: await listPair(api.manifestPage, pair, plan, state, { isStop, onRows, ...(requestsLeft === undefined ? {} : { maxRequests: requestsLeft }) }) };
   } catch (error) {
     // An answer about this pair alone (refused, off the spec) skips the pair; the others go on.
     const reason = pairOnlyFailure(error);

@@ -50,6 +50,13 @@ describe('progress', () => {
     );
     expect(progressLine({ phase: 'download', startedMs: 0, done: 40, total: 100, bytes: 0, failed: 0 }, 2000)).toBe('  downloading files  40/100  20/s  ETA 3s  elapsed 2s');
     expect(progressLine({ phase: 'load', startedMs: 0, done: 6, total: 9, bytes: 0, failed: 0 }, 3000)).toBe('  loading into the warehouse  6/9  2.0/s  ETA 2s  elapsed 3s');
+    // A manifest listing counts files against an estimate (the API gives no totals): ~N, never below n.
+    expect(progressLine({ phase: 'manifests', startedMs: 0, done: 400, total: 1098, estimated: true, unit: 'files', bytes: 0, failed: 0 }, 2000)).toBe(
+      '  listing manifests  400/~1098 files  200/s  ETA ~3s  elapsed 2s',
+    );
+    expect(progressLine({ phase: 'manifests', startedMs: 0, done: 1200, total: 1098, estimated: true, unit: 'files', bytes: 0, failed: 0 }, 3000)).toBe(
+      '  listing manifests  1200/~1200 files  400/s  elapsed 3s',
+    );
     expect(progressLine({ phase: 'fill', startedMs: 0, done: 0, total: undefined, bytes: 0, failed: 0 }, 3000)).toBe('  filling levels from /history/levels  elapsed 3s');
   });
 
@@ -86,5 +93,27 @@ describe('progress', () => {
     emulator.faults.clear();
     expect(run.code, run.output).toBe(0);
     expect(run.output).toMatch(/capturing live snapshots {2}[12]\/3/);
+  });
+
+  it("counts a single pair's manifest files against the coverage's estimate on a terminal, and nowhere else", async () => {
+    // The pair's one manifest page waits 2 s: the listing phase outlasts the first draw (1 s).
+    const slowListing = () => emulator.faults.add({ match: /\/history\/files\/deribit\/BTC/, times: 1, action: { kind: 'delay', ms: 2000 } });
+    const env = { GEX_BASE_URL: emulator.baseUrl, GEX_API_KEY: emulator.keys.pro };
+    const args = (name: string) => ['plan', '--db', join(dir, `${name}.duckdb`), '--archive', join(dir, `${name}-raw`), '--exchange', 'deribit', '--symbol', 'BTC'];
+    slowListing();
+    const tty = await runUnderTty(args('list-tty'), env);
+    expect(tty.code, tty.output).toBe(0);
+    // 3 sessions of 3 files in the coverage: ~9 files, none listed while the page is on its way.
+    expect(tty.output).toMatch(/listing manifests {2}0\/~9 files {2}elapsed 1s/);
+    slowListing();
+    const quiet = await runUnderTty([...args('list-quiet'), '--quiet'], env);
+    expect(quiet.code, quiet.output).toBe(0);
+    expect(quiet.output).not.toMatch(/listing manifests/);
+    slowListing();
+    const piped = await runCli([...args('list-pipe'), '--json'], { env });
+    emulator.faults.clear();
+    expect(piped.code).toBe(0);
+    expect(piped.stderr).toBe('');
+    expect(JSON.parse(piped.stdout)).toMatchObject({ command: 'plan' });
   });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ApiSchemaError } from '../../src/core/errors.js';
 import {
+  estimateListingRows,
   listManifest,
   listPair,
   planListing,
@@ -250,5 +251,61 @@ describe('listPair', () => {
     expect(listing).toMatchObject({ requests: 3, complete: true, completeFrom: null });
     expect(listing.rows).toHaveLength(900);
     expect(server.calls[0]).toEqual({});
+  });
+});
+
+describe('estimateListingRows: what a listing with no totals counts against', () => {
+  const crypto: CoverageRow = { ...cov('deribit', 'BTC', '2024-01-01', '2024-12-31'), sessions: 366 };
+  // A TradFi year: 252 sessions over 366 calendar days of files.
+  const tradfi: CoverageRow = { ...cov('tradfi', 'SPY', '2024-01-01', '2024-12-31'), sessions: 252 };
+
+  it('is every session times the three file kinds for a whole listing', () => {
+    expect(estimateListingRows({ windows: [{ part: 'whole' }], completeFrom: null }, crypto)).toBe(366 * 3);
+    expect(estimateListingRows({ windows: [{ part: 'whole' }], completeFrom: null }, tradfi)).toBe(252 * 3);
+  });
+
+  it('spreads the sessions over the file dates for a window (--since, newer, older)', () => {
+    // 2024-12-02 .. 2024-12-31: 30 of 366 days.
+    expect(estimateListingRows({ windows: [{ part: 'whole', start: '2024-12-02' }], completeFrom: '2024-12-02' }, crypto)).toBe(30 * 3);
+    expect(estimateListingRows({ windows: [{ part: 'whole', start: '2024-12-02' }], completeFrom: '2024-12-02' }, tradfi)).toBe(Math.ceil((30 * 252) / 366) * 3);
+    // A newer window from the newest stored session, then the older window down to the first file.
+    const plan = { windows: [{ part: 'newer' as const, start: '2024-12-30' }, { part: 'older' as const, end: '2024-01-11' }], completeFrom: null };
+    expect(estimateListingRows(plan, crypto)).toBe((2 + 10) * 3);
+  });
+
+  it('is 0 when the coverage gives no file dates, and counts days when it gives no session count', () => {
+    expect(estimateListingRows({ windows: [{ part: 'whole' }], completeFrom: null }, cov('okx', 'ETH', null, null))).toBe(0);
+    expect(estimateListingRows({ windows: [{ part: 'whole' }], completeFrom: null }, cov('okx', 'ETH', '2024-01-01', '2024-01-10'))).toBe(30);
+    expect(estimateListingRows({ windows: [], completeFrom: null }, crypto)).toBe(0);
+    // The coverage counts the session in progress too (no file yet): still one session a day at most.
+    expect(estimateListingRows({ windows: [{ part: 'whole' }], completeFrom: null }, { ...crypto, sessions: 367 })).toBe(366 * 3);
+  });
+
+  it('matches what a whole listing of a complete crypto manifest returns', async () => {
+    const all = synthetic(300);
+    const coverage: CoverageRow = { ...cov('deribit', 'BTC', '2021-01-01', addDays('2021-01-01', 299)), sessions: 300 };
+    const listing = await listManifest(fakeServer(all).fetchPage, pair);
+    expect(estimateListingRows({ windows: [{ part: 'whole' }], completeFrom: null }, coverage)).toBe(listing.rows.length);
+  });
+});
+
+describe('rows listed so far (progress)', () => {
+  it('listManifest reports the distinct rows after each page', async () => {
+    const seen: number[] = [];
+    const listing = await listManifest(fakeServer(synthetic(334)).fetchPage, pair, { onRows: (n) => seen.push(n) });
+    // The second page re-reads the session the first ended in: its row already seen counts once.
+    expect(seen).toEqual([400, 799, 1002]);
+    expect(seen.at(-1)).toBe(listing.rows.length);
+  });
+
+  it('listPair counts on across its windows', async () => {
+    const server = fakeServer(synthetic(300));
+    const state = { completeFrom: '2021-10-01' };
+    const plan = planListing({ coverage: cov('deribit', 'BTC', '2021-01-01', '2021-10-27'), newestStored: '2021-10-20', ...state, since: '2021-09-01', fullRescan: false })!;
+    const seen: number[] = [];
+    const listing = await listPair(server.fetchPage, pair, plan, state, { onRows: (n) => seen.push(n) });
+    // 8 newer sessions (24 rows), then 30 older ones (90 rows).
+    expect(seen).toEqual([24, 24 + 90]);
+    expect(listing.rows).toHaveLength(24 + 90);
   });
 });
