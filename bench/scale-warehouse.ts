@@ -167,6 +167,14 @@ SELECT ${lit}, d, ts, ${expirationOf('k')}, atm + (j - ${mid}) * step,
 
 const FILES = ['levels', 'strikes_total', 'strikes_by_expiry'] as const;
 
+async function hasTable(conn: DuckDBConnection, name: string): Promise<boolean> {
+  const reader = await conn.runAndReadAll(
+    `SELECT count(*)::INTEGER AS n FROM duckdb_tables() WHERE database_name = current_database() AND schema_name = 'main' AND table_name = $1`,
+    [name],
+  );
+  return Number(reader.getRowObjectsJS()[0]?.n ?? 0) > 0;
+}
+
 /**
  * Grows the (migrated) warehouse behind `conn` by `days` session dates ending at lastSession, one
  * transaction per date. Returns the rows inserted per table.
@@ -177,6 +185,7 @@ export async function growScaleWarehouse(conn: DuckDBConnection, options: ScaleO
   const perCapture = rowsPerCapture(shape);
   const total: ScaleRows = { levels: 0, strikes_total: 0, strikes_by_expiry: 0 };
   const dates = sessionDates(options.lastSession, options.days);
+  const marker = await hasTable(conn, 'session_closes');
   for (const [index, date] of dates.entries()) {
     const pairs = pairsOn(date, allPairs);
     if (pairs.length === 0) continue;
@@ -186,6 +195,15 @@ export async function growScaleWarehouse(conn: DuckDBConnection, options: ScaleO
       for (const insert of [levelsInsert, strikesTotalInsert, strikesByExpiryInsert]) {
         for (const pair of pairs) await conn.run(insert(pair, allPairs.indexOf(pair), shape), [date]);
       }
+      // The close marker of each pair's session, as the loader writes it with a levels file (a
+      // warehouse migrated only up to an older version, --schema-version, has no such table).
+      if (marker) await conn.run(
+        `INSERT INTO session_closes
+         SELECT exchange, symbol, session_date, max(timestamp_utc) FROM levels
+          WHERE session_date = $1::DATE AND expiration = 'TOTAL'
+          GROUP BY exchange, symbol, session_date ORDER BY exchange, symbol`,
+        [date],
+      );
       for (const pair of pairs) {
         for (const file of FILES) {
           const rows = capturesPerSession(pair) * perCapture[file];

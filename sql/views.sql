@@ -7,8 +7,9 @@
 --
 -- Not a numbered migration: src/warehouse/migrations.ts applies this file after the numbered ones
 -- whenever its sha256 differs from the one recorded in sync.definitions, and every export writes it
--- into views.sql after views of the same table names over the exported Parquet. So it must stay
--- plain DuckDB SQL over those table names only: CREATE OR REPLACE statements, no data changes.
+-- into views.sql after views of the same table names over the exported Parquet (and a view of
+-- session_closes computed from levels). So it must stay plain DuckDB SQL over those names only:
+-- CREATE OR REPLACE statements, no data changes.
 
 -- TOTAL levels, one row per capture. A session whose levels file is loaded holds only the file's rows
 -- (loading a levels file deletes its session's api rows; a /history/levels fill never inserts into a
@@ -23,11 +24,15 @@ SELECT exchange, symbol, session_date, timestamp_utc, type, oi_date,
   FROM levels
  WHERE expiration = 'TOTAL';
 
--- The daily series: the last capture of each session.
+-- The daily series: the last capture of each session. session_closes holds that capture's time per
+-- session (kept by every write to levels), so the view is an equality join: no per-session window
+-- over the pair's whole history. levels holds one TOTAL row per capture, so one row per session.
 CREATE OR REPLACE VIEW levels_close AS
-SELECT *
-  FROM levels_total
-QUALIFY row_number() OVER (PARTITION BY exchange, symbol, session_date ORDER BY timestamp_utc DESC) = 1;
+SELECT t.*
+  FROM levels_total AS t
+  SEMI JOIN session_closes AS c
+    ON c.exchange = t.exchange AND c.symbol = t.symbol AND c.session_date = t.session_date
+   AND c.timestamp_utc = t.timestamp_utc;
 
 -- Per-expiration levels (expiration_date set, dte in days).
 CREATE OR REPLACE VIEW levels_expiry AS

@@ -72,6 +72,14 @@ export function tableViewSql(root: string, table: ExportedTable, format: 'parque
   return `CREATE OR REPLACE VIEW ${table.name} AS SELECT ${columns} FROM ${source};`;
 }
 
+/**
+ * The warehouse keeps session_closes as a table the loader maintains (what levels_close joins to);
+ * an export does not carry it, so its views.sql computes it from the exported levels.
+ */
+const SESSION_CLOSES_VIEW =
+  `CREATE OR REPLACE VIEW session_closes AS SELECT exchange, symbol, session_date, max(timestamp_utc) AS timestamp_utc ` +
+  `FROM levels WHERE expiration = 'TOTAL' GROUP BY exchange, symbol, session_date;`;
+
 /** The whole views.sql text (pure): header, the tables over the files, then sql/views.sql verbatim. */
 export function exportViewsSql(root: string, tables: readonly ExportedTable[], format: 'parquet' | 'csv', definitions: string = viewDefinitions()): string {
   return [
@@ -83,6 +91,7 @@ export function exportViewsSql(root: string, tables: readonly ExportedTable[], f
     "SET TimeZone = 'UTC';",
     '',
     ...tables.map((table) => tableViewSql(root, table, format)),
+    SESSION_CLOSES_VIEW,
     '',
     definitions,
   ].join('\n');

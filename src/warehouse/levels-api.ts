@@ -3,6 +3,7 @@
 // gets no api rows at all. When the file loads later it deletes the session's api rows (loader).
 import type { DuckDBAppender, DuckDBConnection } from '@duckdb/node-api';
 import { DATE_PATTERN, LEVELS_FIELDS } from './layouts.js';
+import { refreshSessionCloses } from './session-closes.js';
 
 /** A HistoryLevelsRow of the spec: TOTAL, no expiration or dte. */
 export interface HistoryLevelsRow {
@@ -51,6 +52,16 @@ async function stage(conn: DuckDBConnection, rows: readonly HistoryLevelsRow[]):
   appender.closeSync();
 }
 
+/** The sessions the staged rows belong to get their close marker recomputed (a fill can add a later capture). */
+async function refreshApiSessions(conn: DuckDBConnection, exchange: string, symbol: string, rows: readonly HistoryLevelsRow[]): Promise<void> {
+  const dates = rows.map((row) => row.session_date).sort();
+  await refreshSessionCloses(
+    conn,
+    `SELECT DISTINCT $3::VARCHAR AS exchange, $4::VARCHAR AS symbol, session_date::DATE AS session_date FROM temp.main.${STAGE}`,
+    [dates[0] ?? null, dates[dates.length - 1] ?? null, exchange, symbol],
+  );
+}
+
 /** Inserts api levels rows for one (exchange, symbol); returns how many were new. */
 export async function insertApiLevels(
   conn: DuckDBConnection,
@@ -76,6 +87,7 @@ export async function insertApiLevels(
                              AND (f.source = 'file' OR f.timestamp_utc = s.timestamp_utc::TIMESTAMPTZ))`,
       [exchange, symbol],
     );
+    if (result.rowsChanged > 0) await refreshApiSessions(conn, exchange, symbol, [...unique.values()]);
     return result.rowsChanged;
   } finally {
     await conn.run(`DROP TABLE IF EXISTS temp.main.${STAGE}`);

@@ -8,6 +8,7 @@ import { headerSignature, mapHeader, parseHeaderLine, readGzipHeaderLine, type C
 import { DATE_PATTERN } from './layouts.js';
 import { type LedgerFile, loadedFiles, recordBatchLoaded, recordFileStatus } from './ledger.js';
 import { targetSelect } from './load-sql.js';
+import { refreshSessionCloses } from './session-closes.js';
 import { conciseDbError, toIsoTimestamp } from './duckdb-text.js';
 import { errorMessage } from '../core/errors.js';
 import { type FileKind, isFileKind } from '../core/file-kinds.js';
@@ -273,7 +274,10 @@ async function commitBatch(conn: DuckDBConnection, kind: FileKind, batch: Prepar
       paths,
     );
     await checkRowCounts(conn, kind, batch);
-    if (kind === 'levels') await checkUniqueCaptures(conn, batch);
+    if (kind === 'levels') {
+      await checkUniqueCaptures(conn, batch);
+      await refreshSessionCloses(conn, `SELECT exchange, symbol, session_date FROM temp.main.${FILES_TABLE}`, dateRange(batch));
+    }
     if (inserted.rowsChanged !== expected) {
       throw new Error(`inserted ${inserted.rowsChanged} rows where the manifests say ${expected}`);
     }

@@ -16,6 +16,7 @@ import { archivedPathOf, type ArchiveVerdict, groupByFile, judgeArchive, loadInp
 import { type LedgerRow, listLedger } from './ledger.js';
 import { loadFiles, type LoadInput } from './loader.js';
 import { acquireSyncLock } from './lock.js';
+import { rebuildSessionCloses } from './session-closes.js';
 import { isDamagedFileMessage, isDamagedWarehouseError, openWarehouse, type Warehouse } from './open.js';
 import { rebuildFromArchive, setAsideDamaged } from './rebuild-from-archive.js';
 import { finishRun, startRun } from './runs.js';
@@ -210,6 +211,7 @@ export async function removeOrphanRows(conn: DuckDBConnection): Promise<number> 
     const levels = await conn.run(`${unexplained('levels')} AND t.source = 'file'`, ['levels']);
     const strikes = await conn.run(unexplained('strikes_total'), ['strikes_total']);
     const byExpiry = await conn.run(unexplained('strikes_by_expiry'), ['strikes_by_expiry']);
+    if (levels.rowsChanged > 0) await rebuildSessionCloses(conn);
     await conn.run('COMMIT');
     return levels.rowsChanged + strikes.rowsChanged + byExpiry.rowsChanged;
   } catch (error) {

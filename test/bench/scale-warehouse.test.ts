@@ -79,6 +79,17 @@ describe('scale warehouse', () => {
     });
   });
 
+  it('keeps session_closes as the loader does: one marker per pair and session, its last TOTAL capture', async () => {
+    await withScaleWarehouse(async (conn) => {
+      const markers = `SELECT exchange, symbol, session_date::VARCHAR AS d, timestamp_utc::VARCHAR AS ts FROM session_closes ORDER BY ALL`;
+      const truth = `SELECT exchange, symbol, session_date::VARCHAR AS d, max(timestamp_utc)::VARCHAR AS ts FROM levels
+                      WHERE expiration = 'TOTAL' GROUP BY ALL ORDER BY ALL`;
+      const got = await rows(conn, markers);
+      expect(got).toHaveLength(SCALE_PAIRS.reduce((sum, pair) => sum + (pair.tradfi ? 2 : DAYS), 0));
+      expect(got).toEqual(await rows(conn, truth));
+    });
+  });
+
   it('every view, macro and recipe gives the same rows as its hand-written twins', async () => {
     await withScaleWarehouse(async (conn) => {
       const queries = scaleQueries({ midSession: '2026-11-21', moment: '2026-11-21 14:07:00+00' }, [500]);

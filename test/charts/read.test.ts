@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readCloses, readProfile, readTerm, resolvePair } from '../../src/charts/read.js';
 import { openWarehouse, IN_MEMORY, type Warehouse } from '../../src/warehouse/index.js';
+import { rebuildSessionCloses } from '../../src/warehouse/session-closes.js';
 
 let wh: Warehouse;
 const PAIR = { exchange: 'deribit', symbol: 'BTC' };
@@ -31,6 +32,7 @@ beforeAll(async () => {
     `INSERT INTO sync.files (exchange, symbol, session_date, file, sha256, status, updated_at)
      VALUES ('deribit', 'BTC', DATE '2026-03-10', 'levels', 'x', 'loaded', now())`,
   );
+  await rebuildSessionCloses(c); // as the loader keeps the close marker with the levels it writes
 });
 afterAll(() => wh.close());
 

@@ -10,6 +10,7 @@ import { LEVELS_FIELDS } from '../../src/warehouse/layouts.js';
 import { loadFiles, type LoadInput } from '../../src/warehouse/loader.js';
 import type { Warehouse } from '../../src/warehouse/open.js';
 import { finishRun, startRun } from '../../src/warehouse/runs.js';
+import { rebuildSessionCloses } from '../../src/warehouse/session-closes.js';
 
 export const DEMO_NOW = new Date('2026-03-16T14:07:00Z');
 export const DEMO_PAIRS = [['deribit', 'BTC'], ['tradfi', 'SPY']] as const;
@@ -52,6 +53,8 @@ export async function loadDemoHistory(wh: Warehouse, dir: string, options: DemoO
       }
     }
     const report = await loadFiles(wh.connection, inputs);
+    // The api rows above went in by hand: keep their sessions' close marker as a fill would.
+    await rebuildSessionCloses(wh.connection);
     if (report.failed.length > 0) throw new Error(`demo history: ${report.failed.length} file(s) failed to load`);
     await addLiveCaptures(wh);
     const runId = await startRun(wh.connection, { command: 'sync', options: { symbols: ['BTC', 'SPY'] }, startedAt: new Date(DEMO_NOW.getTime() - 60_000) });

@@ -50,9 +50,12 @@ describe('sql/views.sql, the one definition of the views', () => {
         expect(await query(wh, `SELECT name FROM sync.definitions`)).toEqual([{ name: 'views' }]);
         return definitions(wh);
       });
-      expect(after).toEqual(before);
-      // A fresh warehouse ends the same.
-      expect(await withDb(join(dir, 'fresh.duckdb'), {}, definitions)).toEqual(before);
+      // Every definition as the numbered migrations left it but levels_close, which joins the close
+      // marker of migration 52 since; a fresh warehouse ends the same as the upgraded one.
+      const unchanged = (rows: typeof before) => rows.filter((row) => row.name !== 'levels_close');
+      expect(unchanged(after)).toEqual(unchanged(before));
+      expect(after.find((row) => row.name === 'levels_close')).not.toEqual(before.find((row) => row.name === 'levels_close'));
+      expect(await withDb(join(dir, 'fresh.duckdb'), {}, definitions)).toEqual(after);
     } finally {
       cleanup();
     }

@@ -6,6 +6,7 @@ import { insertApiLevels, type HistoryLevelsRow } from '../../src/warehouse/leve
 import type { Warehouse } from '../../src/warehouse/open.js';
 import { query, withWarehouse } from './fixtures.js';
 import { seededRandom } from '../helpers/random.js';
+import { rebuildSessionCloses } from '../../src/warehouse/session-closes.js';
 
 interface Capture {
   exchange: string;
@@ -24,6 +25,7 @@ async function addCapture(wh: Warehouse, c: Capture): Promise<void> {
      VALUES ($1, $2, $3::DATE, $4::TIMESTAMPTZ, $5, $3::DATE, 'TOTAL', $6, $6 - 10, $6 * 2, $6 * 3, $6 + 5, $6 - 5, $6 + 1, $6 - 1, $7)`,
     [c.exchange, c.symbol, c.session, c.ts, c.type ?? 'intraday', c.spot, c.source ?? 'file'],
   );
+  await rebuildSessionCloses(wh.connection); // as every writer of levels keeps the close marker
 }
 
 const crypto = (session: string, ts: string, spot: number | null, extra: Partial<Capture> = {}): Capture => ({

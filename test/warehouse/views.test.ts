@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Warehouse } from '../../src/warehouse/open.js';
 import { query, withWarehouse } from './fixtures.js';
+import { rebuildSessionCloses } from '../../src/warehouse/session-closes.js';
 
 async function addLevels(wh: Warehouse, symbol: string, ts: string, expiration: string, spot: number, source = 'file'): Promise<void> {
   await wh.connection.run(
@@ -9,6 +10,7 @@ async function addLevels(wh: Warehouse, symbol: string, ts: string, expiration: 
              $3, CASE WHEN $3 = 'TOTAL' THEN NULL ELSE $3::DATE END, $4, $4 - 10, 'positive', $4 * 2, $4 + 5, $5)`,
     [symbol, ts, expiration, spot, source],
   );
+  await rebuildSessionCloses(wh.connection); // as every writer of levels keeps the close marker
 }
 
 async function addStrike(wh: Warehouse, table: 'strikes_total' | 'strikes_by_expiry', ts: string, strike: number, expiration?: string): Promise<void> {
