@@ -55,6 +55,11 @@ export interface EmulatorOptions {
    */
   buildWorkers?: number;
   /**
+   * With workers, build every completed file in the background at start (default true, as the CLI
+   * does); false builds only what requests ask for (a test that syncs a few pairs of a long history).
+   */
+  warmFiles?: boolean;
+  /**
    * Folder of the manifest facts cache kept between runs (see facts-cache.ts), or false for none.
    * Default: with workers (the CLI) `defaultFactsCacheDir()` (GEXWH_EMULATOR_CACHE, else
    * ~/.cache/gexwh/emulator); without, none.
@@ -156,7 +161,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     servers.push(storage);
     const baseUrl = await listen(api, host, options.port ?? 0);
     servers.push(api);
-    files.warm(completedFilesNewestFirst(model, clock.now()));
+    if (options.warmFiles !== false) files.warm(completedFilesNewestFirst(model, clock.now()));
     return {
       baseUrl,
       storageUrl: state.storageUrl,
