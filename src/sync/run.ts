@@ -129,14 +129,14 @@ export async function runSync(options: SyncOptions, api: SyncApi, signal: AbortS
   checkSelectionNames(options.selection, knownFromCoverage(coverage, me.markets, skipped));
   const lock = await acquireSyncLock(options.dbPath, { waitSeconds: options.waitLockSeconds ?? 0 });
   try {
-    return await runLocked(options, api, signal, events, me, coverage, skipped);
+    return await runLocked({ options, api, signal, events, me, coverage, skipped });
   } finally {
     await lock.release();
   }
 }
 
-/** What one locked run carries from phase to phase. */
-interface LockedRun {
+/** What a run starts its locked part with: the options and what the free calls answered. */
+interface RunInput {
   options: SyncOptions;
   api: SyncApi;
   signal: AbortSignal;
@@ -144,6 +144,10 @@ interface LockedRun {
   me: Awaited<ReturnType<SyncApi['me']>>;
   coverage: CoverageRow[];
   skipped: SkippedCoverageRow[];
+}
+
+/** What one locked run carries from phase to phase. */
+interface LockedRun extends RunInput {
   pairs: Pair[];
   warnings: string[];
   warn(message: string): void;
@@ -158,16 +162,9 @@ interface LockedRun {
   fetched?: FetchReport;
 }
 
-async function runLocked(
-  options: SyncOptions,
-  api: SyncApi,
-  signal: AbortSignal,
-  events: SyncEvents,
-  me: Awaited<ReturnType<SyncApi['me']>>,
-  coverage: CoverageRow[],
-  skipped: SkippedCoverageRow[],
-): Promise<SyncSummary> {
-  const run = await beginLockedRun(options, api, signal, events, me, coverage, skipped);
+async function runLocked(input: RunInput): Promise<SyncSummary> {
+  const { options, api } = input;
+  const run = await beginLockedRun(input);
   try {
     return await runPhases(run);
   } catch (error) {
@@ -185,15 +182,8 @@ async function runLocked(
  * Phase 1 (warehouse open, or a copy of its state when another process holds it): load what an
  * earlier held-out run left in the journal, record the run and coverage, read the listing state.
  */
-async function beginLockedRun(
-  options: SyncOptions,
-  api: SyncApi,
-  signal: AbortSignal,
-  events: SyncEvents,
-  me: Awaited<ReturnType<SyncApi['me']>>,
-  coverage: CoverageRow[],
-  skipped: SkippedCoverageRow[],
-): Promise<LockedRun> {
+async function beginLockedRun(input: RunInput): Promise<LockedRun> {
+  const { options, events, me, coverage, skipped } = input;
   const warnings: string[] = [];
   const warn = (message: string) => {
     warnings.push(message);
@@ -205,7 +195,7 @@ async function beginLockedRun(
   const runStart = { command: options.command, options: options.recordedOptions, startedAt: new Date() };
   const state = await beginSyncState({ ...options, ...runStart, recordedOptions: options.recordedOptions, pairs, coverage }, warn);
   if (state.waiting.filesLoaded > 0) warn(`${state.waiting.filesLoaded} file(s) paid by an earlier run and waiting in the archive were loaded (0 credits)`);
-  return { options, api, signal, events, me, coverage, skipped, pairs, warnings, warn, runStart, state, waiting: state.waiting };
+  return { ...input, pairs, warnings, warn, runStart, state, waiting: state.waiting };
 }
 
 async function runPhases(run: LockedRun): Promise<SyncSummary> {
