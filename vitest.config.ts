@@ -1,10 +1,12 @@
 import { defineConfig } from 'vitest/config';
 
+// Files that measure a whole user-sized run (the 60-day emulator synced end to end) and must not
+// share the machine's two cores with the rest of the suite: they run after it, one at a time, as a
+// user's sync runs alone on their machine.
+const ALONE = ['test/emulator/sixty-day-sync.test.ts'];
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    // The live suite spends real quota: only `npm run test:live` runs it.
-    exclude: ['test/live/**', '**/node_modules/**'],
     // Vitest's default on a 2-core CI machine is one worker, which ran the suite serially
     // (653 s). Most files wait on child processes, sockets and DuckDB I/O, so two workers
     // halve the wall time (309 s) without starving each other.
@@ -16,5 +18,26 @@ export default defineConfig({
     isolate: false,
     testTimeout: 60_000,
     hookTimeout: 60_000,
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'suite',
+          include: ['test/**/*.test.ts'],
+          // The live suite spends real quota: only `npm run test:live` runs it.
+          exclude: ['test/live/**', '**/node_modules/**', ...ALONE],
+          sequence: { groupOrder: 0 },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'alone',
+          include: ALONE,
+          maxWorkers: 1,
+          sequence: { groupOrder: 1 },
+        },
+      },
+    ],
   },
 });
