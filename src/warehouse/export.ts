@@ -23,24 +23,18 @@ import { exportManifest, MANIFEST_FILE, type ManifestObject } from './export-man
 import { ENGINE_FILES, engineSql, type Engine } from './export-ddl.js';
 import type { S3Options } from './export-s3.js';
 import { isS3Url, parseS3Url } from './s3-url.js';
-
-/** The file of DuckDB statements every export writes at its root. */
-export const VIEWS_SQL = 'views.sql';
-import { FILE_KINDS, type FileKind, isFileKind } from '../core/file-kinds.js';
+import { type FileKind, isFileKind } from '../core/file-kinds.js';
+import { EXPORT_TABLES, isHistoryTable, type ExportFormat, type ExportTable } from './export-tables.js';
 import { EXCHANGES, isExchange } from '../core/pairs.js';
 import { SYMBOL_PATTERN, SYMBOL_RULE } from '../core/names.js';
 
-export const EXPORT_FORMATS = ['parquet', 'csv'] as const;
+export { EXPORT_FORMATS, EXPORT_TABLES, type ExportFormat, type ExportTable } from './export-tables.js';
 
-/** The tables an export writes, each partitioned by exchange, symbol and session date: the history, then the live captures. */
-export const EXPORT_TABLES = [...FILE_KINDS, ...(Object.keys(LIVE_TABLES) as Array<keyof typeof LIVE_TABLES>)] as const;
-export type ExportTable = (typeof EXPORT_TABLES)[number];
-const isExportTable = (value: string): value is ExportTable => (EXPORT_TABLES as readonly string[]).includes(value);
-const isHistoryTable = (table: ExportTable): boolean => (FILE_KINDS as readonly string[]).includes(table);
+/** The file of DuckDB statements every export writes at its root. */
+export const VIEWS_SQL = 'views.sql';
 
 /** The sync runs, one small file rewritten by every export: a reader's answer to "how fresh is this?". */
 export const RUNS_TABLE = 'runs';
-export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 
 export interface ExportOptions {
   dbPath: string;
