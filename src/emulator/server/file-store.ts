@@ -11,6 +11,7 @@ import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { LruCache } from '../market/lru.js';
 import type { FileKind, MarketModel, MarketOptions } from '../market/types.js';
+import { pickBuild } from './build-queue.js';
 import type { FactsCache, FileFacts } from './facts-cache.js';
 import type { FileRef } from './storage.js';
 
@@ -137,29 +138,43 @@ interface Pool {
 
 interface Queued {
   key: string;
+  session: string;
   urgent: boolean;
   job: BuildJob;
   resolve(file: BuiltFile): void;
   reject(error: Error): void;
 }
 
-/** Worker threads taking one job at a time: urgent jobs (a request waits) go before warm-up jobs. */
+/**
+ * Worker threads taking one job at a time: urgent jobs (a request waits) go before warm-up jobs, and
+ * a worker takes the files of the session it is on first (build-queue.ts).
+ */
 function createPool(options: MarketOptions, size: number): Pool {
   const urgent: Queued[] = [];
   const background: Queued[] = [];
   const idle: Worker[] = [];
   const busy = new Map<Worker, Queued>();
+  const sessionOf = new Map<Worker, string>();
   let closed = false;
 
-  // Warm-up keeps to one worker at a time: the other cores stay for requests and for the client that
-  // is usually syncing on the same machine (every worker warming slowed a 60-day sync 2.6x).
-  const warming = () => [...busy.values()].some((item) => !item.urgent);
+  // Warm-up waits while a request waits for a build, and then keeps to one worker at a time: the
+  // other cores stay for requests and for the client that is usually syncing on the same machine
+  // (every worker warming slowed a 60-day sync 2.6x).
+  const running = (isUrgent: boolean) => [...busy.values()].some((item) => item.urgent === isUrgent);
+  const takeFor = (worker: Worker): Queued | undefined => {
+    const queue = urgent.length > 0 ? urgent : running(true) || running(false) ? [] : background;
+    const others = new Set([...sessionOf].filter(([other]) => other !== worker).map(([, session]) => session));
+    const at = pickBuild(queue, sessionOf.get(worker), others);
+    return at < 0 ? undefined : queue.splice(at, 1)[0];
+  };
   const next = () => {
     while (idle.length > 0 && !closed) {
-      const item = urgent.shift() ?? (warming() ? undefined : background.shift());
+      const worker = idle[idle.length - 1]!;
+      const item = takeFor(worker);
       if (!item) return;
-      const worker = idle.pop()!;
+      idle.pop();
       busy.set(worker, item);
+      sessionOf.set(worker, item.session);
       worker.postMessage(item.job);
     }
   };
@@ -190,7 +205,8 @@ function createPool(options: MarketOptions, size: number): Pool {
     run(key, job, isUrgent) {
       if (closed) return Promise.reject(new Error('the emulator is closed'));
       return new Promise<BuiltFile>((resolve, reject) => {
-        (isUrgent ? urgent : background).push({ key, job, urgent: isUrgent, resolve, reject });
+        const session = `${job.exchange}/${job.symbol}/${job.date}`;
+        (isUrgent ? urgent : background).push({ key, session, job, urgent: isUrgent, resolve, reject });
         next();
       });
     },
