@@ -130,6 +130,9 @@ export function buildHere(model: MarketModel, job: BuildJob): BuiltFile {
   return { data: built.bytes, rows: built.rows, bytes: built.bytes.length, sha256: built.sha256 };
 }
 
+/** The worker moved the bytes over: wrap them rather than copy them. */
+const asBuffer = (data: Uint8Array): Buffer => Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+
 interface Pool {
   run(key: string, job: BuildJob, urgent: boolean): Promise<BuiltFile>;
   promote(key: string): void;
@@ -186,7 +189,7 @@ function createPool(options: MarketOptions, size: number): Pool {
       busy.delete(worker);
       idle.push(worker);
       if (item) {
-        if (message.ok) item.resolve({ ...message.file, data: Buffer.from(message.file.data) });
+        if (message.ok) item.resolve({ ...message.file, data: asBuffer(message.file.data) });
         else item.reject(new Error(message.error));
       }
       next();
