@@ -68,7 +68,7 @@ describe('gexwh sync (CLI)', () => {
     const ws = workspace();
     const args = ['sync', '--db', ws.db, '--archive', ws.archive, '--exchange', 'deribit', '--symbol', 'BTC'];
     // Hold the lock the way a running sync does: a lock file with a live pid (this process).
-    await runCli(['plan', '--db', ws.db, '--archive', ws.archive, '--exchange', 'deribit', '--symbol', 'BTC'], { env: env() });
+    expect((await runCliInProcess(['plan', '--db', ws.db, '--archive', ws.archive, '--exchange', 'deribit', '--symbol', 'BTC'], { env: env() })).code).toBe(0);
     writeFileSync(`${ws.db}.lock`, JSON.stringify({ pid: process.pid, started_at: new Date().toISOString(), host: (await import('node:os')).hostname() }));
     const blocked = await runCli([...args, '--wait-lock', '0'], { env: env() });
     expect(blocked.code).toBe(5);
