@@ -29,6 +29,11 @@ export function wasResultWritten(): boolean {
   return resultWritten;
 }
 
+/** A new run starts with no result written (a process that runs gexwh more than once: tests). */
+export function forgetResult(): void {
+  resultWritten = false;
+}
+
 export function createOutput(flags: { json: boolean; quiet: boolean; verbose: boolean }): Output {
   return {
     ...flags,

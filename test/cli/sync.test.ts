@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { openWarehouse } from '../../src/warehouse/index.js';
-import { runCli } from '../helpers/cli.js';
+import { runCli, runCliInProcess } from '../helpers/cli.js';
 
 let emulator: Emulator;
 let dir: string;
@@ -68,7 +68,7 @@ describe('gexwh sync (CLI)', () => {
     const ws = workspace();
     const args = ['sync', '--db', ws.db, '--archive', ws.archive, '--exchange', 'deribit', '--symbol', 'BTC'];
     // Hold the lock the way a running sync does: a lock file with a live pid (this process).
-    await runCli(['plan', '--db', ws.db, '--archive', ws.archive, '--exchange', 'deribit', '--symbol', 'BTC'], { env: env() });
+    expect((await runCliInProcess(['plan', '--db', ws.db, '--archive', ws.archive, '--exchange', 'deribit', '--symbol', 'BTC'], { env: env() })).code).toBe(0);
     writeFileSync(`${ws.db}.lock`, JSON.stringify({ pid: process.pid, started_at: new Date().toISOString(), host: (await import('node:os')).hostname() }));
     const blocked = await runCli([...args, '--wait-lock', '0'], { env: env() });
     expect(blocked.code).toBe(5);
@@ -121,8 +121,9 @@ describe('gexwh sync (CLI)', () => {
   });
 });
 
+// In-process through src/cli/run.ts (the code the binary runs); the `binary` ones spawn the built CLI.
 describe('bad input (exit 2 or 3, nothing written)', () => {
-  const cases: { name: string; args: string[]; env?: Record<string, string | undefined>; code: number; message: RegExp }[] = [
+  const cases: { name: string; args: string[]; env?: Record<string, string | undefined>; code: number; message: RegExp; binary?: boolean }[] = [
     { name: 'bad date', args: ['--since', '2026-02-30'], code: 2, message: /--since/ },
     { name: 'year out of range', args: ['--until', '2101-01-01'], code: 2, message: /--until.*2020/ },
     { name: 'since after until', args: ['--since', '2026-03-10', '--until', '2026-03-01'], code: 2, message: /--since.*--until|after/ },
@@ -130,21 +131,21 @@ describe('bad input (exit 2 or 3, nothing written)', () => {
     { name: 'unknown exchange', args: ['--exchange', 'binance'], code: 2, message: /--exchange.*bybit/ },
     { name: 'negative budget', args: ['--max-credits', '-1'], code: 2, message: /--max-credits/ },
     { name: 'non-numeric concurrency', args: ['--concurrency', 'many'], code: 2, message: /--concurrency/ },
-    { name: 'unknown option', args: ['--frobnicate'], code: 2, message: /unknown option/ },
+    { name: 'unknown option', args: ['--frobnicate'], code: 2, message: /unknown option/, binary: true },
     { name: 'no key', args: [], env: { GEX_API_KEY: undefined }, code: 3, message: /GEX_API_KEY/ },
     { name: 'key in the wrong format', args: [], env: { GEX_API_KEY: 'sk_live_not_ours' }, code: 3, message: /format/ },
-    { name: 'revoked key', args: [], env: { GEX_API_KEY: 'revoked' }, code: 3, message: /unauthorized/ },
+    { name: 'revoked key', args: [], env: { GEX_API_KEY: 'revoked' }, code: 3, message: /unauthorized/, binary: true },
     { name: 'unreadable key file', args: ['--api-key-file', '/nonexistent/key'], env: { GEX_API_KEY: undefined }, code: 2, message: /--api-key-file/ },
     { name: 'bad config file', args: ['--config', 'CONFIG'], code: 2, message: /config file.*"maxCredits"/ },
   ];
 
-  it.each(cases)('$name', async ({ args, env: extra, code, message }) => {
+  it.each(cases)('$name', async ({ args, env: extra, code, message, binary }) => {
     const ws = workspace();
     const config = join(dir, `bad-config-${counter}.json`);
     writeFileSync(config, JSON.stringify({ maxCredits: 'lots' }));
     const e = { ...env(), ...extra };
     if (e.GEX_API_KEY === 'revoked') e.GEX_API_KEY = emulator.keys.revoked;
-    const result = await runCli(['sync', '--db', ws.db, '--archive', ws.archive, ...args.map((a) => (a === 'CONFIG' ? config : a))], { env: e });
+    const result = await (binary ? runCli : runCliInProcess)(['sync', '--db', ws.db, '--archive', ws.archive, ...args.map((a) => (a === 'CONFIG' ? config : a))], { env: e });
     expect(result.code).toBe(code);
     expect(result.stderr).toMatch(message);
     expect(result.stderr).not.toMatch(/\n\s+at /); // no stack

@@ -77,6 +77,11 @@ export interface RecoveryExpectation {
   recordedDelta?: number;
   raw?: RawSyncSelection;
   key?: string;
+  /**
+   * Credits the starting state was paid with on another emulator (a bench started from a snapshot):
+   * recorded in its sync.runs, never charged by this one.
+   */
+  paidBefore?: number;
 }
 
 /**
@@ -98,6 +103,7 @@ export async function expectRecovered(bench: Bench, expectation: RecoveryExpecta
   const files = await manifestFiles(bench);
   expect(files).toBeGreaterThan(0);
   expect(await inspectWarehouse(bench.dbPath, bench.archive)).toEqual(consistent(files));
-  expect(emulator.counters.credits(key)).toBe(files + expectation.forcedCredits);
-  expect(await recordedCredits(bench)).toBe(emulator.counters.credits(key) + (expectation.recordedDelta ?? 0));
+  const paidBefore = expectation.paidBefore ?? 0;
+  expect(emulator.counters.credits(key)).toBe(files - paidBefore + expectation.forcedCredits);
+  expect(await recordedCredits(bench)).toBe(emulator.counters.credits(key) + paidBefore + (expectation.recordedDelta ?? 0));
 }

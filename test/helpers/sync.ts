@@ -1,6 +1,6 @@
 // A sync test bench: the emulator in-process on port 0 with small chains, a temp warehouse and
 // archive, and runSync wired to a real API client (fast retries so fault tests stay quick).
-import { mkdtempSync, promises as fs } from 'node:fs';
+import { mkdirSync, mkdtempSync, promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
@@ -10,6 +10,7 @@ import { syncApiFrom } from '../../src/sync/api-port.js';
 import { runSync, type SyncOptions, type SyncSummary } from '../../src/sync/run.js';
 import { parseSyncSelection, type RawSyncSelection } from '../../src/sync/selection.js';
 import { openWarehouse } from '../../src/warehouse/index.js';
+import { snapshotFolder, type FolderSnapshot } from './snapshot.js';
 
 /** Wednesday 2026-03-11 14:07 UTC: New York regular hours, crypto mid-session. */
 export const NOW = '2026-03-11T14:07:00Z';
@@ -26,9 +27,15 @@ export interface Bench {
   close(): Promise<void>;
 }
 
-export async function startBench(options: EmulatorOptions = {}): Promise<Bench> {
+export interface BenchPlace {
+  /** The bench's folder (created if missing) instead of a new temp folder; removed by close(). */
+  dir?: string;
+}
+
+export async function startBench(options: EmulatorOptions = {}, place: BenchPlace = {}): Promise<Bench> {
   const emulator = await startEmulator({ now: NOW, days: 3, expirations: 3, strikes: 12, seed: 11, symbols: ['BTC', 'SPY'], ...options });
-  const dir = mkdtempSync(join(tmpdir(), 'gexwh-sync-'));
+  const dir = place.dir ?? mkdtempSync(join(tmpdir(), 'gexwh-sync-'));
+  mkdirSync(dir, { recursive: true });
   const dbPath = join(dir, 'gex.duckdb');
   const archive = join(dir, 'raw');
   const clients: ApiClient[] = [];
@@ -71,6 +78,40 @@ export async function startBench(options: EmulatorOptions = {}): Promise<Bench> 
       await Promise.all(clients.map((c) => c.close()));
       await emulator.close();
       await fs.rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * A bench's folder (warehouse + archive) prepared once, then put back at the same path for each test
+ * that starts from it (see snapshotFolder). Each start gets a fresh emulator with the same options
+ * (the same files, the same sha256), whose counters start at 0: what `prepare` paid was charged to the
+ * emulator it used.
+ */
+export interface BenchSnapshot {
+  start(): Promise<Bench>;
+  remove(): Promise<void>;
+}
+
+export async function snapshotBench(options: EmulatorOptions, prepare: (bench: Bench) => Promise<void>): Promise<BenchSnapshot> {
+  const root = mkdtempSync(join(tmpdir(), 'gexwh-bench-'));
+  const dir = join(root, 'bench');
+  const bench = await startBench(options, { dir });
+  let folder: FolderSnapshot;
+  try {
+    await prepare(bench);
+    folder = snapshotFolder(dir);
+  } finally {
+    await bench.close();
+  }
+  return {
+    start() {
+      folder.restore();
+      return startBench(options, { dir });
+    },
+    async remove() {
+      folder.remove();
+      await fs.rm(root, { recursive: true, force: true });
     },
   };
 }

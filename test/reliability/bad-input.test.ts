@@ -1,11 +1,14 @@
 // Reliability matrix, bad input from the user: every command with a wrong option value exits 2 (or 3
 // for the key) with a message naming the option and what is allowed, prints no stack, never echoes
 // the key, and writes nothing. The sync cases of test/cli/sync.test.ts are not repeated here.
+// Each case runs gexwh in-process (src/cli/run.ts, the code the binary runs) with the env and cwd a
+// child would get; the cases marked `binary` spawn the built CLI, to prove the wiring of each kind of
+// refusal (commander, an option's parser, the config file, the key, export's flags) in the real process.
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
+import { runCli, runCliInProcess } from '../helpers/cli.js';
 
 let dir: string;
 const KEY = 'gex_abcdefghijklmnopqrstuvwxyz012345';
@@ -26,6 +29,8 @@ interface Case {
   message: RegExp;
   code?: number;
   env?: Record<string, string | undefined>;
+  /** Spawn the built CLI instead of running in-process. */
+  binary?: true;
 }
 
 const CASES: Case[] = [
@@ -33,7 +38,7 @@ const CASES: Case[] = [
   { command: 'sync', args: ['--order', 'sideways'], message: /--order.*allowed: newest, oldest/ },
   { command: 'sync', args: ['--reserve-credits', '-3'], message: /--reserve-credits.*0 or more/ },
   { command: 'sync', args: ['--max-requests', 'x'], message: /--max-requests.*whole number/ },
-  { command: 'sync', args: ['--concurrency', '0'], message: /--concurrency.*1 to 32/ },
+  { command: 'sync', args: ['--concurrency', '0'], message: /--concurrency.*1 to 32/, binary: true },
   { command: 'sync', args: ['--concurrency', '33'], message: /--concurrency.*1 to 32/ },
   { command: 'sync', args: ['--symbol', 'BT/C'], message: /--symbol.*"BT\/C".*A-Z 0-9/ },
   { command: 'sync', args: ['--symbol', "BTC';DROP TABLE levels;--"], message: /--symbol: bad symbol/ },
@@ -41,7 +46,7 @@ const CASES: Case[] = [
   { command: 'sync', args: ['--wait-lock', '-1'], message: /--wait-lock.*0 to 86400/ },
   { command: 'sync', args: ['--base-url', 'ftp://example.com'], message: /--base-url.*https/ },
   { command: 'sync', args: ['--base-url', 'not a url'], message: /--base-url: not a URL/ },
-  { command: 'sync', args: ['--config', 'CONFIG:unknown-key.json'], message: /config file.*unknown field.*"maxCredit".*allowed:.*maxCredits/ },
+  { command: 'sync', args: ['--config', 'CONFIG:unknown-key.json'], message: /config file.*unknown field.*"maxCredit".*allowed:.*maxCredits/, binary: true },
   { command: 'sync', args: ['--config', 'CONFIG:not-json.json'], message: /config file.*not valid JSON/ },
   { command: 'sync', args: ['--config', 'CONFIG:bad-order.json'], message: /config file.*"order"/ },
   { command: 'sync', args: ['--config', 'CONFIG:key-in-config.json'], message: /config file.*unknown field.*"apiKey"/ },
@@ -51,7 +56,7 @@ const CASES: Case[] = [
   { command: 'plan', args: ['--until', '2100-12-32'], message: /--until/ },
   { command: 'plan', args: ['--files', 'nope'], message: /--files.*allowed: levels, strikes_total, strikes_by_expiry/ },
   { command: 'plan', args: ['--exchange', 'deribit+okx'], message: /--exchange.*bybit/ },
-  { command: 'plan', args: [], env: { GEX_API_KEY: 'gex_short' }, code: 3, message: /format/ },
+  { command: 'plan', args: [], env: { GEX_API_KEY: 'gex_short' }, code: 3, message: /format/, binary: true },
   // status
   { command: 'status', args: ['--config', 'CONFIG:not-json.json'], message: /config file.*not valid JSON/ },
   { command: 'status', args: ['--base-url', 'file:///etc'], message: /--base-url.*scheme/ },
@@ -59,7 +64,7 @@ const CASES: Case[] = [
   { command: 'export', args: ['--out', 'OUT', '--format', 'xml'], message: /unknown format "xml"; allowed: parquet, csv/ },
   { command: 'export', args: ['--out', 'OUT', '--table', 'quotes'], message: /unknown table "quotes"; allowed: levels, strikes_total, strikes_by_expiry/ },
   { command: 'export', args: ['--out', 'OUT', '--exchange', 'binance'], message: /unknown exchange "binance"; allowed: bybit/ },
-  { command: 'export', args: ['--out', 'OUT', '--since', '2026-03-10', '--until', '2026-03-01'], message: /--since 2026-03-10 is after --until 2026-03-01/ },
+  { command: 'export', args: ['--out', 'OUT', '--since', '2026-03-10', '--until', '2026-03-01'], message: /--since 2026-03-10 is after --until 2026-03-01/, binary: true },
   { command: 'export', args: [], message: /--out/ },
   { command: 'export', args: ['--out', 'OUT', '--since', 'notadate'], message: /--since must be a date YYYY-MM-DD, got "notadate"/ },
   { command: 'export', args: ['--out', 'OUT', '--since', '2026-02-30'], message: /--since must be a date YYYY-MM-DD, got "2026-02-30"/ },
@@ -69,7 +74,7 @@ const CASES: Case[] = [
   { command: 'query', args: ['--format', 'yaml', 'SELECT 1'], message: /--format.*allowed: table, csv, json/ },
   // verify, rebuild
   { command: 'verify', args: ['--wait-lock', 'abc'], message: /--wait-lock.*whole number/ },
-  { command: 'verify', args: ['--frobnicate'], message: /unknown option '--frobnicate'/ },
+  { command: 'verify', args: ['--frobnicate'], message: /unknown option '--frobnicate'/, binary: true },
   { command: 'rebuild', args: ['--wait-lock', '-5'], message: /--wait-lock.*0 to 86400/ },
   // api, me, coverage
   { command: 'api', args: ['me'], message: /API path must start with a single "\/"/ },
@@ -96,7 +101,7 @@ const CASES: Case[] = [
 let counter = 0;
 
 describe('every command rejects bad option values: exit 2 (3 for the key), the option named, nothing written', () => {
-  it.each(CASES)('$command $args', async ({ command, args, message, code = 2, env: extra }) => {
+  it.each(CASES.map((c) => ({ binary: false, ...c })))('$command $args (binary: $binary)', async ({ command, args, message, code = 2, env: extra, binary }) => {
     const root = join(dir, `ws${++counter}`);
     const local = ['status', 'export', 'query', 'verify', 'rebuild', 'sync', 'plan', 'capture', 'demo'].includes(command)
       ? ['--db', join(root, 'gex.duckdb'), '--archive', join(root, 'raw')]
@@ -105,7 +110,7 @@ describe('every command rejects bad option values: exit 2 (3 for the key), the o
     // A base URL that refuses connections: a case that wrongly gets past validation fails fast.
     const env = { GEX_BASE_URL: 'http://127.0.0.1:9', GEX_API_KEY: KEY, ...extra };
     const before = readdirSync(dir).length;
-    const result = await runCli([command, ...local, ...resolved], { env, cwd: dir });
+    const result = await (binary ? runCli : runCliInProcess)([command, ...local, ...resolved], { env, cwd: dir });
     expect(result.code, result.stderr).toBe(code);
     expect(result.stderr).toMatch(message);
     expect(result.stderr).not.toMatch(/\n\s+at /);

@@ -8,17 +8,27 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { runCli } from '../helpers/cli.js';
 import { consistent, inspectWarehouse, tableChecksums } from '../helpers/invariants.js';
+import { snapshotFolder, type FolderSnapshot } from '../helpers/snapshot.js';
 import { listFiles } from '../helpers/sync.js';
 import { ONE_PAIR_ARGS, workspaceIn } from '../helpers/workspace.js';
 
 let emulator: Emulator;
 let dir: string;
+// One CLI sync, run once; each test starts from its copy, put back at the same path.
+let synced: { ws: ReturnType<typeof workspace>; snapshot: FolderSnapshot; before: Record<string, string>; archived: string[] };
 
 beforeAll(async () => {
   emulator = await startEmulator({ now: '2026-03-11T14:07:00Z', days: 2, expirations: 3, strikes: 12, seed: 9, symbols: ['BTC'] });
   dir = mkdtempSync(join(tmpdir(), 'gexwh-damaged-'));
-});
+  const ws = workspace();
+  const first = await runCli(ws.sync, { env: env(emulator.keys.trial) });
+  expect(first.code, first.stderr).toBe(0);
+  const archived = await listFiles(ws.archive);
+  expect(archived).toHaveLength(6);
+  synced = { ws, snapshot: snapshotFolder(ws.root), before: await tableChecksums(ws.db), archived };
+}, 120_000);
 afterAll(async () => {
+  synced?.snapshot.remove();
   await emulator.close();
   rmSync(dir, { recursive: true, force: true });
 });
@@ -32,11 +42,10 @@ function workspace() {
 const env = (key: string) => ({ GEX_BASE_URL: emulator.baseUrl, GEX_API_KEY: key });
 
 /** A synced workspace and what it held: the reference the rebuild must reproduce. */
-async function syncedWorkspace(key: string) {
-  const ws = workspace();
-  const first = await runCli(ws.sync, { env: env(key) });
-  expect(first.code, first.stderr).toBe(0);
-  return { ws, before: await tableChecksums(ws.db), archived: await listFiles(ws.archive), credits: emulator.counters.credits(key) };
+function syncedWorkspace(key: string) {
+  synced.snapshot.restore();
+  const { ws, before, archived } = synced;
+  return { ws, before, archived, credits: emulator.counters.credits(key) };
 }
 
 /** The next sync finds every file loaded: exit 0, no credit, the same tables. */
@@ -56,7 +65,7 @@ const CORRUPTIONS = [
 describe('a damaged DuckDB file', () => {
   it.each(CORRUPTIONS)('$name: status explains, rebuild keeps the damaged copy and restores the same tables, the next sync is free', async ({ offset }) => {
     const key = emulator.keys.admin;
-    const { ws, before, archived, credits } = await syncedWorkspace(key);
+    const { ws, before, archived, credits } = syncedWorkspace(key);
     const bytes = readFileSync(ws.db);
     bytes.fill(0x5a, offset, offset + 4096);
     writeFileSync(ws.db, bytes);
@@ -84,7 +93,7 @@ describe('a damaged DuckDB file', () => {
 describe('a lost DuckDB file', () => {
   it('rebuild creates the warehouse from the archive alone (--json), and the next sync is free', async () => {
     const key = emulator.keys.pro;
-    const { ws, before, archived, credits } = await syncedWorkspace(key);
+    const { ws, before, archived, credits } = syncedWorkspace(key);
     renameSync(ws.db, `${ws.db}.elsewhere`);
 
     const rebuilt = await runCli(['rebuild', ...ws.paths, '--json'], { env: {} }); // no key needed
@@ -96,7 +105,7 @@ describe('a lost DuckDB file', () => {
 
   it('a broken archived file: exit 4 naming it; every other file is loaded', async () => {
     const key = emulator.keys.cryptoOnly;
-    const { ws, archived } = await syncedWorkspace(key);
+    const { ws, archived } = syncedWorkspace(key);
     const broken = archived.find((f) => f.endsWith('_levels.csv.gz'))!;
     writeFileSync(broken, readFileSync(broken).subarray(0, 20));
     rmSync(ws.db);

@@ -3,13 +3,15 @@
 // <archive>/_live; released, the next capture loads all four, with no request spent twice, and the
 // live tables equal those of a run with no reader. A kill -9 between the journal write and the load
 // loses nothing, and `rebuild` recreates the live tables from the journal.
+// The held runs spawn the built CLI; the reference captures (no reader) and the status readouts run
+// the same code in-process (src/cli/run.ts), since no process boundary matters to them.
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { openWarehouse } from '../../src/warehouse/index.js';
-import { runCli } from '../helpers/cli.js';
+import { runCli, runCliInProcess } from '../helpers/cli.js';
 import { holdWarehouse, type Holder } from '../helpers/holder.js';
 import { listFiles } from '../helpers/sync.js';
 import { workspaceIn } from '../helpers/workspace.js';
@@ -59,7 +61,7 @@ describe('capture beside a reader', () => {
   it('three captures held out are journaled (exit 5); released, the fourth loads all four: no request twice, the live tables of a run with no reader', async () => {
     const held = workspace();
     const free = workspace();
-    for (const ws of [held, free]) expect((await runCli(ws.capture, { env: env(emulator.keys.admin) })).code).toBe(0); // warehouses exist
+    for (const ws of [held, free]) expect((await runCliInProcess(ws.capture, { env: env(emulator.keys.admin) })).code).toBe(0); // warehouses exist
     emulator.clock.advance(QUARTER);
     const heldKey = emulator.keys.pro;
     const freeKey = emulator.keys.trial;
@@ -73,9 +75,9 @@ describe('capture beside a reader', () => {
         expect(result.stderr).toContain(`process ${holder.pid}`);
         expect(result.stderr).toContain(`${i} snapshot(s) journaled, will load on the next capture, sync or gexwh load`);
         expect(pending(held.archive)).toHaveLength(i);
-        const status = await runCli(['status', ...held.local, '--json'], { env: env(heldKey) });
+        const status = await runCliInProcess(['status', ...held.local, '--json'], { env: env(heldKey) });
         expect(JSON.parse(status.stdout).waiting_to_load).toMatchObject({ snapshots: i });
-        const reference = await runCli(free.capture, { env: env(freeKey) });
+        const reference = await runCliInProcess(free.capture, { env: env(freeKey) });
         expect(reference.code, reference.stderr).toBe(0);
         emulator.clock.advance(QUARTER);
       }
@@ -87,7 +89,7 @@ describe('capture beside a reader', () => {
     const fourth = await runCli([...held.capture, '--json'], { env: env(heldKey) });
     expect(fourth.code, fourth.stderr).toBe(0);
     expect(JSON.parse(fourth.stdout)).toMatchObject({ snapshots_journaled: 1, snapshots_loaded: 4 });
-    expect((await runCli(free.capture, { env: env(freeKey) })).code).toBe(0);
+    expect((await runCliInProcess(free.capture, { env: env(freeKey) })).code).toBe(0);
     expect(pending(held.archive)).toEqual([]);
 
     // Each capture asked once (levels + term structure); nothing was asked again to load the journal.

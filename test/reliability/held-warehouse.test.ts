@@ -10,9 +10,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { openWarehouse } from '../../src/warehouse/index.js';
-import { runCli } from '../helpers/cli.js';
+import { runCli, runCliInProcess } from '../helpers/cli.js';
 import { holdWarehouse, type Holder } from '../helpers/holder.js';
 import { consistent, inspectWarehouse, tableChecksums } from '../helpers/invariants.js';
+import { snapshotFolder, type FolderSnapshot } from '../helpers/snapshot.js';
 import { ONE_PAIR_ARGS, workspaceIn } from '../helpers/workspace.js';
 
 let emulator: Emulator;
@@ -21,27 +22,43 @@ let reference: { tables: Record<string, string>; state: SyncState };
 
 const DAY = 24 * 3600 * 1000;
 
-// Scenarios of the first block start from a warehouse synced on day 1 (two sessions); then the clock
-// moves a day, so their next sync has 3 new files to pay for.
-const dayOne: { ws: ReturnType<typeof workspace>; key: string }[] = [];
+/** A workspace the setup built once through the CLI; each test that starts from it restores it first. */
+interface Prepared {
+  ws: ReturnType<typeof workspace>;
+  snapshot: FolderSnapshot;
+}
+// The scenarios of the first block start from a warehouse synced on day 1 (two sessions); then the
+// clock moves a day, so their next sync has 3 new files to pay for. Others start from a warehouse a
+// plan created (nothing loaded), or from the clean sync of day 2.
+let dayOne: Prepared;
+let planned: Prepared;
+let clean: Prepared;
+
+async function prepare(args: (ws: ReturnType<typeof workspace>) => string[], key: string): Promise<Prepared> {
+  const ws = workspace();
+  const result = await runCli(args(ws), { env: env(key) });
+  expect(result.code, result.stderr).toBe(0);
+  return { ws, snapshot: snapshotFolder(ws.root) };
+}
+
+/** The prepared workspace, put back as the setup left it. */
+function restored(prepared: Prepared): ReturnType<typeof workspace> {
+  prepared.snapshot.restore();
+  return prepared.ws;
+}
 
 beforeAll(async () => {
   emulator = await startEmulator({ now: '2026-03-11T14:07:00Z', days: 3, expirations: 3, strikes: 12, seed: 11, symbols: ['BTC'] });
   dir = mkdtempSync(join(tmpdir(), 'gexwh-held-'));
-  for (const key of [emulator.keys.pro, emulator.keys.trial]) {
-    const ws = workspace();
-    const first = await runCli(ws.args, { env: env(key) });
-    expect(first.code, first.stderr).toBe(0);
-    dayOne.push({ ws, key });
-  }
+  dayOne = await prepare((ws) => ws.args, emulator.keys.trial);
   emulator.clock.advance(DAY);
   // The truth: a clean sync of the same selection on the same clock, with nobody holding anything.
-  const clean = workspace();
-  const result = await runCli(clean.args, { env: env(emulator.keys.admin) });
-  expect(result.code, result.stderr).toBe(0);
-  reference = { tables: await tableChecksums(clean.db), state: await syncState(clean.db) };
+  clean = await prepare((ws) => ws.args, emulator.keys.admin);
+  reference = { tables: await tableChecksums(clean.ws.db), state: await syncState(clean.ws.db) };
+  planned = await prepare((ws) => ['plan', ...ws.args.slice(1)], emulator.keys.admin); // the warehouse exists, nothing loaded
 }, 180_000);
 afterAll(async () => {
+  for (const prepared of [dayOne, planned, clean]) prepared?.snapshot.remove();
   await emulator.close();
   rmSync(dir, { recursive: true, force: true });
 });
@@ -95,10 +112,11 @@ function sha256Of(path: string): string {
 
 describe('another process holds the warehouse through a whole sync', () => {
   it.each([
-    { mode: 'read_only' as const, scenario: 0, how: 'a READ_ONLY reader: planned on a copy of the state' },
-    { mode: 'read_write' as const, scenario: 1, how: 'a read-write holder: planned from the archive alone' },
-  ])('$how; exit 5, each new file served once and archived with its sha256; released, the next run loads them for 0 credits', async ({ mode, scenario }) => {
-    const { ws, key } = dayOne[scenario]!;
+    { mode: 'read_only' as const, key: 'pro' as const, how: 'a READ_ONLY reader: planned on a copy of the state' },
+    { mode: 'read_write' as const, key: 'trial' as const, how: 'a read-write holder: planned from the archive alone' },
+  ])('$how; exit 5, each new file served once and archived with its sha256; released, the next run loads them for 0 credits', async ({ mode, key: tier }) => {
+    const ws = restored(dayOne);
+    const key = emulator.keys[tier];
     const before = await query<ManifestFile>(ws.db, `SELECT session_date::VARCHAR session_date, file, sha256 FROM sync.manifest`);
     const newFiles = reference.state.manifest.length - before.length;
     expect(newFiles).toBe(3);
@@ -138,7 +156,8 @@ describe('another process holds the warehouse through a whole sync', () => {
       expect(journal.runs).toEqual([expect.objectContaining({ outcome: 'locked', creditsSpent: 3 })]);
 
       // status answers while the warehouse is held, from the journal.
-      const status = await runCli(['status', ...ws.local, '--json'], { env: env(key) });
+      // In-process (src/cli/run.ts, the code the binary runs): the holder is still another process.
+      const status = await runCliInProcess(['status', ...ws.local, '--json'], { env: env(key) });
       expect(status.code, status.stderr).toBe(0);
       expect(JSON.parse(status.stdout).waiting_to_load).toMatchObject({ files: journal.files.length, runs: 1 });
 
@@ -163,9 +182,8 @@ describe('another process holds the warehouse through a whole sync', () => {
 
 describe('a reader that lets go while the sync waits', () => {
   it('the sync loads as soon as the reader closes: exit 0, each file paid once, the tables of a clean sync', async () => {
-    const ws = workspace();
+    const ws = restored(planned);
     const key = emulator.keys.admin;
-    expect((await runCli(['plan', ...ws.args.slice(1)], { env: env(key) })).code).toBe(0); // the warehouse exists, nothing loaded
     const creditsBefore = emulator.counters.credits(key);
     let holder: Holder | undefined = await holdWarehouse(ws.db, 'read_only');
     try {
@@ -197,9 +215,8 @@ describe('a reader that lets go while the sync waits', () => {
 
 describe('gexwh load and rebuild beside a holder', () => {
   it('gexwh load: exit 5 while held (naming the holder), then loads the waiting files with no network at all', async () => {
-    const ws = workspace();
+    const ws = restored(planned);
     const key = emulator.keys.admin;
-    expect((await runCli(['plan', ...ws.args.slice(1)], { env: env(key) })).code).toBe(0);
     const creditsBefore = emulator.counters.credits(key);
     let holder: Holder | undefined = await holdWarehouse(ws.db, 'read_write');
     try {
@@ -227,13 +244,12 @@ describe('gexwh load and rebuild beside a holder', () => {
     const runs = await query<{ command: string; outcome: string }>(ws.db, `SELECT command, outcome FROM sync.runs WHERE command <> 'plan' ORDER BY started_at`);
     expect(runs).toEqual([{ command: 'sync', outcome: 'locked' }, { command: 'load', outcome: 'ok' }]);
     // Nothing left to load: a second load does nothing.
-    const again = await runCli(['load', ...ws.local, '--json'], { env: {} });
+    const again = await runCliInProcess(['load', ...ws.local, '--json'], { env: {} });
     expect(JSON.parse(again.stdout)).toMatchObject({ files_loaded: 0 });
   }, 120_000);
 
   it('rebuild beside a reader: waits --wait-lock, then exit 5 saying nothing changed; the tables are as before', async () => {
-    const ws = workspace();
-    expect((await runCli(ws.args, { env: env(emulator.keys.admin) })).code).toBe(0);
+    const ws = restored(clean);
     const before = await tableChecksums(ws.db);
     const holder = await holdWarehouse(ws.db, 'read_only');
     try {

@@ -3,12 +3,13 @@
 // nothing is sent with the key outside the API, nothing is written outside the archive.
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createApiClient } from '../../src/api/index.js';
 import { ApiSchemaError, PartialFailureError } from '../../src/core/errors.js';
 import { consistent, inspectWarehouse } from '../helpers/invariants.js';
 import { expectRecovered, ONE_PAIR, recordedCredits, syncVia } from '../helpers/reliability.js';
-import { listFiles, startBench, type Bench } from '../helpers/sync.js';
+import { openWarehouse } from '../../src/warehouse/index.js';
+import { listFiles, snapshotBench, type Bench, type BenchSnapshot } from '../helpers/sync.js';
 
 let bench: Bench | undefined;
 const servers: Server[] = [];
@@ -18,7 +19,25 @@ afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => new Promise((resolve) => s.closeAllConnections() ?? s.close(resolve))));
 });
 
-const open = () => startBench({ days: 2 });
+// Each test starts a fresh emulator on a copy of one of two states built once: a migrated, empty
+// warehouse, or one a clean sync filled (what a hostile name could try to reach).
+const EMULATOR = { days: 2 };
+let empty: BenchSnapshot;
+let synced: BenchSnapshot;
+const SYNCED_FILES = 6;
+beforeAll(async () => {
+  empty = await snapshotBench(EMULATOR, async (b) => (await openWarehouse(b.dbPath)).close());
+  synced = await snapshotBench(EMULATOR, async (b) => {
+    expect((await syncVia(b)).ok).toBe(true);
+    expect(await inspectWarehouse(b.dbPath, b.archive)).toEqual(consistent(SYNCED_FILES));
+    expect(b.emulator.counters.credits(b.emulator.keys.pro)).toBe(SYNCED_FILES);
+  });
+}, 120_000);
+afterAll(async () => {
+  await empty?.remove();
+  await synced?.remove();
+});
+const open = () => empty.start();
 const MANIFEST = /\/history\/files\/deribit\/BTC(\?|$)/;
 const ONE_LINK = /\/api\/v1\/history\/files\/deribit\/BTC\/2026-03-10\/levels$/;
 
@@ -102,10 +121,9 @@ describe('names from the server that could reach a path or SQL', () => {
   ];
 
   it.each(cases)('$name: skipped with a warning naming it, nothing written outside the archive, tables intact', async ({ match, body }) => {
-    bench = await open();
+    // Tables a clean sync filled, paid on the snapshot's emulator: this one charges only what follows.
+    bench = await synced.start();
     const { emulator } = bench;
-    // A first clean sync, so there are tables a hostile name could try to reach.
-    expect((await syncVia(bench)).ok).toBe(true);
     emulator.clock.advance(24 * 3600 * 1000);
     const filesBefore = (await listFiles(bench.dir)).sort();
     emulator.faults.add({ where: 'api', match, times: 1, action: { kind: 'body', status: 200, body: JSON.stringify(body), contentType: 'application/json' } });
@@ -118,8 +136,8 @@ describe('names from the server that could reach a path or SQL', () => {
     // Only the warehouse file (and DuckDB's WAL) may have changed: no new file anywhere in the bench.
     const filesAfter = (await listFiles(bench.dir)).filter((f) => !/\.duckdb(\.wal)?$/.test(f)).sort();
     expect(filesAfter).toEqual(filesBefore.filter((f) => !/\.duckdb(\.wal)?$/.test(f)));
-    expect(await inspectWarehouse(bench.dbPath, bench.archive)).toEqual(consistent(6));
-    await expectRecovered(bench, { forcedCredits: 0 });
+    expect(await inspectWarehouse(bench.dbPath, bench.archive)).toEqual(consistent(SYNCED_FILES));
+    await expectRecovered(bench, { forcedCredits: 0, paidBefore: SYNCED_FILES });
   });
 });
 

@@ -2,10 +2,11 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { PartialFailureError } from '../../src/core/errors.js';
 import { addDays } from '../../src/time/dates.js';
-import { listFiles, parseDailyFile, startBench, type Bench } from '../helpers/sync.js';
+import { openWarehouse } from '../../src/warehouse/index.js';
+import { listFiles, parseDailyFile, snapshotBench, startBench, type Bench, type BenchSnapshot } from '../helpers/sync.js';
 
 let bench: Bench | undefined;
 afterEach(async () => {
@@ -14,6 +15,22 @@ afterEach(async () => {
 });
 
 const ONE_PAIR = { exchange: 'deribit', symbol: 'BTC' } as const;
+
+// Most tests start a fresh emulator on a copy of a state built once: a migrated, empty warehouse, or
+// one a clean sync of ONE_PAIR filled (its 9 credits charged to the emulator that built it). The first
+// test below starts from no warehouse at all.
+let empty: BenchSnapshot;
+let synced: BenchSnapshot;
+beforeAll(async () => {
+  empty = await snapshotBench({}, async (b) => (await openWarehouse(b.dbPath)).close());
+  synced = await snapshotBench({}, async (b) => {
+    expect((await b.sync(ONE_PAIR)).filesLoaded).toBe(9);
+  });
+}, 120_000);
+afterAll(async () => {
+  await empty?.remove();
+  await synced?.remove();
+});
 
 describe('fresh sync', () => {
   it('downloads every planned file once, loads it, and the tables hold the emulator numbers', async () => {
@@ -58,9 +75,8 @@ describe('fresh sync', () => {
   });
 
   it('a second sync spends 0 credits and 0 requests and changes nothing', async () => {
-    bench = await startBench();
+    bench = await synced.start();
     const { emulator } = bench;
-    await bench.sync(ONE_PAIR);
     const before = await bench.query(`SELECT count(*)::INT n, sum(net_gex) s FROM strikes_total`);
     const credits = emulator.counters.credits(emulator.keys.pro);
     const requests = emulator.counters.requests(emulator.keys.pro);
@@ -73,13 +89,12 @@ describe('fresh sync', () => {
   });
 
   it('after the clock moves one day, downloads exactly the new session', async () => {
-    bench = await startBench();
+    bench = await synced.start();
     const { emulator } = bench;
-    await bench.sync(ONE_PAIR);
     emulator.clock.advance(24 * 3600 * 1000);
     const summary = await bench.sync(ONE_PAIR);
     expect(summary.filesLoaded).toBe(3);
-    expect(emulator.counters.credits(emulator.keys.pro)).toBe(12);
+    expect(emulator.counters.credits(emulator.keys.pro)).toBe(3); // the 9 synced before were paid to the snapshot's emulator
     const sessions = await bench.query<{ d: string }>(`SELECT DISTINCT session_date::VARCHAR d FROM sync.files WHERE downloaded_at IS NOT NULL ORDER BY d DESC LIMIT 1`);
     expect(sessions).toEqual([{ d: '2026-03-11' }]);
   });
@@ -87,7 +102,7 @@ describe('fresh sync', () => {
 
 describe('budget', () => {
   it('spends exactly K credits, newest sessions first, and defers the rest with the reset time', async () => {
-    bench = await startBench();
+    bench = await empty.start();
     const { emulator } = bench;
     const summary = await bench.sync({ ...ONE_PAIR, maxCredits: 4 });
     expect(emulator.counters.credits(emulator.keys.pro)).toBe(4);
@@ -102,7 +117,7 @@ describe('budget', () => {
   });
 
   it('a 429 on credits stops asking, keeps what was loaded, and reports the reset time', async () => {
-    bench = await startBench();
+    bench = await empty.start();
     const { emulator } = bench;
     const body = JSON.stringify({
       error: 'history_files_limit_exceeded',
@@ -122,10 +137,11 @@ describe('budget', () => {
 
 describe('manifest paging', () => {
   // These four list 420-450 files of the same market: the emulator's facts cache, shared by them, builds
-  // each file once for its sha256 instead of once per test (whichever test runs first fills it).
+  // each file once for its sha256 instead of once per test (whichever test runs first fills it). The
+  // smallest chain (1 expiration, 3 strikes): what they check is the listing, not what a file holds.
   const factsCache = mkdtempSync(join(tmpdir(), 'gexwh-paging-facts-'));
   afterAll(() => rmSync(factsCache, { recursive: true, force: true }));
-  const longHistory = (days: number) => startBench({ days, symbols: ['BTC'], factsCache });
+  const longHistory = (days: number) => startBench({ days, symbols: ['BTC'], factsCache, strikes: 3, expirations: 1 });
 
   it('lists a history longer than one 400-row page with nothing skipped or duplicated', async () => {
     bench = await longHistory(150);
@@ -137,7 +153,7 @@ describe('manifest paging', () => {
     expect(stats).toEqual({ n: 450, distinct_keys: 450, first_date: '2025-10-12', last_date: '2026-03-10' });
     expect(summary.requestsSpent).toBe(2);
     expect(bench.emulator.counters.credits(bench.emulator.keys.pro)).toBe(0);
-   }, 180_000); // its own: run first, it builds the shared cache's 450 files (62 s at load 14)
+   }, 180_000); // its own: run first, it builds the shared cache's 450 files (62 s at load 14 with 3 × 12 chains)
 
   const manifestState = async (b: Bench) => {
     const [state] = await b.query<{ rows: number; oldest: string; complete_from: string | null }>(
@@ -213,7 +229,7 @@ describe('manifest paging', () => {
 
 describe('faults', () => {
   it('503 bursts on the API and on storage are recovered with no extra credit', async () => {
-    bench = await startBench();
+    bench = await empty.start();
     const { emulator } = bench;
     emulator.faults.add({ where: 'api', match: /\/history\/files\/deribit\/BTC\/\d/, times: 3, action: { kind: 'status', status: 503, error: 'files_unavailable' } });
     emulator.faults.add({ where: 'storage', times: 3, action: { kind: 'status', status: 503 } });
@@ -224,7 +240,7 @@ describe('faults', () => {
   });
 
   it('a body corrupted once is fetched again on the same link and loaded, at no extra credit', async () => {
-    bench = await startBench();
+    bench = await empty.start();
     const { emulator } = bench;
     emulator.faults.add({ where: 'storage', match: /levels/, times: 1, action: { kind: 'corrupt' } });
     const summary = await bench.sync(ONE_PAIR);
@@ -234,7 +250,7 @@ describe('faults', () => {
   });
 
   it('a body always corrupted ends as failed_verify, partial outcome, every other file loaded', async () => {
-    bench = await startBench();
+    bench = await empty.start();
     const { emulator } = bench;
     emulator.faults.add({ where: 'storage', match: /2026-03-09\/strikes_total/, times: Infinity, action: { kind: 'corrupt' } });
     const error = await bench.sync(ONE_PAIR).catch((e: unknown) => e);
@@ -250,7 +266,7 @@ describe('faults', () => {
   });
 
   it('truncated bodies and dropped connections leave no partial rows and no temp files', async () => {
-    bench = await startBench();
+    bench = await empty.start();
     const { emulator } = bench;
     emulator.faults.add({ where: 'storage', match: /strikes_by_expiry/, times: Infinity, action: { kind: 'truncate' } });
     emulator.faults.add({ where: 'storage', match: /2026-03-10\/levels/, times: Infinity, action: { kind: 'drop' } });
@@ -267,7 +283,7 @@ describe('faults', () => {
 
 describe('the key', () => {
   it('never reaches storage, the warehouse or the archive', async () => {
-    bench = await startBench();
+    bench = await empty.start();
     const { emulator } = bench;
     await bench.sync(ONE_PAIR);
     expect(emulator.counters.storageTripwire).toBe(0);
@@ -279,7 +295,7 @@ describe('the key', () => {
   });
 
   it('a Location to a non-loopback http URL or another scheme is refused unsent', async () => {
-    bench = await startBench();
+    bench = await empty.start();
     const { emulator } = bench;
     for (const location of ['http://example.com/x.csv.gz', 'file:///etc/passwd', 'ftp://127.0.0.1/x']) {
       emulator.faults.add({ where: 'api', match: /\/history\/files\/deribit\/BTC\/2026-03-10\/levels/, times: 1, action: { kind: 'redirect', location } });
@@ -294,9 +310,8 @@ describe('the key', () => {
 
 describe('rebuilt files', () => {
   it('--full-rescan finds a rebuilt file, replaces its rows and marks the old version superseded', async () => {
-    bench = await startBench();
+    bench = await synced.start();
     const { emulator } = bench;
-    await bench.sync(ONE_PAIR);
     const before = await bench.query(`SELECT count(*)::INT n, sum(net_gex) s FROM levels WHERE session_date = '2026-03-08'`);
     emulator.rebuildFile('deribit', 'BTC', '2026-03-08', 'levels');
 

@@ -1,0 +1,34 @@
+// One run of gexwh on an argv: parse, run the command, map any error to its exit code and message.
+// It never exits and installs no signal handler (main.ts, the binary, does both), so tests can run
+// the same path in-process.
+import { CommanderError } from 'commander';
+import { ExitCode, exitCodeOf } from '../core/errors.js';
+import { describeError, errorJson, forgetResult, jsonReplacer, wasResultWritten } from './output.js';
+import { buildProgram } from './program.js';
+
+/** `argv` as Node gives it (node, script, args…); resolves to the exit code. */
+export async function runGexwh(argv: string[]): Promise<number> {
+  forgetResult();
+  const program = buildProgram();
+  // Under --json a failure is also one JSON object on stdout, for scripts; the text stays on stderr.
+  const json = argv.includes('--json');
+  try {
+    await program.parseAsync(argv);
+    return ExitCode.ok;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // help and version end here with code 0; commander already printed its message.
+      if (error.exitCode === 0) return ExitCode.ok;
+      if (json) printJsonError({ error: { code: 'usage', message: error.message.replace(/^error: /, ''), hint: null, exitCode: ExitCode.usage } });
+      return ExitCode.usage;
+    }
+    const verbose = argv.includes('--verbose');
+    process.stderr.write(`${describeError(error, verbose)}\n`);
+    if (json && !wasResultWritten()) printJsonError(errorJson(error));
+    return exitCodeOf(error);
+  }
+}
+
+function printJsonError(value: ReturnType<typeof errorJson>): void {
+  process.stdout.write(`${JSON.stringify(value, jsonReplacer)}\n`);
+}
