@@ -10,6 +10,7 @@ import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { openWarehouse } from '../../src/warehouse/index.js';
 import { runCli } from '../helpers/cli.js';
 import { consistent, inspectWarehouse, tableChecksums } from '../helpers/invariants.js';
+import { buildMigratedWarehouse, seedWarehouse } from '../helpers/migrated-warehouse.js';
 import { ONE_PAIR, syncVia } from '../helpers/reliability.js';
 import { listFiles } from '../helpers/sync.js';
 import { seededRandom } from '../helpers/random.js';
@@ -17,18 +18,25 @@ import { ONE_PAIR_ARGS, workspaceIn } from '../helpers/workspace.js';
 
 let emulator: Emulator;
 let dir: string;
+let template: string;
 
 beforeAll(async () => {
   emulator = await startEmulator({ now: '2026-03-11T14:07:00Z', days: 2, expirations: 3, strikes: 12, seed: 9, symbols: ['BTC'] });
   dir = mkdtempSync(join(tmpdir(), 'gexwh-reliability-'));
+  template = await buildMigratedWarehouse(dir);
 });
 afterAll(async () => {
   await emulator.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
-function workspace() {
+/**
+ * A fresh workspace; `seeded` puts a migrated empty warehouse in it, for the tests whose subject is
+ * not the warehouse's creation (the kill loop starts from nothing: a kill mid-migration is a case).
+ */
+function workspace({ seeded }: { seeded: boolean }) {
   const ws = workspaceIn(dir);
+  if (seeded) seedWarehouse(template, ws.db);
   return { ...ws, args: ['sync', ...ws.local, ...ONE_PAIR_ARGS] };
 }
 
@@ -85,7 +93,7 @@ describe('SIGINT and SIGTERM', () => {
   ];
 
   it.each(cases)('$signal during $phase: exit $code, the run recorded as interrupted, the next run completes', async ({ signal, phase, code }) => {
-    const ws = workspace();
+    const ws = workspace({ seeded: true });
     const key = emulator.keys.pro;
     const creditsBefore = emulator.counters.credits(key);
     // Slow storage keeps the downloads in flight when the signal lands during the download phase.
@@ -121,7 +129,7 @@ describe('a signal while file links are in flight', () => {
     // Its own emulator: its credit and hit counters then belong to this test alone.
     const emulator = await startEmulator({ now: '2026-03-11T14:07:00Z', days: 2, expirations: 3, strikes: 12, seed: 9, symbols: ['BTC'] });
     try {
-      const ws = workspace();
+      const ws = workspace({ seeded: true });
       const env = { GEX_BASE_URL: emulator.baseUrl, GEX_API_KEY: emulator.keys.pro };
       // The server holds each of the first 4 link requests 1.5 s before it charges and answers: the
       // signal is sent once all 4 have arrived, so it lands while they are in flight, every time.
@@ -180,7 +188,7 @@ describe('kill -9 at random points', () => {
 
 async function killLoop(emulator: Emulator): Promise<void> {
   {
-    const ws = workspace();
+    const ws = workspace({ seeded: false });
     const env = (key: string) => ({ GEX_BASE_URL: emulator.baseUrl, GEX_API_KEY: key });
     const key = emulator.keys.trial;
     const random = seededRandom(Number(process.env.GEXWH_KILL_SEED ?? 20260311));
@@ -230,7 +238,7 @@ async function killLoop(emulator: Emulator): Promise<void> {
 
 describe('the warehouse held or broken', () => {
   it('DuckDB file held open by another process: exit 5 naming it, or waits with --wait-lock', async () => {
-    const ws = workspace();
+    const ws = workspace({ seeded: true });
     await syncInProcess(ws, emulator, emulator.keys.admin);
     // Another process (a query left open) holds DuckDB's own file lock; no gexwh lock file exists.
     const holder = await holdDatabase(ws.db);
@@ -250,7 +258,7 @@ describe('the warehouse held or broken', () => {
   });
 
   it('a corrupted DuckDB file: a clear error, the archive intact, and the next sync restores the same tables at no credit', async () => {
-    const ws = workspace();
+    const ws = workspace({ seeded: true });
     const key = emulator.keys.admin;
     await syncInProcess(ws, emulator, key);
     const before = await tableChecksums(ws.db);
