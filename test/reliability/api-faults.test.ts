@@ -119,7 +119,7 @@ describe('a slow response past the timeout', () => {
 
   it('a manifest listing slower than the timeout every time fails the run cleanly', async () => {
     bench = await open();
-    // Held 1 s, four times the timeout, on every ask (see above); the held answers end within 1 s of the run.
+    // Held 1 s, four times the timeout, on every ask (see above).
     bench.emulator.faults.add({ where: 'api', match: ENDPOINTS[2]!.match, times: Infinity, action: { kind: 'delay', ms: 1000 } });
     const run = await syncVia(bench, ONE_PAIR, { client: { timeouts: { headersMs: 250 }, retry: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 1 } } });
     expect(run.ok).toBe(false);
