@@ -183,7 +183,7 @@ describe('kill -9 at random points', () => {
     } finally {
       await emulator.close();
     }
-  }, 360_000); // 10 runs: 21-22 s at load 4-5 (the 20-run loop took 137 s at load 12)
+  }, 360_000); // 10 runs: 21-34 s at load 4-5 (the 20-run loop took 137 s at load 12)
 });
 
 async function killLoop(emulator: Emulator): Promise<void> {
