@@ -21,8 +21,11 @@ export interface SyncViaOptions {
   signal?: AbortSignal;
 }
 
+/** Where a sync runs: an emulator, a warehouse and an archive (a Bench, or a CLI test's workspace). */
+export type SyncTarget = Pick<Bench, 'emulator' | 'dbPath' | 'archive'>;
+
 /** One sync with its own client (closed afterwards); never throws: the error is in the result. */
-export async function syncVia(bench: Bench, raw: RawSyncSelection = ONE_PAIR, options: SyncViaOptions = {}): Promise<RunResult> {
+export async function syncVia(bench: SyncTarget, raw: RawSyncSelection = ONE_PAIR, options: SyncViaOptions = {}): Promise<RunResult> {
   const client = createApiClient({
     baseUrl: bench.emulator.baseUrl,
     apiKey: options.key ?? bench.emulator.keys.pro,

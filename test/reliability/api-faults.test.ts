@@ -1,21 +1,40 @@
 // Reliability matrix, API side: every fault is injected into the emulator, then the run is checked
 // (nothing lost, nothing duplicated, credits = files + forced retries) and the next run completes.
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ApiSchemaError, NetworkError, PartialFailureError } from '../../src/core/errors.js';
 import type { FaultAction } from '../../src/emulator/index.js';
 import { addDays } from '../../src/time/dates.js';
 import { consistent, inspectWarehouse } from '../helpers/invariants.js';
 import { expectRecovered, ONE_PAIR, syncVia } from '../helpers/reliability.js';
+import { buildMigratedWarehouse, seedWarehouse } from '../helpers/migrated-warehouse.js';
 import { startBench, type Bench } from '../helpers/sync.js';
 
 let bench: Bench | undefined;
+let templateDir: string;
+let template: string;
+beforeAll(async () => {
+  templateDir = mkdtempSync(join(tmpdir(), 'gexwh-api-faults-'));
+  template = await buildMigratedWarehouse(templateDir);
+});
 afterEach(async () => {
   await bench?.close();
   bench = undefined;
 });
+afterAll(() => rmSync(templateDir, { recursive: true, force: true }));
 
-// Two completed sessions of one pair: 6 files, enough to show partial loads without slowing the matrix.
-const open = () => startBench({ days: 2 });
+/**
+ * Two completed sessions of one pair: 6 files, enough to show partial loads without slowing the
+ * matrix. A migrated empty warehouse waits where the faulted run opens it, unless the case checks
+ * that nothing at all is written.
+ */
+async function open({ seeded = true } = {}): Promise<Bench> {
+  const opened = await startBench({ days: 2 });
+  if (seeded) seedWarehouse(template, opened.dbPath);
+  return opened;
+}
 
 /** Every API endpoint a sync calls (the free ones first, then the paid listing and the file links). */
 const ENDPOINTS: { name: string; match: RegExp }[] = [
@@ -61,7 +80,7 @@ describe('faults that outlast the retries', () => {
   });
 
   it.each(['/me', '/history/coverage'])('%s down for good: the run fails before writing anything', async (name) => {
-    bench = await open();
+    bench = await open({ seeded: false });
     const endpoint = ENDPOINTS.find((e) => e.name === name)!;
     bench.emulator.faults.add({ where: 'api', match: endpoint.match, times: Infinity, action: { kind: 'drop' } });
     const run = await syncVia(bench);
@@ -86,9 +105,10 @@ describe('faults that outlast the retries', () => {
 describe('a slow response past the timeout', () => {
   it('a link answer slower than the headers timeout is abandoned and asked again', async () => {
     bench = await open();
-    // The first ask of one link hangs 3 s, far past the 250 ms timeout (undici's timers are coarse);
-    // the retry is answered at once.
-    bench.emulator.faults.add({ where: 'api', match: /2026-03-09\/strikes_total$/, times: 1, action: { kind: 'delay', ms: 3000 } });
+    // The first ask of one link hangs 1 s, four times the 250 ms timeout (undici times out under 1 s
+    // with a plain timer, not its coarse one); the retry is answered at once. The emulator runs in
+    // this process: the client's timer is armed before the emulator's and always fires first.
+    bench.emulator.faults.add({ where: 'api', match: /2026-03-09\/strikes_total$/, times: 1, action: { kind: 'delay', ms: 1000 } });
     const run = await syncVia(bench, ONE_PAIR, { client: { timeouts: { headersMs: 250 } } });
     expect(run.ok).toBe(true);
     // The abandoned answer is still charged server-side when it is finally sent (a 302 is what costs):
@@ -99,7 +119,8 @@ describe('a slow response past the timeout', () => {
 
   it('a manifest listing slower than the timeout every time fails the run cleanly', async () => {
     bench = await open();
-    bench.emulator.faults.add({ where: 'api', match: ENDPOINTS[2]!.match, times: Infinity, action: { kind: 'delay', ms: 5000 } });
+    // Held 1 s, four times the timeout, on every ask (see above).
+    bench.emulator.faults.add({ where: 'api', match: ENDPOINTS[2]!.match, times: Infinity, action: { kind: 'delay', ms: 1000 } });
     const run = await syncVia(bench, ONE_PAIR, { client: { timeouts: { headersMs: 250 }, retry: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 1 } } });
     expect(run.ok).toBe(false);
     expect(String((run as { error: unknown }).error)).toMatch(/timeout|no answer/i);
