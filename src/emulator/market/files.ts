@@ -2,8 +2,8 @@
 
 import { createHash } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
-import { formatCsvNumber } from './numbers.js';
-import { LEVELS_FIELD_NAMES, type DailyFile, type LevelsFields, type StrikeRow } from './types.js';
+import { exactCents, formatCsvNumber, writeCentsText } from './numbers.js';
+import { LEVELS_FIELD_NAMES, type DailyFile, type LevelsFields } from './types.js';
 
 export const SCHEMA_VERSION = 1;
 const STRIKE_COLUMNS = ['strike', 'strike_call_gex', 'strike_put_gex', 'strike_net_gex', 'strike_call_oi', 'strike_put_oi'];
@@ -35,9 +35,10 @@ export function levelsCsvFields(levels: LevelsFields): string {
   }).join(',');
 }
 
-export function strikeCsvFields(row: StrikeRow): string {
-  return `${formatCsvNumber(row.strike)},${formatCsvNumber(row.call_gex)},${formatCsvNumber(row.put_gex)},${formatCsvNumber(row.net_gex)},${formatCsvNumber(row.call_oi)},${formatCsvNumber(row.put_oi)}`;
-}
+export const COMMA = 0x2c;
+export const NEWLINE = 0x0a;
+/** Longest centsText: a sign, 13 whole digits (below 1e13), a dot and two decimals; with room to spare. */
+const MAX_CENTS_TEXT = 20;
 
 /** The working buffer of every CsvWriter in this thread (a build runs start to end synchronously). */
 let scratch = Buffer.allocUnsafe(1 << 24);
@@ -64,15 +65,46 @@ export class CsvWriter {
     this.rows++;
   }
 
+  /**
+   * Pieces of one row, for the long files: bytes encoded once (texts that repeat), numbers written
+   * as digits, and `endLine()` after the last. No string is made per row or per number.
+   */
+  bytes(encoded: Uint8Array): void {
+    this.reserve(encoded.length);
+    scratch.set(encoded, this.length);
+    this.length += encoded.length;
+  }
+
+  /** formatCsvNumber(value), then `separator` (a comma or newline code). */
+  number(value: number, separator: number): void {
+    const cents = exactCents(value);
+    if (Number.isNaN(cents)) {
+      this.write(formatCsvNumber(value));
+      this.reserve(1);
+    } else {
+      this.reserve(MAX_CENTS_TEXT + 1);
+      this.length = writeCentsText(scratch, this.length, cents);
+    }
+    scratch[this.length++] = separator;
+  }
+
+  endLine(): void {
+    this.rows++;
+  }
+
   private write(text: string): void {
     // A UTF-16 unit takes at most 3 UTF-8 bytes: grow for the worst case, write the actual bytes.
-    const worst = this.length + text.length * 3;
+    this.reserve(text.length * 3);
+    this.length += scratch.write(text, this.length, 'utf8');
+  }
+
+  private reserve(bytes: number): void {
+    const worst = this.length + bytes;
     if (worst > scratch.length) {
       const grown = Buffer.allocUnsafe(Math.max(worst, scratch.length * 2));
       scratch.copy(grown, 0, 0, this.length);
       scratch = grown;
     }
-    this.length += scratch.write(text, this.length, 'utf8');
   }
 
   /**

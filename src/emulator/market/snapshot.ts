@@ -8,7 +8,8 @@ import { gexPerContract, YEAR_MS } from './greeks.js';
 import { computeLevels } from './levels.js';
 import { roundIv, roundTo, roundUsd } from './numbers.js';
 import { ProfileAccumulator, type GammaProfile } from './profile.js';
-import type { LevelsFields, StrikeRow, TermMetrics } from './types.js';
+import type { StrikeColumns } from './strike-columns.js';
+import type { LevelsFields, TermMetrics } from './types.js';
 
 export interface ChainState {
   book: ExpirationBook;
@@ -18,7 +19,7 @@ export interface ChainState {
   oi: OpenInterest; // summed over the capture's venues
   /** GEX of one contract at each strike. */
   gexPerContract: Float64Array;
-  rows: StrikeRow[];
+  columns: StrikeColumns;
 }
 
 /** Summed open interest and max pain per (book, venue set): both are fixed for the session. */
@@ -44,24 +45,22 @@ export function chainState(spec: SymbolSpec, book: ExpirationBook, venues: reado
   const remainingMs = book.info.cutoffUtc.getTime() - timestampMs;
   const years = remainingMs / YEAR_MS;
   const { oi } = summedBook(book, venues, spec);
-  const perContract = new Float64Array(book.strikes.length);
-  const rows: StrikeRow[] = [];
-  for (let i = 0; i < book.strikes.length; i++) {
-    const strike = book.strikes[i] as number;
-    const gex = gexPerContract(spot, strike, book.iv[i] as number, years, spec.multiplier);
+  const count = book.strikes.length;
+  const perContract = new Float64Array(count);
+  const callGex = new Float64Array(count);
+  const putGex = new Float64Array(count);
+  const netGex = new Float64Array(count);
+  for (let i = 0; i < count; i++) {
+    const gex = gexPerContract(spot, book.strikes[i] as number, book.iv[i] as number, years, spec.multiplier);
     perContract[i] = gex;
-    const callGex = roundUsd(gex * (oi.call[i] as number));
-    const putGex = roundUsd(gex * (oi.put[i] as number));
-    rows.push({
-      strike,
-      call_gex: callGex,
-      put_gex: putGex,
-      net_gex: roundUsd(callGex - putGex),
-      call_oi: oi.call[i] as number,
-      put_oi: oi.put[i] as number,
-    });
+    const call = roundUsd(gex * (oi.call[i] as number));
+    const put = roundUsd(gex * (oi.put[i] as number));
+    callGex[i] = call;
+    putGex[i] = put;
+    netGex[i] = roundUsd(call - put);
   }
-  return { book, years, dte: roundTo(remainingMs / DAY_MS, 2), oi, gexPerContract: perContract, rows };
+  const columns = { strike: book.strikes, callGex, putGex, netGex, callOi: oi.call, putOi: oi.put };
+  return { book, years, dte: roundTo(remainingMs / DAY_MS, 2), oi, gexPerContract: perContract, columns };
 }
 
 export function chainProfile(chains: readonly ChainState[], spot: number, spec: SymbolSpec): GammaProfile {
@@ -80,7 +79,7 @@ const oiRounder = (spec: SymbolSpec) => (value: number): number => roundTo(value
 export function expirationLevels(chain: ChainState, venues: readonly string[], spot: number, spec: SymbolSpec): LevelsFields {
   return computeLevels({
     spot,
-    strikes: chain.rows,
+    strikes: chain.columns,
     profile: chainProfile([chain], spot, spec),
     maxPain: summedBook(chain.book, venues, spec).maxPain,
     atmIv: roundIv(chain.book.ivAt(spot)),
@@ -88,37 +87,45 @@ export function expirationLevels(chain: ChainState, venues: readonly string[], s
   });
 }
 
-/** TOTAL rows: per strike sums over the expirations (of the already rounded values). */
-export function totalStrikes(chains: readonly ChainState[], spec: SymbolSpec): StrikeRow[] {
-  const byStrike = new Map<number, StrikeRow>();
-  for (const chain of chains) {
-    for (const row of chain.rows) {
-      const acc = byStrike.get(row.strike);
-      if (acc === undefined) {
-        byStrike.set(row.strike, { ...row });
-      } else {
-        acc.call_gex += row.call_gex;
-        acc.put_gex += row.put_gex;
-        acc.call_oi += row.call_oi;
-        acc.put_oi += row.put_oi;
-      }
-    }
+/** The ascending union of the chains' strikes. */
+function strikeUnion(chains: readonly ChainState[]): Float64Array {
+  const seen = new Set<number>();
+  for (const chain of chains) for (const strike of chain.book.strikes) seen.add(strike);
+  return Float64Array.from(seen).sort();
+}
+
+/** Adds `values` into `sums` at the positions `at` gives: each chain in turn, as the sums were always made. */
+function addAt(sums: Float64Array, at: Int32Array, values: Float64Array): void {
+  for (let i = 0; i < values.length; i++) {
+    const j = at[i] as number;
+    sums[j] = (sums[j] as number) + (values[i] as number);
   }
-  const roundOi = oiRounder(spec);
-  return [...byStrike.values()]
-    .sort((a, b) => a.strike - b.strike)
-    .map((row) => {
-      const callGex = roundUsd(row.call_gex);
-      const putGex = roundUsd(row.put_gex);
-      return {
-        strike: row.strike,
-        call_gex: callGex,
-        put_gex: putGex,
-        net_gex: roundUsd(callGex - putGex),
-        call_oi: roundOi(row.call_oi),
-        put_oi: roundOi(row.put_oi),
-      };
-    });
+}
+
+/** TOTAL columns: per strike sums over the expirations (of the already rounded values). */
+export function totalStrikes(chains: readonly ChainState[], spec: SymbolSpec): StrikeColumns {
+  const strike = strikeUnion(chains);
+  const indexOf = new Map<number, number>();
+  strike.forEach((value, i) => indexOf.set(value, i));
+  const sums = { callGex: new Float64Array(strike.length), putGex: new Float64Array(strike.length), callOi: new Float64Array(strike.length), putOi: new Float64Array(strike.length) };
+  for (const chain of chains) {
+    const at = Int32Array.from(chain.book.strikes, (value) => indexOf.get(value) as number);
+    addAt(sums.callGex, at, chain.columns.callGex);
+    addAt(sums.putGex, at, chain.columns.putGex);
+    addAt(sums.callOi, at, chain.columns.callOi);
+    addAt(sums.putOi, at, chain.columns.putOi);
+  }
+  const netGex = new Float64Array(strike.length);
+  for (let i = 0; i < strike.length; i++) {
+    const callGex = roundUsd(sums.callGex[i] as number);
+    const putGex = roundUsd(sums.putGex[i] as number);
+    sums.callGex[i] = callGex;
+    sums.putGex[i] = putGex;
+    netGex[i] = roundUsd(callGex - putGex);
+    sums.callOi[i] = roundTo(sums.callOi[i] as number, spec.oiDecimals);
+    sums.putOi[i] = roundTo(sums.putOi[i] as number, spec.oiDecimals);
+  }
+  return { strike, callGex: sums.callGex, putGex: sums.putGex, netGex, callOi: sums.callOi, putOi: sums.putOi };
 }
 
 /** TOTAL at-the-money IV: the 30-day constant-maturity level with the smile at spot. */
@@ -127,7 +134,7 @@ export function totalAtmIv(frame: SessionFrame, spot: number): number {
   return roundIv(smileVolatility(frame, atmVolatility(frame, years), years, spot));
 }
 
-export function totalLevels(chains: readonly ChainState[], rows: readonly StrikeRow[], frame: SessionFrame, spot: number): LevelsFields {
+export function totalLevels(chains: readonly ChainState[], rows: StrikeColumns, frame: SessionFrame, spot: number): LevelsFields {
   return computeLevels({
     spot,
     strikes: rows,
