@@ -4,7 +4,7 @@
 import { DAY_MS } from './calendar.js';
 import type { SymbolSpec } from './catalog.js';
 import { atmVolatility, maxPain, smileVolatility, sumOpenInterest, type ExpirationBook, type OpenInterest, type SessionFrame } from './book.js';
-import { gexPerContract, YEAR_MS } from './greeks.js';
+import { gexPerContract, MIN_YEARS, YEAR_MS } from './greeks.js';
 import { computeLevels } from './levels.js';
 import { roundIv, roundTo, roundUsd } from './numbers.js';
 import { ProfileAccumulator, type GammaProfile } from './profile.js';
@@ -17,15 +17,27 @@ export interface ChainState {
   /** Calendar days to the cutoff, two decimals. */
   dte: number;
   oi: OpenInterest; // summed over the capture's venues
+  /** Profile leg inputs per strike, fixed for the session: net open interest and ln(strike). */
+  netOi: Float64Array;
+  lnStrikes: Float64Array;
   /** GEX of one contract at each strike. */
   gexPerContract: Float64Array;
   columns: StrikeColumns;
 }
 
-/** Summed open interest and max pain per (book, venue set): both are fixed for the session. */
-const venueSums = new WeakMap<ExpirationBook, Map<string, { oi: OpenInterest; maxPain: number | null }>>();
+interface SummedBook {
+  oi: OpenInterest;
+  maxPain: number | null;
+  /** Call minus put open interest per strike: the profile's leg weights. */
+  netOi: Float64Array;
+  /** ln of each strike, for the profile. */
+  lnStrikes: Float64Array;
+}
 
-function summedBook(book: ExpirationBook, venues: readonly string[], spec: SymbolSpec): { oi: OpenInterest; maxPain: number | null } {
+/** Summed open interest and what follows from it per (book, venue set): fixed for the session. */
+const venueSums = new WeakMap<ExpirationBook, Map<string, SummedBook>>();
+
+function summedBook(book: ExpirationBook, venues: readonly string[], spec: SymbolSpec): SummedBook {
   let byVenues = venueSums.get(book);
   if (byVenues === undefined) {
     byVenues = new Map();
@@ -35,7 +47,8 @@ function summedBook(book: ExpirationBook, venues: readonly string[], spec: Symbo
   let entry = byVenues.get(key);
   if (entry === undefined) {
     const oi = sumOpenInterest(book, venues, spec.oiDecimals);
-    entry = { oi, maxPain: maxPain(book.strikes, oi) };
+    const netOi = oi.call.map((call, i) => call - (oi.put[i] as number));
+    entry = { oi, maxPain: maxPain(book.strikes, oi), netOi, lnStrikes: book.strikes.map(Math.log) };
     byVenues.set(key, entry);
   }
   return entry;
@@ -44,7 +57,7 @@ function summedBook(book: ExpirationBook, venues: readonly string[], spec: Symbo
 export function chainState(spec: SymbolSpec, book: ExpirationBook, venues: readonly string[], timestampMs: number, spot: number): ChainState {
   const remainingMs = book.info.cutoffUtc.getTime() - timestampMs;
   const years = remainingMs / YEAR_MS;
-  const { oi } = summedBook(book, venues, spec);
+  const { oi, netOi, lnStrikes } = summedBook(book, venues, spec);
   const count = book.strikes.length;
   const perContract = new Float64Array(count);
   const callGex = new Float64Array(count);
@@ -60,16 +73,16 @@ export function chainState(spec: SymbolSpec, book: ExpirationBook, venues: reado
     netGex[i] = roundUsd(call - put);
   }
   const columns = { strike: book.strikes, callGex, putGex, netGex, callOi: oi.call, putOi: oi.put };
-  return { book, years, dte: roundTo(remainingMs / DAY_MS, 2), oi, gexPerContract: perContract, columns };
+  return { book, years, dte: roundTo(remainingMs / DAY_MS, 2), oi, netOi, lnStrikes, gexPerContract: perContract, columns };
 }
 
 export function chainProfile(chains: readonly ChainState[], spot: number, spec: SymbolSpec): GammaProfile {
   const accumulator = new ProfileAccumulator(spot);
   for (const chain of chains) {
-    const { strikes, iv } = chain.book;
-    for (let i = 0; i < strikes.length; i++) {
-      accumulator.add(strikes[i] as number, iv[i] as number, chain.years, (chain.oi.call[i] as number) - (chain.oi.put[i] as number));
-    }
+    const { iv } = chain.book;
+    const { netOi, lnStrikes } = chain;
+    const rootYears = Math.sqrt(Math.max(chain.years, MIN_YEARS));
+    for (let i = 0; i < netOi.length; i++) accumulator.addLeg(lnStrikes[i] as number, (iv[i] as number) * rootYears, netOi[i] as number);
   }
   return accumulator.result(spec.multiplier);
 }
@@ -87,11 +100,44 @@ export function expirationLevels(chain: ChainState, venues: readonly string[], s
   });
 }
 
-/** The ascending union of the chains' strikes. */
-function strikeUnion(chains: readonly ChainState[]): Float64Array {
+/** Where each chain's strikes sit among TOTAL's: the ascending union of the chains' strikes. */
+interface TotalLayout {
+  strike: Float64Array;
+  /** Per chain, the TOTAL index of each of its strikes. */
+  at: Int32Array[];
+}
+
+function buildLayout(chains: readonly ChainState[]): TotalLayout {
   const seen = new Set<number>();
   for (const chain of chains) for (const strike of chain.book.strikes) seen.add(strike);
-  return Float64Array.from(seen).sort();
+  const strike = Float64Array.from(seen).sort();
+  const indexOf = new Map<number, number>();
+  strike.forEach((value, i) => indexOf.set(value, i));
+  const at = chains.map((chain) => Int32Array.from(chain.book.strikes, (value) => indexOf.get(value) as number));
+  return { strike, at };
+}
+
+/**
+ * Layouts per session (keyed by the first chain's book, which belongs to one session) and listed
+ * expirations: the same for every capture of a session until an expiration drops out.
+ */
+const totalLayouts = new WeakMap<ExpirationBook, Map<string, TotalLayout>>();
+
+function totalLayout(chains: readonly ChainState[]): TotalLayout {
+  const first = chains[0]?.book;
+  if (first === undefined) return buildLayout(chains);
+  let bySet = totalLayouts.get(first);
+  if (bySet === undefined) {
+    bySet = new Map();
+    totalLayouts.set(first, bySet);
+  }
+  const key = chains.map((chain) => chain.book.info.iso).join('|');
+  let layout = bySet.get(key);
+  if (layout === undefined) {
+    layout = buildLayout(chains);
+    bySet.set(key, layout);
+  }
+  return layout;
 }
 
 /** Adds `values` into `sums` at the positions `at` gives: each chain in turn, as the sums were always made. */
@@ -104,17 +150,15 @@ function addAt(sums: Float64Array, at: Int32Array, values: Float64Array): void {
 
 /** TOTAL columns: per strike sums over the expirations (of the already rounded values). */
 export function totalStrikes(chains: readonly ChainState[], spec: SymbolSpec): StrikeColumns {
-  const strike = strikeUnion(chains);
-  const indexOf = new Map<number, number>();
-  strike.forEach((value, i) => indexOf.set(value, i));
+  const { strike, at } = totalLayout(chains);
   const sums = { callGex: new Float64Array(strike.length), putGex: new Float64Array(strike.length), callOi: new Float64Array(strike.length), putOi: new Float64Array(strike.length) };
-  for (const chain of chains) {
-    const at = Int32Array.from(chain.book.strikes, (value) => indexOf.get(value) as number);
-    addAt(sums.callGex, at, chain.columns.callGex);
-    addAt(sums.putGex, at, chain.columns.putGex);
-    addAt(sums.callOi, at, chain.columns.callOi);
-    addAt(sums.putOi, at, chain.columns.putOi);
-  }
+  chains.forEach((chain, c) => {
+    const positions = at[c] as Int32Array;
+    addAt(sums.callGex, positions, chain.columns.callGex);
+    addAt(sums.putGex, positions, chain.columns.putGex);
+    addAt(sums.callOi, positions, chain.columns.callOi);
+    addAt(sums.putOi, positions, chain.columns.putOi);
+  });
   const netGex = new Float64Array(strike.length);
   for (let i = 0; i < strike.length; i++) {
     const callGex = roundUsd(sums.callGex[i] as number);
@@ -147,7 +191,7 @@ export function totalLevels(chains: readonly ChainState[], rows: StrikeColumns, 
 
 /** /gex/term-oi metrics of one venue on one expiration. Upside counts strikes at or above spot. */
 export function termMetrics(chain: ChainState, venue: string, spot: number, spec: SymbolSpec): TermMetrics {
-  const oi = chain.book.oiByVenue.get(venue);
+  const oi = chain.book.openInterest(venue);
   if (oi === undefined) throw new RangeError(`venue ${venue} does not list ${spec.symbol}`);
   let callOi = 0;
   let putOi = 0;
