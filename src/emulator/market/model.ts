@@ -10,7 +10,7 @@ import { CsvWriter, dailyFileOf, FILE_HEADERS, formatTimestamp, levelsCsvFields,
 import { LruCache } from './lru.js';
 import { roundPrice } from './numbers.js';
 import { zeroCrossings } from './profile.js';
-import { chainProfile, chainState, expirationLevels, termMetrics, totalLevels, totalStrikes, type ChainState } from './snapshot.js';
+import { captureProfiles, chainProfile, chainState, expirationLevels, termMetrics, totalLevels, totalStrikes, type CaptureProfiles, type ChainState } from './snapshot.js';
 import { SpotModel } from './spot.js';
 import { strikeRows, type StrikeColumns } from './strike-columns.js';
 import type { Capture, DailyFile, ExpirationChain, ExpirationInfo, FileKind, LevelsFields, Market, MarketModel, MarketOptions, NetGexProfile, SymbolInfo } from './types.js';
@@ -40,6 +40,8 @@ interface Snapshot {
   chains: ChainState[];
   /** TOTAL strikes, computed once when first asked for. */
   totalRows?: StrikeColumns;
+  /** TOTAL's and each chain's profile, computed once when first asked for. */
+  profiles?: CaptureProfiles;
 }
 
 class SyntheticMarket implements MarketModel {
@@ -166,6 +168,16 @@ class SyntheticMarket implements MarketModel {
     return book;
   }
 
+  private profiles(snap: Snapshot): CaptureProfiles {
+    snap.profiles ??= captureProfiles(snap.chains, snap.spot, snap.spec);
+    return snap.profiles;
+  }
+
+  /** The levels of the snapshot's chain number `index`. */
+  private chainLevels(snap: Snapshot, index: number): LevelsFields {
+    return expirationLevels(snap.chains[index] as ChainState, snap.venues, snap.spot, snap.spec, this.profiles(snap).byChain[index]);
+  }
+
   private totalRows(snap: Snapshot): StrikeColumns {
     snap.totalRows ??= totalStrikes(snap.chains, snap.spec);
     return snap.totalRows;
@@ -198,16 +210,16 @@ class SyntheticMarket implements MarketModel {
 
   private totalLevelsOf(snap: Snapshot, rows: StrikeColumns): LevelsFields {
     const key = `${snap.spec.symbol}|${snap.venues.join('+')}|${snap.timestampMs}`;
-    return this.totals.getOrCreate(key, () => totalLevels(snap.chains, rows, snap.frame, snap.spot));
+    return this.totals.getOrCreate(key, () => totalLevels(snap.chains, rows, snap.frame, snap.spot, this.profiles(snap).total));
   }
 
-  private expirationChain(snap: Snapshot, chain: ChainState): ExpirationChain {
+  private expirationChain(snap: Snapshot, chain: ChainState, index: number): ExpirationChain {
     const byVenue = Object.fromEntries(snap.venues.map((venue) => [venue, termMetrics(chain, venue, snap.spot, snap.spec)]));
     return {
       ...chain.book.info,
       dte: chain.dte,
       strikes: strikeRows(chain.columns),
-      levels: expirationLevels(chain, snap.venues, snap.spot, snap.spec),
+      levels: this.chainLevels(snap, index),
       byVenue,
     };
   }
@@ -223,7 +235,7 @@ class SyntheticMarket implements MarketModel {
       oiDate: snap.frame.oiDate,
       spot: snap.spot,
       total: { levels: this.totalLevelsOf(snap, rows), strikes: strikeRows(rows) },
-      expirations: snap.chains.map((chain) => this.expirationChain(snap, chain)),
+      expirations: snap.chains.map((chain, index) => this.expirationChain(snap, chain, index)),
     };
   }
 
@@ -248,8 +260,8 @@ class SyntheticMarket implements MarketModel {
         return;
       }
       const lines = [`${rowPrefix([...common, 'TOTAL', null])},${levelsCsvFields(total)}`];
-      for (const chain of snap.chains) {
-        const levels = expirationLevels(chain, snap.venues, snap.spot, spec);
+      for (const [index, chain] of snap.chains.entries()) {
+        const levels = this.chainLevels(snap, index);
         lines.push(`${rowPrefix([...common, chain.book.info.iso, chain.dte])},${levelsCsvFields(levels)}`);
       }
       writer.addLines(lines);

@@ -77,8 +77,13 @@ export class ProfileAccumulator {
     this.addLeg(Math.log(strike), iv * Math.sqrt(Math.max(years, MIN_YEARS)), netOi);
   }
 
-  /** add() with ln(strike) and iv × √years given: callers that hold them per session skip a log and a root per leg. */
-  addLeg(lnStrike: number, volTime: number, netOi: number): void {
+  /**
+   * add() with ln(strike) and iv × √years given: callers that hold them per session skip a log and a
+   * root per leg. With `also` (an accumulator on the same spot and grid), each term is added to its
+   * sums too: a capture's TOTAL and expiration profiles share their legs, and adding each term to
+   * both in leg order gives the same sums, to the bit, as two passes would.
+   */
+  addLeg(lnStrike: number, volTime: number, netOi: number, also?: ProfileAccumulator): void {
     if (netOi === 0) return;
     const { lnFirst, step, density } = this;
     const centre = lnStrike - 0.5 * volTime * volTime; // ln price where d1 = 0
@@ -92,8 +97,19 @@ export class ProfileAccumulator {
     let gaussian = Math.exp(-0.5 * d1 * d1);
     let ratio = Math.exp(-d1 * delta - 0.5 * delta * delta);
     const ratioDecay = Math.exp(-delta * delta);
+    const other = also?.density;
+    if (other === undefined) {
+      for (let i = from; i <= to; i++) {
+        density[i] = (density[i] as number) + scale * gaussian;
+        gaussian *= ratio;
+        ratio *= ratioDecay;
+      }
+      return;
+    }
     for (let i = from; i <= to; i++) {
-      density[i] = (density[i] as number) + scale * gaussian;
+      const term = scale * gaussian;
+      density[i] = (density[i] as number) + term;
+      other[i] = (other[i] as number) + term;
       gaussian *= ratio;
       ratio *= ratioDecay;
     }

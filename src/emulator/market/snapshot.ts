@@ -76,24 +76,45 @@ export function chainState(spec: SymbolSpec, book: ExpirationBook, venues: reado
   return { book, years, dte: roundTo(remainingMs / DAY_MS, 2), oi, netOi, lnStrikes, gexPerContract: perContract, columns };
 }
 
+/** Adds a chain's legs to `accumulator` (and to `also`, see ProfileAccumulator.addLeg). */
+function addChainLegs(accumulator: ProfileAccumulator, chain: ChainState, also?: ProfileAccumulator): void {
+  const { iv } = chain.book;
+  const { netOi, lnStrikes } = chain;
+  const rootYears = Math.sqrt(Math.max(chain.years, MIN_YEARS));
+  for (let i = 0; i < netOi.length; i++) accumulator.addLeg(lnStrikes[i] as number, (iv[i] as number) * rootYears, netOi[i] as number, also);
+}
+
 export function chainProfile(chains: readonly ChainState[], spot: number, spec: SymbolSpec): GammaProfile {
   const accumulator = new ProfileAccumulator(spot);
-  for (const chain of chains) {
-    const { iv } = chain.book;
-    const { netOi, lnStrikes } = chain;
-    const rootYears = Math.sqrt(Math.max(chain.years, MIN_YEARS));
-    for (let i = 0; i < netOi.length; i++) accumulator.addLeg(lnStrikes[i] as number, (iv[i] as number) * rootYears, netOi[i] as number);
-  }
+  for (const chain of chains) addChainLegs(accumulator, chain);
   return accumulator.result(spec.multiplier);
+}
+
+export interface CaptureProfiles {
+  total: GammaProfile;
+  /** One per chain, in the chains' order. */
+  byChain: GammaProfile[];
+}
+
+/** TOTAL's profile and each expiration's, each leg's terms computed once for both. */
+export function captureProfiles(chains: readonly ChainState[], spot: number, spec: SymbolSpec): CaptureProfiles {
+  const total = new ProfileAccumulator(spot);
+  const byChain = chains.map((chain) => {
+    const accumulator = new ProfileAccumulator(spot);
+    addChainLegs(accumulator, chain, total);
+    return accumulator.result(spec.multiplier);
+  });
+  return { total: total.result(spec.multiplier), byChain };
 }
 
 const oiRounder = (spec: SymbolSpec) => (value: number): number => roundTo(value, spec.oiDecimals);
 
-export function expirationLevels(chain: ChainState, venues: readonly string[], spot: number, spec: SymbolSpec): LevelsFields {
+/** `profile` is chainProfile([chain]) when the caller already has it. */
+export function expirationLevels(chain: ChainState, venues: readonly string[], spot: number, spec: SymbolSpec, profile = chainProfile([chain], spot, spec)): LevelsFields {
   return computeLevels({
     spot,
     strikes: chain.columns,
-    profile: chainProfile([chain], spot, spec),
+    profile,
     maxPain: summedBook(chain.book, venues, spec).maxPain,
     atmIv: roundIv(chain.book.ivAt(spot)),
     oiRound: oiRounder(spec),
@@ -178,11 +199,12 @@ export function totalAtmIv(frame: SessionFrame, spot: number): number {
   return roundIv(smileVolatility(frame, atmVolatility(frame, years), years, spot));
 }
 
-export function totalLevels(chains: readonly ChainState[], rows: StrikeColumns, frame: SessionFrame, spot: number): LevelsFields {
+/** `profile` is chainProfile(chains) when the caller already has it. */
+export function totalLevels(chains: readonly ChainState[], rows: StrikeColumns, frame: SessionFrame, spot: number, profile = chainProfile(chains, spot, frame.spec)): LevelsFields {
   return computeLevels({
     spot,
     strikes: rows,
-    profile: chainProfile(chains, spot, frame.spec),
+    profile,
     maxPain: null,
     atmIv: totalAtmIv(frame, spot),
     oiRound: oiRounder(frame.spec),
