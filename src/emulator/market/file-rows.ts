@@ -3,8 +3,8 @@
 // the GEX numbers are written as digits; no string is made per row.
 
 import type { OpenInterest } from './book.js';
-import { COMMA, CsvWriter, NEWLINE, rowPrefix } from './files.js';
-import { formatCsvNumber } from './numbers.js';
+import { CsvWriter, rowPrefix } from './files.js';
+import { formatCsvNumber, MAX_CSV_NUMBER_BYTES, writeCsvNumber } from './numbers.js';
 import type { ChainState } from './snapshot.js';
 import type { StrikeColumns } from './strike-columns.js';
 
@@ -31,6 +31,23 @@ const strikesOf = (chain: ChainState): Uint8Array[] =>
 const oisOf = (chain: ChainState): Uint8Array[] =>
   textsOf(oiTexts, chain.oi, () => Array.from(chain.oi.call, (call, i) => `${formatCsvNumber(call)},${formatCsvNumber(chain.oi.put[i] as number)}\n`));
 
+const COMMA = 0x2c;
+const NEWLINE = 0x0a;
+
+/** Copies `text` into `buffer` at `at`; returns the end. A loop beats set() on a few bytes. */
+function put(buffer: Buffer, at: number, text: Uint8Array): number {
+  if (text.length > 16) buffer.set(text, at);
+  else for (let i = 0; i < text.length; i++) buffer[at + i] = text[i] as number;
+  return at + text.length;
+}
+
+/** A number and the separator after it; returns the end. */
+function putNumber(buffer: Buffer, at: number, value: number, separator: number): number {
+  const end = writeCsvNumber(buffer, at, value);
+  buffer[end] = separator;
+  return end + 1;
+}
+
 /** One capture's strikes_by_expiry rows: `leading` fields, the expiration, then the strike columns. */
 export function writeByExpiryRows(writer: CsvWriter, leading: readonly (string | number)[], chains: readonly ChainState[]): void {
   for (const chain of chains) {
@@ -39,13 +56,15 @@ export function writeByExpiryRows(writer: CsvWriter, leading: readonly (string |
     const ois = oisOf(chain);
     const { callGex, putGex, netGex } = chain.columns;
     for (let i = 0; i < strikes.length; i++) {
-      writer.bytes(prefix);
-      writer.bytes(strikes[i] as Uint8Array);
-      writer.number(callGex[i] as number, COMMA);
-      writer.number(putGex[i] as number, COMMA);
-      writer.number(netGex[i] as number, COMMA);
-      writer.bytes(ois[i] as Uint8Array);
-      writer.endLine();
+      const strike = strikes[i] as Uint8Array;
+      const oi = ois[i] as Uint8Array;
+      const buffer = writer.room(prefix.length + strike.length + 3 * (MAX_CSV_NUMBER_BYTES + 1) + oi.length);
+      let at = put(buffer, writer.end, prefix);
+      at = put(buffer, at, strike);
+      at = putNumber(buffer, at, callGex[i] as number, COMMA);
+      at = putNumber(buffer, at, putGex[i] as number, COMMA);
+      at = putNumber(buffer, at, netGex[i] as number, COMMA);
+      writer.commit(put(buffer, at, oi), 1);
     }
   }
 }
@@ -53,14 +72,17 @@ export function writeByExpiryRows(writer: CsvWriter, leading: readonly (string |
 /** One capture's strikes_total rows: the capture's `prefix` text, then the strike columns. */
 export function writeTotalRows(writer: CsvWriter, prefix: string, columns: StrikeColumns): void {
   const encoded = encoder.encode(prefix);
-  for (let i = 0; i < columns.strike.length; i++) {
-    writer.bytes(encoded);
-    writer.number(columns.strike[i] as number, COMMA);
-    writer.number(columns.callGex[i] as number, COMMA);
-    writer.number(columns.putGex[i] as number, COMMA);
-    writer.number(columns.netGex[i] as number, COMMA);
-    writer.number(columns.callOi[i] as number, COMMA);
-    writer.number(columns.putOi[i] as number, NEWLINE);
-    writer.endLine();
+  const { strike, callGex, putGex, netGex, callOi, putOi } = columns;
+  for (let i = 0; i < strike.length; i++) {
+    const buffer = writer.room(encoded.length + 6 * (MAX_CSV_NUMBER_BYTES + 1));
+    let at = writer.end;
+    buffer.set(encoded, at);
+    at += encoded.length;
+    at = putNumber(buffer, at, strike[i] as number, COMMA);
+    at = putNumber(buffer, at, callGex[i] as number, COMMA);
+    at = putNumber(buffer, at, putGex[i] as number, COMMA);
+    at = putNumber(buffer, at, netGex[i] as number, COMMA);
+    at = putNumber(buffer, at, callOi[i] as number, COMMA);
+    writer.commit(putNumber(buffer, at, putOi[i] as number, NEWLINE), 1);
   }
 }

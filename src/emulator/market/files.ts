@@ -2,7 +2,7 @@
 
 import { createHash } from 'node:crypto';
 import { constants, gzipSync } from 'node:zlib';
-import { exactCents, formatCsvNumber, writeCentsText } from './numbers.js';
+import { formatCsvNumber } from './numbers.js';
 import { LEVELS_FIELD_NAMES, type DailyFile, type LevelsFields } from './types.js';
 
 export const SCHEMA_VERSION = 1;
@@ -35,11 +35,6 @@ export function levelsCsvFields(levels: LevelsFields): string {
   }).join(',');
 }
 
-export const COMMA = 0x2c;
-export const NEWLINE = 0x0a;
-/** Longest centsText: a sign, 13 whole digits (below 1e13), a dot and two decimals; with room to spare. */
-const MAX_CENTS_TEXT = 20;
-
 /** The working buffer of every CsvWriter in this thread (a build runs start to end synchronously). */
 let scratch = Buffer.allocUnsafe(1 << 24);
 
@@ -66,30 +61,22 @@ export class CsvWriter {
   }
 
   /**
-   * Pieces of one row, for the long files: bytes encoded once (texts that repeat), numbers written
-   * as digits, and `endLine()` after the last. No string is made per row or per number.
+   * For the long files' rows: the working buffer with room for `bytes` more from `end`. The caller
+   * writes there and calls commit(): no string is made per row or per number.
    */
-  bytes(encoded: Uint8Array): void {
-    this.reserve(encoded.length);
-    scratch.set(encoded, this.length);
-    this.length += encoded.length;
+  room(bytes: number): Buffer {
+    this.reserve(bytes);
+    return scratch;
   }
 
-  /** formatCsvNumber(value), then `separator` (a comma or newline code). */
-  number(value: number, separator: number): void {
-    const cents = exactCents(value);
-    if (Number.isNaN(cents)) {
-      this.write(formatCsvNumber(value));
-      this.reserve(1);
-    } else {
-      this.reserve(MAX_CENTS_TEXT + 1);
-      this.length = writeCentsText(scratch, this.length, cents);
-    }
-    scratch[this.length++] = separator;
+  get end(): number {
+    return this.length;
   }
 
-  endLine(): void {
-    this.rows++;
+  /** Takes what was written into room() up to `end`, holding `rows` rows. */
+  commit(end: number, rows: number): void {
+    this.length = end;
+    this.rows += rows;
   }
 
   private write(text: string): void {

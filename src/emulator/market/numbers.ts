@@ -68,19 +68,25 @@ function writeDigits(bytes: Uint8Array, at: number, integer: number): number {
   let end = at + 1;
   for (let power = 10; power <= integer; power *= 10) end++;
   let rest = integer;
-  for (let i = end - 1; i >= at; i--) {
+  let i = end - 1;
+  // Small integers in int32 arithmetic (the usual case), larger ones in doubles.
+  for (; rest > INT32_MAX; i--) {
     const quotient = Math.floor(rest / 10);
     bytes[i] = ZERO + rest - quotient * 10;
     rest = quotient;
   }
+  for (let small = rest | 0; i >= at; i--) {
+    const quotient = (small / 10) | 0;
+    bytes[i] = ZERO + small - quotient * 10;
+    small = quotient;
+  }
   return end;
 }
 
-/**
- * centsText(cents) written as ASCII into `bytes` at `at` (room for 20 bytes needed); returns the end
- * offset. The daily files write ~400k numbers per crypto session: no string per number.
- */
-export function writeCentsText(bytes: Uint8Array, at: number, cents: number): number {
+const INT32_MAX = 2 ** 31 - 1;
+
+/** centsText(cents) written as ASCII into `bytes` at `at`; returns the end offset. */
+function writeCentsText(bytes: Uint8Array, at: number, cents: number): number {
   let end = at;
   if (cents < 0) bytes[end++] = MINUS;
   const abs = Math.abs(cents);
@@ -93,4 +99,18 @@ export function writeCentsText(bytes: Uint8Array, at: number, cents: number): nu
   bytes[end++] = ZERO + tens;
   if (fraction !== tens * 10) bytes[end++] = ZERO + fraction - tens * 10;
   return end;
+}
+
+/** Most bytes writeCsvNumber writes: a sign and the 309 digits of the largest double, with room. */
+export const MAX_CSV_NUMBER_BYTES = 320;
+
+/**
+ * formatCsvNumber(value) written as ASCII into `bytes` at `at` (room for MAX_CSV_NUMBER_BYTES
+ * needed); returns the end offset. The daily files write ~400k numbers per crypto session: the
+ * common ones (at most two decimals) as digits, without a string each.
+ */
+export function writeCsvNumber(bytes: Buffer, at: number, value: number): number {
+  const cents = exactCents(value);
+  if (!Number.isNaN(cents)) return writeCentsText(bytes, at, cents);
+  return at + bytes.write(formatCsvNumber(value), at, 'latin1');
 }
