@@ -38,7 +38,11 @@ export interface ExpirationBook {
   strikes: Float64Array; // ascending
   /** Implied volatility per strike (sticky strike for the session). */
   iv: Float64Array;
-  oiByVenue: ReadonlyMap<string, OpenInterest>;
+  /**
+   * Open interest of one venue, undefined for a venue that does not list the symbol. Made when
+   * first asked for: a single-venue file needs one venue's, not all five.
+   */
+  openInterest(venue: string): OpenInterest | undefined;
   /** IV of this expiration at any price, with the session's smile. */
   ivAt(price: number): number;
 }
@@ -119,11 +123,17 @@ export function buildExpirationBook(frame: SessionFrame, info: ExpirationInfo): 
   const atm = atmVolatility(frame, years);
   const strikes = strikeGrid(frame, daysToCutoff);
   const iv = strikes.map((strike) => smileVolatility(frame, atm, years, strike));
-  const oiByVenue = new Map<string, OpenInterest>();
-  for (const venue of frame.spec.venues) {
-    oiByVenue.set(venue, venueOpenInterest(frame, info, venue, strikes, daysToCutoff, atm));
-  }
-  return { info, strikes, iv, oiByVenue, ivAt: (price) => smileVolatility(frame, atm, years, price) };
+  const byVenue = new Map<string, OpenInterest>();
+  const openInterest = (venue: string): OpenInterest | undefined => {
+    if (!frame.spec.venues.includes(venue)) return undefined;
+    let oi = byVenue.get(venue);
+    if (oi === undefined) {
+      oi = venueOpenInterest(frame, info, venue, strikes, daysToCutoff, atm);
+      byVenue.set(venue, oi);
+    }
+    return oi;
+  };
+  return { info, strikes, iv, openInterest, ivAt: (price) => smileVolatility(frame, atm, years, price) };
 }
 
 /** Open interest summed over `venues` (rounded again: sums of 2-decimal values drift in binary). */
@@ -131,7 +141,7 @@ export function sumOpenInterest(book: ExpirationBook, venues: readonly string[],
   const call = new Float64Array(book.strikes.length);
   const put = new Float64Array(book.strikes.length);
   for (const venue of venues) {
-    const oi = book.oiByVenue.get(venue);
+    const oi = book.openInterest(venue);
     if (oi === undefined) throw new RangeError(`venue ${venue} does not list this symbol`);
     for (let i = 0; i < call.length; i++) {
       call[i] = (call[i] as number) + (oi.call[i] as number);

@@ -1,41 +1,57 @@
-// The levels fields of one snapshot (an expiration or TOTAL) from its rounded strike rows and its
+// The levels fields of one snapshot (an expiration or TOTAL) from its rounded strike columns and its
 // net-GEX profile. Pure: no randomness, no clock.
 
 import { roundPrice, roundUsd } from './numbers.js';
 import { primaryFlip, zeroCrossings, type GammaProfile } from './profile.js';
-import type { LevelsFields, StrikeRow } from './types.js';
+import type { StrikeColumns } from './strike-columns.js';
+import type { LevelsFields } from './types.js';
 
 interface Ranked {
   strike: number;
   gex: number;
 }
 
-/** The two best rows by `score` (descending, lower strike first on ties) among those `eligible`. */
-function topTwo(rows: readonly StrikeRow[], eligible: (row: StrikeRow) => boolean, score: (row: StrikeRow) => number): [Ranked | null, Ranked | null] {
-  let first: StrikeRow | null = null;
-  let second: StrikeRow | null = null;
-  for (const row of rows) {
-    if (!eligible(row)) continue;
-    if (first === null || score(row) > score(first)) {
+/** Which strikes a top-two ranking considers, and by what score (net GEX, its negation or size). */
+type Ranking = 'positive' | 'negative' | 'absolute';
+
+function scoreOf(ranking: Ranking, net: number): number {
+  if (ranking === 'positive') return net > 0 ? net : Number.NaN;
+  if (ranking === 'negative') return net < 0 ? -net : Number.NaN;
+  return net !== 0 ? Math.abs(net) : Number.NaN;
+}
+
+/** The two best strikes by score (descending, lower strike first on ties); NaN scores are not eligible. */
+function topTwo(columns: StrikeColumns, ranking: Ranking): [Ranked | null, Ranked | null] {
+  let first = -1;
+  let second = -1;
+  let firstScore = 0;
+  let secondScore = 0;
+  for (let i = 0; i < columns.strike.length; i++) {
+    const score = scoreOf(ranking, columns.netGex[i] as number);
+    if (Number.isNaN(score)) continue;
+    if (first < 0 || score > firstScore) {
       second = first;
-      first = row;
-    } else if (second === null || score(row) > score(second)) {
-      second = row;
+      secondScore = firstScore;
+      first = i;
+      firstScore = score;
+    } else if (second < 0 || score > secondScore) {
+      second = i;
+      secondScore = score;
     }
   }
-  const ranked = (row: StrikeRow | null): Ranked | null => (row === null ? null : { strike: row.strike, gex: row.net_gex });
+  const ranked = (i: number): Ranked | null => (i < 0 ? null : { strike: columns.strike[i] as number, gex: columns.netGex[i] as number });
   return [ranked(first), ranked(second)];
 }
 
-function sum(rows: readonly StrikeRow[], pick: (row: StrikeRow) => number, round: (value: number) => number): number {
+function sum(values: Float64Array, round: (value: number) => number): number {
   let total = 0;
-  for (const row of rows) total += pick(row);
+  for (let i = 0; i < values.length; i++) total += values[i] as number;
   return round(total);
 }
 
 export interface LevelsInput {
   spot: number;
-  strikes: readonly StrikeRow[];
+  strikes: StrikeColumns;
   profile: GammaProfile;
   /** Per expiration only; null for TOTAL. */
   maxPain: number | null;
@@ -52,8 +68,8 @@ function orNull(ranked: Ranked | null): StrikeGex {
   return { strike: ranked?.strike ?? null, gex: ranked?.gex ?? null };
 }
 
-function topTwoOrNull(rows: readonly StrikeRow[], eligible: (row: StrikeRow) => boolean, score: (row: StrikeRow) => number): [StrikeGex, StrikeGex] {
-  const [first, second] = topTwo(rows, eligible, score);
+function topTwoOrNull(columns: StrikeColumns, ranking: Ranking): [StrikeGex, StrikeGex] {
+  const [first, second] = topTwo(columns, ranking);
   return [orNull(first), orNull(second)];
 }
 
@@ -62,11 +78,11 @@ export function computeLevels(input: LevelsInput): LevelsFields {
   const crossings = zeroCrossings(input.profile);
   const rawFlip = primaryFlip(crossings, spot);
   const flip = rawFlip === null ? null : roundPrice(rawFlip);
-  const callGex = sum(strikes, (row) => row.call_gex, roundUsd);
-  const putGex = sum(strikes, (row) => row.put_gex, roundUsd);
-  const [p1, p2] = topTwoOrNull(strikes, (row) => row.net_gex > 0, (row) => row.net_gex);
-  const [n1, n2] = topTwoOrNull(strikes, (row) => row.net_gex < 0, (row) => -row.net_gex);
-  const [a1, a2] = topTwoOrNull(strikes, (row) => row.net_gex !== 0, (row) => Math.abs(row.net_gex));
+  const callGex = sum(strikes.callGex, roundUsd);
+  const putGex = sum(strikes.putGex, roundUsd);
+  const [p1, p2] = topTwoOrNull(strikes, 'positive');
+  const [n1, n2] = topTwoOrNull(strikes, 'negative');
+  const [a1, a2] = topTwoOrNull(strikes, 'absolute');
   return {
     spot,
     flip,
@@ -76,8 +92,8 @@ export function computeLevels(input: LevelsInput): LevelsFields {
     abs_gex: roundUsd(callGex + putGex),
     call_gex: callGex,
     put_gex: putGex,
-    call_oi_total: sum(strikes, (row) => row.call_oi, input.oiRound),
-    put_oi_total: sum(strikes, (row) => row.put_oi, input.oiRound),
+    call_oi_total: sum(strikes.callOi, input.oiRound),
+    put_oi_total: sum(strikes.putOi, input.oiRound),
     p1_strike: p1.strike,
     p1_gex: p1.gex,
     p2_strike: p2.strike,

@@ -1,17 +1,19 @@
 // The synthetic market: ties the calendar, spot walk, books, snapshots and daily files together
 // behind the MarketModel contract, with bounded caches (a capture is pure, so caching is safe).
 
-import { buildExpirationBook, type ExpirationBook, type OpenInterest, type SessionFrame } from './book.js';
+import { buildExpirationBook, type ExpirationBook, type SessionFrame } from './book.js';
 import * as calendar from './calendar.js';
 import { aliasSymbols, selectSymbols, venuesOfHistoryExchange, type SymbolSpec } from './catalog.js';
 import { EXPIRATION_GRACE_MS, listedExpirations } from './expirations.js';
-import { CsvWriter, dailyFileOf, FILE_HEADERS, formatTimestamp, levelsCsvFields, rowPrefix, SCHEMA_VERSION, strikeCsvFields } from './files.js';
+import { writeByExpiryRows, writeTotalRows } from './file-rows.js';
+import { CsvWriter, dailyFileOf, FILE_HEADERS, formatTimestamp, levelsCsvFields, rowPrefix, SCHEMA_VERSION } from './files.js';
 import { LruCache } from './lru.js';
-import { formatCsvNumber, roundPrice } from './numbers.js';
+import { roundPrice } from './numbers.js';
 import { zeroCrossings } from './profile.js';
-import { chainProfile, chainState, expirationLevels, termMetrics, totalLevels, totalStrikes, type ChainState } from './snapshot.js';
+import { captureProfiles, chainProfile, chainState, expirationLevels, termMetrics, totalLevels, totalStrikes, type CaptureProfiles, type ChainState } from './snapshot.js';
 import { SpotModel } from './spot.js';
-import type { Capture, DailyFile, ExpirationChain, ExpirationInfo, FileKind, LevelsFields, Market, MarketModel, MarketOptions, NetGexProfile, StrikeRow, SymbolInfo } from './types.js';
+import { strikeRows, type StrikeColumns } from './strike-columns.js';
+import type { Capture, DailyFile, ExpirationChain, ExpirationInfo, FileKind, LevelsFields, Market, MarketModel, MarketOptions, NetGexProfile, SymbolInfo } from './types.js';
 
 const FILE_CACHE_BYTES = 256 * 1024 * 1024;
 // Bounds chosen for memory: a realistic session (books of 12 expirations × 5 venues) is ~150 KB,
@@ -36,21 +38,10 @@ interface Snapshot {
   timestampMs: number;
   spot: number;
   chains: ChainState[];
-  /** TOTAL rows, computed once when first asked for. */
-  totalRows?: StrikeRow[];
-}
-
-/** Per strike texts that hold for a whole session: the strike, and `call_oi,put_oi` per venue set. */
-const strikeTexts = new WeakMap<Float64Array, string[]>();
-const oiTexts = new WeakMap<OpenInterest, string[]>();
-
-function textsOf<K extends object>(cache: WeakMap<K, string[]>, key: K, make: () => string[]): string[] {
-  let texts = cache.get(key);
-  if (texts === undefined) {
-    texts = make();
-    cache.set(key, texts);
-  }
-  return texts;
+  /** TOTAL strikes, computed once when first asked for. */
+  totalRows?: StrikeColumns;
+  /** TOTAL's and each chain's profile, computed once when first asked for. */
+  profiles?: CaptureProfiles;
 }
 
 class SyntheticMarket implements MarketModel {
@@ -177,7 +168,17 @@ class SyntheticMarket implements MarketModel {
     return book;
   }
 
-  private totalRows(snap: Snapshot): StrikeRow[] {
+  private profiles(snap: Snapshot): CaptureProfiles {
+    snap.profiles ??= captureProfiles(snap.chains, snap.spot, snap.spec);
+    return snap.profiles;
+  }
+
+  /** The levels of the snapshot's chain number `index`. */
+  private chainLevels(snap: Snapshot, index: number): LevelsFields {
+    return expirationLevels(snap.chains[index] as ChainState, snap.venues, snap.spot, snap.spec, this.profiles(snap).byChain[index]);
+  }
+
+  private totalRows(snap: Snapshot): StrikeColumns {
     snap.totalRows ??= totalStrikes(snap.chains, snap.spec);
     return snap.totalRows;
   }
@@ -207,18 +208,18 @@ class SyntheticMarket implements MarketModel {
     return `${spec.symbol}|${this.canonicalVenues(spec, venues).join('+')}|${timestampUtc.getTime()}`;
   }
 
-  private totalLevelsOf(snap: Snapshot, rows: readonly StrikeRow[]): LevelsFields {
+  private totalLevelsOf(snap: Snapshot, rows: StrikeColumns): LevelsFields {
     const key = `${snap.spec.symbol}|${snap.venues.join('+')}|${snap.timestampMs}`;
-    return this.totals.getOrCreate(key, () => totalLevels(snap.chains, rows, snap.frame, snap.spot));
+    return this.totals.getOrCreate(key, () => totalLevels(snap.chains, rows, snap.frame, snap.spot, this.profiles(snap).total));
   }
 
-  private expirationChain(snap: Snapshot, chain: ChainState): ExpirationChain {
+  private expirationChain(snap: Snapshot, chain: ChainState, index: number): ExpirationChain {
     const byVenue = Object.fromEntries(snap.venues.map((venue) => [venue, termMetrics(chain, venue, snap.spot, snap.spec)]));
     return {
       ...chain.book.info,
       dte: chain.dte,
-      strikes: chain.rows,
-      levels: expirationLevels(chain, snap.venues, snap.spot, snap.spec),
+      strikes: strikeRows(chain.columns),
+      levels: this.chainLevels(snap, index),
       byVenue,
     };
   }
@@ -233,8 +234,8 @@ class SyntheticMarket implements MarketModel {
       sessionDate: snap.frame.sessionDate,
       oiDate: snap.frame.oiDate,
       spot: snap.spot,
-      total: { levels: this.totalLevelsOf(snap, rows), strikes: rows },
-      expirations: snap.chains.map((chain) => this.expirationChain(snap, chain)),
+      total: { levels: this.totalLevelsOf(snap, rows), strikes: strikeRows(rows) },
+      expirations: snap.chains.map((chain, index) => this.expirationChain(snap, chain, index)),
     };
   }
 
@@ -248,27 +249,19 @@ class SyntheticMarket implements MarketModel {
       const timestamp = formatTimestamp(timestampMs);
       const snap = this.snapshot(spec.symbol, venues, new Date(timestampMs));
       if (kind === 'strikes_by_expiry') {
-        for (const chain of snap.chains) {
-          const prefix = `${rowPrefix([SCHEMA_VERSION, timestamp, sessionDate, exchange, spec.symbol, chain.book.info.iso])},`;
-          const strikes = textsOf(strikeTexts, chain.book.strikes, () => Array.from(chain.book.strikes, (strike) => formatCsvNumber(strike)));
-          const ois = textsOf(oiTexts, chain.oi, () => chain.rows.map((row) => `${formatCsvNumber(row.call_oi)},${formatCsvNumber(row.put_oi)}`));
-          chain.rows.forEach((row, i) => {
-            writer.line(`${prefix}${strikes[i]},${formatCsvNumber(row.call_gex)},${formatCsvNumber(row.put_gex)},${formatCsvNumber(row.net_gex)},${ois[i]}`);
-          });
-        }
+        writeByExpiryRows(writer, [SCHEMA_VERSION, timestamp, sessionDate, exchange, spec.symbol], snap.chains);
         return;
       }
       const rows = this.totalRows(snap);
       const total = this.totalLevelsOf(snap, rows);
       const common = [SCHEMA_VERSION, timestamp, sessionDate, type, exchange, spec.symbol, oiDate] as const;
       if (kind === 'strikes_total') {
-        const prefix = `${rowPrefix(common)},${levelsCsvFields(total)},`;
-        for (const row of rows) writer.line(`${prefix}${strikeCsvFields(row)}`);
+        writeTotalRows(writer, `${rowPrefix(common)},${levelsCsvFields(total)},`, rows);
         return;
       }
       const lines = [`${rowPrefix([...common, 'TOTAL', null])},${levelsCsvFields(total)}`];
-      for (const chain of snap.chains) {
-        const levels = expirationLevels(chain, snap.venues, snap.spot, spec);
+      for (const [index, chain] of snap.chains.entries()) {
+        const levels = this.chainLevels(snap, index);
         lines.push(`${rowPrefix([...common, chain.book.info.iso, chain.dte])},${levelsCsvFields(levels)}`);
       }
       writer.addLines(lines);

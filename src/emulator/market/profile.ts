@@ -34,12 +34,27 @@ const D1_CUTOFF = 6;
  * constant step along the grid, so each leg's Gaussian is updated by multiplications instead of an
  * exp() per point (the 31-day 15-minute history asks for ~3000 profiles of ~1800 legs).
  */
-function logGrid(spot: number, grid: ProfileGrid): { lnPrices: number[]; prices: number[]; step: number } {
+function makeLogGrid(spot: number, grid: ProfileGrid): LogGrid {
   const lnLow = Math.log(spot * (1 - grid.rangePct));
   const lnHigh = Math.log(spot * (1 + grid.rangePct));
   const step = (lnHigh - lnLow) / (grid.points - 1);
   const lnPrices = Array.from({ length: grid.points }, (_, i) => lnLow + i * step);
   return { lnPrices, prices: lnPrices.map(Math.exp), step };
+}
+
+interface LogGrid {
+  lnPrices: number[];
+  prices: number[];
+  step: number;
+}
+
+/** The last grid made: every profile of a capture (TOTAL and each expiration) shares its spot. */
+let lastGrid: { spot: number; grid: ProfileGrid; value: LogGrid } | undefined;
+
+/** Read only: the accumulators copy what they hand out. */
+function logGrid(spot: number, grid: ProfileGrid): LogGrid {
+  if (lastGrid === undefined || lastGrid.spot !== spot || lastGrid.grid !== grid) lastGrid = { spot, grid, value: makeLogGrid(spot, grid) };
+  return lastGrid.value;
 }
 
 /** Sums legs into a profile without allocating a leg object per strike (the hot path). */
@@ -59,9 +74,19 @@ export class ProfileAccumulator {
 
   add(strike: number, iv: number, years: number, netOi: number): void {
     if (netOi === 0) return;
+    this.addLeg(Math.log(strike), iv * Math.sqrt(Math.max(years, MIN_YEARS)), netOi);
+  }
+
+  /**
+   * add() with ln(strike) and iv × √years given: callers that hold them per session skip a log and a
+   * root per leg. With `also` (an accumulator on the same spot and grid), each term is added to its
+   * sums too: a capture's TOTAL and expiration profiles share their legs, and adding each term to
+   * both in leg order gives the same sums, to the bit, as two passes would.
+   */
+  addLeg(lnStrike: number, volTime: number, netOi: number, also?: ProfileAccumulator): void {
+    if (netOi === 0) return;
     const { lnFirst, step, density } = this;
-    const volTime = iv * Math.sqrt(Math.max(years, MIN_YEARS));
-    const centre = Math.log(strike) - 0.5 * volTime * volTime; // ln price where d1 = 0
+    const centre = lnStrike - 0.5 * volTime * volTime; // ln price where d1 = 0
     const from = Math.max(0, Math.ceil((centre - D1_CUTOFF * volTime - lnFirst) / step));
     const to = Math.min(this.grid.points - 1, Math.floor((centre + D1_CUTOFF * volTime - lnFirst) / step));
     if (from > to) return;
@@ -72,8 +97,19 @@ export class ProfileAccumulator {
     let gaussian = Math.exp(-0.5 * d1 * d1);
     let ratio = Math.exp(-d1 * delta - 0.5 * delta * delta);
     const ratioDecay = Math.exp(-delta * delta);
+    const other = also?.density;
+    if (other === undefined) {
+      for (let i = from; i <= to; i++) {
+        density[i] = (density[i] as number) + scale * gaussian;
+        gaussian *= ratio;
+        ratio *= ratioDecay;
+      }
+      return;
+    }
     for (let i = from; i <= to; i++) {
-      density[i] = (density[i] as number) + scale * gaussian;
+      const term = scale * gaussian;
+      density[i] = (density[i] as number) + term;
+      other[i] = (other[i] as number) + term;
       gaussian *= ratio;
       ratio *= ratioDecay;
     }

@@ -4,11 +4,12 @@
 import { DAY_MS } from './calendar.js';
 import type { SymbolSpec } from './catalog.js';
 import { atmVolatility, maxPain, smileVolatility, sumOpenInterest, type ExpirationBook, type OpenInterest, type SessionFrame } from './book.js';
-import { gexPerContract, YEAR_MS } from './greeks.js';
+import { gexPerContract, MIN_YEARS, YEAR_MS } from './greeks.js';
 import { computeLevels } from './levels.js';
 import { roundIv, roundTo, roundUsd } from './numbers.js';
 import { ProfileAccumulator, type GammaProfile } from './profile.js';
-import type { LevelsFields, StrikeRow, TermMetrics } from './types.js';
+import type { StrikeColumns } from './strike-columns.js';
+import type { LevelsFields, TermMetrics } from './types.js';
 
 export interface ChainState {
   book: ExpirationBook;
@@ -16,15 +17,27 @@ export interface ChainState {
   /** Calendar days to the cutoff, two decimals. */
   dte: number;
   oi: OpenInterest; // summed over the capture's venues
+  /** Profile leg inputs per strike, fixed for the session: net open interest and ln(strike). */
+  netOi: Float64Array;
+  lnStrikes: Float64Array;
   /** GEX of one contract at each strike. */
   gexPerContract: Float64Array;
-  rows: StrikeRow[];
+  columns: StrikeColumns;
 }
 
-/** Summed open interest and max pain per (book, venue set): both are fixed for the session. */
-const venueSums = new WeakMap<ExpirationBook, Map<string, { oi: OpenInterest; maxPain: number | null }>>();
+interface SummedBook {
+  oi: OpenInterest;
+  maxPain: number | null;
+  /** Call minus put open interest per strike: the profile's leg weights. */
+  netOi: Float64Array;
+  /** ln of each strike, for the profile. */
+  lnStrikes: Float64Array;
+}
 
-function summedBook(book: ExpirationBook, venues: readonly string[], spec: SymbolSpec): { oi: OpenInterest; maxPain: number | null } {
+/** Summed open interest and what follows from it per (book, venue set): fixed for the session. */
+const venueSums = new WeakMap<ExpirationBook, Map<string, SummedBook>>();
+
+function summedBook(book: ExpirationBook, venues: readonly string[], spec: SymbolSpec): SummedBook {
   let byVenues = venueSums.get(book);
   if (byVenues === undefined) {
     byVenues = new Map();
@@ -34,7 +47,8 @@ function summedBook(book: ExpirationBook, venues: readonly string[], spec: Symbo
   let entry = byVenues.get(key);
   if (entry === undefined) {
     const oi = sumOpenInterest(book, venues, spec.oiDecimals);
-    entry = { oi, maxPain: maxPain(book.strikes, oi) };
+    const netOi = oi.call.map((call, i) => call - (oi.put[i] as number));
+    entry = { oi, maxPain: maxPain(book.strikes, oi), netOi, lnStrikes: book.strikes.map(Math.log) };
     byVenues.set(key, entry);
   }
   return entry;
@@ -43,82 +57,140 @@ function summedBook(book: ExpirationBook, venues: readonly string[], spec: Symbo
 export function chainState(spec: SymbolSpec, book: ExpirationBook, venues: readonly string[], timestampMs: number, spot: number): ChainState {
   const remainingMs = book.info.cutoffUtc.getTime() - timestampMs;
   const years = remainingMs / YEAR_MS;
-  const { oi } = summedBook(book, venues, spec);
-  const perContract = new Float64Array(book.strikes.length);
-  const rows: StrikeRow[] = [];
-  for (let i = 0; i < book.strikes.length; i++) {
-    const strike = book.strikes[i] as number;
-    const gex = gexPerContract(spot, strike, book.iv[i] as number, years, spec.multiplier);
+  const { oi, netOi, lnStrikes } = summedBook(book, venues, spec);
+  const count = book.strikes.length;
+  const perContract = new Float64Array(count);
+  const callGex = new Float64Array(count);
+  const putGex = new Float64Array(count);
+  const netGex = new Float64Array(count);
+  for (let i = 0; i < count; i++) {
+    const gex = gexPerContract(spot, book.strikes[i] as number, book.iv[i] as number, years, spec.multiplier);
     perContract[i] = gex;
-    const callGex = roundUsd(gex * (oi.call[i] as number));
-    const putGex = roundUsd(gex * (oi.put[i] as number));
-    rows.push({
-      strike,
-      call_gex: callGex,
-      put_gex: putGex,
-      net_gex: roundUsd(callGex - putGex),
-      call_oi: oi.call[i] as number,
-      put_oi: oi.put[i] as number,
-    });
+    const call = roundUsd(gex * (oi.call[i] as number));
+    const put = roundUsd(gex * (oi.put[i] as number));
+    callGex[i] = call;
+    putGex[i] = put;
+    netGex[i] = roundUsd(call - put);
   }
-  return { book, years, dte: roundTo(remainingMs / DAY_MS, 2), oi, gexPerContract: perContract, rows };
+  const columns = { strike: book.strikes, callGex, putGex, netGex, callOi: oi.call, putOi: oi.put };
+  return { book, years, dte: roundTo(remainingMs / DAY_MS, 2), oi, netOi, lnStrikes, gexPerContract: perContract, columns };
+}
+
+/** Adds a chain's legs to `accumulator` (and to `also`, see ProfileAccumulator.addLeg). */
+function addChainLegs(accumulator: ProfileAccumulator, chain: ChainState, also?: ProfileAccumulator): void {
+  const { iv } = chain.book;
+  const { netOi, lnStrikes } = chain;
+  const rootYears = Math.sqrt(Math.max(chain.years, MIN_YEARS));
+  for (let i = 0; i < netOi.length; i++) accumulator.addLeg(lnStrikes[i] as number, (iv[i] as number) * rootYears, netOi[i] as number, also);
 }
 
 export function chainProfile(chains: readonly ChainState[], spot: number, spec: SymbolSpec): GammaProfile {
   const accumulator = new ProfileAccumulator(spot);
-  for (const chain of chains) {
-    const { strikes, iv } = chain.book;
-    for (let i = 0; i < strikes.length; i++) {
-      accumulator.add(strikes[i] as number, iv[i] as number, chain.years, (chain.oi.call[i] as number) - (chain.oi.put[i] as number));
-    }
-  }
+  for (const chain of chains) addChainLegs(accumulator, chain);
   return accumulator.result(spec.multiplier);
+}
+
+export interface CaptureProfiles {
+  total: GammaProfile;
+  /** One per chain, in the chains' order. */
+  byChain: GammaProfile[];
+}
+
+/** TOTAL's profile and each expiration's, each leg's terms computed once for both. */
+export function captureProfiles(chains: readonly ChainState[], spot: number, spec: SymbolSpec): CaptureProfiles {
+  const total = new ProfileAccumulator(spot);
+  const byChain = chains.map((chain) => {
+    const accumulator = new ProfileAccumulator(spot);
+    addChainLegs(accumulator, chain, total);
+    return accumulator.result(spec.multiplier);
+  });
+  return { total: total.result(spec.multiplier), byChain };
 }
 
 const oiRounder = (spec: SymbolSpec) => (value: number): number => roundTo(value, spec.oiDecimals);
 
-export function expirationLevels(chain: ChainState, venues: readonly string[], spot: number, spec: SymbolSpec): LevelsFields {
+/** `profile` is chainProfile([chain]) when the caller already has it. */
+export function expirationLevels(chain: ChainState, venues: readonly string[], spot: number, spec: SymbolSpec, profile = chainProfile([chain], spot, spec)): LevelsFields {
   return computeLevels({
     spot,
-    strikes: chain.rows,
-    profile: chainProfile([chain], spot, spec),
+    strikes: chain.columns,
+    profile,
     maxPain: summedBook(chain.book, venues, spec).maxPain,
     atmIv: roundIv(chain.book.ivAt(spot)),
     oiRound: oiRounder(spec),
   });
 }
 
-/** TOTAL rows: per strike sums over the expirations (of the already rounded values). */
-export function totalStrikes(chains: readonly ChainState[], spec: SymbolSpec): StrikeRow[] {
-  const byStrike = new Map<number, StrikeRow>();
-  for (const chain of chains) {
-    for (const row of chain.rows) {
-      const acc = byStrike.get(row.strike);
-      if (acc === undefined) {
-        byStrike.set(row.strike, { ...row });
-      } else {
-        acc.call_gex += row.call_gex;
-        acc.put_gex += row.put_gex;
-        acc.call_oi += row.call_oi;
-        acc.put_oi += row.put_oi;
-      }
-    }
+/** Where each chain's strikes sit among TOTAL's: the ascending union of the chains' strikes. */
+interface TotalLayout {
+  strike: Float64Array;
+  /** Per chain, the TOTAL index of each of its strikes. */
+  at: Int32Array[];
+}
+
+function buildLayout(chains: readonly ChainState[]): TotalLayout {
+  const seen = new Set<number>();
+  for (const chain of chains) for (const strike of chain.book.strikes) seen.add(strike);
+  const strike = Float64Array.from(seen).sort();
+  const indexOf = new Map<number, number>();
+  strike.forEach((value, i) => indexOf.set(value, i));
+  const at = chains.map((chain) => Int32Array.from(chain.book.strikes, (value) => indexOf.get(value) as number));
+  return { strike, at };
+}
+
+/**
+ * Layouts per session (keyed by the first chain's book, which belongs to one session) and listed
+ * expirations: the same for every capture of a session until an expiration drops out.
+ */
+const totalLayouts = new WeakMap<ExpirationBook, Map<string, TotalLayout>>();
+
+function totalLayout(chains: readonly ChainState[]): TotalLayout {
+  const first = chains[0]?.book;
+  if (first === undefined) return buildLayout(chains);
+  let bySet = totalLayouts.get(first);
+  if (bySet === undefined) {
+    bySet = new Map();
+    totalLayouts.set(first, bySet);
   }
-  const roundOi = oiRounder(spec);
-  return [...byStrike.values()]
-    .sort((a, b) => a.strike - b.strike)
-    .map((row) => {
-      const callGex = roundUsd(row.call_gex);
-      const putGex = roundUsd(row.put_gex);
-      return {
-        strike: row.strike,
-        call_gex: callGex,
-        put_gex: putGex,
-        net_gex: roundUsd(callGex - putGex),
-        call_oi: roundOi(row.call_oi),
-        put_oi: roundOi(row.put_oi),
-      };
-    });
+  const key = chains.map((chain) => chain.book.info.iso).join('|');
+  let layout = bySet.get(key);
+  if (layout === undefined) {
+    layout = buildLayout(chains);
+    bySet.set(key, layout);
+  }
+  return layout;
+}
+
+/** Adds `values` into `sums` at the positions `at` gives: each chain in turn, as the sums were always made. */
+function addAt(sums: Float64Array, at: Int32Array, values: Float64Array): void {
+  for (let i = 0; i < values.length; i++) {
+    const j = at[i] as number;
+    sums[j] = (sums[j] as number) + (values[i] as number);
+  }
+}
+
+/** TOTAL columns: per strike sums over the expirations (of the already rounded values). */
+export function totalStrikes(chains: readonly ChainState[], spec: SymbolSpec): StrikeColumns {
+  const { strike, at } = totalLayout(chains);
+  const sums = { callGex: new Float64Array(strike.length), putGex: new Float64Array(strike.length), callOi: new Float64Array(strike.length), putOi: new Float64Array(strike.length) };
+  chains.forEach((chain, c) => {
+    const positions = at[c] as Int32Array;
+    addAt(sums.callGex, positions, chain.columns.callGex);
+    addAt(sums.putGex, positions, chain.columns.putGex);
+    addAt(sums.callOi, positions, chain.columns.callOi);
+    addAt(sums.putOi, positions, chain.columns.putOi);
+  });
+  const netGex = new Float64Array(strike.length);
+  for (let i = 0; i < strike.length; i++) {
+    const callGex = roundUsd(sums.callGex[i] as number);
+    const putGex = roundUsd(sums.putGex[i] as number);
+    sums.callGex[i] = callGex;
+    sums.putGex[i] = putGex;
+    netGex[i] = roundUsd(callGex - putGex);
+    sums.callOi[i] = roundTo(sums.callOi[i] as number, spec.oiDecimals);
+    sums.putOi[i] = roundTo(sums.putOi[i] as number, spec.oiDecimals);
+  }
+  return { strike, callGex: sums.callGex, putGex: sums.putGex, netGex, callOi: sums.callOi, putOi: sums.putOi };
 }
 
 /** TOTAL at-the-money IV: the 30-day constant-maturity level with the smile at spot. */
@@ -127,11 +199,12 @@ export function totalAtmIv(frame: SessionFrame, spot: number): number {
   return roundIv(smileVolatility(frame, atmVolatility(frame, years), years, spot));
 }
 
-export function totalLevels(chains: readonly ChainState[], rows: readonly StrikeRow[], frame: SessionFrame, spot: number): LevelsFields {
+/** `profile` is chainProfile(chains) when the caller already has it. */
+export function totalLevels(chains: readonly ChainState[], rows: StrikeColumns, frame: SessionFrame, spot: number, profile = chainProfile(chains, spot, frame.spec)): LevelsFields {
   return computeLevels({
     spot,
     strikes: rows,
-    profile: chainProfile(chains, spot, frame.spec),
+    profile,
     maxPain: null,
     atmIv: totalAtmIv(frame, spot),
     oiRound: oiRounder(frame.spec),
@@ -140,7 +213,7 @@ export function totalLevels(chains: readonly ChainState[], rows: readonly Strike
 
 /** /gex/term-oi metrics of one venue on one expiration. Upside counts strikes at or above spot. */
 export function termMetrics(chain: ChainState, venue: string, spot: number, spec: SymbolSpec): TermMetrics {
-  const oi = chain.book.oiByVenue.get(venue);
+  const oi = chain.book.openInterest(venue);
   if (oi === undefined) throw new RangeError(`venue ${venue} does not list ${spec.symbol}`);
   let callOi = 0;
   let putOi = 0;
