@@ -105,10 +105,9 @@ describe('faults that outlast the retries', () => {
 describe('a slow response past the timeout', () => {
   it('a link answer slower than the headers timeout is abandoned and asked again', async () => {
     bench = await open();
-    // The first ask of one link hangs 1 s, four times the 250 ms timeout (undici times out under 1 s
-    // with a plain timer, not its coarse one); the retry is answered at once. The emulator runs in
-    // this process: the client's timer is armed before the emulator's and always fires first.
-    bench.emulator.faults.add({ where: 'api', match: /2026-03-09\/strikes_total$/, times: 1, action: { kind: 'delay', ms: 1000 } });
+    // The first ask of one link hangs 3 s, far past the 250 ms timeout: undici's headers timer is a
+    // coarse one (500 ms ticks), which fired after a 1 s hold under CI load. The retry is answered at once.
+    bench.emulator.faults.add({ where: 'api', match: /2026-03-09\/strikes_total$/, times: 1, action: { kind: 'delay', ms: 3000 } });
     const run = await syncVia(bench, ONE_PAIR, { client: { timeouts: { headersMs: 250 } } });
     expect(run.ok).toBe(true);
     // The abandoned answer is still charged server-side when it is finally sent (a 302 is what costs):
@@ -119,8 +118,8 @@ describe('a slow response past the timeout', () => {
 
   it('a manifest listing slower than the timeout every time fails the run cleanly', async () => {
     bench = await open();
-    // Held 1 s, four times the timeout, on every ask (see above).
-    bench.emulator.faults.add({ where: 'api', match: ENDPOINTS[2]!.match, times: Infinity, action: { kind: 'delay', ms: 1000 } });
+    // Held 5 s on every ask, far past the coarse timer (see above).
+    bench.emulator.faults.add({ where: 'api', match: ENDPOINTS[2]!.match, times: Infinity, action: { kind: 'delay', ms: 5000 } });
     const run = await syncVia(bench, ONE_PAIR, { client: { timeouts: { headersMs: 250 }, retry: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 1 } } });
     expect(run.ok).toBe(false);
     expect(String((run as { error: unknown }).error)).toMatch(/timeout|no answer/i);
