@@ -27,7 +27,8 @@ afterEach(async () => {
 
 describe('a 60-day emulator with the default chains', () => {
   // It runs alone, after the rest of the suite (vitest.config.ts): a user's sync has the machine to
-  // itself, and beside another test file on two cores it took 59-73 s in CI.
+  // itself, and beside another test file on two cores it took 59-73 s in CI. Alone, with the
+  // emulator's faster file builds and a session's files kept on one worker: 30.0 s in CI.
   it('is synced end to end: one venue and symbol over 60 days, every other venue for its newest session', { timeout: 600_000 }, async () => {
     // The chain sizes and history length `gexwh emulate --days 60` uses.
     // Two build workers (a 2-core machine's default), building only the files a listing asks for.
