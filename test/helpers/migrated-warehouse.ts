@@ -1,6 +1,7 @@
 // A migrated, empty warehouse built once per test file and copied to where a case's first sync would
 // create its own: the migrations (~0.5-1 s of DuckDB work each time) then run once per file instead of
-// once per case. Only for cases whose subject is not how a new warehouse is created.
+// once per case. Only for cases whose subject is not how a new warehouse is created. For CLI
+// workspaces; a sync bench starts from the same state with snapshotBench(options, migrateOnly).
 import { copyFileSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { openWarehouse } from '../../src/warehouse/index.js';

@@ -93,6 +93,11 @@ export interface BenchSnapshot {
   remove(): Promise<void>;
 }
 
+/** A snapshot's `prepare` for the commonest start: a migrated, empty warehouse. */
+export async function migrateOnly(bench: Bench): Promise<void> {
+  (await openWarehouse(bench.dbPath)).close();
+}
+
 export async function snapshotBench(options: EmulatorOptions, prepare: (bench: Bench) => Promise<void>): Promise<BenchSnapshot> {
   const root = mkdtempSync(join(tmpdir(), 'gexwh-bench-'));
   const dir = join(root, 'bench');

@@ -1,39 +1,32 @@
 // Reliability matrix, API side: every fault is injected into the emulator, then the run is checked
 // (nothing lost, nothing duplicated, credits = files + forced retries) and the next run completes.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ApiSchemaError, NetworkError, PartialFailureError } from '../../src/core/errors.js';
 import type { FaultAction } from '../../src/emulator/index.js';
 import { addDays } from '../../src/time/dates.js';
 import { consistent, inspectWarehouse } from '../helpers/invariants.js';
 import { expectRecovered, ONE_PAIR, syncVia } from '../helpers/reliability.js';
-import { buildMigratedWarehouse, seedWarehouse } from '../helpers/migrated-warehouse.js';
-import { startBench, type Bench } from '../helpers/sync.js';
+import { migrateOnly, snapshotBench, startBench, type Bench, type BenchSnapshot } from '../helpers/sync.js';
 
 let bench: Bench | undefined;
-let templateDir: string;
-let template: string;
+const EMULATOR = { days: 2 };
+let migrated: BenchSnapshot;
 beforeAll(async () => {
-  templateDir = mkdtempSync(join(tmpdir(), 'gexwh-api-faults-'));
-  template = await buildMigratedWarehouse(templateDir);
+  migrated = await snapshotBench(EMULATOR, migrateOnly);
 });
 afterEach(async () => {
   await bench?.close();
   bench = undefined;
 });
-afterAll(() => rmSync(templateDir, { recursive: true, force: true }));
+afterAll(() => migrated?.remove());
 
 /**
  * Two completed sessions of one pair: 6 files, enough to show partial loads without slowing the
  * matrix. A migrated empty warehouse waits where the faulted run opens it, unless the case checks
  * that nothing at all is written.
  */
-async function open({ seeded = true } = {}): Promise<Bench> {
-  const opened = await startBench({ days: 2 });
-  if (seeded) seedWarehouse(template, opened.dbPath);
-  return opened;
+function open({ seeded = true } = {}): Promise<Bench> {
+  return seeded ? migrated.start() : startBench(EMULATOR);
 }
 
 /** Every API endpoint a sync calls (the free ones first, then the paid listing and the file links). */

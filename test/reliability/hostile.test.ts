@@ -8,8 +8,7 @@ import { createApiClient } from '../../src/api/index.js';
 import { ApiSchemaError, PartialFailureError } from '../../src/core/errors.js';
 import { consistent, inspectWarehouse } from '../helpers/invariants.js';
 import { expectRecovered, ONE_PAIR, recordedCredits, syncVia } from '../helpers/reliability.js';
-import { openWarehouse } from '../../src/warehouse/index.js';
-import { listFiles, snapshotBench, type Bench, type BenchSnapshot } from '../helpers/sync.js';
+import { listFiles, migrateOnly, snapshotBench, type Bench, type BenchSnapshot } from '../helpers/sync.js';
 
 let bench: Bench | undefined;
 const servers: Server[] = [];
@@ -26,7 +25,7 @@ let empty: BenchSnapshot;
 let synced: BenchSnapshot;
 const SYNCED_FILES = 6;
 beforeAll(async () => {
-  empty = await snapshotBench(EMULATOR, async (b) => (await openWarehouse(b.dbPath)).close());
+  empty = await snapshotBench(EMULATOR, migrateOnly);
   synced = await snapshotBench(EMULATOR, async (b) => {
     expect((await syncVia(b)).ok).toBe(true);
     expect(await inspectWarehouse(b.dbPath, b.archive)).toEqual(consistent(SYNCED_FILES));

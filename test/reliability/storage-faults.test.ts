@@ -4,9 +4,7 @@
 // scenario checks that no partial file is archived or loaded, that the credits charged equal the
 // files plus the retries the fault forced (and what gexwh recorded), and that the next run completes.
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { PartialFailureError } from '../../src/core/errors.js';
@@ -14,27 +12,22 @@ import type { FaultAction } from '../../src/emulator/index.js';
 import { consistent, inspectWarehouse } from '../helpers/invariants.js';
 import { CLI_PATH, runCli, type CliResult } from '../helpers/cli.js';
 import { expectRecovered, manifestFiles, ONE_PAIR, recordedCredits, syncVia } from '../helpers/reliability.js';
-import { buildMigratedWarehouse, seedWarehouse } from '../helpers/migrated-warehouse.js';
-import { listFiles, startBench, type Bench } from '../helpers/sync.js';
+import { listFiles, migrateOnly, snapshotBench, type Bench, type BenchSnapshot } from '../helpers/sync.js';
 
 let bench: Bench | undefined;
-let templateDir: string;
-let template: string;
+let migrated: BenchSnapshot;
 beforeAll(async () => {
-  templateDir = mkdtempSync(join(tmpdir(), 'gexwh-storage-faults-'));
-  template = await buildMigratedWarehouse(templateDir);
+  migrated = await snapshotBench({ days: 2 }, migrateOnly);
 });
 afterEach(async () => {
   await bench?.close();
   bench = undefined;
 });
-afterAll(() => rmSync(templateDir, { recursive: true, force: true }));
+afterAll(() => migrated?.remove());
 
 /** Two sessions of one pair, and a migrated empty warehouse where the faulted run opens it. */
-async function open(): Promise<Bench> {
-  const opened = await startBench({ days: 2 });
-  seedWarehouse(template, opened.dbPath);
-  return opened;
+function open(): Promise<Bench> {
+  return migrated.start();
 }
 const ONE_FILE = /2026-03-10\/strikes_total/;
 const ARCHIVE_WRITE_FAULT = fileURLToPath(new URL('../helpers/archive-write-fault.mjs', import.meta.url));

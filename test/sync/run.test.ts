@@ -5,8 +5,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { PartialFailureError } from '../../src/core/errors.js';
 import { addDays } from '../../src/time/dates.js';
-import { openWarehouse } from '../../src/warehouse/index.js';
-import { listFiles, parseDailyFile, snapshotBench, startBench, type Bench, type BenchSnapshot } from '../helpers/sync.js';
+import { listFiles, migrateOnly, parseDailyFile, snapshotBench, startBench, type Bench, type BenchSnapshot } from '../helpers/sync.js';
 
 let bench: Bench | undefined;
 afterEach(async () => {
@@ -22,7 +21,7 @@ const ONE_PAIR = { exchange: 'deribit', symbol: 'BTC' } as const;
 let empty: BenchSnapshot;
 let synced: BenchSnapshot;
 beforeAll(async () => {
-  empty = await snapshotBench({}, async (b) => (await openWarehouse(b.dbPath)).close());
+  empty = await snapshotBench({}, migrateOnly);
   synced = await snapshotBench({}, async (b) => {
     expect((await b.sync(ONE_PAIR)).filesLoaded).toBe(9);
   });
