@@ -2,7 +2,20 @@
 // function per endpoint (zod-validated), retries decided by ./retry.ts, quota tracked by ./quota.ts,
 // and the two-step file download (302 link, then the storage fetch without credentials).
 import { Pool } from 'undici';
-import { ApiError, ApiSchemaError, AuthError, LinkAnswerLostError, LinkExpiredError, NetworkError, QuotaExceededError, UsageError } from '../core/errors.js';
+import {
+  ApiError,
+  ApiSchemaError,
+  ApiUnavailableError,
+  AuthError,
+  LinkAnswerLostError,
+  LinkExpiredError,
+  NetworkError,
+  outageHints,
+  outageMessage,
+  QuotaExceededError,
+  UsageError,
+  type Outage,
+} from '../core/errors.js';
 import { DEFAULT_LINK_LIFETIME_MS, StorageDownloader, type DownloadOptions, type DownloadResult } from './download.js';
 import {
   DEFAULT_MAX_JSON_BYTES,
@@ -107,6 +120,8 @@ interface RawResponse {
   status: number;
   headers: Record<string, string | string[] | undefined>;
   body: Buffer;
+  /** How many attempts it took (an answer that stayed 5xx took every one the policy allows). */
+  attempts?: number;
 }
 
 export function createApiClient(options: ApiClientOptions): ApiClient {
@@ -371,15 +386,14 @@ export class ApiClient {
         }
         const decision = decide(this.policy, attempt, outcome);
         if (!decision.retry) {
-          throw new NetworkError(`${endpoint}: no answer from the API after ${attempt} attempt(s): ${describeNetworkError(error)}`, {
-            attempts: attempt,
-          });
+          const outage: Outage = { service: 'the API', host: this.host(), attempts: attempt, lastError: `${endpoint}: ${describeNetworkError(error)}` };
+          throw new NetworkError(outageMessage(outage), outageHints(outage), { cause: error });
         }
         await this.sleep(decision.delayMs, signal);
         continue;
       }
       const decision = decide(this.policy, attempt, { kind: 'status', status: response.status });
-      if (!decision.retry) return response;
+      if (!decision.retry) return { ...response, attempts: attempt };
       await this.sleep(decision.delayMs, signal);
     }
   }
@@ -410,6 +424,7 @@ export class ApiClient {
   /** An error answer → ApiError (or QuotaExceededError for 429), with the server's slug and hints. */
   private errorOf(response: RawResponse, endpoint: string): ApiError {
     const { slug, message, hints } = redactSecret(errorBodyOf(response), this.apiKey);
+    if (response.status >= 500) return this.unavailableError(response, slug, message, endpoint, hints);
     if (response.status !== 429) return new ApiError(response.status, slug, message, endpoint, hints);
     const bucket = bucketOf429(slug, response.headers);
     const fromHeaders = parseQuotaHeaders(response.headers, bucket);
@@ -418,6 +433,25 @@ export class ApiClient {
     if (bucketState) this.tracker.observe({ [bucket]: bucketState });
     const resetAt = bucketState?.reset ?? parseReset((hints.rate_limit as { reset?: unknown } | undefined)?.reset) ?? undefined;
     return new QuotaExceededError(slug, message, endpoint, hints, bucket, resetAt);
+  }
+
+  /** A 5xx that outlasted the retries: an outage the user can only wait out, said with its facts. */
+  private unavailableError(response: RawResponse, slug: string, message: string, endpoint: string, hints: Record<string, unknown>): ApiUnavailableError {
+    const retryAfterSeconds = parseRetryAfter(firstHeader(response.headers, 'retry-after'), this.now());
+    const outage: Outage = {
+      service: 'the API',
+      host: this.host(),
+      attempts: response.attempts ?? 1,
+      lastStatus: response.status,
+      lastError: `${endpoint}: ${message}`,
+      ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }),
+    };
+    return new ApiUnavailableError(response.status, slug, outageMessage(outage), endpoint, { ...hints, ...outageHints(outage) });
+  }
+
+  /** The API's host (and port) for messages: never a path, a query or anything secret. */
+  private host(): string {
+    return new URL(this.origin).host;
   }
 
   private combinedSignal(signal: AbortSignal | undefined): AbortSignal | undefined {
@@ -473,6 +507,17 @@ function errorBodyOf(response: RawResponse): { slug: string; message: string; hi
     return { slug: error as string, message: typeof message === 'string' ? message : `HTTP ${response.status}`, hints };
   }
   return { slug: `http_${response.status}`, message: `HTTP ${response.status} without an API error body`, hints: {} };
+}
+
+/**
+ * Retry-After as whole seconds from now: delta-seconds or an HTTP date; undefined when absent,
+ * unreadable, or not in the future.
+ */
+export function parseRetryAfter(value: string | undefined, nowMs: number): number | undefined {
+  if (value === undefined) return undefined;
+  const text = value.trim();
+  const seconds = /^\d+$/.test(text) ? Number(text) : Math.ceil((Date.parse(text) - nowMs) / 1000);
+  return Number.isFinite(seconds) && seconds > 0 ? seconds : undefined;
 }
 
 function bucketOf429(slug: string, headers: Record<string, string | string[] | undefined>): QuotaBucketName {

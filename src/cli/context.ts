@@ -22,5 +22,7 @@ export function resetStopSignal(): void {
 
 export function contextOf(command: Command): CommandContext {
   const settings = resolveGlobals(command.optsWithGlobals<GlobalFlags>());
-  return { settings, out: createOutput(settings), signal: stopController.signal };
+  const out = createOutput(settings);
+  if (settings.baseUrlNote !== undefined) out.info(`note: ${settings.baseUrlNote}`);
+  return { settings, out, signal: stopController.signal };
 }

@@ -2,7 +2,7 @@
 // It never exits and installs no signal handler (main.ts, the binary, does both), so tests can run
 // the same path in-process.
 import { CommanderError } from 'commander';
-import { ExitCode, exitCodeOf } from '../core/errors.js';
+import { ExitCode, exitCodeOf, usageErrorOfFs } from '../core/errors.js';
 import { describeError, errorJson, forgetResult, jsonReplacer, wasResultWritten } from './output.js';
 import { buildProgram } from './program.js';
 
@@ -15,13 +15,14 @@ export async function runGexwh(argv: string[]): Promise<number> {
   try {
     await program.parseAsync(argv);
     return ExitCode.ok;
-  } catch (error) {
-    if (error instanceof CommanderError) {
+  } catch (thrown) {
+    if (thrown instanceof CommanderError) {
       // help and version end here with code 0; commander already printed its message.
-      if (error.exitCode === 0) return ExitCode.ok;
-      if (json) printJsonError({ error: { code: 'usage', message: error.message.replace(/^error: /, ''), hint: null, exitCode: ExitCode.usage } });
+      if (thrown.exitCode === 0) return ExitCode.ok;
+      if (json) printJsonError({ error: { code: 'usage', message: thrown.message.replace(/^error: /, ''), hint: null, exitCode: ExitCode.usage } });
       return ExitCode.usage;
     }
+    const error = usageErrorOfFs(thrown) ?? thrown;
     const verbose = argv.includes('--verbose');
     process.stderr.write(`${describeError(error, verbose)}\n`);
     if (json && !wasResultWritten()) printJsonError(errorJson(error));

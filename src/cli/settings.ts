@@ -44,7 +44,10 @@ export interface GlobalFlags {
 export interface GlobalSettings {
   db: string;
   archive: string;
+  /** The API root that holds /api/v1, normalised (a given trailing /api/v1 or / taken off). */
   baseUrl: string | undefined;
+  /** Said once to the user when the base URL was normalised. */
+  baseUrlNote?: string;
   json: boolean;
   quiet: boolean;
   verbose: boolean;
@@ -84,12 +87,13 @@ function describeIssues(error: z.ZodError): string {
 }
 
 export function resolveGlobals(flags: GlobalFlags, env: NodeJS.ProcessEnv = process.env, config: ConfigFile = loadConfigFile(flags.config)): GlobalSettings {
-  const baseUrl = flags.baseUrl ?? env.GEX_BASE_URL ?? config.baseUrl;
-  if (baseUrl !== undefined) checkBaseUrl(baseUrl);
+  const given = flags.baseUrl ?? env.GEX_BASE_URL ?? config.baseUrl;
+  const base = given === undefined ? undefined : normaliseBaseUrl(given);
   return {
     db: flags.db ?? env.GEXWH_DB ?? config.db ?? DEFAULT_DB,
     archive: flags.archive ?? env.GEXWH_ARCHIVE ?? config.archive ?? DEFAULT_ARCHIVE,
-    baseUrl,
+    baseUrl: base?.url,
+    ...(base?.note === undefined ? {} : { baseUrlNote: base.note }),
     ...switchesOf(flags),
     config,
     apiKeyFile: flags.apiKeyFile,
@@ -100,7 +104,23 @@ function switchesOf(flags: GlobalFlags): Pick<GlobalSettings, 'json' | 'quiet' |
   return { json: flags.json ?? false, quiet: flags.quiet ?? false, verbose: flags.verbose ?? false };
 }
 
-function checkBaseUrl(value: string): void {
+/**
+ * The API root, checked (an absolute http(s) URL without user info) and normalised: users often paste
+ * the versioned root they read in the API's docs, which would make every request `/api/v1/api/v1/...`.
+ */
+export function normaliseBaseUrl(value: string): { url: string; note?: string } {
+  const url = checkBaseUrl(value);
+  const path = url.pathname.replace(/\/+$/, '');
+  const root = path.replace(/\/api\/v1$/i, '');
+  const normalised = `${url.origin}${root}`;
+  if (url.search !== '' || url.hash !== '') {
+    throw new UsageError(`--base-url: must not carry a query or fragment: "${value}"; expected the API root, e.g. https://api.example.com`);
+  }
+  if (root === path) return { url: normalised };
+  return { url: normalised, note: `the base URL is the API root that holds /api/v1: using ${normalised} (given ${value})` };
+}
+
+function checkBaseUrl(value: string): URL {
   let url: URL;
   try {
     url = new URL(value);
@@ -111,6 +131,7 @@ function checkBaseUrl(value: string): void {
     throw new UsageError(`--base-url: scheme ${url.protocol} not allowed; use https (or http for a local emulator)`);
   }
   if (url.username || url.password) throw new UsageError('--base-url: must not contain user info');
+  return url;
 }
 
 export function requireBaseUrl(settings: GlobalSettings): string {

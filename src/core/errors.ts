@@ -9,6 +9,7 @@ export const ExitCode = {
   auth: 3,
   partial: 4,
   locked: 5,
+  unreachable: 6,
   sigint: 130,
   sigterm: 143,
 } as const;
@@ -93,8 +94,48 @@ export class ApiSchemaError extends GexwhError {
   }
 }
 
-/** The network or the storage origin failed after every retry the policy allows. */
+/**
+ * What a user needs when a service is down: where, what it last said, that nothing was lost, and when
+ * a rerun makes sense. The hints carry the same facts for scripts.
+ */
+export interface Outage {
+  /** 'the API' or 'the storage' or 'the object store'. */
+  service: string;
+  host: string;
+  attempts: number;
+  /** The last HTTP status, absent when no answer came at all. */
+  lastStatus?: number;
+  /** The last answer's own words, or the network error's. */
+  lastError: string;
+  /** Seconds the server asked to wait (Retry-After), when it said. */
+  retryAfterSeconds?: number;
+}
+
+export function outageMessage(outage: Outage): string {
+  const what = outage.lastStatus === undefined ? `could not be reached (${outage.lastError})` : `kept failing (HTTP ${outage.lastStatus}: ${outage.lastError})`;
+  const when =
+    outage.retryAfterSeconds === undefined
+      ? 'run the same command again later'
+      : `run the same command again in ${outage.retryAfterSeconds} s or more (the server's Retry-After)`;
+  const check = outage.lastStatus === undefined ? '; if it persists, check the base URL and the network' : '';
+  return `${outage.service} at ${outage.host} ${what} after ${outage.attempts} attempt(s). Nothing was lost: every file paid so far is archived and recorded; ${when}${check}`;
+}
+
+export function outageHints(outage: Outage): HintFields {
+  return {
+    host: outage.host,
+    attempts: outage.attempts,
+    ...(outage.lastStatus === undefined ? {} : { last_status: outage.lastStatus }),
+    last_error: outage.lastError,
+    ...(outage.retryAfterSeconds === undefined ? {} : { retry_after_seconds: outage.retryAfterSeconds }),
+  };
+}
+
+/** The network or the storage origin failed after every retry the policy allows. Exit 6. */
 export class NetworkError extends GexwhError {}
+
+/** The API answered 5xx to every attempt the retry policy allows. Exit 6; the slug is the server's. */
+export class ApiUnavailableError extends ApiError {}
 
 /**
  * A file link request reached the server but its answer was lost (connection reset or closed): the
@@ -144,7 +185,7 @@ export class ObjectStoreAuthError extends GexwhError {}
 /** The export's bucket does not exist (or the s3:// address is malformed). Exit 2: fix the --out. */
 export class ObjectStoreBucketError extends UsageError {}
 
-/** The object store failed or could not be reached after the SDK's retries. Exit 1; a rerun resumes. */
+/** The object store failed or could not be reached after the SDK's retries. Exit 6; a rerun resumes. */
 export class ObjectStoreError extends GexwhError {}
 
 /** `gexwh doctor` found problems; the checks are in the hints. Exit 1. */
@@ -165,6 +206,7 @@ export function exitCodeOf(error: unknown): ExitCode {
   if (error instanceof LockError) return ExitCode.locked;
   if (error instanceof PartialFailureError || error instanceof IntegrityError) return ExitCode.partial;
   if (error instanceof InterruptedError) return error.signal === 'SIGINT' ? ExitCode.sigint : ExitCode.sigterm;
+  if (error instanceof NetworkError || error instanceof ApiUnavailableError || error instanceof ObjectStoreError) return ExitCode.unreachable;
   if (error instanceof ApiError) return apiExitCode(error);
   return ExitCode.unexpected;
 }
@@ -199,6 +241,31 @@ const ERROR_CODES: readonly [abstract new (...args: never[]) => Error, string][]
   [InterruptedError, 'interrupted'],
   [ChecksFailedError, 'checks_failed'],
 ];
+
+/** What to tell a user whose path the file system refused, by errno code. */
+const FS_REFUSALS: Record<string, (path: string) => string> = {
+  EISDIR: (path) => `${path} is a folder where a file is expected; give a file path`,
+  ENOTDIR: (path) => `${path} (or a folder on its way) is a file where a folder is expected; give a folder path, or move that file away`,
+  EACCES: (path) => `permission denied on ${path}; choose a path you may write, or fix its permissions`,
+  EPERM: (path) => `operation not permitted on ${path}; choose a path you may write, or fix its permissions`,
+  EROFS: (path) => `${path} is on a read-only file system; choose a path on a writable disk`,
+  ENAMETOOLONG: (path) => `the path ${path} is too long for the file system; choose a shorter one`,
+  ELOOP: (path) => `${path} goes through too many symbolic links; give the real path`,
+};
+
+/**
+ * A Node file-system error on a path (a folder given where a file goes, a read-only disk) as the
+ * usage error it is: the user named the path and can fix it. Anything else: undefined.
+ */
+export function usageErrorOfFs(error: unknown): UsageError | undefined {
+  if (!(error instanceof Error) || error instanceof GexwhError) return undefined;
+  const { code, path: source, dest } = error as NodeJS.ErrnoException & { dest?: string };
+  // A rename's refusal is about where it was going (the user's --out), not the temp file it moved.
+  const path = dest ?? source;
+  const refusal = code === undefined ? undefined : FS_REFUSALS[code];
+  if (refusal === undefined || typeof path !== 'string') return undefined;
+  return new UsageError(refusal(path), { path, code }, { cause: error });
+}
 
 /** The message of anything thrown: an Error's own, else the value as text. */
 export function errorMessage(error: unknown): string {

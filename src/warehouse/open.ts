@@ -1,7 +1,7 @@
 // Opens the DuckDB warehouse: creates its folder, pins the session to UTC, maps DuckDB's file-lock
 // error to LockError (exit 5) and a damaged file to DamagedWarehouseError, and applies pending
 // migrations when opened for writing.
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
@@ -67,9 +67,16 @@ function damagedError(dbPath: string, cause: unknown): DamagedWarehouseError {
   );
 }
 
+/** DuckDB says only "Could not read from file ... Is a directory": name the option and the fix. */
+function refuseFolder(dbPath: string): void {
+  if (!statSync(dbPath, { throwIfNoEntry: false })?.isDirectory()) return;
+  throw new UsageError(`--db ${dbPath} is a folder; --db names the warehouse file, e.g. --db ${dbPath.replace(/\/+$/, '')}/gex.duckdb`, { db: dbPath });
+}
+
 export async function openWarehouse(path: string, options: OpenOptions = {}): Promise<Warehouse> {
   const readOnly = (options.readOnly ?? false) || options.sandbox !== undefined;
   const dbPath = path === IN_MEMORY ? path : resolve(path);
+  if (dbPath !== IN_MEMORY) refuseFolder(dbPath);
   if (dbPath !== IN_MEMORY && !readOnly) mkdirSync(dirname(dbPath), { recursive: true });
 
   const instance = await createInstanceWaiting(dbPath, readOnly, options);
@@ -114,7 +121,10 @@ async function createInstanceWaiting(dbPath: string, readOnly: boolean, options:
   }
 }
 
-const MEMORY_LIMIT = /^\d+(\.\d+)?\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)$/i;
+const MEMORY_LIMIT = /^(\d+(?:\.\d+)?)\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)$/i;
+const UNIT_BYTES: Record<string, number> = { b: 1, kb: 1e3, mb: 1e6, gb: 1e9, tb: 1e12, kib: 2 ** 10, mib: 2 ** 20, gib: 2 ** 30, tib: 2 ** 40 };
+/** Below this DuckDB cannot pin the blocks a verify or a load needs (16MB already fails some). */
+const MIN_MEMORY_LIMIT_BYTES = 64e6;
 
 /**
  * DuckDB's memory_limit from env GEXWH_MEMORY_LIMIT (e.g. 256MB), for small machines: past it DuckDB
@@ -123,8 +133,14 @@ const MEMORY_LIMIT = /^\d+(\.\d+)?\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)$/i;
 export function memoryLimitFromEnv(env: NodeJS.ProcessEnv = process.env): string | undefined {
   const raw = env.GEXWH_MEMORY_LIMIT?.trim();
   if (raw === undefined || raw === '') return undefined;
-  if (!MEMORY_LIMIT.test(raw)) {
+  const match = MEMORY_LIMIT.exec(raw);
+  if (!match) {
     throw new UsageError(`GEXWH_MEMORY_LIMIT must be a size like 256MB or 2GB, got "${raw}"`, { GEXWH_MEMORY_LIMIT: raw });
+  }
+  if (Number(match[1]) * UNIT_BYTES[match[2]!.toLowerCase()]! < MIN_MEMORY_LIMIT_BYTES) {
+    throw new UsageError(`GEXWH_MEMORY_LIMIT is ${raw}, below the 64MB DuckDB needs to load and verify files; set 256MB or more, or unset it`, {
+      GEXWH_MEMORY_LIMIT: raw,
+    });
   }
   return raw;
 }

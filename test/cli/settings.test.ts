@@ -61,6 +61,31 @@ describe('precedence', () => {
   });
 });
 
+describe('base URL', () => {
+  it.each([
+    ['https://api.example.com', 'https://api.example.com', false],
+    ['https://api.example.com/', 'https://api.example.com', false],
+    ['https://api.example.com/api/v1', 'https://api.example.com', true],
+    ['https://api.example.com/api/v1/', 'https://api.example.com', true],
+    ['https://api.example.com/gex/api/v1', 'https://api.example.com/gex', true],
+    ['http://127.0.0.1:8787/API/V1', 'http://127.0.0.1:8787', true],
+  ])('%s is used as %s (note: %s)', (given, used, noted) => {
+    const settings = resolveGlobals({ baseUrl: given, config: configFile({}) }, {});
+    expect(settings.baseUrl).toBe(used);
+    if (noted) expect(settings.baseUrlNote).toMatch(/root that holds \/api\/v1: using .* \(given /);
+    else expect(settings.baseUrlNote).toBeUndefined();
+  });
+
+  it('is normalised from the env and the config file too', () => {
+    expect(resolveGlobals({ config: configFile({}) }, { GEX_BASE_URL: 'https://e.example/api/v1' }).baseUrl).toBe('https://e.example');
+    expect(resolveGlobals({ config: configFile({ baseUrl: 'https://c.example/api/v1/' }) }, {}).baseUrl).toBe('https://c.example');
+  });
+
+  it('refuses a query or fragment, which no API root has', () => {
+    expect(() => resolveGlobals({ baseUrl: 'https://x.example/?key=1', config: configFile({}) }, {})).toThrow(/query or fragment/);
+  });
+});
+
 describe('API key', () => {
   const settings = (apiKeyFile?: string) => ({ ...resolveGlobals({ config: configFile({}) }, {}), apiKeyFile });
 

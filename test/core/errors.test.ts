@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   ApiError, AuthError, BodyTooLargeError, ChecksFailedError, DamagedWarehouseError, errorCodeOf, errorMessage, exitCodeOf, ExitCode,
   InflatedTooLargeError, IntegrityError, InterruptedError, JournalError, LinkAnswerLostError, LinkExpiredError, LiveJournalError,
-  LocalWriteError, LockError, NetworkError, PartialFailureError, QuotaExceededError, RefusedQueryError, UnsafeResponseError, UsageError,
+  LocalWriteError, LockError, NetworkError, ApiUnavailableError, ObjectStoreError, PartialFailureError, QuotaExceededError, RefusedQueryError, UnsafeResponseError, UsageError,
 } from '../../src/core/errors.js';
 
 describe('exit codes, decided in one place', () => {
@@ -19,8 +19,11 @@ describe('exit codes, decided in one place', () => {
     [new InterruptedError('SIGINT'), ExitCode.sigint, 'interrupted'],
     [new InterruptedError('SIGTERM'), ExitCode.sigterm, 'interrupted'],
     [new DamagedWarehouseError('x'), ExitCode.unexpected, 'damaged_warehouse'],
-    [new NetworkError('x'), ExitCode.unexpected, 'network'],
-    [new LinkAnswerLostError('x'), ExitCode.unexpected, 'network'],
+    [new NetworkError('x'), ExitCode.unreachable, 'network'],
+    [new LinkAnswerLostError('x'), ExitCode.unreachable, 'network'],
+    [new ApiUnavailableError(503, 'files_unavailable', 'x', '/me'), ExitCode.unreachable, 'files_unavailable'],
+    [new ApiError(503, 'files_unavailable', 'x', '/me'), ExitCode.unexpected, 'files_unavailable'],
+    [new ObjectStoreError('x'), ExitCode.unreachable, 'object_store'],
     [new UnsafeResponseError('x'), ExitCode.unexpected, 'unsafe_response'],
     [new BodyTooLargeError('x'), ExitCode.unexpected, 'unsafe_response'],
     [new InflatedTooLargeError('x'), ExitCode.unexpected, 'unsafe_response'],

@@ -22,6 +22,14 @@ describe('memoryLimitFromEnv', () => {
       expect(() => memoryLimitFromEnv({ GEXWH_MEMORY_LIMIT: bad })).toThrow(UsageError);
     }
   });
+
+  it('refuses a size too small for DuckDB to load or verify a file, saying what to set', () => {
+    for (const small of ['0B', '1MB', '63MB', '60MiB', '0.05GB']) {
+      expect(() => memoryLimitFromEnv({ GEXWH_MEMORY_LIMIT: small })).toThrow(/below the 64MB .* set 256MB or more, or unset it/);
+    }
+    expect(memoryLimitFromEnv({ GEXWH_MEMORY_LIMIT: '64MB' })).toBe('64MB');
+    expect(memoryLimitFromEnv({ GEXWH_MEMORY_LIMIT: '62MiB' })).toBe('62MiB');
+  });
 });
 
 describe('openWarehouse with GEXWH_MEMORY_LIMIT', () => {

@@ -118,6 +118,7 @@ function faultAnswer(deps: ApiDeps, req: IncomingMessage, res: ServerResponse, f
     hints = { rate_limit: rateLimitBlock(status) };
     headers = isDownload ? historyFilesHeaders(status) : rateLimitHeaders(status);
   }
+  if (fault.retryAfter !== undefined) headers['Retry-After'] = fault.retryAfter;
   return sendError(res, new HttpError(fault.status, slug, fault.message ?? `Injected ${fault.status}.`, hints, headers));
 }
 

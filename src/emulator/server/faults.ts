@@ -4,7 +4,8 @@
 // A status fault without `error` gets the slug the spec gives that status: 503 is files_unavailable
 // on a download path and market_unavailable elsewhere (the emulator's only trigger of
 // market_unavailable: its market data never fails on its own), 429 rate_limit_exceeded or
-// history_files_limit_exceeded (with the rate_limit hint and headers when the key is valid).
+// history_files_limit_exceeded (with the rate_limit hint and headers when the key is valid). The
+// spec's API sends no Retry-After, but a proxy in front of it may: `retryAfter` adds one.
 //
 // Who acts on what:
 // - at the start of a request: drop (socket destroyed), delay (then normal), status and body (a
@@ -18,7 +19,7 @@
 //   client lost an answer it paid for).
 
 export type FaultAction =
-  | { kind: 'status'; status: number; error?: string; message?: string }
+  | { kind: 'status'; status: number; error?: string; message?: string; retryAfter?: string }
   | { kind: 'drop' }
   | { kind: 'truncate'; atByte?: number }
   | { kind: 'corrupt' }

@@ -1,0 +1,112 @@
+// Failures a user can cause or meet, as they meet them through the built CLI: each says what happened,
+// names the path or host, and says what to do, with its own exit code (2: fix the input; 6: the API
+// or storage is down, nothing was lost) instead of "unexpected failure" (exit 1).
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+import { startBench, type Bench } from '../helpers/sync.js';
+
+let bench: Bench;
+let env: Record<string, string>;
+let local: string[];
+beforeAll(async () => {
+  bench = await startBench({ days: 2 });
+  await bench.sync({ exchange: 'deribit', symbol: 'BTC' });
+  env = { GEX_BASE_URL: bench.emulator.baseUrl, GEX_API_KEY: bench.emulator.keys.pro };
+  local = ['--db', bench.dbPath, '--archive', bench.archive];
+});
+afterAll(() => bench.close());
+
+interface JsonError {
+  error: { code: string; message: string; hint: Record<string, unknown> | null; exitCode: number };
+}
+
+describe('a path the user named, refused by the file system: exit 2 naming the path and the fix', () => {
+  it('export --out onto an existing file', async () => {
+    const file = join(bench.dir, 'not-a-folder');
+    writeFileSync(file, 'mine');
+    const run = await runCli(['export', ...local, '--out', file]);
+    expect(run.code, run.stderr).toBe(2);
+    expect(run.stderr).toContain(`${file} (or a folder on its way) is a file where a folder is expected; give a folder path`);
+    expect(run.stderr).not.toMatch(/unexpected failure/);
+  });
+
+  it.each([
+    ['chart', ['chart', 'profile', '--exchange', 'deribit', '--symbol', 'BTC'], 'profile.svg'],
+    ['report', ['report'], 'report.html'],
+  ])('%s --out onto a folder; no temp file left beside it', async (_name, args, name) => {
+    const parent = join(bench.dir, `out-${name}`);
+    const folder = join(parent, name);
+    mkdirSync(folder, { recursive: true });
+    const run = await runCli([...args, ...local, '--out', folder, '--json']);
+    expect(run.code, run.stderr).toBe(2);
+    expect(run.stderr).toContain(`${folder} is a folder where a file is expected; give a file path`);
+    expect((JSON.parse(run.stdout) as JsonError).error).toMatchObject({ code: 'usage', exitCode: 2, hint: { path: folder, code: 'EISDIR' } });
+    expect(readdirSync(parent)).toEqual([name]);
+  });
+
+  it.each([['status'], ['query', 'SELECT 1'], ['sync', '--exchange', 'deribit', '--symbol', 'BTC']])('--db naming a folder (%s)', async (...args) => {
+    const folder = join(bench.dir, 'db-folder');
+    mkdirSync(folder, { recursive: true });
+    const run = await runCli([...args, '--db', folder, '--archive', bench.archive], { env });
+    expect(run.code, run.stderr).toBe(2);
+    expect(run.stderr).toContain(`--db ${folder} is a folder; --db names the warehouse file, e.g. --db ${folder}/gex.duckdb`);
+    expect(readdirSync(folder)).toEqual([]);
+  });
+
+  it('GEXWH_MEMORY_LIMIT too small for DuckDB', async () => {
+    const run = await runCli(['query', ...local, 'SELECT count(*) FROM levels'], { env: { GEXWH_MEMORY_LIMIT: '0B' } });
+    expect(run.code, run.stderr).toBe(2);
+    expect(run.stderr).toMatch(/GEXWH_MEMORY_LIMIT is 0B, below the 64MB .*; set 256MB or more, or unset it/);
+  });
+});
+
+describe('the API down or failing: exit 6, the host, the last status and the server\'s words, nothing lost', () => {
+  it('503 on every attempt, with Retry-After: says when to rerun; --json carries the facts', async () => {
+    const db = join(bench.dir, 'outage.duckdb');
+    bench.emulator.faults.add({ match: /^\/api\/v1\/me$/, times: Infinity, action: { kind: 'status', status: 503, message: 'Maintenance until 03:00 UTC.', retryAfter: '600' } });
+    try {
+      const run = await runCli(['sync', '--exchange', 'deribit', '--symbol', 'BTC', '--db', db, '--archive', bench.archive, '--json'], { env });
+      expect(run.code, run.stderr).toBe(6);
+      const host = new URL(bench.emulator.baseUrl).host;
+      expect(run.stderr).toContain(`the API at ${host} kept failing (HTTP 503: /me: Maintenance until 03:00 UTC.) after 5 attempt(s)`);
+      expect(run.stderr).toContain('Nothing was lost');
+      expect(run.stderr).toContain('run the same command again in 600 s or more');
+      const { error } = JSON.parse(run.stdout) as JsonError;
+      expect(error).toMatchObject({ code: 'market_unavailable', exitCode: 6 });
+      expect(error.hint).toMatchObject({ host, attempts: 5, last_status: 503, last_error: '/me: Maintenance until 03:00 UTC.', retry_after_seconds: 600 });
+      expect(run.stdout + run.stderr).not.toContain(bench.emulator.keys.pro);
+    } finally {
+      bench.emulator.faults.clear();
+    }
+  });
+
+  it('nothing listening: could not be reached, check the base URL', async () => {
+    const closed = await closedPort();
+    const run = await runCli(['me', '--json'], { env: { ...env, GEX_BASE_URL: `http://127.0.0.1:${closed}` } });
+    expect(run.code, run.stderr).toBe(6);
+    expect(run.stderr).toContain(`the API at 127.0.0.1:${closed} could not be reached (/me: ECONNREFUSED`);
+    expect(run.stderr).toContain('check the base URL and the network');
+    expect((JSON.parse(run.stdout) as JsonError).error).toMatchObject({ code: 'network', exitCode: 6, hint: { host: `127.0.0.1:${closed}`, attempts: 5 } });
+  });
+});
+
+describe('the base URL', () => {
+  it('a pasted /api/v1 root is taken off, with a note, and the command works', async () => {
+    const run = await runCli(['me'], { env: { ...env, GEX_BASE_URL: `${bench.emulator.baseUrl}/api/v1/` } });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain(`note: the base URL is the API root that holds /api/v1: using ${bench.emulator.baseUrl} (given ${bench.emulator.baseUrl}/api/v1/)`);
+    expect(existsSync(join(bench.dir, 'data'))).toBe(false);
+  });
+});
+
+/** A loopback port nobody listens on: bound, then closed, so the kernel refuses connections to it. */
+async function closedPort(): Promise<number> {
+  const server: Server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as { port: number }).port;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
