@@ -32,7 +32,8 @@ export const OPTIONS: readonly OptionSpec[] = [
   { flags: '--db <path>', description: 'DuckDB warehouse file', default: 'data/gex.duckdb', env: 'GEXWH_DB', config: z.string().min(1), commands: 'global' },
   { flags: '--archive <dir>', description: 'raw archive folder', default: 'data/raw', env: 'GEXWH_ARCHIVE', config: z.string().min(1), commands: 'global' },
   { flags: '--base-url <url>', description: 'API root that holds /api/v1', default: '(none)', env: 'GEX_BASE_URL', config: z.string().min(1), commands: 'global' },
-  { flags: '--api-key-file <path>', description: 'file holding the API key', default: '(none)', env: 'GEX_API_KEY', commands: 'global' },
+  // No `env`: GEX_API_KEY holds the key itself, not a path, so the help says so in words.
+  { flags: '--api-key-file <path>', description: 'file holding the API key (else the key itself from env GEX_API_KEY)', default: '(none)', commands: 'global' },
   { flags: '--config <path>', description: 'config file', default: 'gexwh.config.json', commands: 'global' },
   { flags: '--json', description: 'machine-readable result on stdout (errors too), logs on stderr', commands: 'global' },
   { flags: '--quiet', description: 'no progress or info lines', commands: 'global' },
