@@ -1,8 +1,8 @@
 // `gexwh doctor`'s checks with their I/O: the API (/me, free), the warehouse (read-only, never
 // created or migrated here), the archive folder and its disk. Every check runs even after another
 // failed, so one run shows everything to fix.
-import { accessSync, constants, existsSync, readFileSync, statfsSync, statSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { accessSync, constants, existsSync, readdirSync, readFileSync, statfsSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { createApiClient, type ApiClient } from '../api/index.js';
 import { ApiError, AuthError, errorMessage } from '../core/errors.js';
 import { appliedVersions, latestVersion, lockPathFor, openWarehouse, type Warehouse } from '../warehouse/index.js';
@@ -87,7 +87,7 @@ interface Planned {
 
 async function warehouseChecks(db: string, dailyCredits: number | undefined): Promise<{ checks: Check[]; planned: Planned }> {
   const none = { files: 0, bytes: 0 };
-  if (!existsSync(db)) return { checks: [fail('warehouse', `no warehouse at ${db}`, 'run gexwh sync (it creates it), or pass --db')], planned: none };
+  if (!existsSync(db)) return { checks: [missingWarehouseCheck(db)], planned: none };
   const holder = lockHolder(db);
   let warehouse: Warehouse | undefined;
   try {
@@ -105,6 +105,25 @@ async function warehouseChecks(db: string, dailyCredits: number | undefined): Pr
   } finally {
     warehouse?.close();
   }
+}
+
+/** No warehouse where the settings point: name the ones beside it (the demo's, say) before advising a sync. */
+function missingWarehouseCheck(db: string): Check {
+  const others = warehousesBeside(db);
+  if (others.length === 0) return fail('warehouse', `no warehouse at ${db}`, 'run gexwh sync (it creates it), or pass --db');
+  const listed = others.join(', ');
+  return fail('warehouse', `no warehouse at ${db}; this folder holds ${listed}`, `pass --db ${others[0]} to check that one, or run gexwh sync to create ${db}`);
+}
+
+function warehousesBeside(db: string): string[] {
+  const folder = dirname(db);
+  let names: string[];
+  try {
+    names = readdirSync(folder);
+  } catch {
+    return [];
+  }
+  return names.filter((name) => name.endsWith('.duckdb')).sort().map((name) => join(folder, name));
 }
 
 function schemaCheck(detail: string, schema: number, known: number): Check {

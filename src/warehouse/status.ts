@@ -67,7 +67,9 @@ export async function readWarehouseStatus(db: string, freshCoverage: Row[] | und
          GROUP BY ALL)
       SELECT c.exchange, c.symbol, c.files_first_date::VARCHAR AS remote_first, c.files_last_date::VARCHAR AS remote_last,
              li.manifest_from, coalesce(l.sessions_held, 0) AS sessions_held, l.newest_held,
-             coalesce(l.files_loaded, 0) AS files_loaded, coalesce(mi.files_missing, 0) AS files_missing,
+             coalesce(l.files_loaded, 0) AS files_loaded,
+             -- Unknown, not 0, for a pair whose manifest was never listed: nothing says what it lacks.
+             CASE WHEN li.manifest_from IS NULL AND l.files_loaded IS NULL THEN NULL ELSE coalesce(mi.files_missing, 0) END AS files_missing,
              coalesce(f.files_failed, 0) AS files_failed
         FROM sync.coverage c
         LEFT JOIN listed li USING (exchange, symbol)
@@ -75,11 +77,20 @@ export async function readWarehouseStatus(db: string, freshCoverage: Row[] | und
         LEFT JOIN failed f USING (exchange, symbol)
         LEFT JOIN missing mi USING (exchange, symbol)
        ORDER BY c.exchange, c.symbol`)).getRowObjectsJson() as Row[];
-    const chosen = pairs.filter(
-      (row) => (!filter.exchanges || filter.exchanges.includes(String(row.exchange))) && (!filter.symbols || filter.symbols.includes(String(row.symbol))),
-    );
+    const chosen = pairs
+      .filter((row) => (!filter.exchanges || filter.exchanges.includes(String(row.exchange))) && (!filter.symbols || filter.symbols.includes(String(row.symbol))))
+      .map((row) => ({ ...row, state: pairState(row) }));
     return { pairs: chosen, lastRun: await lastRun(conn), lastSync: await lastRun(conn, 'sync') };
   } finally {
     warehouse.close();
   }
+}
+
+/** One word on a pair for the reader: what its numbers add up to, worst first. */
+export function pairState(row: Row): string {
+  if (row.files_missing === null) return 'never synced';
+  if (Number(row.files_failed) > 0) return 'failed files';
+  if (Number(row.files_missing) > 0) return 'files missing';
+  if (row.remote_last !== null && (row.newest_held === null || String(row.remote_last) > String(row.newest_held))) return 'behind remote';
+  return 'up to date';
 }

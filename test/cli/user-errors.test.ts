@@ -102,6 +102,31 @@ describe('the base URL', () => {
   });
 });
 
+describe('doctor and status speak of what the user has', () => {
+  it('doctor with no warehouse at --db names the warehouses beside it (the demo\'s) and how to check one', async () => {
+    const project = join(bench.dir, 'after-demo');
+    mkdirSync(join(project, 'data'), { recursive: true });
+    writeFileSync(join(project, 'data', 'demo.duckdb'), '');
+    const run = await runCli(['doctor', '--json'], { cwd: project });
+    const { error } = JSON.parse(run.stdout) as JsonError;
+    const checks = error.hint?.checks as { name: string; detail: string; fix: string }[];
+    const warehouse = checks.find((c) => c.name === 'warehouse')!;
+    expect(warehouse.detail).toBe('no warehouse at data/gex.duckdb; this folder holds data/demo.duckdb');
+    expect(warehouse.fix).toBe('pass --db data/demo.duckdb to check that one, or run gexwh sync to create data/gex.duckdb');
+  });
+
+  it('status marks the pairs never synced as such, not as missing 0 files', async () => {
+    const run = await runCli(['status', ...local, '--json'], { env });
+    expect(run.code, run.stderr).toBe(0);
+    const pairs = (JSON.parse(run.stdout) as { pairs: { exchange: string; symbol: string; files_missing: number | null; state: string }[] }).pairs;
+    expect(pairs.find((p) => p.exchange === 'deribit' && p.symbol === 'BTC')).toMatchObject({ files_missing: 0, state: 'up to date' });
+    const bybit = pairs.find((p) => p.exchange === 'bybit' && p.symbol === 'BTC');
+    expect(bybit).toMatchObject({ files_missing: null, state: 'never synced' });
+    const text = await runCli(['status', ...local], { env });
+    expect(text.stdout).toMatch(/^bybit\s+BTC\s.*never synced$/m);
+  });
+});
+
 /** A loopback port nobody listens on: bound, then closed, so the kernel refuses connections to it. */
 async function closedPort(): Promise<number> {
   const server: Server = createServer();

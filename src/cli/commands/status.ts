@@ -107,8 +107,10 @@ async function fetchRemote(ctx: CommandContext): Promise<Remote> {
       quota: { tier: me.data.tier, requests: me.data.quota.requests as unknown as Row, history_files: me.data.quota.history_files as unknown as Row },
     };
   } catch (error) {
-    // The message may quote the server: kept on the note's one line.
-    return { note: `API not reachable (${escapeLine(error instanceof Error ? error.message : String(error))}); coverage is the one last seen by sync` };
+    // The message may quote the server: kept on the note's one line. An outage says its host and last error, not its advice.
+    const hints = error instanceof GexwhError ? error.hints : {};
+    const why = typeof hints.host === 'string' ? `${hints.host}: ${String(hints.last_error)}` : error instanceof Error ? error.message : String(error);
+    return { note: `API not reachable (${escapeLine(why)}); coverage is the one last seen by sync` };
   } finally {
     await client.close();
   }
