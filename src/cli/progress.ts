@@ -14,8 +14,20 @@ export interface Progress {
 const SHOW_AFTER_MS = 1000;
 const REDRAW_MS = 250;
 
-const PHASE_WORDS = { coverage: 'reading coverage', manifests: 'listing manifests', plan: 'planning', download: 'downloading files', load: 'loading into the warehouse', fill: 'filling levels from /history/levels', capture: 'capturing live snapshots', export: 'exporting files' } as const;
-type Phase = keyof typeof PHASE_WORDS;
+const PHASE_WORDS = {
+  coverage: 'reading coverage',
+  manifests: 'listing manifests',
+  plan: 'planning',
+  download: 'downloading files',
+  load: 'loading into the warehouse',
+  fill: 'filling levels from /history/levels',
+  capture: 'capturing live snapshots',
+  export: 'exporting files',
+  rebuild: 'rebuilding from the archive',
+  verify: 'verifying the archive',
+  report: 'drawing the report',
+} as const;
+export type Phase = keyof typeof PHASE_WORDS;
 
 export interface PhaseState {
   phase: Phase;
@@ -27,6 +39,8 @@ export interface PhaseState {
   /** What is counted, when not obvious from the phase ('files'). */
   unit?: string;
   bytes: number;
+  /** The bytes the whole phase will move, when known: the ETA then follows bytes, not items (files differ in size). */
+  totalBytes?: number;
   failed: number;
 }
 
@@ -47,13 +61,31 @@ export function progressLine(state: PhaseState, nowMs: number): string {
     const rate = state.done / Math.max(elapsed / 1000, 0.001);
     if (state.done > 0) {
       parts.push(rate >= 1 ? `${rate < 10 ? rate.toFixed(1) : Math.round(rate)}/s` : `${(rate * 60).toFixed(1)}/min`);
-      if (total > state.done) parts.push(`ETA ${state.estimated ? '~' : ''}${duration(((total - state.done) / rate) * 1000)}`);
+      const left = etaMs(state, total, elapsed);
+      if (left !== undefined) parts.push(`ETA ${state.estimated ? '~' : ''}${duration(left)}`);
     }
   }
   if (state.bytes > 0) parts.push(`${formatBytes(state.bytes)} (${formatBytes(state.bytes / Math.max(elapsed / 1000, 0.001))}/s)`);
   if (state.failed > 0) parts.push(`failed ${state.failed}`);
   parts.push(`elapsed ${duration(elapsed)}`);
   return `  ${parts.join('  ')}`;
+}
+
+/** Time left: by bytes when the phase knows its total bytes (a big file is not worth a small one), else by items. */
+function etaMs(state: PhaseState, total: number, elapsedMs: number): number | undefined {
+  if (total <= state.done) return undefined;
+  if (state.totalBytes !== undefined && state.bytes > 0) return ((Math.max(0, state.totalBytes - state.bytes)) / state.bytes) * elapsedMs;
+  return ((total - state.done) / state.done) * elapsedMs;
+}
+
+/** A line cut to the terminal's width: a wrapped line would not be rewritten in place by `\r`. */
+export function fitToWidth(line: string, columns: number | undefined): string {
+  if (columns === undefined || columns <= 1 || line.length < columns) return line;
+  return `${line.slice(0, columns - 2)}…`;
+}
+
+function drawLine(state: PhaseState): void {
+  process.stderr.write(`\r\x1b[K${fitToWidth(progressLine(state, Date.now()), process.stderr.columns)}`);
 }
 
 export function createProgress(ctx: CommandContext, _dryRun: boolean): Progress {
@@ -66,7 +98,7 @@ export function createProgress(ctx: CommandContext, _dryRun: boolean): Progress 
   let drawn = false;
   const draw = () => {
     if (!state || Date.now() - state.startedMs < SHOW_AFTER_MS) return;
-    process.stderr.write(`\r\x1b[K${progressLine(state, Date.now())}`);
+    drawLine(state);
     drawn = true;
   };
   const timer = setInterval(draw, REDRAW_MS);
@@ -115,22 +147,32 @@ export function createProgress(ctx: CommandContext, _dryRun: boolean): Progress 
   };
 }
 
-/** Progress of `gexwh export` (files put in place of N, bytes, rate, ETA) on a terminal; nothing elsewhere. */
-export function createExportProgress(ctx: CommandContext): { onProgress: (done: number, total: number, bytes: number) => void; done(): void } {
+export interface TaskProgress {
+  /** n of N items done, with the bytes they moved (and all the phase will move, when known). */
+  onProgress(done: number, total: number, bytes?: number, totalBytes?: number): void;
+  done(): void;
+}
+
+/**
+ * Progress of a one-phase command (export, rebuild, verify, load, report) on a terminal: n/N, rate and
+ * ETA, updated per item; nothing when stderr is not a terminal or with --quiet.
+ */
+export function createTaskProgress(ctx: CommandContext, phase: Phase): TaskProgress {
   if (process.stderr.isTTY !== true || ctx.out.quiet) return { onProgress: () => undefined, done: () => undefined };
-  const state: PhaseState = { phase: 'export', startedMs: Date.now(), done: 0, total: undefined, bytes: 0, failed: 0 };
+  const state: PhaseState = { phase, startedMs: Date.now(), done: 0, total: undefined, bytes: 0, failed: 0 };
   let drawn = false;
   const timer = setInterval(() => {
     if (state.total === undefined || Date.now() - state.startedMs < SHOW_AFTER_MS) return;
-    process.stderr.write(`\r\x1b[K${progressLine(state, Date.now())}`);
+    drawLine(state);
     drawn = true;
   }, REDRAW_MS);
   timer.unref();
   return {
-    onProgress(done, total, bytes) {
+    onProgress(done, total, bytes, totalBytes) {
       state.done = done;
       state.total = total;
-      state.bytes = bytes;
+      if (bytes !== undefined) state.bytes = bytes;
+      if (totalBytes !== undefined) state.totalBytes = totalBytes;
     },
     done() {
       clearInterval(timer);

@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { progressLine } from '../../src/cli/progress.js';
+import { fitToWidth, progressLine } from '../../src/cli/progress.js';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { CLI_PATH, runCli } from '../helpers/cli.js';
 
@@ -58,6 +58,22 @@ describe('progress', () => {
       '  listing manifests  1200/~1200 files  400/s  elapsed 3s',
     );
     expect(progressLine({ phase: 'fill', startedMs: 0, done: 0, total: undefined, bytes: 0, failed: 0 }, 3000)).toBe('  filling levels from /history/levels  elapsed 3s');
+  });
+
+  it('estimates the time left by bytes when the phase knows them: small files first do not promise an early end', () => {
+    // 30 of 32 files done in 3 s, but they were the small ones: 10 MB of 100 MB. Counting files says 0 s left.
+    const state = { phase: 'load' as const, startedMs: 0, done: 30, total: 32, bytes: 10e6, totalBytes: 100e6, failed: 0 };
+    expect(progressLine(state, 3000)).toContain('ETA 27s');
+    expect(progressLine({ ...state, totalBytes: undefined }, 3000)).toContain('ETA 0s');
+    expect(progressLine({ phase: 'verify', startedMs: 0, done: 5, total: 24, bytes: 0, failed: 0 }, 1000)).toBe('  verifying the archive  5/24  5.0/s  ETA 4s  elapsed 1s');
+  });
+
+  it('is cut to the terminal width, so the line is rewritten in place instead of wrapping', () => {
+    const line = progressLine({ phase: 'rebuild', startedMs: 0, done: 3, total: 9, bytes: 3e6, failed: 0 }, 6000);
+    expect(fitToWidth(line, 40)).toBe(`${line.slice(0, 38)}…`);
+    expect(fitToWidth(line, 40)).toHaveLength(39);
+    expect(fitToWidth(line, 200)).toBe(line);
+    expect(fitToWidth(line, undefined)).toBe(line);
   });
 
   it('is drawn on a terminal during a download phase longer than a second', async () => {
