@@ -32,6 +32,12 @@ export class UsageError extends GexwhError {}
 /** SQL given to `gexwh query` that is not one read of the warehouse (a write, a file access, SET ...). Exit 2. */
 export class RefusedQueryError extends UsageError {}
 
+/**
+ * A warehouse the sandboxed reader will not serve: its own SQL (a view, a macro) reached for a file
+ * outside it, or a file beside it is a link. A warehouse may come from someone else. Exit 2.
+ */
+export class UnsafeWarehouseError extends UsageError {}
+
 /** No key, an unreadable key file, a key the API refused (401/403). Exit 3. */
 export class AuthError extends GexwhError {}
 
@@ -185,6 +191,7 @@ export function errorCodeOf(error: unknown): string {
 /** The word of each kind of error that has no API slug, first match wins. */
 const ERROR_CODES: readonly [abstract new (...args: never[]) => Error, string][] = [
   [ObjectStoreBucketError, 'no_such_bucket'],
+  [UnsafeWarehouseError, 'unsafe_warehouse'],
   [UsageError, 'usage'],
   [AuthError, 'auth'],
   [ObjectStoreAuthError, 'object_store_auth'],
