@@ -9,6 +9,8 @@ export const ExitCode = {
   auth: 3,
   partial: 4,
   locked: 5,
+  /** A `query` stopped by its --timeout: the code timeout(1) exits with. */
+  timeout: 124,
   sigint: 130,
   sigterm: 143,
 } as const;
@@ -159,11 +161,14 @@ export class ChecksFailedError extends GexwhError {}
 /** The process was asked to stop (SIGINT/SIGTERM); the run was recorded. */
 export class InterruptedError extends GexwhError {
   readonly signal: 'SIGINT' | 'SIGTERM';
-  constructor(signal: 'SIGINT' | 'SIGTERM') {
-    super(`interrupted by ${signal}`);
+  constructor(signal: 'SIGINT' | 'SIGTERM', message = `interrupted by ${signal}`) {
+    super(message);
     this.signal = signal;
   }
 }
+
+/** A `query` statement stopped by DuckDB's interrupt once its --timeout passed. Exit 124. */
+export class QueryTimeoutError extends GexwhError {}
 
 export function exitCodeOf(error: unknown): ExitCode {
   if (error instanceof UsageError) return ExitCode.usage;
@@ -171,6 +176,7 @@ export function exitCodeOf(error: unknown): ExitCode {
   if (error instanceof LockError) return ExitCode.locked;
   if (error instanceof PartialFailureError || error instanceof IntegrityError) return ExitCode.partial;
   if (error instanceof InterruptedError) return error.signal === 'SIGINT' ? ExitCode.sigint : ExitCode.sigterm;
+  if (error instanceof QueryTimeoutError) return ExitCode.timeout;
   if (error instanceof ApiError) return apiExitCode(error);
   return ExitCode.unexpected;
 }
@@ -204,6 +210,7 @@ const ERROR_CODES: readonly [abstract new (...args: never[]) => Error, string][]
   [NetworkError, 'network'],
   [UnsafeResponseError, 'unsafe_response'],
   [InterruptedError, 'interrupted'],
+  [QueryTimeoutError, 'timeout'],
   [ChecksFailedError, 'checks_failed'],
 ];
 
