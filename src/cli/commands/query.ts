@@ -39,6 +39,7 @@ export function registerQuery(program: Command): void {
       readDirectories: flags.readDir ?? [],
       signal: ctx.signal,
       timeoutSeconds: flags.timeout ?? ctx.settings.config.queryTimeout ?? 0,
+      onStart: () => ctx.out.debug('query: the statement is running (Ctrl-C cancels it)'),
     };
     if (flags.out !== undefined) {
       const { writeQueryFile } = await import('../query-file.js');
