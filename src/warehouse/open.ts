@@ -86,8 +86,7 @@ function damagedError(dbPath: string, cause: unknown): DamagedWarehouseError {
  */
 export async function openReader(path: string, sandbox: SandboxOptions = {}): Promise<Warehouse> {
   if (!existsSync(resolve(path))) throw new UsageError(`no warehouse at ${path} (run gexwh sync first, or pass --db)`, { db: path });
-  const warehouse = await openWarehouse(path, { sandbox });
-  return { ...warehouse, connection: namingRefusals(warehouse.connection, path), close: () => warehouse.close() };
+  return openWarehouse(path, { sandbox });
 }
 
 /**
@@ -147,9 +146,9 @@ export async function openWarehouse(path: string, options: OpenOptions = {}): Pr
     removeTemp();
     // Damage past the headers shows only when the catalog or a migration reads the broken block.
     if (dbPath !== IN_MEMORY && isDamagedWarehouseError(error)) throw damagedError(dbPath, error);
-    throw error;
+    throw (options.sandbox ? refusalOf(error, path) : undefined) ?? error;
   }
-  const conn = connection;
+  const conn = options.sandbox ? namingRefusals(connection, path) : connection;
   const db = instance;
   let closed = false;
   return {
