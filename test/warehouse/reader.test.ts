@@ -78,7 +78,7 @@ describe('a link at a WAL file’s name is refused before anything is read', () 
     ['a symbolic link named like the WAL itself', '.wal', (path: string) => symlinkSync(secret, path)],
   ])('%s at <db>%s', async (_label, suffix, plant) => {
     plant(`${db}${suffix}`);
-    const error = await runQuery(db, `SELECT content FROM read_text('${secret}')`).catch((e: unknown) => e);
+    const error = await runQuery(db, `SELECT content FROM read_text('${db}${suffix}')`).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(UnsafeWarehouseError);
     expect((error as Error).message).toMatch(new RegExp(`gex\\.duckdb${suffix.replaceAll('.', '\\.')} is a (symbolic|hard) link`));
     expect((error as Error).message).not.toContain(SECRET);
