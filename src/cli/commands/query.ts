@@ -30,7 +30,7 @@ export function registerQuery(program: Command): void {
     .argument('<sql>', 'the SQL text, e.g. "SELECT * FROM levels_close LIMIT 5"')
     .option('--format <format>', 'table, csv, json or jsonl (default table; json also with --json)')
     .option('--max-rows <n>', `table: print at most N rows and say how many were left out; 0: all (default ${TERMINAL_MAX_ROWS} on a terminal, else all)`, integerOption(0))
-    .option('--out <file>', 'write the result to FILE.csv, .json, .jsonl or .parquet (temp file, then rename) instead of printing it')
+    .option('--out <file>', 'write the result to FILE.csv, .json, .jsonl or .parquet (temp file, then rename) instead of printing it (default: print)')
     .option('--force', 'with --out: replace an existing file')
     .option('--read-dir <folder>', 'also let the SQL read files under this folder, e.g. an export (repeatable; never writes; default: none, only the warehouse)', collectOption);
   addTableOptions(command, 'query').action(async (sql: string, flags: QueryFlags, cmd: Command) => {
