@@ -128,41 +128,55 @@ export async function openWarehouse(path: string, options: OpenOptions = {}): Pr
     if (privateTemp !== undefined) rmSync(privateTemp, { recursive: true, force: true });
   };
   let instance: DuckDBInstance;
+  let connection: DuckDBConnection;
   try {
     instance = await createInstanceWaiting(dbPath, readOnly, options, privateTemp);
+    connection = await prepareConnection(instance, { path, dbPath, readOnly, options, privateTemp });
   } catch (error) {
     removeTemp();
     throw error;
   }
+  const db = instance;
+  let closed = false;
+  return {
+    path: dbPath,
+    readOnly,
+    connection,
+    close() {
+      if (closed) return;
+      closed = true;
+      connection.closeSync();
+      db.closeSync();
+      removeTemp();
+    },
+  };
+}
+
+interface Opening {
+  path: string;
+  dbPath: string;
+  readOnly: boolean;
+  options: OpenOptions;
+  privateTemp: string | undefined;
+}
+
+/** Connects, pins UTC, locks a sandbox down, migrates a writer; on failure closes the instance. */
+async function prepareConnection(instance: DuckDBInstance, opening: Opening): Promise<DuckDBConnection> {
+  const { path, dbPath, readOnly, options, privateTemp } = opening;
   let connection: DuckDBConnection | undefined;
   try {
     connection = await instance.connect();
     await pinUtc(connection);
     if (options.sandbox && privateTemp !== undefined) await lockDown(connection, dbPath, privateTemp, options.sandbox);
     if (!readOnly) await migrate(connection, options.migrations);
+    return options.sandbox ? namingRefusals(connection, path) : connection;
   } catch (error) {
     connection?.closeSync();
     instance.closeSync();
-    removeTemp();
     // Damage past the headers shows only when the catalog or a migration reads the broken block.
     if (dbPath !== IN_MEMORY && isDamagedWarehouseError(error)) throw damagedError(dbPath, error);
     throw (options.sandbox ? refusalOf(error, path) : undefined) ?? error;
   }
-  const conn = options.sandbox ? namingRefusals(connection, path) : connection;
-  const db = instance;
-  let closed = false;
-  return {
-    path: dbPath,
-    readOnly,
-    connection: conn,
-    close() {
-      if (closed) return;
-      closed = true;
-      conn.closeSync();
-      db.closeSync();
-      removeTemp();
-    },
-  };
 }
 
 /**
