@@ -74,7 +74,7 @@ export async function withQuery<T>(dbPath: string, sql: string, options: QueryOp
   }
 }
 
-/** Every row of one read, in memory: for small results (tests, the table format). */
+/** Every row of one read, in memory: for small results. */
 export async function runQuery(dbPath: string, sql: string, options: QueryOptions = {}): Promise<QueryResult> {
   return withQuery(dbPath, sql, options, collect);
 }
