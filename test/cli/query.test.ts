@@ -183,6 +183,8 @@ describe('--out FILE writes the result itself', () => {
       expect(result.code, args.join(' ')).toBe(2);
       expect(result.stderr, args.join(' ')).toMatch(message);
     }
+    const nested = await query(['--out', join(out, 'new', 'deeper', 'r.csv'), 'SELECT nope']);
+    expect(nested.code).toBe(2);
     const dirOut = folder('out-is-a-folder.csv');
     const folderResult = await query(['--out', dirOut, 'SELECT 1']);
     expect(folderResult.code).toBe(2);
