@@ -5,7 +5,7 @@
 // read this table: adding an option is one entry.
 import { Option, type Command } from 'commander';
 import { z } from 'zod';
-import { integerOption, listOption } from './parse.js';
+import { integerOption, listOption, secondsOption } from './parse.js';
 
 export interface OptionSpec {
   /** Commander's flags, e.g. `--db <path>`. */
@@ -17,6 +17,8 @@ export interface OptionSpec {
   env?: string;
   /** The config file may hold it under its camelCase name, validated by this schema. */
   config?: z.ZodType;
+  /** The config file's key when the flag's own name would be too vague there (`--timeout` → queryTimeout). */
+  configKey?: string;
   /** Commander's value parser: rejects a bad value naming what is allowed. */
   // Commander's own parser type: each parser returns its own value type.
   parse?: (value: string, previous: any) => any;
@@ -27,6 +29,8 @@ export interface OptionSpec {
 const listOfStrings = z.union([z.string(), z.array(z.string())]).transform((v) => (Array.isArray(v) ? v : [v]));
 const count = z.int().nonnegative();
 const SYNC = ['sync', 'plan'] as const;
+/** A week: longer is surely a typo. */
+const SECONDS_LIMIT = 604_800;
 
 export const OPTIONS: readonly OptionSpec[] = [
   { flags: '--db <path>', description: 'DuckDB warehouse file', default: 'data/gex.duckdb', env: 'GEXWH_DB', config: z.string().min(1), commands: 'global' },
@@ -66,11 +70,25 @@ export const OPTIONS: readonly OptionSpec[] = [
     commands: SYNC,
   },
   { flags: '--dry-run', description: 'plan only: spend no credit (same as gexwh plan)', commands: ['sync'] },
+  {
+    flags: '--timeout <seconds>',
+    description: 'cancel the statement after this many seconds (exit 124); 0: no limit',
+    default: 'none',
+    config: z.number().nonnegative().max(SECONDS_LIMIT),
+    configKey: 'queryTimeout',
+    parse: secondsOption(SECONDS_LIMIT),
+    commands: ['query'],
+  },
 ];
 
 /** `--max-credits <n>` → `maxCredits`: the name commander gives the value, and the config file's key. */
 export function keyOf(spec: OptionSpec): string {
   return new Option(spec.flags).attributeName();
+}
+
+/** The config file's key of an option: its camelCase name unless the table names another. */
+export function configKeyOf(spec: OptionSpec): string {
+  return spec.configKey ?? keyOf(spec);
 }
 
 export function longFlagOf(spec: OptionSpec): string {
@@ -79,7 +97,7 @@ export function longFlagOf(spec: OptionSpec): string {
 
 /** The options of the config file, by key, with their schemas. */
 export function configShape(): Record<string, z.ZodOptional<z.ZodType>> {
-  return Object.fromEntries(OPTIONS.filter((spec) => spec.config).map((spec) => [keyOf(spec), spec.config!.optional()]));
+  return Object.fromEntries(OPTIONS.filter((spec) => spec.config).map((spec) => [configKeyOf(spec), spec.config!.optional()]));
 }
 
 /** The help line's note: the default, the environment variable and the config key, as they apply. */
@@ -87,7 +105,7 @@ export function noteOf(spec: OptionSpec): string {
   const parts = [
     ...(spec.env ? [`env ${spec.env}`] : []),
     ...(spec.default ? [`default: ${spec.default}`] : []),
-    ...(spec.config ? [`config: ${keyOf(spec)}`] : []),
+    ...(spec.config ? [`config: ${configKeyOf(spec)}`] : []),
   ];
   return parts.length > 0 ? ` [${parts.join('; ')}]` : '';
 }

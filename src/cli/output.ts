@@ -97,12 +97,14 @@ export function formatCell(value: unknown): string {
 export function formatTable(rows: readonly Row[], columns?: readonly string[]): string {
   const cols = columns ?? (rows[0] ? Object.keys(rows[0]) : []);
   if (cols.length === 0) return '(no rows)';
+  // Column names come from the SQL or the data as much as cells do.
+  const headers = cols.map(escapeLine);
   const cells = rows.map((row) => cols.map((c) => escapeLine(formatCell(row[c]))));
-  const widths = cols.map((c, i) => Math.max(c.length, ...cells.map((r) => r[i]!.length)));
+  const widths = headers.map((h, i) => Math.max(h.length, ...cells.map((r) => r[i]!.length)));
   const numeric = cols.map((c) => rows.length > 0 && rows.every((r) => r[c] === null || r[c] === undefined || typeof r[c] === 'number' || typeof r[c] === 'bigint'));
   const line = (values: string[]) =>
     values.map((v, i) => (numeric[i] ? v.padStart(widths[i]!) : v.padEnd(widths[i]!))).join('  ').trimEnd();
-  return [line([...cols]), line(widths.map((w) => '-'.repeat(w))), ...cells.map(line)].join('\n');
+  return [line(headers), line(widths.map((w) => '-'.repeat(w))), ...cells.map(line)].join('\n');
 }
 
 /** An error as the user sees it: the message, the API slug and every hint, never a stack. */

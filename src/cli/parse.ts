@@ -11,6 +11,15 @@ export function integerOption(min: number, max = Number.MAX_SAFE_INTEGER) {
   };
 }
 
+/** A number of seconds, fractions allowed (0.5), from 0 to `max`. */
+export function secondsOption(max: number) {
+  return (value: string): number => {
+    const n = Number(value.trim());
+    if (!/^\d+(\.\d+)?$/.test(value.trim()) || n > max) throw new InvalidArgumentError(`expected seconds from 0 to ${max} (e.g. 30 or 0.5), got "${value}"`);
+    return n;
+  };
+}
+
 /** Repeatable and comma-separated: `--symbol BTC --symbol ETH,SOL` → [BTC, ETH, SOL]. */
 export function listOption(value: string, previous: string[] | undefined): string[] {
   const items = value.split(',').map((s) => s.trim()).filter((s) => s !== '');

@@ -4,6 +4,7 @@ import { Command } from 'commander';
 import { addTableOptions } from './options.js';
 import { registerCommands } from './commands/index.js';
 import { completeHelp } from './help.js';
+import { escapeBlock } from './terminal.js';
 
 function packageVersion(): string {
   const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -17,6 +18,8 @@ export function buildProgram(): Command {
     .configureHelp({ showGlobalOptions: true })
     .addHelpText('after', '\nPrecedence: flag > env > config file > default. Run gexwh <command> --help for its options.\n')
     .showHelpAfterError('(run gexwh --help for usage)')
+    // commander quotes the argv in its errors: a pasted ESC sequence must not reach the terminal.
+    .configureOutput({ outputError: (text, write) => write(escapeBlock(text)) })
     .exitOverride();
   registerCommands(program);
   completeHelp(program);

@@ -5,6 +5,7 @@ import { CommanderError } from 'commander';
 import { ExitCode, exitCodeOf, usageErrorOfFs } from '../core/errors.js';
 import { describeError, errorJson, forgetResult, jsonReplacer, wasResultWritten } from './output.js';
 import { buildProgram } from './program.js';
+import { escapeJson } from './terminal.js';
 
 /** `argv` as Node gives it (node, script, args…); resolves to the exit code. */
 export async function runGexwh(argv: string[]): Promise<number> {
@@ -31,5 +32,6 @@ export async function runGexwh(argv: string[]): Promise<number> {
 }
 
 function printJsonError(value: ReturnType<typeof errorJson>): void {
-  process.stdout.write(`${JSON.stringify(value, jsonReplacer)}\n`);
+  // The message may quote the server or the data: C1 controls as \u escapes like every JSON gexwh prints.
+  process.stdout.write(`${escapeJson(JSON.stringify(value, jsonReplacer))}\n`);
 }

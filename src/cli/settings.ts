@@ -27,6 +27,7 @@ export interface ConfigFile {
   concurrency?: number;
   order?: 'newest' | 'oldest';
   fillLevels?: boolean;
+  queryTimeout?: number;
 }
 
 /** Global options every command takes (as commander hands them over). */

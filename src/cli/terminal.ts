@@ -1,8 +1,11 @@
-// Text from the server (error messages, hint values, table cells, JSON bodies) is data: before it
-// reaches a terminal, control characters are shown escaped, so an ESC sequence cannot move the
-// cursor, rewrite earlier lines, set the window title or hide text, and a newline cannot forge a
-// line of gexwh's own output. C1 controls and the bidirectional overrides are escaped too (some
-// terminals act on the first, the second reorder what is shown).
+// The one escaping rule for text gexwh prints. Text from the server or the warehouse (error messages,
+// hint values, table cells and headers, query results, JSON bodies) is data: before it reaches a
+// terminal, control characters are shown escaped, so an ESC sequence cannot move the cursor, rewrite
+// earlier lines, set the window title or hide text, and a newline cannot forge a line of gexwh's own
+// output. C1 controls and the bidirectional overrides are escaped too (some terminals act on the
+// first, the second reorder what is shown). Lines and tables: escapeLine; text gexwh laid out:
+// escapeBlock; JSON (results and --json errors): escapeJson, the same value with \uNNNN escapes.
+// Only CSV written to a pipe or a file is left as it is, byte for byte.
 
 /** C0 controls, DEL, C1 controls, bidi embedding/override/isolate marks, line/paragraph separators. */
 const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;

@@ -10,6 +10,8 @@ export const ExitCode = {
   partial: 4,
   locked: 5,
   unreachable: 6,
+  /** A `query` stopped by its --timeout: the code timeout(1) exits with. */
+  timeout: 124,
   sigint: 130,
   sigterm: 143,
 } as const;
@@ -32,6 +34,12 @@ export class UsageError extends GexwhError {}
 
 /** SQL given to `gexwh query` that is not one read of the warehouse (a write, a file access, SET ...). Exit 2. */
 export class RefusedQueryError extends UsageError {}
+
+/**
+ * A warehouse the sandboxed reader will not serve: its own SQL (a view, a macro) reached for a file
+ * outside it, or a file beside it is a link. A warehouse may come from someone else. Exit 2.
+ */
+export class UnsafeWarehouseError extends UsageError {}
 
 /** No key, an unreadable key file, a key the API refused (401/403). Exit 3. */
 export class AuthError extends GexwhError {}
@@ -194,11 +202,14 @@ export class ChecksFailedError extends GexwhError {}
 /** The process was asked to stop (SIGINT/SIGTERM); the run was recorded. */
 export class InterruptedError extends GexwhError {
   readonly signal: 'SIGINT' | 'SIGTERM';
-  constructor(signal: 'SIGINT' | 'SIGTERM') {
-    super(`interrupted by ${signal}`);
+  constructor(signal: 'SIGINT' | 'SIGTERM', message = `interrupted by ${signal}`) {
+    super(message);
     this.signal = signal;
   }
 }
+
+/** A `query` statement stopped by DuckDB's interrupt once its --timeout passed. Exit 124. */
+export class QueryTimeoutError extends GexwhError {}
 
 export function exitCodeOf(error: unknown): ExitCode {
   if (error instanceof UsageError) return ExitCode.usage;
@@ -207,6 +218,7 @@ export function exitCodeOf(error: unknown): ExitCode {
   if (error instanceof PartialFailureError || error instanceof IntegrityError) return ExitCode.partial;
   if (error instanceof InterruptedError) return error.signal === 'SIGINT' ? ExitCode.sigint : ExitCode.sigterm;
   if (error instanceof NetworkError || error instanceof ApiUnavailableError || error instanceof ObjectStoreError) return ExitCode.unreachable;
+  if (error instanceof QueryTimeoutError) return ExitCode.timeout;
   if (error instanceof ApiError) return apiExitCode(error);
   return ExitCode.unexpected;
 }
@@ -227,6 +239,7 @@ export function errorCodeOf(error: unknown): string {
 /** The word of each kind of error that has no API slug, first match wins. */
 const ERROR_CODES: readonly [abstract new (...args: never[]) => Error, string][] = [
   [ObjectStoreBucketError, 'no_such_bucket'],
+  [UnsafeWarehouseError, 'unsafe_warehouse'],
   [UsageError, 'usage'],
   [AuthError, 'auth'],
   [ObjectStoreAuthError, 'object_store_auth'],
@@ -239,6 +252,7 @@ const ERROR_CODES: readonly [abstract new (...args: never[]) => Error, string][]
   [NetworkError, 'network'],
   [UnsafeResponseError, 'unsafe_response'],
   [InterruptedError, 'interrupted'],
+  [QueryTimeoutError, 'timeout'],
   [ChecksFailedError, 'checks_failed'],
 ];
 

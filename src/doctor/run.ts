@@ -5,7 +5,7 @@ import { accessSync, constants, existsSync, readdirSync, readFileSync, statfsSyn
 import { dirname, join, resolve } from 'node:path';
 import { createApiClient, type ApiClient } from '../api/index.js';
 import { ApiError, AuthError, errorMessage } from '../core/errors.js';
-import { appliedVersions, latestVersion, lockPathFor, openWarehouse, type Warehouse } from '../warehouse/index.js';
+import { appliedVersions, latestVersion, lockPathFor, openReader, type Warehouse } from '../warehouse/index.js';
 import { isStale, parseLockInfo } from '../warehouse/lock.js';
 import { clockCheck, diskCheck, fail, pass, quotaCheck, type Check } from './checks.js';
 
@@ -91,7 +91,7 @@ async function warehouseChecks(db: string, dailyCredits: number | undefined): Pr
   const holder = lockHolder(db);
   let warehouse: Warehouse | undefined;
   try {
-    warehouse = await openWarehouse(db, { readOnly: true });
+    warehouse = await openReader(db);
     const conn = warehouse.connection;
     const applied = await appliedVersions(conn);
     const schema = applied.length === 0 ? 0 : Math.max(...applied);

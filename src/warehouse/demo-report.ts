@@ -1,11 +1,11 @@
 // What `gexwh demo` prints once its sync is done: the rows per table, the newest TOTAL levels per
 // pair, and three made-up trade times per pair joined to the levels known at that moment.
-import { openWarehouse } from './open.js';
+import { openReader } from './open.js';
 
 type Row = Record<string, unknown>;
 
 export async function demoReport(db: string): Promise<{ tables: Row[]; levels: Row[]; pointInTime: Row[] }> {
-  const warehouse = await openWarehouse(db, { readOnly: true });
+  const warehouse = await openReader(db);
   try {
     const read = async (sql: string) => (await warehouse.connection.runAndReadAll(sql)).getRowObjectsJson() as Row[];
     const tables = await read(`

@@ -1,5 +1,5 @@
 // The warehouse's public surface: what sync, cli and verify/rebuild call.
-export { openWarehouse, parseLockHolderPid, IN_MEMORY, type Warehouse, type OpenOptions } from './open.js';
+export { openWarehouse, openReader, parseLockHolderPid, IN_MEMORY, type Warehouse, type OpenOptions, type SandboxOptions } from './open.js';
 export { migrate, appliedVersions, latestVersion, listMigrations, type Migration, type MigrateOptions } from './migrations.js';
 export { acquireSyncLock, lockPathFor, isProcessAlive, type SyncLock, type LockInfo, type AcquireOptions } from './lock.js';
 export { loadFiles, describeFile, type LoadInput, type LoadOptions, type LoadReport, type FailedLoad } from './loader.js';
@@ -16,7 +16,7 @@ export { LEVELS_FIELDS } from './layouts.js';
 export { insertApiLevels, type HistoryLevelsRow } from './levels-api.js';
 export { rowCountMismatches, type RowCountMismatch } from './row-count-mismatches.js';
 // Analysis surface: query, export, rebuild, verify (the CLI's query|export|rebuild|verify commands).
-export { runQuery, runQueryOn, type QueryResult, type QueryColumn } from './query.js';
+export { runQuery, runQueryOn, withQuery, copyQueryToParquet, type QueryResult, type QueryColumn, type QueryRows, type QueryOptions } from './query.js';
 export {
   exportWarehouse, exportOn, normalizeExportOptions, partitionPath, EXPORT_FORMATS,
   type ExportOptions, type ExportResult, type ExportTableCounts, type ExportFormat, type ExportSelection,

@@ -1,12 +1,14 @@
 // Opens the DuckDB warehouse: creates its folder, pins the session to UTC, maps DuckDB's file-lock
 // error to LockError (exit 5) and a damaged file to DamagedWarehouseError, and applies pending
-// migrations when opened for writing.
-import { mkdirSync, statSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+// migrations when opened for writing. openReader is the one sandbox every user-facing read goes
+// through (query, chart, report, status, doctor).
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, realpathSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve, sep } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { duckdb } from './duckdb.js';
-import { DamagedWarehouseError, errorMessage, GexwhError, LockError, UsageError } from '../core/errors.js';
+import { DamagedWarehouseError, errorMessage, GexwhError, LockError, UnsafeWarehouseError, UsageError } from '../core/errors.js';
 import { migrate, type MigrateOptions } from './migrations.js';
 
 export interface Warehouse {
@@ -27,10 +29,20 @@ export interface OpenOptions {
   /** Migration folder and cut-off (tests); by default every migration in sql/. */
   migrations?: MigrateOptions;
   /**
-   * For SQL the user wrote: read-only, no file or network access outside the warehouse but for
-   * these folders, no extension installed or loaded, configuration locked. Implies readOnly.
+   * For SQL the user wrote, and for views a warehouse from elsewhere may have redefined: no file or
+   * network access outside the warehouse, a private temp folder, no extension installed or loaded,
+   * configuration locked. Read-only unless `writable`.
    */
-  sandbox?: { readDirectories: readonly string[] };
+  sandbox?: SandboxOptions;
+}
+
+export interface SandboxOptions {
+  /** Folders whose files the SQL may read (absolute, ending in the separator). */
+  readDirectories?: readonly string[];
+  /** Files DuckDB itself may write: only the temp file of `query --out FILE.parquet`. */
+  writeFiles?: readonly string[];
+  /** Open for writing (status storing the coverage it just fetched); migrations run locked down too. */
+  writable?: boolean;
 }
 
 export const IN_MEMORY = ':memory:';
@@ -73,46 +85,148 @@ function refuseFolder(dbPath: string): void {
   throw new UsageError(`--db ${dbPath} is a folder; --db names the warehouse file, e.g. --db ${dbPath.replace(/\/+$/, '')}/gex.duckdb`, { db: dbPath });
 }
 
+/**
+ * The one sandboxed reader: every command that reads the warehouse for a user opens it here. A
+ * warehouse file may come from someone else, and its views run whatever SQL they were given, so
+ * they run with no access to any file but the warehouse's own (and `readDirectories`).
+ */
+export async function openReader(path: string, sandbox: SandboxOptions = {}): Promise<Warehouse> {
+  if (!existsSync(resolve(path))) throw new UsageError(`no warehouse at ${path} (run gexwh sync first, or pass --db)`, { db: path });
+  return openWarehouse(path, { sandbox });
+}
+
+/**
+ * The connection, except that DuckDB's refusal of a file becomes an UnsafeWarehouseError saying
+ * where such SQL comes from (gexwh's own views and macros read no file), for every caller at once.
+ */
+function namingRefusals(connection: DuckDBConnection, path: string): DuckDBConnection {
+  return new Proxy(connection, {
+    get(target, key) {
+      const value: unknown = Reflect.get(target, key, target);
+      if (typeof value !== 'function') return value;
+      return (...args: unknown[]) => {
+        const result: unknown = value.apply(target, args);
+        return result instanceof Promise ? result.catch((error: unknown) => Promise.reject(refusalOf(error, path) ?? error)) : result;
+      };
+    },
+  });
+}
+
+function refusalOf(error: unknown, path: string): UnsafeWarehouseError | undefined {
+  const first = errorMessage(error).split('\n')[0] ?? '';
+  if (!/^Permission Error:/.test(first)) return undefined;
+  return new UnsafeWarehouseError(
+    `the warehouse ${path} holds SQL (a view or a macro) that reads a file or URL outside it, which the sandbox refused (${first}); ` +
+      `gexwh's own views read no file: this one came from elsewhere`,
+    { db: path },
+    { cause: error },
+  );
+}
+
 export async function openWarehouse(path: string, options: OpenOptions = {}): Promise<Warehouse> {
-  const readOnly = (options.readOnly ?? false) || options.sandbox !== undefined;
+  const readOnly = options.sandbox ? options.sandbox.writable !== true : options.readOnly ?? false;
   const dbPath = path === IN_MEMORY ? path : resolve(path);
   if (dbPath !== IN_MEMORY) refuseFolder(dbPath);
   if (dbPath !== IN_MEMORY && !readOnly) mkdirSync(dirname(dbPath), { recursive: true });
+  if (options.sandbox && dbPath !== IN_MEMORY) refuseLinkedSiblings(dbPath);
 
-  const instance = await createInstanceWaiting(dbPath, readOnly, options);
+  const privateTemp = options.sandbox ? createPrivateTemp() : undefined;
+  const removeTemp = () => {
+    if (privateTemp !== undefined) rmSync(privateTemp, { recursive: true, force: true });
+  };
+  let instance: DuckDBInstance;
+  let connection: DuckDBConnection;
+  try {
+    instance = await createInstanceWaiting(dbPath, readOnly, options, privateTemp);
+    connection = await prepareConnection(instance, { path, dbPath, readOnly, options, privateTemp });
+  } catch (error) {
+    removeTemp();
+    throw error;
+  }
+  const db = instance;
+  let closed = false;
+  return {
+    path: dbPath,
+    readOnly,
+    connection,
+    close() {
+      if (closed) return;
+      closed = true;
+      connection.closeSync();
+      db.closeSync();
+      removeTemp();
+    },
+  };
+}
+
+interface Opening {
+  path: string;
+  dbPath: string;
+  readOnly: boolean;
+  options: OpenOptions;
+  privateTemp: string | undefined;
+}
+
+/** Connects, pins UTC, locks a sandbox down, migrates a writer; on failure closes the instance. */
+async function prepareConnection(instance: DuckDBInstance, opening: Opening): Promise<DuckDBConnection> {
+  const { path, dbPath, readOnly, options, privateTemp } = opening;
   let connection: DuckDBConnection | undefined;
   try {
     connection = await instance.connect();
     await pinUtc(connection);
-    if (options.sandbox) await lockDown(connection, options.sandbox.readDirectories);
+    if (options.sandbox && privateTemp !== undefined) await lockDown(connection, dbPath, privateTemp, options.sandbox);
     if (!readOnly) await migrate(connection, options.migrations);
+    return options.sandbox ? namingRefusals(connection, path) : connection;
   } catch (error) {
     connection?.closeSync();
     instance.closeSync();
     // Damage past the headers shows only when the catalog or a migration reads the broken block.
     if (dbPath !== IN_MEMORY && isDamagedWarehouseError(error)) throw damagedError(dbPath, error);
-    throw error;
+    throw (options.sandbox ? refusalOf(error, path) : undefined) ?? error;
   }
-  const conn = connection;
-  let closed = false;
-  return {
-    path: dbPath,
-    readOnly,
-    connection: conn,
-    close() {
-      if (closed) return;
-      closed = true;
-      conn.closeSync();
-      instance.closeSync();
-    },
-  };
 }
 
-async function createInstanceWaiting(dbPath: string, readOnly: boolean, options: OpenOptions): Promise<DuckDBInstance> {
+/**
+ * DuckDB's default temp folder `<db>.tmp/` sits beside the warehouse, where anyone who can write
+ * that folder could plant a link, and the sandbox lets SQL read it: a reader spills to a folder of
+ * its own instead (0700, removed on close).
+ */
+function createPrivateTemp(): string {
+  return mkdtempSync(join(tmpdir(), 'gexwh-reader-'));
+}
+
+/** The files DuckDB keeps beside a warehouse, which the sandbox lets SQL read. */
+const WAL_SUFFIXES = ['.wal', '.wal.recovery', '.wal.checkpoint'] as const;
+
+/**
+ * DuckDB lets sandboxed SQL read the warehouse's WAL files, and resolves a symbolic link there to
+ * its target when it opens: a link `<db>.wal.recovery -> ~/.ssh/id_rsa` would make that file
+ * readable. Such a file is a plain file of one link, or absent.
+ */
+function refuseLinkedSiblings(dbPath: string): void {
+  for (const suffix of WAL_SUFFIXES) {
+    const path = `${dbPath}${suffix}`;
+    let stats;
+    try {
+      stats = lstatSync(path);
+    } catch {
+      continue;
+    }
+    if (!stats.isFile() || stats.nlink > 1) {
+      throw new UnsafeWarehouseError(
+        `the warehouse's ${path} is ${stats.isSymbolicLink() ? 'a symbolic link' : stats.isFile() ? 'a hard link to another file' : 'not a plain file'}; ` +
+          `DuckDB would let the warehouse's SQL read what it points to, so it is not opened: remove it (a real WAL is a plain file)`,
+        { path },
+      );
+    }
+  }
+}
+
+async function createInstanceWaiting(dbPath: string, readOnly: boolean, options: OpenOptions, privateTemp: string | undefined): Promise<DuckDBInstance> {
   const deadline = Date.now() + Math.max(0, options.waitSeconds ?? 0) * 1000;
   for (;;) {
     try {
-      return await createInstance(dbPath, readOnly, options.sandbox !== undefined);
+      return await createInstance(dbPath, readOnly, privateTemp);
     } catch (error) {
       if (!(error instanceof LockError) || Date.now() >= deadline) throw error;
       options.onLocked?.(error);
@@ -148,7 +262,24 @@ export function memoryLimitFromEnv(env: NodeJS.ProcessEnv = process.env): string
 /** The oldest DuckDB that opens a warehouse this version creates (and reads its export). */
 export const STORAGE_COMPATIBILITY = 'v1.4.0';
 
-async function createInstance(dbPath: string, readOnly: boolean, sandbox: boolean): Promise<DuckDBInstance> {
+/**
+ * A sandbox's paths all point into its private folder, so `duckdb_settings()` shows no home,
+ * secret or extension folder of the user; persistent secrets and extensions stay off.
+ */
+function sandboxConfig(privateTemp: string): Record<string, string> {
+  return {
+    temp_directory: privateTemp,
+    home_directory: privateTemp,
+    secret_directory: privateTemp,
+    extension_directory: privateTemp,
+    allow_persistent_secrets: 'false',
+    allow_community_extensions: 'false',
+    autoinstall_known_extensions: 'false',
+    autoload_known_extensions: 'false',
+  };
+}
+
+async function createInstance(dbPath: string, readOnly: boolean, privateTemp: string | undefined): Promise<DuckDBInstance> {
   const memoryLimit = memoryLimitFromEnv();
   const config = {
     // A new warehouse file is written so that DuckDB 1.4 (the long-term release users' Python and CLI
@@ -156,12 +287,12 @@ async function createInstance(dbPath: string, readOnly: boolean, sandbox: boolea
     storage_compatibility_version: STORAGE_COMPATIBILITY,
     ...(readOnly ? { access_mode: 'READ_ONLY' } : {}),
     ...(memoryLimit !== undefined ? { memory_limit: memoryLimit } : {}),
-    ...(sandbox ? { autoinstall_known_extensions: 'false', autoload_known_extensions: 'false' } : {}),
+    ...(privateTemp !== undefined ? sandboxConfig(privateTemp) : {}),
   };
   try {
     // fromCache: one process never holds the same file twice (POSIX locks would not stop it). A
     // sandbox gets its own instance: a cached one could be handed, locked, to a later writer.
-    return sandbox ? await duckdb.DuckDBInstance.create(dbPath, config) : await duckdb.DuckDBInstance.fromCache(dbPath, config);
+    return privateTemp !== undefined ? await duckdb.DuckDBInstance.create(dbPath, config) : await duckdb.DuckDBInstance.fromCache(dbPath, config);
   } catch (error) {
     const message = errorMessage(error);
     if (readOnly && /database does not exist/i.test(message)) {
@@ -176,16 +307,46 @@ async function createInstance(dbPath: string, readOnly: boolean, sandbox: boolea
 }
 
 /**
- * allowed_directories can only be set while external access is on, and DuckDB lets it write there
- * too: the caller's statement check is what keeps those folders read-only. Locking the
- * configuration last makes every SET, RESET and PRAGMA that would undo this fail.
+ * allowed_directories and allowed_paths can only be set while external access is on, and DuckDB
+ * lets SQL write there too: the caller's statement check is what keeps those folders read-only.
+ * Locking the configuration last makes every SET, RESET and PRAGMA that would undo this fail.
  */
-async function lockDown(connection: DuckDBConnection, readDirectories: readonly string[]): Promise<void> {
-  if (readDirectories.length > 0) {
-    await connection.run(`SET allowed_directories = [${readDirectories.map(sqlString).join(', ')}]`);
-  }
+async function lockDown(connection: DuckDBConnection, dbPath: string, privateTemp: string, sandbox: SandboxOptions): Promise<void> {
+  const readDirectories = sandbox.readDirectories ?? [];
+  const writeFiles = sandbox.writeFiles ?? [];
+  if (readDirectories.length > 0) await connection.run(`SET allowed_directories = [${readDirectories.map(sqlString).join(', ')}]`);
+  if (writeFiles.length > 0) await connection.run(`SET allowed_paths = [${writeFiles.map(sqlString).join(', ')}]`);
   await connection.run('SET enable_external_access = false');
   await connection.run('SET lock_configuration = true');
+  await checkAllowed(connection, dbPath, privateTemp, sandbox);
+}
+
+/**
+ * What DuckDB itself added when external access went off (the warehouse, its WAL files, the temp
+ * folder) is checked against what it should be: a link resolved to anywhere else is refused.
+ */
+async function checkAllowed(connection: DuckDBConnection, dbPath: string, privateTemp: string, sandbox: SandboxOptions): Promise<void> {
+  const reader = await connection.runAndReadAll("SELECT current_setting('allowed_paths')::VARCHAR[], current_setting('allowed_directories')::VARCHAR[]");
+  const [paths, directories] = (reader.getRowsJson()[0] ?? [[], []]) as [string[], string[]];
+  const bases = new Set([dbPath, realpathOr(dbPath)]);
+  const expectedPaths = new Set([...[...bases].flatMap((base) => [base, ...WAL_SUFFIXES.map((s) => `${base}${s}`)]), ...(sandbox.writeFiles ?? [])]);
+  const expectedDirectories = new Set([withSeparator(privateTemp), withSeparator(realpathOr(privateTemp)), ...(sandbox.readDirectories ?? [])]);
+  const stray = [...paths.filter((p) => !expectedPaths.has(p)), ...directories.filter((d) => !expectedDirectories.has(d))];
+  if (stray.length > 0) {
+    throw new UnsafeWarehouseError(`the sandbox would let SQL read ${stray.join(', ')}, outside the warehouse; it is not opened (is a file beside the warehouse a link?)`, { db: dbPath });
+  }
+}
+
+function realpathOr(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
+
+function withSeparator(folder: string): string {
+  return folder.endsWith(sep) ? folder : `${folder}${sep}`;
 }
 
 function sqlString(text: string): string {

@@ -1,13 +1,14 @@
-// `gexwh query SQL`: runs the user's SQL in a DuckDB sandbox and returns JSON-friendly rows (the CLI
-// prints them as a table, CSV or JSON). Two locks, either enough alone for most attacks: the
-// sandbox (read-only file, no file or network access, no extensions, configuration locked) and a
-// statement check by DuckDB's own parser (exactly one statement, of the SELECT kind).
-import { existsSync, statSync } from 'node:fs';
+// `gexwh query SQL`: runs the user's SQL in a DuckDB sandbox and hands its rows over chunk by chunk
+// (the CLI prints them as a table, CSV or JSON, or writes a file). Two locks, either enough alone
+// for most attacks: the sandbox (read-only file, no file or network access, no extensions,
+// configuration locked) and a statement check by DuckDB's own parser (exactly one statement, of the
+// SELECT kind). A statement stops at once on a signal or a timeout, through DuckDB's interrupt.
+import { statSync } from 'node:fs';
 import { resolve, sep } from 'node:path';
-import type { DuckDBConnection, DuckDBPreparedStatement, DuckDBTypeId, DuckDBValueConverter, Json } from '@duckdb/node-api';
-import { errorMessage, RefusedQueryError, UsageError } from '../core/errors.js';
+import type { DuckDBConnection, DuckDBPreparedStatement, DuckDBResult, DuckDBTypeId, DuckDBValueConverter, Json } from '@duckdb/node-api';
+import { errorMessage, GexwhError, InterruptedError, QueryTimeoutError, RefusedQueryError, UsageError } from '../core/errors.js';
 import { duckdb } from './duckdb.js';
-import { openWarehouse } from './open.js';
+import { openReader } from './open.js';
 import { conciseDbError } from './duckdb-text.js';
 
 export interface QueryColumn {
@@ -25,26 +26,127 @@ export interface QueryResult {
 export interface QueryOptions {
   /** Folders whose files (Parquet, CSV ...) the SQL may read; nothing may be written anywhere. */
   readDirectories?: readonly string[];
+  /** Aborting it (reason 'SIGINT' or 'SIGTERM') stops the statement. */
+  signal?: AbortSignal;
+  /** Stops the statement once it has run this many seconds. */
+  timeoutSeconds?: number;
+  /** Told when the checked statement starts to run (--verbose says so; tests wait for it). */
+  onStart?(): void;
+}
+
+/** A running read, handed to the consumer of withQuery. */
+export interface QueryRows {
+  /** Deduplicated names (a, a:1 ...) and DuckDB's types. */
+  columns: QueryColumn[];
+  /** Aborted when the statement is cancelled, so a writer waiting on a full pipe stops waiting. */
+  cancelled: AbortSignal;
+  /** The rows, one batch per DuckDB chunk (2,048 rows at most), each row its JSON-friendly values in column order. */
+  batches(): AsyncGenerator<unknown[][]>;
+  /** Reads the rest of the result without converting it; resolves to how many rows that was. */
+  countRest(): Promise<number>;
 }
 
 /** What `query` runs, for the messages: the statement kinds DuckDB classes as SELECT. */
 export const READ_STATEMENTS = 'SELECT, WITH, FROM, VALUES, TABLE, DESCRIBE, SHOW, SUMMARIZE, PRAGMA table_info';
 
 /**
- * Opens the warehouse in the sandbox, runs `sql` if it is one read, closes. Bad SQL → UsageError,
- * anything else than one read → RefusedQueryError (both exit 2), before any of it runs.
+ * Opens the warehouse in the sandbox, runs `sql` if it is one read and hands its rows to `consume`
+ * as they come, closes. Bad SQL → UsageError, anything else than one read → RefusedQueryError (both
+ * exit 2), before any of it runs; a signal → InterruptedError, the timeout → QueryTimeoutError.
  */
-export async function runQuery(dbPath: string, sql: string, options: QueryOptions = {}): Promise<QueryResult> {
+export async function withQuery<T>(dbPath: string, sql: string, options: QueryOptions, consume: (rows: QueryRows) => Promise<T>): Promise<T> {
   if (sql.trim() === '') throw new UsageError('query: the SQL text is empty');
-  if (!existsSync(resolve(dbPath))) {
-    throw new UsageError(`query: no warehouse at ${dbPath} (run gexwh sync first, or pass --db)`, { db: dbPath });
-  }
   const readDirectories = (options.readDirectories ?? []).map(readableFolder);
-  const warehouse = await openWarehouse(dbPath, { sandbox: { readDirectories } });
+  const warehouse = await openQueryReader(dbPath, { readDirectories });
+  const cancel = watchCancel(warehouse.connection, options);
   try {
-    return await runQueryOn(warehouse.connection, sql);
+    const statement = await prepareOneRead(warehouse.connection, sql);
+    options.onStart?.();
+    const result = await statement.stream().catch((error: unknown) => Promise.reject(dbFailure(error)));
+    cancel.throwIfCancelled();
+    return await consume(rowsOf(result, cancel));
+  } catch (error) {
+    // A statement DuckDB interrupted fails with its own words; the user asked for the stop.
+    throw cancel.error() ?? error;
   } finally {
+    cancel.dispose();
     warehouse.close();
+  }
+}
+
+/** Every row of one read, in memory: for small results. */
+export async function runQuery(dbPath: string, sql: string, options: QueryOptions = {}): Promise<QueryResult> {
+  return withQuery(dbPath, sql, options, collect);
+}
+
+/** Runs `sql` on an open connection if it is exactly one read; DuckDB errors become UsageError. */
+export async function runQueryOn(connection: DuckDBConnection, sql: string): Promise<QueryResult> {
+  const statement = await prepareOneRead(connection, sql);
+  const result = await statement.stream().catch((error: unknown) => Promise.reject(dbFailure(error)));
+  const cancel = watchCancel(connection, {});
+  try {
+    return await collect(rowsOf(result, cancel));
+  } finally {
+    cancel.dispose();
+  }
+}
+
+async function collect(rows: QueryRows): Promise<QueryResult> {
+  const names = rows.columns.map((c) => c.name);
+  const objects: Array<Record<string, unknown>> = [];
+  for await (const batch of rows.batches()) {
+    for (const values of batch) objects.push(Object.fromEntries(names.map((name, i) => [name, values[i] ?? null])));
+  }
+  return { columns: rows.columns, rows: objects };
+}
+
+/**
+ * Writes the result of one read as Parquet to `target` with DuckDB's own writer, on a sandbox whose
+ * only writable path is `target`: the statement run is the user's SELECT, checked as for any query,
+ * inside a COPY this code writes. Resolves to the rows written.
+ */
+export async function copyQueryToParquet(dbPath: string, sql: string, target: string, options: QueryOptions): Promise<{ rows: number; columns: QueryColumn[] }> {
+  if (sql.trim() === '') throw new UsageError('query: the SQL text is empty');
+  const readDirectories = (options.readDirectories ?? []).map(readableFolder);
+  const warehouse = await openQueryReader(dbPath, { readDirectories, writeFiles: [target] });
+  const cancel = watchCancel(warehouse.connection, options);
+  try {
+    const statement = await prepareOneRead(warehouse.connection, sql);
+    const columns = preparedColumns(statement);
+    const copy = await prepareCopy(warehouse.connection, sql, target);
+    options.onStart?.();
+    const result = await copy.run().catch((error: unknown) => Promise.reject(dbFailure(error)));
+    cancel.throwIfCancelled();
+    return { rows: result.rowsChanged, columns };
+  } catch (error) {
+    throw cancel.error() ?? error;
+  } finally {
+    cancel.dispose();
+    warehouse.close();
+  }
+}
+
+/** The user's SQL inside a COPY, checked again as a whole: one statement, a COPY, and nothing else. */
+async function prepareCopy(connection: DuckDBConnection, sql: string, target: string): Promise<DuckDBPreparedStatement> {
+  // The newline ends a trailing -- comment; a trailing ; would end the statement inside the parentheses.
+  const text = `COPY (${sql.replace(/[\s;]+$/, '')}\n) TO '${target.replaceAll("'", "''")}' (FORMAT parquet)`;
+  const extracted = await connection.extractStatements(text).catch((error: unknown) => Promise.reject(dbFailure(error)));
+  if (extracted.count !== 1) throw new RefusedQueryError('query refused: the SQL does not fit inside COPY (...) TO as one SELECT');
+  const prepared = await extracted.prepare(0).catch((error: unknown) => Promise.reject(dbFailure(error)));
+  if (prepared.statementType !== duckdb.StatementType.COPY) throw new RefusedQueryError('query refused: the SQL does not fit inside COPY (...) TO as one SELECT');
+  return prepared;
+}
+
+function preparedColumns(statement: DuckDBPreparedStatement): QueryColumn[] {
+  return Array.from({ length: statement.columnCount }, (_, i) => ({ name: statement.columnName(i), type: statement.columnType(i).toString() }));
+}
+
+async function openQueryReader(dbPath: string, sandbox: { readDirectories: string[]; writeFiles?: string[] }) {
+  try {
+    return await openReader(dbPath, sandbox);
+  } catch (error) {
+    if (error instanceof UsageError && /^no warehouse at/.test(error.message)) throw new UsageError(`query: ${error.message}`, error.hints);
+    throw error;
   }
 }
 
@@ -61,26 +163,114 @@ function readableFolder(folder: string): string {
   return absolute.endsWith(sep) ? absolute : `${absolute}${sep}`;
 }
 
-/** Runs `sql` on an open connection if it is exactly one read; DuckDB errors become UsageError. */
-export async function runQueryOn(connection: DuckDBConnection, sql: string): Promise<QueryResult> {
-  const statement = await prepareOneRead(connection, sql);
-  let reader;
+interface Cancel {
+  signal: AbortSignal;
+  /** The error that says why the statement was stopped, once it was. */
+  error(): GexwhError | undefined;
+  throwIfCancelled(): void;
+  dispose(): void;
+}
+
+/**
+ * Interrupts the statement on the first signal or at the timeout. DuckDB checks its interrupt flag
+ * between chunks of work, so even a long aggregate stops within milliseconds; but a statement that
+ * starts just after the interrupt clears the flag and runs on (measured: an interrupt before a
+ * 3-billion-row count was lost), so the interrupt is repeated until the statement settles.
+ */
+function watchCancel(connection: DuckDBConnection, options: QueryOptions): Cancel {
+  const controller = new AbortController();
+  let reason: GexwhError | undefined;
+  let repeat: NodeJS.Timeout | undefined;
+  const stop = (error: GexwhError) => {
+    if (reason) return;
+    reason = error;
+    connection.interrupt();
+    repeat = setInterval(() => connection.interrupt(), INTERRUPT_REPEAT_MS);
+    controller.abort(error);
+  };
+  const onSignal = () => stop(new InterruptedError(signalName(options.signal?.reason), `query cancelled (${signalName(options.signal?.reason)})`));
+  if (options.signal?.aborted) onSignal();
+  else options.signal?.addEventListener('abort', onSignal, { once: true });
+  const seconds = options.timeoutSeconds;
+  const timer = seconds === undefined || seconds <= 0 ? undefined : setTimeout(() => stop(new QueryTimeoutError(`query cancelled: it ran past --timeout ${seconds} s`, { timeout_seconds: seconds })), seconds * 1000);
+  return {
+    signal: controller.signal,
+    error: () => reason,
+    throwIfCancelled() {
+      if (reason) throw reason;
+    },
+    dispose() {
+      if (timer) clearTimeout(timer);
+      if (repeat) clearInterval(repeat);
+      options.signal?.removeEventListener('abort', onSignal);
+    },
+  };
+}
+
+const INTERRUPT_REPEAT_MS = 100;
+
+function signalName(reason: unknown): 'SIGINT' | 'SIGTERM' {
+  return reason === 'SIGTERM' ? 'SIGTERM' : 'SIGINT';
+}
+
+function rowsOf(result: DuckDBResult, cancel: Cancel): QueryRows {
+  const names = result.deduplicatedColumnNames();
+  const types = result.columnTypes();
+  return {
+    columns: names.map((name, i) => ({ name, type: types[i]?.toString() ?? 'UNKNOWN' })),
+    cancelled: cancel.signal,
+    async *batches() {
+      for (;;) {
+        const chunk = await nextChunk(result, cancel);
+        if (chunk === null) return;
+        yield convertChunk(chunk);
+      }
+    },
+    async countRest() {
+      let count = 0;
+      for (;;) {
+        const chunk = await nextChunk(result, cancel);
+        if (chunk === null) return count;
+        count += chunk.rowCount;
+      }
+    },
+  };
+}
+
+type Chunk = NonNullable<Awaited<ReturnType<DuckDBResult['fetchChunk']>>>;
+
+/** The next chunk, or null at the end. An interrupted stream ends like a finished one: the cancel tells them apart. */
+async function nextChunk(result: DuckDBResult, cancel: Cancel): Promise<Chunk | null> {
+  cancel.throwIfCancelled();
+  let chunk;
   try {
-    reader = await statement.runAndReadAll();
+    chunk = await result.fetchChunk();
   } catch (error) {
-    throw dbFailure(error);
+    throw cancel.error() ?? dbFailure(error);
   }
-  const names = reader.deduplicatedColumnNames();
-  const types = reader.columnTypes();
-  const columns = names.map((name, i) => ({ name, type: types[i]?.toString() ?? 'UNKNOWN' }));
-  const rows = reader.convertRows(jsonFriendly).map((values) => {
-    const row: Record<string, unknown> = {};
-    names.forEach((name, i) => {
-      row[name] = values[i] ?? null;
-    });
-    return row;
-  });
-  return { columns, rows };
+  cancel.throwIfCancelled();
+  return chunk === null || chunk.rowCount === 0 ? null : chunk;
+}
+
+function convertChunk(chunk: Chunk): unknown[][] {
+  let columns;
+  try {
+    columns = chunk.convertColumns(jsonFriendly);
+  } catch (error) {
+    throw conversionFailure(error);
+  }
+  const rows: unknown[][] = new Array(chunk.rowCount);
+  for (let r = 0; r < chunk.rowCount; r++) rows[r] = columns.map((column) => column[r] ?? null);
+  return rows;
+}
+
+/** A value Node cannot hold as one string (over 2^29 − 24 characters): say so, not "unexpected failure". */
+function conversionFailure(error: unknown): Error {
+  const message = errorMessage(error);
+  if (error instanceof RangeError || /Cannot create a string longer than/i.test(message)) {
+    return new UsageError(`query failed: a value of the result is too long to print (${message}); shorten it in the SQL, e.g. left(column, 1000)`, {}, { cause: error });
+  }
+  return error instanceof Error ? error : new Error(message);
 }
 
 /**

@@ -3,7 +3,7 @@
 import { LockError } from '../core/errors.js';
 import { checkSelectionNames, type NameSelection } from '../core/known-names.js';
 import { heldPairs, HELD_SOURCE } from './held-pairs.js';
-import { openWarehouse, type Warehouse } from './open.js';
+import { openReader, openWarehouse, type Warehouse } from './open.js';
 import { lastRun, type RunRow } from './runs.js';
 import { upsertCoverage } from './manifest.js';
 
@@ -18,17 +18,29 @@ export interface WarehouseStatus {
 }
 
 /**
- * Opens the warehouse for writing (to store the fresh coverage); beside a reader, READ_ONLY (the
- * coverage is the one last stored); beside a writer, not at all.
+ * Stores the coverage just fetched, when nobody else holds the warehouse; beside a reader or a
+ * writer the status shows the coverage last stored. Sandboxed like the reads: a view from elsewhere
+ * that a migration or the upsert touches reads no file.
  */
-async function openForStatus(db: string): Promise<Warehouse | { held: string }> {
+async function storeCoverage(db: string, freshCoverage: Row[]): Promise<void> {
+  let warehouse: Warehouse;
   try {
-    return await openWarehouse(db);
+    warehouse = await openWarehouse(db, { sandbox: { writable: true } });
   } catch (error) {
-    if (!(error instanceof LockError)) throw error;
+    if (error instanceof LockError) return;
+    throw error;
   }
   try {
-    return await openWarehouse(db, { readOnly: true });
+    await upsertCoverage(warehouse.connection, freshCoverage as never, new Date());
+  } finally {
+    warehouse.close();
+  }
+}
+
+/** The sandboxed reader; beside a writer, nothing. */
+async function openForStatus(db: string): Promise<Warehouse | { held: string }> {
+  try {
+    return await openReader(db);
   } catch (error) {
     if (!(error instanceof LockError)) throw error;
     return { held: `${error.message}; its tables cannot be read until it lets go` };
@@ -36,11 +48,11 @@ async function openForStatus(db: string): Promise<Warehouse | { held: string }> 
 }
 
 export async function readWarehouseStatus(db: string, freshCoverage: Row[] | undefined, filter: NameSelection): Promise<WarehouseStatus> {
+  if (freshCoverage) await storeCoverage(db, freshCoverage);
   const warehouse = await openForStatus(db);
   if ('held' in warehouse) return { pairs: [], lastRun: undefined, lastSync: undefined, held: warehouse.held };
   try {
     const conn = warehouse.connection;
-    if (freshCoverage && !warehouse.readOnly) await upsertCoverage(conn, freshCoverage as never, new Date());
     if (filter.exchanges || filter.symbols) checkSelectionNames(filter, { pairs: await heldPairs(conn), source: HELD_SOURCE });
     const pairs = (await conn.runAndReadAll(`
       WITH loaded AS (

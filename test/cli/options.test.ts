@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import type { Command, Option } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { configShape, keyOf, longFlagOf, OPTIONS } from '../../src/cli/options.js';
+import { configKeyOf, configShape, longFlagOf, OPTIONS } from '../../src/cli/options.js';
 import { buildProgram } from '../../src/cli/program.js';
 import { ConfigFileSchema } from '../../src/cli/settings.js';
 
@@ -35,7 +35,7 @@ describe('the option table', () => {
   });
 
   it('is what the config file accepts: its config entries, by their camelCase names', () => {
-    const keys = OPTIONS.filter((spec) => spec.config).map(keyOf);
+    const keys = OPTIONS.filter((spec) => spec.config).map(configKeyOf);
     expect(Object.keys(ConfigFileSchema.shape).sort()).toEqual([...keys].sort());
     expect(Object.keys(configShape())).toContain('maxCredits');
     expect(ConfigFileSchema.safeParse({ concurrency: 33 }).success).toBe(false);
@@ -53,7 +53,7 @@ describe('the option table', () => {
 
   it('the config file section lists every config key', () => {
     const section = reference.slice(reference.indexOf('## Config file'), reference.indexOf('## Exit codes'));
-    for (const spec of OPTIONS.filter((s) => s.config)) expect(section, keyOf(spec)).toContain(`\`${keyOf(spec)}\``);
+    for (const spec of OPTIONS.filter((s) => s.config)) expect(section, configKeyOf(spec)).toContain(`\`${configKeyOf(spec)}\``);
   });
 
   it('nothing is documented that does not exist', () => {

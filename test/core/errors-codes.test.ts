@@ -13,6 +13,8 @@ it('each kind of error has its stable code; an API error its slug; anything else
     network: new errors.NetworkError('x'),
     unsafe_response: new errors.UnsafeResponseError('x'),
     interrupted: new errors.InterruptedError('SIGTERM'),
+    timeout: new errors.QueryTimeoutError('x'),
+    unsafe_warehouse: new errors.UnsafeWarehouseError('x'),
     checks_failed: new errors.ChecksFailedError('x'),
     rate_limited: new errors.ApiError(429, 'rate_limited', 'x', '/me'),
     unexpected: new Error('x'),

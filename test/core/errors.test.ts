@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import {
   ApiError, AuthError, BodyTooLargeError, ChecksFailedError, DamagedWarehouseError, errorCodeOf, errorMessage, exitCodeOf, ExitCode,
   InflatedTooLargeError, IntegrityError, InterruptedError, JournalError, LinkAnswerLostError, LinkExpiredError, LiveJournalError,
-  LocalWriteError, LockError, NetworkError, ApiUnavailableError, ObjectStoreError, PartialFailureError, QuotaExceededError, RefusedQueryError, UnsafeResponseError, UsageError,
+  LocalWriteError, LockError, NetworkError, ApiUnavailableError, ObjectStoreError, PartialFailureError, QueryTimeoutError, QuotaExceededError, RefusedQueryError,
+  UnsafeResponseError, UnsafeWarehouseError, UsageError,
 } from '../../src/core/errors.js';
 
 describe('exit codes, decided in one place', () => {
@@ -18,6 +19,9 @@ describe('exit codes, decided in one place', () => {
     [new IntegrityError('x'), ExitCode.partial, 'integrity'],
     [new InterruptedError('SIGINT'), ExitCode.sigint, 'interrupted'],
     [new InterruptedError('SIGTERM'), ExitCode.sigterm, 'interrupted'],
+    [new InterruptedError('SIGINT', 'query cancelled (SIGINT)'), ExitCode.sigint, 'interrupted'],
+    [new QueryTimeoutError('x'), 124, 'timeout'],
+    [new UnsafeWarehouseError('x'), ExitCode.usage, 'unsafe_warehouse'],
     [new DamagedWarehouseError('x'), ExitCode.unexpected, 'damaged_warehouse'],
     [new NetworkError('x'), ExitCode.unreachable, 'network'],
     [new LinkAnswerLostError('x'), ExitCode.unreachable, 'network'],

@@ -65,8 +65,8 @@ export function registerChart(program: Command): void {
       };
       // A chart reads a warehouse; it must not leave an empty one behind a mistyped --db.
       if (!existsSync(resolve(ctx.settings.db))) throw new UsageError(`chart: no warehouse at ${ctx.settings.db} (run gexwh sync first, or pass --db)`, { db: ctx.settings.db });
-      const [{ buildChart, encodeChart }, { writeWhole }, { openWarehouse }] = await Promise.all([import('../../charts/index.js'), import('../../charts/write.js'), import('../../warehouse/index.js')]);
-      const warehouse = await openWarehouse(ctx.settings.db, { readOnly: true });
+      const [{ buildChart, encodeChart }, { writeWhole }, { openReader }] = await Promise.all([import('../../charts/index.js'), import('../../charts/write.js'), import('../../warehouse/index.js')]);
+      const warehouse = await openReader(ctx.settings.db);
       let bytes: Buffer;
       let caption: string;
       try {

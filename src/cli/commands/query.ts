@@ -1,46 +1,77 @@
-// `gexwh query SQL`: one read-only statement on the sandboxed warehouse, as a table, CSV or JSON.
+// `gexwh query SQL`: one read-only statement on the sandboxed warehouse, printed as a table, or
+// streamed as CSV, JSON or JSON lines, or written to a file (--out); cancelled by a signal or --timeout.
 import type { Command } from 'commander';
 import { UsageError } from '../../core/errors.js';
-import type { QueryResult } from '../../warehouse/index.js';
-import { contextOf } from '../context.js';
-import { formatCell, formatTable } from '../output.js';
-import { escapeJson } from '../terminal.js';
-import { collectOption } from '../parse.js';
+import type { QueryOptions } from '../../warehouse/query.js';
+import { contextOf, type CommandContext } from '../context.js';
+import { addTableOptions } from '../options.js';
+import { collectOption, integerOption } from '../parse.js';
+import { STREAM_FORMATS, type StreamFormat } from '../query-output.js';
 
-const QUERY_FORMATS = ['table', 'csv', 'json'] as const;
+const QUERY_FORMATS = ['table', ...STREAM_FORMATS] as const;
+type QueryFormat = (typeof QUERY_FORMATS)[number];
+
+/** Rows the table shows on a terminal unless --max-rows says otherwise. */
+export const TERMINAL_MAX_ROWS = 1000;
+
+interface QueryFlags {
+  format?: string;
+  readDir?: string[];
+  maxRows?: number;
+  out?: string;
+  force?: boolean;
+  timeout?: number;
+}
 
 export function registerQuery(program: Command): void {
-  program
+  const command = program
     .command('query')
-    .description('run one read-only SQL statement on the warehouse, sandboxed, and print a table, CSV or JSON')
+    .description('run one read-only SQL statement on the warehouse, sandboxed: print a table, stream CSV, JSON or JSON lines, or write a file')
     .argument('<sql>', 'the SQL text, e.g. "SELECT * FROM levels_close LIMIT 5"')
-    .option('--format <format>', 'table, csv or json (default table; json also with --json)')
-    .option('--read-dir <folder>', 'also let the SQL read files under this folder, e.g. an export (repeatable; never writes; default: none, only the warehouse)', collectOption)
-    .action(async (sql: string, flags: { format?: string; readDir?: string[] }, command: Command) => {
-      const ctx = contextOf(command);
-      const format = flags.format ?? (ctx.settings.json ? 'json' : 'table');
-      if (!(QUERY_FORMATS as readonly string[]).includes(format)) {
-        throw new UsageError(`--format: unknown format "${format}"; allowed: ${QUERY_FORMATS.join(', ')}`);
-      }
-      const { runQuery } = await import('../../warehouse/index.js');
-      const result = await runQuery(ctx.settings.db, sql, { readDirectories: flags.readDir ?? [] });
-      process.stdout.write(`${renderQuery(result, format as (typeof QUERY_FORMATS)[number])}\n`);
-    });
+    .option('--format <format>', 'table, csv, json or jsonl (default table; json also with --json)')
+    .option('--max-rows <n>', `table: print at most N rows and say how many were left out; 0: all (default ${TERMINAL_MAX_ROWS} on a terminal, else all)`, integerOption(0))
+    .option('--out <file>', 'write the result to FILE.csv, .json, .jsonl or .parquet (temp file, then rename) instead of printing it (default: print)')
+    .option('--force', 'with --out: replace an existing file')
+    .option('--read-dir <folder>', 'also let the SQL read files under this folder, e.g. an export (repeatable; never writes; default: none, only the warehouse)', collectOption);
+  addTableOptions(command, 'query').action(async (sql: string, flags: QueryFlags, cmd: Command) => {
+    const ctx = contextOf(cmd);
+    const options: QueryOptions = {
+      readDirectories: flags.readDir ?? [],
+      signal: ctx.signal,
+      timeoutSeconds: flags.timeout ?? ctx.settings.config.queryTimeout ?? 0,
+      onStart: () => ctx.out.debug('query: the statement is running (Ctrl-C cancels it)'),
+    };
+    if (flags.out !== undefined) {
+      const { writeQueryFile } = await import('../query-file.js');
+      const written = await writeQueryFile(ctx.settings.db, sql, { out: flags.out, force: flags.force === true, format: flags.format, options });
+      ctx.out.result(written, () => `wrote ${written.rows.toLocaleString('en-US')} row(s) of ${written.columns} column(s) to ${written.out} (${written.format})`);
+      return;
+    }
+    if (flags.force) throw new UsageError('--force goes with --out FILE (it replaces an existing file)');
+    const format = checkFormat(flags.format ?? (ctx.settings.json ? 'json' : 'table'));
+    if (flags.maxRows !== undefined && format !== 'table') throw new UsageError(`--max-rows is for the table format; with --format ${format} every row is written (cut them with LIMIT)`);
+    await printQuery(ctx, sql, format, flags.maxRows, options);
+  });
 }
 
-function renderQuery(result: QueryResult, format: 'table' | 'csv' | 'json'): string {
-  if (format === 'json') return escapeJson(JSON.stringify(result.rows, null, 2));
-  const names = result.columns.map((c) => c.name);
-  if (format === 'table') return formatTable(result.rows, names);
-  const escape = (value: unknown) => {
-    const text = formatCsvCell(value);
-    return /[",\n\r]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
-  };
-  return [names.map(escape).join(','), ...result.rows.map((row) => names.map((n) => escape(row[n])).join(','))].join('\n');
+function checkFormat(format: string): QueryFormat {
+  if (!(QUERY_FORMATS as readonly string[]).includes(format)) {
+    throw new UsageError(`--format: unknown format "${format}"; allowed: ${QUERY_FORMATS.join(', ')}`);
+  }
+  return format as QueryFormat;
 }
 
-function formatCsvCell(value: unknown): string {
-  // CSV keeps full precision (the table rounds for reading).
-  if (typeof value === 'number') return String(value);
-  return formatCell(value);
+async function printQuery(ctx: CommandContext, sql: string, format: QueryFormat, maxRows: number | undefined, options: QueryOptions): Promise<void> {
+  const [{ withQuery }, { tableText, writeRows }, { stdoutSink }] = await Promise.all([
+    import('../../warehouse/query.js'),
+    import('../query-output.js'),
+    import('../stdout-sink.js'),
+  ]);
+  const terminal = process.stdout.isTTY === true;
+  await withQuery(ctx.settings.db, sql, options, async (rows) => {
+    if (format !== 'table') return void (await writeRows(rows, format as StreamFormat, stdoutSink(rows.cancelled), terminal));
+    const limit = maxRows ?? (terminal ? TERMINAL_MAX_ROWS : 0);
+    const text = await tableText(rows, limit === 0 ? undefined : limit);
+    await stdoutSink(rows.cancelled).write(`${text}\n`);
+  });
 }

@@ -42,8 +42,8 @@ export function registerReport(program: Command): void {
         rangePct: parseRange(flags.range),
       };
       if (!existsSync(resolve(ctx.settings.db))) throw new UsageError(`report: no warehouse at ${ctx.settings.db} (run gexwh sync first, or pass --db)`, { db: ctx.settings.db });
-      const [{ buildReport }, { writeWhole }, { openWarehouse }] = await Promise.all([import('../../charts/index.js'), import('../../charts/write.js'), import('../../warehouse/index.js')]);
-      const warehouse = await openWarehouse(ctx.settings.db, { readOnly: true });
+      const [{ buildReport }, { writeWhole }, { openReader }] = await Promise.all([import('../../charts/index.js'), import('../../charts/write.js'), import('../../warehouse/index.js')]);
+      const warehouse = await openReader(ctx.settings.db);
       let report: Awaited<ReturnType<typeof buildReport>>;
       try {
         report = await buildReport(warehouse.connection, request, look);

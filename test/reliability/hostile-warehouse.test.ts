@@ -1,0 +1,124 @@
+// Reliability matrix, a warehouse from someone else: its views and sync tables redefined to read a
+// file of this machine (levels_close with a regime read from the file, or for the chart a spot cast
+// from it, sync.runs with an outcome read from it, sync.migrations casting it to a number: DuckDB's
+// error then quotes it). report, chart,
+// status (offline, and online where it stores the fresh coverage) and doctor open it through the
+// sandboxed reader: the file's content appears nowhere (stdout, stderr, files written), each says
+// the warehouse holds SQL that reads a file, and nothing is written. In-process: no signal or
+// second process matters here.
+import { copyFileSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmulator, type Emulator } from '../../src/emulator/index.js';
+import { openWarehouse } from '../../src/warehouse/open.js';
+import { runCliInProcess, type CliResult } from '../helpers/cli.js';
+import { DEMO_NOW, loadDemoHistory } from '../helpers/demo-warehouse.js';
+import { makeTempDir } from '../warehouse/fixtures.js';
+
+const SECRET = `hostname-of-the-victim-${process.pid}`;
+
+let dir: string;
+let cleanup: () => void;
+let db: string;
+/** The same, but its levels_close casts the file to a number: the chart draws no text, DuckDB's error quotes it. */
+let chartDb: string;
+let out: string;
+let emulator: Emulator;
+
+beforeAll(async () => {
+  ({ dir, cleanup } = makeTempDir());
+  db = join(dir, 'gex.duckdb');
+  out = join(dir, 'out');
+  const secret = join(dir, 'hostname');
+  writeFileSync(secret, `${SECRET}\n`);
+  const wh = await openWarehouse(db);
+  try {
+    await loadDemoHistory(wh, dir, { from: '2026-03-12', strikes: 6 });
+  } finally {
+    wh.close();
+  }
+  chartDb = join(dir, 'chart.duckdb');
+  copyFileSync(db, chartDb);
+  const file = `(SELECT content FROM read_text('${secret}'))`;
+  const closes = `FROM levels_total t SEMI JOIN session_closes c
+    ON c.exchange = t.exchange AND c.symbol = t.symbol AND c.session_date = t.session_date AND c.timestamp_utc = t.timestamp_utc`;
+  await alter(db, `
+    CREATE OR REPLACE VIEW levels_close AS SELECT t.* REPLACE (${file} AS regime) ${closes};
+    ALTER TABLE sync.runs RENAME TO runs_kept;
+    CREATE VIEW sync.runs AS SELECT * REPLACE (${file} AS outcome) FROM sync.runs_kept;
+    ALTER TABLE sync.migrations RENAME TO migrations_kept;
+    CREATE VIEW sync.migrations AS SELECT * REPLACE (CAST(${file} AS INTEGER) AS version) FROM sync.migrations_kept;`);
+  await alter(chartDb, `CREATE OR REPLACE VIEW levels_close AS SELECT t.* REPLACE (CAST(${file} AS DOUBLE) AS spot) ${closes};`);
+  emulator = await startEmulator({ now: DEMO_NOW, days: 2, expirations: 1, strikes: 4, symbols: ['BTC', 'SPY'] });
+}, 120_000);
+
+/** Runs DDL on a warehouse as its owner would, before it is handed over. */
+async function alter(path: string, sql: string): Promise<void> {
+  const wh = await openWarehouse(path);
+  try {
+    await wh.connection.run(`${sql}\nCHECKPOINT;`);
+  } finally {
+    wh.close();
+  }
+}
+
+afterAll(async () => {
+  await emulator?.close();
+  cleanup();
+});
+
+/** The file's content nowhere in the output or in what was written to `folder`, and nothing written. */
+function expectNoLeak(result: CliResult, folder?: string): void {
+  expect(result.stdout + result.stderr).not.toContain(SECRET);
+  const written = folder !== undefined && existsSync(folder) ? readdirSync(folder) : [];
+  for (const name of written) expect(readFileSync(join(folder!, name), 'utf8').includes(SECRET), `${name} holds the file's content`).toBe(false);
+  expect(written, 'files written').toEqual([]);
+}
+
+/** The one error every reader gives: the SQL named, the file named, its content not. */
+const REFUSAL = /the warehouse .*(gex|chart)\.duckdb holds SQL \(a view or a macro\) that reads a file or URL outside it, which the sandbox refused \(Permission Error: Cannot access file ".*hostname"/;
+
+describe('a hostile warehouse leaks no file through the commands that read it', () => {
+  it('report: exit 2, the refusal, no page', async () => {
+    const result = await runCliInProcess(['report', '--db', db, '--out', join(out, 'report', 'report.html'), '--json']);
+    expectNoLeak(result, join(out, 'report'));
+    expect(result.code).toBe(2);
+    expect(JSON.parse(result.stdout).error).toMatchObject({ code: 'unsafe_warehouse', exitCode: 2 });
+    expect(result.stderr).toMatch(REFUSAL);
+  });
+
+  it('chart: exit 2, the refusal, no image', async () => {
+    const result = await runCliInProcess(['chart', 'levels', '--db', chartDb, '--exchange', 'deribit', '--symbol', 'BTC', '--out', join(out, 'chart', 'levels.svg')]);
+    expectNoLeak(result, join(out, 'chart'));
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(REFUSAL);
+  });
+
+  it('status offline: exit 2, the refusal', async () => {
+    const result = await runCliInProcess(['status', '--db', db, '--archive', join(dir, 'raw')]);
+    expectNoLeak(result);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(REFUSAL);
+  });
+
+  it('status online, which stores the fresh coverage first (migrations read sync.migrations): exit 2, the refusal', async () => {
+    const result = await runCliInProcess(['status', '--db', db, '--archive', join(dir, 'raw')], {
+      env: { GEX_BASE_URL: emulator.baseUrl, GEX_API_KEY: emulator.keys.pro },
+    });
+    expectNoLeak(result);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(REFUSAL);
+  });
+
+  it('doctor: the warehouse check fails with the refusal', async () => {
+    const result = await runCliInProcess(['doctor', '--db', db, '--archive', join(dir, 'raw'), '--json'], {
+      env: { GEX_BASE_URL: emulator.baseUrl, GEX_API_KEY: emulator.keys.pro },
+    });
+    expectNoLeak(result);
+    expect(result.code).toBe(1);
+    const checks = JSON.parse(result.stdout).error.hint.checks as Array<{ name: string; ok: boolean; detail: string }>;
+    const warehouse = checks.find((c) => c.name === 'warehouse')!;
+    expect(warehouse.ok).toBe(false);
+    expect(warehouse.detail).toMatch(REFUSAL);
+  });
+});
