@@ -31,7 +31,9 @@ export async function writeQueryFile(dbPath: string, sql: string, request: Query
   const target = resolve(request.out);
   const format = formatOfFile(request.out, request.format);
   refuseExisting(request.out, target, request.force);
-  mkdirSync(dirname(target), { recursive: true });
+  // The first folder this run creates on the way to FILE (undefined when they all exist): a failed
+  // query removes it again, so bad input leaves nothing behind.
+  const madeFolder = mkdirSync(dirname(target), { recursive: true });
   const temp = join(dirname(target), `.${basename(target)}.${randomBytes(6).toString('hex')}.tmp`);
   try {
     const written = format === 'parquet' ? await parquetToFile(dbPath, sql, temp, request.options) : await streamToFile(dbPath, sql, temp, format, request.options);
@@ -39,6 +41,9 @@ export async function writeQueryFile(dbPath: string, sql: string, request: Query
     refuseExisting(request.out, target, request.force);
     renameSync(temp, target);
     return { out: target, format, rows: written.rows, columns: written.columns.length };
+  } catch (error) {
+    if (madeFolder !== undefined) rmSync(madeFolder, { recursive: true, force: true });
+    throw error;
   } finally {
     rmSync(temp, { force: true });
   }
