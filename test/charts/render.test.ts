@@ -48,3 +48,32 @@ describe('PNG', () => {
     expect(encodeChart(option, look, 'png').equals(png)).toBe(true);
   });
 });
+
+describe('levels PNG: regime bands by pixel', () => {
+  // The plot spans the grid (72 px each side); each session owns one equal slot of it.
+  const tint = (image: PNG, x: number, y: number): 'positive' | 'negative' | 'none' => {
+    const i = (image.width * y + x) * 4;
+    const [r, g] = [image.data[i]!, image.data[i + 1]!];
+    if (r > 250 && g > 250) return 'none';
+    return g > r ? 'positive' : 'negative';
+  };
+
+  it('tints the whole slot of each session, edge to edge, in its regime; a session with no regime stays white', () => {
+    const look = { width: 800, height: 450, theme: 'light' as const };
+    const data = seriesFixture(); // positive, positive, negative, (none), positive
+    const image = PNG.sync.read(encodeChart(levelsOption(data, look), look, 'png'));
+    const grid = { left: 72, right: look.width - 72, top: 120, bottom: look.height - 70 };
+    const slot = (grid.right - grid.left) / data.closes.length;
+    data.closes.forEach((close, i) => {
+      // Near both edges of the slot and at its centre, on rows across the plot: the majority colour
+      // (a line crossing one row cannot change it).
+      for (const x of [grid.left + i * slot + 3, grid.left + (i + 0.5) * slot, grid.left + (i + 1) * slot - 3].map(Math.round)) {
+        const seen = Array.from({ length: 9 }, (_, k) => tint(image, x, Math.round(grid.top + ((k + 1) * (grid.bottom - grid.top)) / 10)));
+        const counts = new Map<string, number>();
+        for (const t of seen) counts.set(t, (counts.get(t) ?? 0) + 1);
+        const majority = [...counts.entries()].sort((a, b) => b[1] - a[1])[0]![0];
+        expect(majority, `session ${close.sessionDate} at x=${x}`).toBe(close.regime ?? 'none');
+      }
+    });
+  });
+});

@@ -2,7 +2,7 @@
 // which capture was drawn.
 import { describe, expect, it } from 'vitest';
 import { millions } from '../../src/charts/format.js';
-import { levelsOption, regimeBands } from '../../src/charts/levels.js';
+import { levelsOption } from '../../src/charts/levels.js';
 import { profileOption, strikesInRange } from '../../src/charts/profile.js';
 import { termOption } from '../../src/charts/term.js';
 import { markerSize, wallsOption } from '../../src/charts/walls.js';
@@ -60,23 +60,29 @@ describe('profile', () => {
 });
 
 describe('levels', () => {
-  it('draws spot, flip and both walls per session close, regimes as bands', () => {
+  it('draws spot, flip and both walls per session close, and one band series per regime', () => {
     const option = levelsOption(seriesFixture(), LOOK);
     const series = seriesOf(option);
-    expect(series.map((s) => s.name)).toEqual(['spot (close)', 'flip', 'call wall', 'put wall']);
+    expect(series.map((s) => s.name)).toEqual(['spot (close)', 'flip', 'call wall', 'put wall', 'positive regime', 'negative regime']);
     expect(series[0]!.data).toEqual([500, 505, 498, 497, 502]);
     expect(series[2]!.data).toEqual([1500, 1505, 1498, 1497, 1502]);
     expect((option.xAxis as { data: string[] }).data).toEqual(['2026-03-02', '2026-03-03', '2026-03-04', '2026-03-05', '2026-03-06']);
-    expect(series[0]!.markArea!.data.map(([from, to]) => [from.name, from.xAxis, to.xAxis])).toEqual([
-      ['positive', '2026-03-02', '2026-03-03'],
-      ['negative', '2026-03-04', '2026-03-04'],
-      ['positive', '2026-03-06', '2026-03-06'],
-    ]);
     expect(titleOf(option).subtext).toContain('5 sessions, 2026-03-02 to 2026-03-06');
   });
 
-  it('a null regime breaks a run', () => {
-    expect(regimeBands(seriesFixture()).map((b) => b.regime)).toEqual(['positive', 'negative', 'positive']);
+  it('shades every session with a regime across its whole slot: one-session runs and the latest included', () => {
+    const bands = seriesOf(levelsOption(seriesFixture(), LOOK)).filter((s) => s.name.endsWith(' regime')) as (AnySeries & { barWidth: string; barCategoryGap: string; yAxisIndex: number })[];
+    // The fixture: positive, positive, negative (one session), no regime, positive (the latest, alone).
+    expect(bands.map((b) => [b.name, b.data])).toEqual([
+      ['positive regime', [1, 1, null, null, 1]],
+      ['negative regime', [null, null, 1, null, null]],
+    ]);
+    for (const band of bands) expect([band.type, band.barWidth, band.barCategoryGap, band.yAxisIndex]).toEqual(['bar', '100%', '0%', 1]);
+  });
+
+  it('names each regime in the legend', () => {
+    const legend = levelsOption(seriesFixture(), LOOK).legend as { data: { name: string }[] };
+    expect(legend.data.map((d) => d.name)).toEqual(['spot (close)', 'flip', 'call wall', 'put wall', 'positive regime', 'negative regime']);
   });
 });
 
