@@ -1,6 +1,7 @@
 // One chart from the warehouse: read through the views, build the ECharts option, render to SVG or PNG.
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { EChartsOption } from 'echarts';
+import { embedFont } from './font.js';
 import { levelsOption } from './levels.js';
 import { profileOption, strikesInRange } from './profile.js';
 import { readCloses, readProfile, readTerm, resolvePair, type Moment, type SessionRange } from './read.js';
@@ -52,5 +53,6 @@ export async function buildChart(conn: DuckDBConnection, request: ChartRequest):
 
 export function encodeChart(option: EChartsOption, look: Look, format: OutputFormat): Buffer {
   const svg = renderSvg(option, look);
-  return format === 'svg' ? Buffer.from(svg, 'utf8') : renderPng(svg, look);
+  // The PNG is drawn from the SVG before the font is embedded: resvg reads the font file itself.
+  return format === 'svg' ? Buffer.from(embedFont(svg), 'utf8') : renderPng(svg, look);
 }

@@ -1,8 +1,12 @@
 // SVG and PNG output: well-formed, the asked size, and the same bytes on every run.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Resvg } from '@resvg/resvg-js';
 import { PNG } from 'pngjs';
 import { describe, expect, it } from 'vitest';
 import { encodeChart } from '../../src/charts/draw.js';
+import { embedFont, svgText } from '../../src/charts/font.js';
 import { levelsOption } from '../../src/charts/levels.js';
 import { profileOption } from '../../src/charts/profile.js';
 import { renderSvg, stableClassNames } from '../../src/charts/render.js';
@@ -75,5 +79,32 @@ describe('levels PNG: regime bands by pixel', () => {
         expect(majority, `session ${close.sessionDate} at x=${x}`).toBe(close.regime ?? 'none');
       }
     });
+  });
+});
+
+describe('SVG files carry their font', () => {
+  it('embeds the glyphs of its text as an @font-face data URL; the embedded font alone draws the same picture', () => {
+    const option = levelsOption(seriesFixture(), LOOK);
+    const svg = encodeChart(option, LOOK, 'svg').toString('utf8');
+    const face = /<style>@font-face\{font-family:"Inter";src:url\(data:font\/ttf;base64,([A-Za-z0-9+/=]+)\) format\("truetype"\)\}<\/style>/.exec(svg);
+    expect(face, 'an @font-face rule with the font as a data URL').not.toBeNull();
+    const dir = mkdtempSync(join(tmpdir(), 'gexwh-font-'));
+    try {
+      // resvg given only the embedded subset: a character missing from it would be drawn as nothing
+      // (no system fonts), so the pictures differ.
+      const subset = join(dir, 'subset.ttf');
+      writeFileSync(subset, Buffer.from(face![1]!, 'base64'));
+      const font = (file: string) => ({ loadSystemFonts: false, fontFiles: [file], defaultFontFamily: 'Inter', sansSerifFamily: 'Inter' });
+      const withSubset = new Resvg(svg, { font: font(subset) }).render().asPng();
+      expect(withSubset.equals(encodeChart(option, LOOK, 'png'))).toBe(true);
+      expect(Buffer.from(face![1]!, 'base64').length).toBeLessThan(30_000);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('reads the text of the SVG, entities decoded', () => {
+    expect(svgText('<svg><text x="1">a &amp; b</text><path/><text>&#8594;&lt;&#x2190;</text></svg>')).toBe('a & b→<←');
+    expect(embedFont('<svg width="1"><path/></svg>')).toBe('<svg width="1"><path/></svg>');
   });
 });
