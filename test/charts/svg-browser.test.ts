@@ -48,7 +48,7 @@ describe.skipIf(chromium === undefined)('an SVG chart in a browser without Inter
   }
 
   function differing(a: PNG, b: PNG): number {
-    return pixelmatch(a.data, b.data, null, a.width, a.height, { threshold: 0.3 });
+    return pixelmatch(a.data, b.data, undefined, a.width, a.height, { threshold: 0.3 });
   }
 
   it('draws its text in the embedded font: the screenshot matches the PNG far better than a fallback font does', async () => {
