@@ -3,6 +3,8 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import type { EChartsOption } from 'echarts';
 import { embedFont } from './font.js';
 import { levelsOption } from './levels.js';
+import { netGexOption } from './netgex.js';
+import { oiOption } from './oi.js';
 import { profileOption, strikesInRange } from './profile.js';
 import { readCloses, readProfile, readTerm, resolvePair, type Moment, type SessionRange } from './read.js';
 import { renderPng, renderSvg } from './render.js';
@@ -47,6 +49,14 @@ export async function buildChart(conn: DuckDBConnection, request: ChartRequest):
     case 'term': {
       const data = await readTerm(conn, pair, request.moment);
       return { pair, caption: `capture ${data.capturedAt}, ${data.rows.length} expirations`, option: termOption(data, request.look) };
+    }
+    case 'netgex': {
+      const data = await readCloses(conn, pair, request.sessions);
+      return { pair, caption: `${data.closes.length} sessions`, option: netGexOption(data, request.look) };
+    }
+    case 'oi': {
+      const data = strikesInRange(await readProfile(conn, pair, request.expiration, request.moment), request.rangePct);
+      return { pair, caption: `capture ${data.capturedAt}, ${data.strikes.length} strikes`, option: oiOption(data, request.look) };
     }
   }
 }

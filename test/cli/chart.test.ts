@@ -43,10 +43,12 @@ describe('gexwh chart', () => {
     expect(readFileSync(out, 'utf8')).toContain('capture 2026-03-10 12:00 UTC (as of 2026-03-10 12:14 UTC)');
   }, 60_000);
 
-  it('levels, walls and term to well-formed SVG, stable across runs', async () => {
+  it('oi, levels, walls, netgex and term to well-formed SVG, stable across runs', async () => {
     for (const [kind, pair] of [
+      ['oi', BTC],
       ['levels', BTC],
       ['walls', BTC],
+      ['netgex', BTC],
       ['term', ['--exchange', 'combined', '--symbol', 'BTC']],
     ] as const) {
       const out = join(bench.dir, `${kind}.svg`);
@@ -62,7 +64,7 @@ describe('gexwh chart', () => {
   it('bad input is exit 2 with what is allowed, and writes nothing', async () => {
     const out = join(bench.dir, 'bad', 'x.png');
     const cases: [string[], RegExp][] = [
-      [['chart', 'pie', ...db, ...BTC, '--out', out], /unknown chart kind "pie"; allowed: profile, levels, walls, term/],
+      [['chart', 'pie', ...db, ...BTC, '--out', out], /unknown chart kind "pie"; allowed: profile, oi, levels, walls, netgex, term/],
       [['chart', 'profile', ...db, ...BTC, '--out', out, '--at', 'yesterday'], /--at: "yesterday" is not an ISO 8601 instant/],
       [['chart', 'profile', ...db, '--exchange', 'deribit', '--symbol', 'BTX', '--out', out], /BTX: no history in the warehouse .*did you mean BTC\?/],
       [['chart', 'profile', ...db, ...BTC, '--out', join(bench.dir, 'bad', 'x.jpg')], /--out .*x.jpg: the extension says the format; allowed: .svg, .png/],
