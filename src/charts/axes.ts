@@ -42,19 +42,22 @@ export function niceStep(raw: number): number {
 }
 
 /**
- * Scales for several value axes that share `ticks` tick rows with zero on the same row: each axis
- * gets a nice interval, and the row of zero is the one that wastes the least of the axes' height.
+ * Scales for several value axes that share their tick rows (5 to 8 of them) with zero on the same
+ * row: each axis gets a nice interval, and the rows are the ones that waste the least of the axes'
+ * height. With `ticks`, exactly that many rows.
  */
-export function alignedZeroAxes(extents: Extent[], ticks = 6): AxisScale[] {
+export function alignedZeroAxes(extents: Extent[], ticks?: number): AxisScale[] {
   let best: { waste: number; scales: AxisScale[] } | undefined;
-  for (let below = 0; below <= ticks; below++) {
-    const scales = extents.map((e) => scaleWith(e, below, ticks - below));
-    if (scales.some((s) => s === undefined)) continue;
-    const fitted = scales as AxisScale[];
-    const waste = fitted.reduce((sum, s, i) => sum + (s.max - s.min) / span(extents[i] as Extent), 0);
-    if (best === undefined || waste < best.waste) best = { waste, scales: fitted };
+  for (const rows of ticks === undefined ? [5, 6, 7, 8] : [ticks]) {
+    for (let below = 0; below <= rows; below++) {
+      const scales = extents.map((e) => scaleWith(e, below, rows - below));
+      if (scales.some((s) => s === undefined)) continue;
+      const fitted = scales as AxisScale[];
+      const waste = fitted.reduce((sum, s, i) => sum + (s.max - s.min) / span(extents[i] as Extent), 0);
+      if (best === undefined || waste < best.waste - 1e-9) best = { waste, scales: fitted };
+    }
   }
-  // Every extent holds zero, so `below` = ticks / 2 always fits.
+  // Every extent holds zero, so half the rows below and half above always fits.
   return (best as { scales: AxisScale[] }).scales;
 }
 

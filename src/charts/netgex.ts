@@ -18,7 +18,7 @@ export function netGexOption(data: SeriesData, look: Look): EChartsOption {
     ...option,
     xAxis: { type: 'category', data: data.closes.map((c) => c.sessionDate), ...axisLook(palette), splitLine: { show: false } },
     yAxis: [
-      { type: 'value', name: 'net GEX, $M per 1% move', ...axisLook(palette) },
+      { type: 'value', name: 'net GEX, $M per 1%', ...axisLook(palette) },
       { type: 'value', name: 'spot', scale: true, ...axisLook(palette), splitLine: { show: false } },
     ],
     series: [

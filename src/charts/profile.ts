@@ -47,7 +47,7 @@ export function profileOption(data: ProfileData, style: ProfileStyle, look: Look
   const bars = style.net ? [netBars(data, palette)] : [callBars(data, palette, strikes), putBars(data, palette, strikes)];
   const cumulative = cumulativeLine(data, palette);
   (bars[0] as SeriesOption & { markLine?: MarkLineComponentOption }).markLine = { silent: true, symbol: 'none', data: levelLines(data, palette, strikes) };
-  const [gexAxis, cumulativeAxis] = alignedZeroAxes([barExtent(data, style), extentOf(cumulative.data as [number, number | null][])]);
+  const [gexAxis, cumulativeAxis] = alignedZeroAxes([withHeadroom(barExtent(data, style)), extentOf(cumulative.data as [number, number | null][])]);
   return {
     ...option,
     legend: { ...(option.legend as object), top: 60, left: 16, right: 'auto' },
@@ -148,6 +148,12 @@ export function largestMarker(name: string, bar: { strike: number; y: number }, 
 function barExtent(data: ProfileData, style: ProfileStyle): Extent {
   const values = data.strikes.flatMap((s) => (style.net ? [s.netGex] : [s.callGex, s.putGex === null ? null : -s.putGex]));
   return extentOf(values.map((v) => [0, millions(v)]));
+}
+
+/** Room beyond the longest bars for their markers, below the level labels above the plot. */
+function withHeadroom(extent: Extent): Extent {
+  const room = (extent.max - extent.min) * 0.12;
+  return { min: extent.min < 0 ? extent.min - room : 0, max: extent.max > 0 ? extent.max + room : 0 };
 }
 
 function extentOf(points: [number, number | null][]): Extent {
