@@ -11,22 +11,13 @@ export interface AxisScale extends Extent {
   interval: number;
 }
 
-/**
- * From half a strike step before the first strike to half a step after the last, so the outer bars
- * are whole and nothing else widens the axis. The step is the smallest gap between strikes; one
- * strike alone gets 1% on each side.
- */
+/** The first and last strike (1% either side of a lone strike, so the axis has a width). */
 export function strikeAxisRange(strikes: number[]): Extent {
   if (strikes.length === 0) return { min: 0, max: 1 };
-  const sorted = [...strikes].sort((a, b) => a - b);
-  let step = Infinity;
-  for (let i = 1; i < sorted.length; i++) {
-    const gap = (sorted[i] as number) - (sorted[i - 1] as number);
-    if (gap > 0) step = Math.min(step, gap);
-  }
-  const first = sorted[0] as number;
-  const last = sorted[sorted.length - 1] as number;
-  const margin = Number.isFinite(step) ? step / 2 : Math.max(Math.abs(first) * 0.01, 1);
+  const first = Math.min(...strikes);
+  const last = Math.max(...strikes);
+  if (first < last) return { min: first, max: last };
+  const margin = Math.max(Math.abs(first) * 0.01, 1);
   return { min: clean(first - margin), max: clean(last + margin) };
 }
 

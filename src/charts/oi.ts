@@ -4,7 +4,7 @@ import type { EChartsOption, MarkLineComponentOption, MarkPointComponentOption, 
 import { strikeAxisRange } from './axes.js';
 import { axisLook, baseOption } from './common.js';
 import { captureTime, count, pairName, price } from './format.js';
-import { largestBar, largestMarker, levelLine, momentText, PROFILE_GRID } from './profile.js';
+import { largestBar, largestMarker, levelMarks, momentText, PROFILE_GRID, strikeAxis } from './profile.js';
 import type { Look, ProfileData, StrikeRow } from './types.js';
 
 export function oiTitle(data: ProfileData): { title: string; subtitle: string } {
@@ -30,21 +30,15 @@ export function oiOption(data: ProfileData, look: Look): EChartsOption {
   };
   const calls = bar('call OI', palette.call, (s) => s.callOi, 1);
   const puts = bar('put OI', palette.put, (s) => s.putOi, -1);
-  if (data.spot !== null) calls.markLine = { silent: true, symbol: 'none', data: [levelLine({ name: 'spot', value: data.spot, color: palette.spot, type: 'solid', row: 0 }, data.spot, strikes)] };
+  const marks = levelMarks([{ name: 'spot', value: data.spot, color: palette.spot, type: 'solid', row: 0 }], data.spot, strikes, look);
+  calls.markLine = { silent: true, symbol: 'none', data: marks.lines };
+  // A spot beyond the strikes (a range too narrow to hold one) is an arrow at the edge.
+  puts.markPoint = { ...puts.markPoint, data: [...(puts.markPoint?.data ?? []), ...marks.edges] };
   return {
     ...option,
     legend: { ...(option.legend as object), top: 60, left: 16, right: 'auto' },
     grid: PROFILE_GRID,
-    xAxis: {
-      type: 'value',
-      name: 'strike',
-      nameLocation: 'middle',
-      nameGap: 30,
-      ...strikes,
-      ...axisLook(palette),
-      axisLabel: { ...(axisLook(palette).axisLabel as object), showMinLabel: false, showMaxLabel: false },
-      splitLine: { show: false },
-    },
+    xAxis: strikeAxis(strikes, palette),
     yAxis: { type: 'value', name: 'open interest, contracts', ...axisLook(palette) },
     series: [calls, puts],
   };

@@ -33,7 +33,7 @@ export function profileTitle(data: ProfileData): { title: string; subtitle: stri
   };
 }
 
-/** Label rows above the plot: lines are often close (spot and flip), so each label has its own row. */
+/** The height of one level label's row above the plot. */
 const LABEL_ROW = 15;
 const LABEL_ROWS = 4;
 /** Title, subtitle and legend, one row each, above the label rows. */
@@ -46,28 +46,38 @@ export function profileOption(data: ProfileData, style: ProfileStyle, look: Look
   const strikes = strikeAxisRange(data.strikes.map((s) => s.strike));
   const bars = style.net ? [netBars(data, palette)] : [callBars(data, palette, strikes), putBars(data, palette, strikes)];
   const cumulative = cumulativeLine(data, palette);
-  (bars[0] as SeriesOption & { markLine?: MarkLineComponentOption }).markLine = { silent: true, symbol: 'none', data: levelLines(data, palette, strikes) };
+  const marks = levelMarks(levelSpecs(data, palette), data.spot, strikes, look);
+  (bars[0] as SeriesOption & { markLine?: MarkLineComponentOption }).markLine = { silent: true, symbol: 'none', data: marks.lines };
+  cumulative.markPoint = { silent: true, data: marks.edges };
   const [gexAxis, cumulativeAxis] = alignedZeroAxes([withHeadroom(barExtent(data, style)), extentOf(cumulative.data as [number, number | null][])]);
   return {
     ...option,
     legend: { ...(option.legend as object), top: 60, left: 16, right: 'auto' },
     grid: PROFILE_GRID,
-    xAxis: {
-      type: 'value',
-      name: 'strike',
-      nameLocation: 'middle',
-      nameGap: 30,
-      ...strikes,
-      ...axisLook(palette),
-      // The axis ends half a strike step beyond the outer bars: no label there, only the bars' own ticks.
-      axisLabel: { ...(axisLook(palette).axisLabel as object), showMinLabel: false, showMaxLabel: false },
-      splitLine: { show: false },
-    },
+    xAxis: strikeAxis(strikes, palette),
     yAxis: [
       { type: 'value', name: 'GEX, $M per 1% move', ...gexAxis, ...axisLook(palette) },
       { type: 'value', name: 'cumulative net GEX, $M', ...cumulativeAxis, ...axisLook(palette), splitLine: { show: false } },
     ],
     series: [...bars, cumulative],
+  };
+}
+
+/**
+ * From the first strike to the last: ECharts draws bars on a value axis half the smallest strike
+ * step in from each end, so the outer bars are whole and the axis ends just beyond them.
+ */
+export function strikeAxis(strikes: Extent, palette: Palette): Record<string, unknown> {
+  return {
+    type: 'value',
+    name: 'strike',
+    nameLocation: 'middle',
+    nameGap: 30,
+    ...strikes,
+    ...axisLook(palette),
+    // The ends are the outer strikes, which have bars of their own: their labels would crowd the ticks.
+    axisLabel: { ...(axisLook(palette).axisLabel as object), showMinLabel: false, showMaxLabel: false },
+    splitLine: { show: false },
   };
 }
 
@@ -95,7 +105,7 @@ function netBars(data: ProfileData, palette: Palette): Bar {
   return bars('net GEX', palette.net, data, (s) => s.netGex);
 }
 
-function cumulativeLine(data: ProfileData, palette: Palette): SeriesOption {
+function cumulativeLine(data: ProfileData, palette: Palette): SeriesOption & { markPoint?: MarkPointComponentOption } {
   return {
     type: 'line',
     name: 'cumulative net GEX',
@@ -166,17 +176,17 @@ export interface LineSpec {
   value: number | null;
   color: string;
   type: 'solid' | 'dashed' | 'dotted';
+  /** Label row above the plot: lines are often close (spot and flip), so each label has its own row. */
   row: number;
 }
 
-function levelLines(data: ProfileData, palette: Palette, axis: Extent): MarkLineComponentOption['data'] {
-  const specs: LineSpec[] = [
+function levelSpecs(data: ProfileData, palette: Palette): LineSpec[] {
+  return [
     { name: 'spot', value: data.spot, color: palette.spot, type: 'solid', row: 0 },
     { name: 'flip', value: data.flip, color: palette.flip, type: 'dashed', row: 1 },
     { name: 'call wall', value: data.callWall, color: palette.callWall, type: 'dotted', row: 2 },
     { name: 'put wall', value: data.putWall, color: palette.putWall, type: 'dotted', row: 3 },
   ];
-  return specs.filter((s): s is LineSpec & { value: number } => s.value !== null).map((s) => levelLine(s, data.spot, axis));
 }
 
 /** "flip 78,070.77 (-0.30%)": a level's value and its distance from spot. */
@@ -184,17 +194,43 @@ export function levelText(name: string, value: number, spot: number | null): str
   return name === 'spot' || spot === null || spot === 0 ? `${name} ${price(value)}` : `${name} ${price(value)} (${distancePct(value, spot)})`;
 }
 
+type LineItem = NonNullable<MarkLineComponentOption['data']>[number];
+type PointItem = NonNullable<MarkPointComponentOption['data']>[number];
+
+export interface LevelMarks {
+  /** Levels within the strikes: a vertical line each, labelled at its row above the plot. */
+  lines: LineItem[];
+  /** Levels beyond them: only the label, at its row, flush with the edge it lies past. */
+  edges: PointItem[];
+}
+
 /**
- * A level within the strike axis is a vertical line labelled at its row; one beyond it is only its
- * label at that row, flush with the edge it lies past, with an arrow pointing out ("call wall
- * 120,000 (+57.4%) →"): drawn on an invisible line at the edge so the rows stay aligned.
+ * A level within the strikes is a vertical line; one beyond them is its label at the plot's edge with
+ * an arrow pointing out ("call wall 120,000 (+57.4%) →"), placed in pixels: the strike scale does not
+ * reach the plot's edges (the outer bars' half step), and a far level must not stretch it.
  */
-export function levelLine(s: LineSpec & { value: number }, spot: number | null, axis: Extent): NonNullable<MarkLineComponentOption['data']>[number] {
-  const text = levelText(s.name, s.value, spot);
-  const label = { color: s.color, position: 'end' as const, distance: 4 + s.row * LABEL_ROW };
-  if (s.value > axis.max) return { name: s.name, xAxis: axis.max, lineStyle: { width: 0 }, label: { ...label, formatter: `${text} →`, align: 'right' } };
-  if (s.value < axis.min) return { name: s.name, xAxis: axis.min, lineStyle: { width: 0 }, label: { ...label, formatter: `← ${text}`, align: 'left' } };
-  return { name: s.name, xAxis: s.value, lineStyle: { color: s.color, type: s.type, width: 1.5 }, label: { ...label, formatter: text } } as NonNullable<MarkLineComponentOption['data']>[number];
+export function levelMarks(specs: LineSpec[], spot: number | null, axis: Extent, look: Look): LevelMarks {
+  const marks: LevelMarks = { lines: [], edges: [] };
+  for (const s of specs) {
+    if (s.value === null) continue;
+    const text = levelText(s.name, s.value, spot);
+    const distance = 4 + s.row * LABEL_ROW;
+    if (s.value >= axis.min && s.value <= axis.max) {
+      marks.lines.push({ name: s.name, xAxis: s.value, lineStyle: { color: s.color, type: s.type, width: 1.5 }, label: { formatter: text, color: s.color, position: 'end', distance } });
+      continue;
+    }
+    const right = s.value > axis.max;
+    marks.edges.push({
+      name: s.name,
+      x: right ? look.width - PROFILE_GRID.right : PROFILE_GRID.left,
+      // The centre of a line label's text at this row (ECharts sets it 6 px above its anchor).
+      y: PROFILE_GRID.top - distance - 6,
+      symbol: 'circle',
+      symbolSize: 0,
+      label: { show: true, formatter: right ? `${text} →` : `← ${text}`, color: s.color, position: right ? 'left' : 'right', distance: 0, fontSize: 12 },
+    });
+  }
+  return marks;
 }
 
 /** The strikes within pct % of spot (all of them when spot is unknown). */

@@ -5,9 +5,9 @@ import { describe, expect, it } from 'vitest';
 import { alignedZeroAxes, niceStep, strikeAxisRange } from '../../src/charts/axes.js';
 
 describe('strikeAxisRange', () => {
-  it('ends half the smallest strike step beyond the outer strikes', () => {
-    expect(strikeAxisRange([70_000, 70_500, 71_000, 72_000, 86_000])).toEqual({ min: 69_750, max: 86_250 });
-    expect(strikeAxisRange([520, 537.5, 540])).toEqual({ min: 518.75, max: 541.25 });
+  it('runs from the first strike to the last (ECharts adds half a step for the outer bars), a lone strike ±1%', () => {
+    expect(strikeAxisRange([70_500, 70_000, 72_000, 86_000])).toEqual({ min: 70_000, max: 86_000 });
+    expect(strikeAxisRange([520, 537.5, 540])).toEqual({ min: 520, max: 540 });
     expect(strikeAxisRange([100])).toEqual({ min: 99, max: 101 });
   });
 });

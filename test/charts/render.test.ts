@@ -8,7 +8,8 @@ import { describe, expect, it } from 'vitest';
 import { encodeChart } from '../../src/charts/draw.js';
 import { embedFont, svgText } from '../../src/charts/font.js';
 import { levelsOption } from '../../src/charts/levels.js';
-import { profileOption } from '../../src/charts/profile.js';
+import { PROFILE_GRID, profileOption } from '../../src/charts/profile.js';
+import { withCumulativeNetGex } from '../../src/charts/read.js';
 import { renderSvg, stableClassNames } from '../../src/charts/render.js';
 import { LOOK, profileFixture, seriesFixture } from './fixtures.js';
 
@@ -106,5 +107,31 @@ describe('SVG files carry their font', () => {
   it('reads the text of the SVG, entities decoded', () => {
     expect(svgText('<svg><text x="1">a &amp; b</text><path/><text>&#8594;&lt;&#x2190;</text></svg>')).toBe('a & b→<←');
     expect(embedFont('<svg width="1"><path/></svg>')).toBe('<svg width="1"><path/></svg>');
+  });
+});
+
+describe('profile PNG: a far wall by pixel', () => {
+  it('keeps the bars across the plot and writes the wall flush with the right edge (bybit BTC: call wall 120,000, spot 76,257)', () => {
+    const look = { width: 1000, height: 560, theme: 'light' as const };
+    const strikes = withCumulativeNetGex(
+      Array.from({ length: 17 }, (_, i) => 70_000 + i * 1000).map((strike, i) => ({ strike, callGex: (1 + (i % 5)) * 1e6, putGex: (1 + (i % 3)) * 5e5, netGex: 0, callOi: 1, putOi: 1 })),
+    );
+    const far = { ...profileFixture(), spot: 76_257, flip: 75_000, callWall: 120_000, putWall: 72_000, strikes };
+    const image = PNG.sync.read(encodeChart(profileOption(far, { net: false }, look), look, 'png'));
+    const near = (x: number, y: number, [r, g, b]: number[]) => {
+      const i = (image.width * y + x) * 4;
+      return Math.abs(image.data[i]! - r!) + Math.abs(image.data[i + 1]! - g!) + Math.abs(image.data[i + 2]! - b!) < 40;
+    };
+    const columns = (from: number, to: number, rows: number[], colour: number[]) =>
+      Array.from({ length: to - from }, (_, k) => from + k).filter((x) => rows.some((y) => near(x, y, colour)));
+    const plot = { left: PROFILE_GRID.left, right: look.width - PROFILE_GRID.right, top: PROFILE_GRID.top, bottom: look.height - PROFILE_GRID.bottom };
+    // Call bars (#2da44e) in the right fifth of the plot: the axis was not stretched to 120,000.
+    const barRows = Array.from({ length: 20 }, (_, k) => Math.round(plot.top + ((k + 1) * (plot.bottom - plot.top)) / 21));
+    expect(columns(Math.round(plot.right - (plot.right - plot.left) / 5), plot.right, barRows, [0x2d, 0xa4, 0x4e]).length).toBeGreaterThan(20);
+    // The call wall's label (#1a7f37) ends at the plot's right edge, in its row above the plot.
+    const labelRows = Array.from({ length: 14 }, (_, k) => PROFILE_GRID.top - 34 - 13 + k);
+    const label = columns(plot.left, look.width, labelRows, [0x1a, 0x7f, 0x37]);
+    expect(Math.max(...label)).toBeGreaterThan(plot.right - 12);
+    expect(Math.max(...label)).toBeLessThanOrEqual(plot.right);
   });
 });

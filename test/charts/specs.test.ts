@@ -5,7 +5,7 @@ import { distancePct, millions, price, usdMillions } from '../../src/charts/form
 import { levelsOption } from '../../src/charts/levels.js';
 import { netGexOption } from '../../src/charts/netgex.js';
 import { oiOption } from '../../src/charts/oi.js';
-import { profileOption, strikesInRange } from '../../src/charts/profile.js';
+import { PROFILE_GRID, profileOption, strikesInRange } from '../../src/charts/profile.js';
 import { withCumulativeNetGex } from '../../src/charts/read.js';
 import { termOption } from '../../src/charts/term.js';
 import { markerSize, wallsOption } from '../../src/charts/walls.js';
@@ -48,9 +48,9 @@ describe('profile', () => {
     expect(titleOf(profileOption({ ...latest, closeOf: '2026-03-10' }, { net: false }, LOOK)).subtext).toContain('(close of session 2026-03-10)');
   });
 
-  it('the strike axis fits the bars: half a strike step beyond the outer ones, whatever the levels', () => {
-    const x = profileOption(profileFixture(), { net: false }, LOOK).xAxis as Axis;
-    expect([x.min, x.max]).toEqual([77_500, 122_500]);
+  it('the strike axis fits the bars: from the first strike to the last, whatever the levels', () => {
+    const x = profileOption({ ...profileFixture(), callWall: 150_000 }, { net: false }, LOOK).xAxis as Axis;
+    expect([x.min, x.max]).toEqual([80_000, 120_000]);
   });
 
   it('a level beyond the bars is its label at the edge with an arrow, not a stretched axis (bybit BTC: call wall 120,000, spot 76,257)', () => {
@@ -58,13 +58,17 @@ describe('profile', () => {
     const far = { ...profileFixture(), spot: 76_257, flip: 75_000, callWall: 120_000, putWall: 60_000, strikes };
     const option = profileOption(far, { net: false }, LOOK);
     const x = option.xAxis as Axis;
-    expect([x.min, x.max]).toEqual([69_000, 85_000]);
-    const lines = seriesOf(option)[0]!.markLine!.data.map((l) => [l.name, l.xAxis, l.label.formatter]);
-    expect(lines).toEqual([
+    expect([x.min, x.max]).toEqual([70_000, 84_000]);
+    const series = seriesOf(option) as (Marked & { markPoint?: { data: { name: string; x: number; y: number; label: { formatter: string; position: string } }[] } })[];
+    expect(series[0]!.markLine!.data.map((l) => [l.name, l.xAxis, l.label.formatter])).toEqual([
       ['spot', 76_257, 'spot 76,257'],
       ['flip', 75_000, 'flip 75,000 (-1.65%)'],
-      ['call wall', 85_000, 'call wall 120,000 (+57.4%) →'],
-      ['put wall', 69_000, '← put wall 60,000 (-21.3%)'],
+    ]);
+    // At the plot's right and left edges (the grid is 72 px from the left, 80 from the right), in the walls' label rows.
+    const edges = series[2]!.markPoint!.data.map((p) => [p.name, p.x, p.y, p.label.formatter, p.label.position]);
+    expect(edges).toEqual([
+      ['call wall', LOOK.width - 80, PROFILE_GRID.top - 34 - 6, 'call wall 120,000 (+57.4%) →', 'left'],
+      ['put wall', 72, PROFILE_GRID.top - 49 - 6, '← put wall 60,000 (-21.3%)', 'right'],
     ]);
   });
 
@@ -125,7 +129,7 @@ describe('oi', () => {
     expect(series[0]!.markPoint!.label.formatter).toBe('largest call OI 120,000');
     expect(series[1]!.markPoint!.label.formatter).toBe('largest put OI 80,000');
     expect(titleOf(option).text).toBe('deribit BTC · open interest by strike (all expirations) · calls 5,000, puts 4,000 contracts · put/call 0.80');
-    expect((option.xAxis as Axis).min).toBe(77_500);
+    expect((option.xAxis as Axis).min).toBe(80_000);
   });
 });
 
