@@ -59,7 +59,7 @@ describe('profile', () => {
     const option = profileOption(far, { net: false }, LOOK);
     const x = option.xAxis as Axis;
     expect([x.min, x.max]).toEqual([70_000, 84_000]);
-    const series = seriesOf(option) as (Marked & { markPoint?: { data: { name: string; x: number; y: number; label: { formatter: string; position: string } }[] } })[];
+    const series = seriesOf(option) as (AnySeries & { markPoint?: { data: { name: string; x: number; y: number; label: { formatter: string; position: string } }[] } })[];
     expect(series[0]!.markLine!.data.map((l) => [l.name, l.xAxis, l.label.formatter])).toEqual([
       ['spot', 76_257, 'spot 76,257'],
       ['flip', 75_000, 'flip 75,000 (-1.65%)'],
