@@ -4,7 +4,7 @@ import type { EChartsOption, MarkLineComponentOption, MarkPointComponentOption, 
 import { strikeAxisRange } from './axes.js';
 import { axisLook, baseOption } from './common.js';
 import { captureTime, count, pairName, price } from './format.js';
-import { largestBar, largestMarker, levelMarks, momentText, PROFILE_GRID, strikeAxis } from './profile.js';
+import { largestBar, largestMarker, levelMarks, momentText, PROFILE_GRID, SIDE_NAME, strikeAxis } from './profile.js';
 import type { Look, ProfileData, StrikeRow } from './types.js';
 
 export function oiTitle(data: ProfileData): { title: string; subtitle: string } {
@@ -39,7 +39,7 @@ export function oiOption(data: ProfileData, look: Look): EChartsOption {
     legend: { ...(option.legend as object), top: 60, left: 16, right: 'auto' },
     grid: PROFILE_GRID,
     xAxis: strikeAxis(strikes, palette),
-    yAxis: { type: 'value', name: 'open interest, contracts', ...axisLook(palette) },
+    yAxis: { type: 'value', name: 'open interest, contracts', ...SIDE_NAME, ...axisLook(palette) },
     series: [calls, puts],
   };
 }

@@ -39,6 +39,8 @@ const LABEL_ROWS = 4;
 /** Title, subtitle and legend, one row each, above the label rows. */
 const HEADER = 84;
 export const PROFILE_GRID = { left: 72, right: 80, top: HEADER + LABEL_ROWS * LABEL_ROW + 8, bottom: 64 };
+/** A value axis's name along its side: above the plot it would sit among the level labels. */
+export const SIDE_NAME = { nameLocation: 'middle', nameRotate: 90, nameGap: 48 } as const;
 
 export function profileOption(data: ProfileData, style: ProfileStyle, look: Look): EChartsOption {
   const { title, subtitle } = profileTitle(data);
@@ -56,8 +58,8 @@ export function profileOption(data: ProfileData, style: ProfileStyle, look: Look
     grid: PROFILE_GRID,
     xAxis: strikeAxis(strikes, palette),
     yAxis: [
-      { type: 'value', name: 'GEX, $M per 1% move', ...gexAxis, ...axisLook(palette) },
-      { type: 'value', name: 'cumulative net GEX, $M', ...cumulativeAxis, ...axisLook(palette), splitLine: { show: false } },
+      { type: 'value', name: 'GEX, $M per 1% move', ...SIDE_NAME, ...gexAxis, ...axisLook(palette) },
+      { type: 'value', name: 'cumulative net GEX, $M', ...SIDE_NAME, ...cumulativeAxis, ...axisLook(palette), splitLine: { show: false } },
     ],
     series: [...bars, cumulative],
   };
