@@ -28,7 +28,7 @@ export function regimeSeries(data: SeriesData, palette: Palette): SeriesOption[]
       barCategoryGap: '0%',
       itemStyle: { color: regime === 'negative' ? palette.negativeBand : palette.positiveBand },
       emphasis: { disabled: true },
-      tooltip: { show: false },
+      // In the report's tooltip as its session's regime (the page's formatter names it).
       data: data.closes.map((c) => (c.regime === regime ? 1 : null)),
     }),
   );
