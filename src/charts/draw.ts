@@ -1,7 +1,10 @@
 // One chart from the warehouse: read through the views, build the ECharts option, render to SVG or PNG.
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { EChartsOption } from 'echarts';
+import { embedFont } from './font.js';
 import { levelsOption } from './levels.js';
+import { netGexOption } from './netgex.js';
+import { oiOption } from './oi.js';
 import { profileOption, strikesInRange } from './profile.js';
 import { readCloses, readProfile, readTerm, resolvePair, type Moment, type SessionRange } from './read.js';
 import { renderPng, renderSvg } from './render.js';
@@ -47,10 +50,19 @@ export async function buildChart(conn: DuckDBConnection, request: ChartRequest):
       const data = await readTerm(conn, pair, request.moment);
       return { pair, caption: `capture ${data.capturedAt}, ${data.rows.length} expirations`, option: termOption(data, request.look) };
     }
+    case 'netgex': {
+      const data = await readCloses(conn, pair, request.sessions);
+      return { pair, caption: `${data.closes.length} sessions`, option: netGexOption(data, request.look) };
+    }
+    case 'oi': {
+      const data = strikesInRange(await readProfile(conn, pair, request.expiration, request.moment), request.rangePct);
+      return { pair, caption: `capture ${data.capturedAt}, ${data.strikes.length} strikes`, option: oiOption(data, request.look) };
+    }
   }
 }
 
 export function encodeChart(option: EChartsOption, look: Look, format: OutputFormat): Buffer {
   const svg = renderSvg(option, look);
-  return format === 'svg' ? Buffer.from(svg, 'utf8') : renderPng(svg, look);
+  // The PNG is drawn from the SVG before the font is embedded: resvg reads the font file itself.
+  return format === 'svg' ? Buffer.from(embedFont(svg), 'utf8') : renderPng(svg, look);
 }

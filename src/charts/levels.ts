@@ -1,29 +1,37 @@
 // Spot, gamma flip and the call/put walls at each session's close (levels_close), with the regime of
-// each close as a shaded band and every close marked on the spot line.
+// each close as a shaded band across its session and every close marked on the spot line.
 import type { EChartsOption, SeriesOption } from 'echarts';
 import { axisLook, baseOption } from './common.js';
 import { pairName } from './format.js';
+import type { Palette } from './theme.js';
 import type { Look, SeriesData } from './types.js';
 
-export interface RegimeBand {
-  regime: string;
-  from: string;
-  to: string;
-}
+export const REGIMES = ['positive', 'negative'] as const;
 
-/** Runs of consecutive sessions with the same regime (null regimes break runs and get no band). */
-export function regimeBands(data: SeriesData): RegimeBand[] {
-  const bands: RegimeBand[] = [];
-  let current: RegimeBand | undefined;
-  for (const close of data.closes) {
-    if (current && close.regime === current.regime) {
-      current.to = close.sessionDate;
-      continue;
-    }
-    current = close.regime === null ? undefined : { regime: close.regime, from: close.sessionDate, to: close.sessionDate };
-    if (current) bands.push(current);
-  }
-  return bands;
+/**
+ * One band series per regime: a full-height bar in each session of that regime on a hidden 0–1 axis,
+ * as wide as the session's slot. So a band runs from session boundary to session boundary: a
+ * one-session run is shaded, runs meet with no gap, and the latest session is shaded too (markArea
+ * between category values ran from the centre of a run's first session to the centre of its last).
+ * A session with no regime stays unshaded.
+ */
+export function regimeSeries(data: SeriesData, palette: Palette): SeriesOption[] {
+  return REGIMES.map(
+    (regime): SeriesOption => ({
+      type: 'bar',
+      name: `${regime} regime`,
+      yAxisIndex: 1,
+      silent: true,
+      z: 1,
+      barWidth: '100%',
+      barGap: '-100%',
+      barCategoryGap: '0%',
+      itemStyle: { color: regime === 'negative' ? palette.negativeBand : palette.positiveBand },
+      emphasis: { disabled: true },
+      // In the report's tooltip as its session's regime (the page's formatter names it).
+      data: data.closes.map((c) => (c.regime === regime ? 1 : null)),
+    }),
+  );
 }
 
 export function rangeText(data: SeriesData): string {
@@ -33,37 +41,30 @@ export function rangeText(data: SeriesData): string {
 }
 
 export function levelsOption(data: SeriesData, look: Look): EChartsOption {
-  const { option, palette } = baseOption(look, `${pairName(data)} · levels at each session close`, `${rangeText(data)} · shaded: regime (green positive, red negative)`);
+  const { option, palette } = baseOption(look, `${pairName(data)} · levels at each session close`, `${rangeText(data)} · shaded: the regime at each session's close`);
   const dates = data.closes.map((c) => c.sessionDate);
   const line = (name: string, color: string, values: (number | null)[], extra: Record<string, unknown> = {}): SeriesOption =>
     ({ type: 'line', name, data: values, connectNulls: false, itemStyle: { color }, lineStyle: { color, width: 1.5 }, symbol: 'none', ...extra }) as SeriesOption;
-  const spot = line(
-    'spot (close)',
-    palette.spot,
-    data.closes.map((c) => c.spot),
-    {
-      symbol: 'circle',
-      symbolSize: 5,
-      lineStyle: { color: palette.spot, width: 2 },
-      markArea: {
-        silent: true,
-        label: { show: false },
-        data: regimeBands(data).map((b) => [
-          { name: b.regime, xAxis: b.from, itemStyle: { color: b.regime === 'negative' ? palette.negativeBand : palette.positiveBand } },
-          { xAxis: b.to },
-        ]),
-      },
-    },
-  );
+  const spot = line('spot (close)', palette.spot, data.closes.map((c) => c.spot), { symbol: 'circle', symbolSize: 5, lineStyle: { color: palette.spot, width: 2 } });
+  const lines = [
+    spot,
+    line('flip', palette.flip, data.closes.map((c) => c.flip), { lineStyle: { color: palette.flip, width: 1.5, type: 'dashed' } }),
+    line('call wall', palette.callWall, data.closes.map((c) => c.callWall), { step: 'middle' }),
+    line('put wall', palette.putWall, data.closes.map((c) => c.putWall), { step: 'middle' }),
+  ];
+  // The legend shows each regime in a stronger tint than its band, so the entry reads at legend size.
+  const legendData = [
+    ...lines.map((l) => ({ name: l.name as string })),
+    ...REGIMES.map((regime) => ({ name: `${regime} regime`, itemStyle: { color: regime === 'negative' ? palette.put : palette.call, opacity: 0.35 } })),
+  ];
   return {
     ...option,
+    legend: { ...(option.legend as object), data: legendData },
     xAxis: { type: 'category', data: dates, boundaryGap: true, ...axisLook(palette), splitLine: { show: false } },
-    yAxis: { type: 'value', scale: true, name: 'price', ...axisLook(palette) },
-    series: [
-      spot,
-      line('flip', palette.flip, data.closes.map((c) => c.flip), { lineStyle: { color: palette.flip, width: 1.5, type: 'dashed' } }),
-      line('call wall', palette.callWall, data.closes.map((c) => c.callWall), { step: 'middle' }),
-      line('put wall', palette.putWall, data.closes.map((c) => c.putWall), { step: 'middle' }),
+    yAxis: [
+      { type: 'value', scale: true, name: 'price', ...axisLook(palette) },
+      { type: 'value', min: 0, max: 1, show: false },
     ],
+    series: [...lines, ...regimeSeries(data, palette)],
   };
 }

@@ -54,7 +54,7 @@ export async function readProfile(conn: DuckDBConnection, pair: Pair, expiration
     expiration === 'TOTAL'
       ? rows(
           await conn.runAndReadAll(
-            `SELECT strike, call_gex, put_gex, net_gex, spot, flip, regime, session_date::VARCHAR AS session_date,
+            `SELECT strike, call_gex, put_gex, net_gex, call_oi, put_oi, spot, flip, regime, session_date::VARCHAR AS session_date,
                     strftime(timestamp_utc, ${ISO}) AS captured_at
                FROM strikes_asof($1, $2, $3::TIMESTAMPTZ, max_staleness := to_seconds($4::BIGINT))
               ORDER BY strike`,
@@ -70,7 +70,7 @@ export async function readProfile(conn: DuckDBConnection, pair: Pair, expiration
                   AND timestamp_utc <= $3::TIMESTAMPTZ
                   AND ($4::BIGINT IS NULL OR timestamp_utc >= $3::TIMESTAMPTZ - to_seconds($4::BIGINT))
                 ORDER BY timestamp_utc DESC LIMIT 1)
-             SELECT s.strike, s.call_gex, s.put_gex, s.net_gex, s.spot, s.flip, s.regime,
+             SELECT s.strike, s.call_gex, s.put_gex, s.net_gex, s.call_oi, s.put_oi, s.spot, s.flip, s.regime,
                     s.session_date::VARCHAR AS session_date, strftime(s.timestamp_utc, ${ISO}) AS captured_at
                FROM strikes_expiry s JOIN capture c USING (session_date, timestamp_utc)
               WHERE s.exchange = $1 AND s.symbol = $2 AND s.expiration_date = $5::DATE
@@ -87,8 +87,10 @@ export async function readProfile(conn: DuckDBConnection, pair: Pair, expiration
   }
   const capturedAt = String(first.captured_at);
   const sessionDate = String(first.session_date);
-  const walls = await readWalls(conn, pair, expiration, sessionDate, capturedAt);
-  const strikes: StrikeRow[] = strikeRows.map((r) => ({ strike: Number(r.strike), callGex: num(r.call_gex), putGex: num(r.put_gex), netGex: num(r.net_gex) }));
+  const levels = await readCaptureLevels(conn, pair, expiration, sessionDate, capturedAt);
+  const strikes = withCumulativeNetGex(
+    strikeRows.map((r) => ({ strike: Number(r.strike), callGex: num(r.call_gex), putGex: num(r.put_gex), netGex: num(r.net_gex), callOi: num(r.call_oi), putOi: num(r.put_oi) })),
+  );
   return {
     ...pair,
     expiration,
@@ -98,24 +100,44 @@ export async function readProfile(conn: DuckDBConnection, pair: Pair, expiration
     spot: num(first.spot),
     flip: num(first.flip),
     regime: text(first.regime),
-    ...walls,
+    ...levels,
     strikes,
   };
 }
 
-async function readWalls(conn: DuckDBConnection, pair: Pair, expiration: string, sessionDate: string, capturedAt: string): Promise<{ callWall: number | null; putWall: number | null }> {
+/** The walls and totals of that capture's levels row (TOTAL, or the expiration's). */
+async function readCaptureLevels(
+  conn: DuckDBConnection,
+  pair: Pair,
+  expiration: string,
+  sessionDate: string,
+  capturedAt: string,
+): Promise<Pick<ProfileData, 'callWall' | 'putWall' | 'totals'>> {
   const view = expiration === 'TOTAL' ? 'levels_total' : 'levels_expiry';
   const extra = expiration === 'TOTAL' ? '' : 'AND expiration_date = $5::DATE';
   const params = [pair.exchange, pair.symbol, sessionDate, capturedAt, ...(expiration === 'TOTAL' ? [] : [expiration])];
   const found = rows(
     await conn.runAndReadAll(
-      `SELECT p1_strike, n1_strike FROM ${view}
+      `SELECT p1_strike, n1_strike, net_gex, call_gex, put_gex, call_oi_total, put_oi_total FROM ${view}
         WHERE exchange = $1 AND symbol = $2 AND session_date = $3::DATE AND timestamp_utc = $4::TIMESTAMPTZ ${extra}
         LIMIT 1`,
       params,
     ),
   )[0];
-  return { callWall: num(found?.p1_strike), putWall: num(found?.n1_strike) };
+  return {
+    callWall: num(found?.p1_strike),
+    putWall: num(found?.n1_strike),
+    totals: { netGex: num(found?.net_gex), callGex: num(found?.call_gex), putGex: num(found?.put_gex), callOi: num(found?.call_oi_total), putOi: num(found?.put_oi_total) },
+  };
+}
+
+/** Each strike with the net GEX summed from the lowest strike up to it; a NULL net GEX adds nothing. */
+export function withCumulativeNetGex(strikes: Omit<StrikeRow, 'cumulativeNetGex'>[]): StrikeRow[] {
+  let sum = 0;
+  return strikes.map((s) => {
+    sum += s.netGex ?? 0;
+    return { ...s, cumulativeNetGex: sum };
+  });
 }
 
 async function firstStrikesCapture(conn: DuckDBConnection, pair: Pair, expiration: string): Promise<string | null> {

@@ -1,14 +1,12 @@
 // Draws an ECharts option server-side to SVG text, and SVG to PNG with resvg. Both are
 // deterministic: the SVG's generated class names and ids (zr3-cls-7, zr3-c1 clip paths, gradients)
 // are renumbered in order of appearance (zrender numbers them with process-wide counters), and resvg sees only the font shipped in assets/fonts,
-// never the machine's fonts.
-import { existsSync } from 'node:fs';
+// never the machine's fonts. An SVG file carries the glyphs it uses (font.ts), so a browser draws them too.
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type * as ResvgModule from '@resvg/resvg-js';
 import type * as EchartsModule from 'echarts';
 import type { EChartsOption } from 'echarts';
+import { fontPath } from './font.js';
 import type { Look } from './types.js';
 
 // Loaded on first use: the two take half a second to load, which every other command (the nightly
@@ -40,19 +38,6 @@ export function stableClassNames(svg: string, prefix: string): string {
     }
     return renamed;
   });
-}
-
-export const FONT_FILE = 'Inter-Regular.ttf';
-
-export function fontPath(): string {
-  // src/charts in the sources, dist/src/charts once built: the folder that holds assets/ is above.
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (let i = 0; i < 5; i++) {
-    const candidate = join(dir, 'assets', 'fonts', FONT_FILE);
-    if (existsSync(candidate)) return candidate;
-    dir = dirname(dir);
-  }
-  throw new Error(`the chart font ${FONT_FILE} is missing (assets/fonts); reinstall gexwh`);
 }
 
 export function renderPng(svg: string, look: Look): Buffer {

@@ -6,9 +6,9 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { UsageError } from '../core/errors.js';
 import { checkSelectionNames } from '../core/known-names.js';
 import { HELD_SOURCE } from '../warehouse/held-pairs.js';
-import { readCloses, readProfile } from './read.js';
+import { readCloses, readProfile, readTerm } from './read.js';
 import { strikesInRange } from './profile.js';
-import type { CaptureLevels, Pair, ProfileData, SeriesData } from './types.js';
+import type { CaptureLevels, Pair, ProfileData, SeriesData, TermData } from './types.js';
 
 const ISO = `'%Y-%m-%dT%H:%M:%SZ'`;
 
@@ -43,6 +43,8 @@ export interface PairReport extends Pair {
   series: SeriesData;
   /** The profile at each close of the window, oldest first. */
   profiles: ProfileData[];
+  /** The latest captured term structure of the pair, or of its symbol as the API resolved it (combined); null when none was captured. */
+  term: TermData | null;
 }
 
 export interface ReportData {
@@ -91,14 +93,23 @@ export async function readReport(conn: DuckDBConnection, request: ReportRequest)
       });
       if (profile) {
         const { askedAt: _asked, ...atClose } = profile;
-        profiles.push(strikesInRange(atClose, request.rangePct));
+        profiles.push(strikesInRange({ ...atClose, closeOf: close.sessionDate }, request.rangePct));
       }
     }
-    reports.push({ ...pair, latest: await readLatest(conn, pair), series, profiles });
+    reports.push({ ...pair, latest: await readLatest(conn, pair), series, profiles, term: await readPairTerm(conn, pair) });
   }
   const runs = await readRuns(conn);
   const credits = await all(conn, `SELECT coalesce(sum(credits_spent), 0)::BIGINT AS credits FROM sync.runs`);
   return { coverage: await readCoverage(conn, pairs), runs, creditsSpent: Number(credits[0]?.credits ?? 0), pairs: reports };
+}
+
+/** Captures store the venue the API resolved: a crypto pair's term structure is under combined. */
+async function readPairTerm(conn: DuckDBConnection, pair: Pair): Promise<TermData | null> {
+  for (const candidate of [pair, { exchange: 'combined', symbol: pair.symbol }]) {
+    const held = await all(conn, `SELECT 1 FROM term_structure WHERE exchange = $1 AND symbol = $2 AND venue = 'TOTAL' LIMIT 1`, [candidate.exchange, candidate.symbol]);
+    if (held.length > 0) return readTerm(conn, candidate, {});
+  }
+  return null;
 }
 
 async function readLatest(conn: DuckDBConnection, pair: Pair): Promise<LatestLevels | null> {

@@ -15,6 +15,7 @@ export function echartsBrowserScript(): string {
 export async function buildReport(conn: DuckDBConnection, request: ReportRequest, look: Look): Promise<{ html: string; pairs: number; charts: number }> {
   const data = await readReport(conn, request);
   const html = buildReportHtml(data, { look, echartsScript: echartsBrowserScript(), sessions: request.sessions, rangePct: request.rangePct });
-  const charts = data.pairs.reduce((n, p) => n + 2 + (p.profiles.length > 0 ? 1 : 0), 0);
+  // levels, walls and net GEX always; the profile when strikes are held, the term structure when captured.
+  const charts = data.pairs.reduce((n, p) => n + 3 + (p.profiles.length > 0 ? 1 : 0) + (p.term === null ? 0 : 1), 0);
   return { html, pairs: data.pairs.length, charts };
 }

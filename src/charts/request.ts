@@ -1,6 +1,7 @@
 // The checks of what the user asked a chart for, pure: every bad value is a UsageError (exit 2) that
 // says what is allowed, raised before the warehouse is opened.
 import { UsageError } from '../core/errors.js';
+import { isIsoDate, parseIsoInstant } from '../time/dates.js';
 import { CHART_KINDS, THEMES, type ChartKind, type Look, type Theme } from './types.js';
 
 export const OUTPUT_FORMATS = ['svg', 'png'] as const;
@@ -59,24 +60,18 @@ export function parseExpiration(value: string | undefined): string {
   return value;
 }
 
-export function isIsoDate(value: string): boolean {
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) return false;
-  const date = new Date(`${value}T00:00:00Z`);
-  return !Number.isNaN(date.getTime()) && date.toISOString().slice(0, 10) === value;
-}
-
 export function parseDate(value: string | undefined, option: string): string | undefined {
   if (value === undefined) return undefined;
-  if (!isIsoDate(value)) throw new UsageError(`${option}: "${value}" is not a date YYYY-MM-DD`);
+  if (!isIsoDate(value)) throw new UsageError(`${option}: "${value}" is not a real date YYYY-MM-DD`);
   return value;
 }
 
-/** An ISO 8601 instant with a date and a time zone (Z or ±hh:mm), so it means one moment anywhere. */
+/** An ISO 8601 instant with a date and a time zone (Z or ±hh:mm), so it means one moment anywhere, and real: no 2026-11-31. */
 export function parseAt(value: string | undefined): Date | undefined {
   if (value === undefined) return undefined;
-  const date = new Date(value);
-  if (!/^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2}))?$/.test(value) || Number.isNaN(date.getTime())) {
-    throw new UsageError(`--at: "${value}" is not an ISO 8601 instant with a time zone; e.g. 2026-11-20T15:00:00Z or 2026-11-20 (midnight UTC)`);
+  const date = parseIsoInstant(value);
+  if (date === undefined) {
+    throw new UsageError(`--at: "${value}" is not an ISO 8601 instant with a time zone and a real date and time; e.g. 2026-11-20T15:00:00Z or 2026-11-20 (midnight UTC)`);
   }
   return date;
 }

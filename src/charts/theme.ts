@@ -18,6 +18,7 @@ export interface Palette {
   callWall: string;
   putWall: string;
   oi: string;
+  cumulative: string;
   positiveBand: string;
   negativeBand: string;
 }
@@ -36,6 +37,7 @@ const LIGHT: Palette = {
   callWall: '#1a7f37',
   putWall: '#a40e26',
   oi: '#8250df',
+  cumulative: '#8250df',
   positiveBand: 'rgba(45,164,78,0.10)',
   negativeBand: 'rgba(207,34,46,0.10)',
 };
@@ -54,6 +56,7 @@ const DARK: Palette = {
   callWall: '#56d364',
   putWall: '#ff7b72',
   oi: '#bc8cff',
+  cumulative: '#bc8cff',
   positiveBand: 'rgba(63,185,80,0.14)',
   negativeBand: 'rgba(248,81,73,0.14)',
 };

@@ -1,7 +1,7 @@
 // The shapes charts are built from: rows as the warehouse's views answer them, with times as ISO text
 // (UTC) and GEX in USD per 1% move, as stored.
 
-export const CHART_KINDS = ['profile', 'levels', 'walls', 'term'] as const;
+export const CHART_KINDS = ['profile', 'oi', 'levels', 'walls', 'netgex', 'term'] as const;
 export type ChartKind = (typeof CHART_KINDS)[number];
 
 export const THEMES = ['light', 'dark'] as const;
@@ -17,6 +17,21 @@ export interface StrikeRow {
   callGex: number | null;
   putGex: number | null;
   netGex: number | null;
+  /** Open interest in contracts. */
+  callOi: number | null;
+  putOi: number | null;
+  /** Net GEX of this strike and every lower strike of the capture (all of them, not only those in range). */
+  cumulativeNetGex: number | null;
+}
+
+/** A capture's totals from its levels row: every strike of the chain, not only those drawn. */
+export interface CaptureTotals {
+  netGex: number | null;
+  callGex: number | null;
+  putGex: number | null;
+  /** Open interest in contracts. */
+  callOi: number | null;
+  putOi: number | null;
 }
 
 /** One capture's profile: strikes_asof (TOTAL) or the same rule on strikes_expiry (one expiration). */
@@ -28,11 +43,15 @@ export interface ProfileData extends Pair {
   sessionDate: string;
   /** The time asked for with --at; absent when the latest capture was asked for. */
   askedAt?: string;
+  /** Drawn as the close of this session (the report's slider), rather than for a time asked. */
+  closeOf?: string;
   spot: number | null;
   flip: number | null;
   regime: string | null;
+  /** The API's walls: p1_strike and n1_strike, the largest positive and negative net-GEX strikes. */
   callWall: number | null;
   putWall: number | null;
+  totals: CaptureTotals;
   /** Strikes within the range, ascending. */
   strikes: StrikeRow[];
 }

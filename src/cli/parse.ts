@@ -1,6 +1,7 @@
 // Option value parsers for commander: they reject bad values with a message naming what is allowed.
 import { InvalidArgumentError } from 'commander';
 import { UsageError } from '../core/errors.js';
+import { parseIsoInstant } from '../time/dates.js';
 
 export function integerOption(min: number, max = Number.MAX_SAFE_INTEGER) {
   return (value: string): number => {
@@ -31,11 +32,11 @@ export function collectOption(value: string, previous: string[] | undefined): st
   return [...(previous ?? []), value];
 }
 
-/** An ISO 8601 instant such as 2026-11-20T15:00:00Z. */
+/** An ISO 8601 instant such as 2026-11-20T15:00:00Z, with its zone, every part a real date and time. */
 export function parseInstant(value: string, option: string): Date {
-  const date = new Date(value);
-  if (!/^\d{4}-\d{2}-\d{2}/.test(value) || Number.isNaN(date.getTime())) {
-    throw new UsageError(`${option}: not an ISO 8601 instant: "${value}"; e.g. 2026-11-20T15:00:00Z`);
+  const date = parseIsoInstant(value);
+  if (date === undefined) {
+    throw new UsageError(`${option}: not an ISO 8601 instant: "${value}"; expected a real date and time with its zone, e.g. 2026-11-20T15:00:00Z or 2026-11-20 (midnight UTC)`);
   }
   return date;
 }

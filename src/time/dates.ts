@@ -24,6 +24,27 @@ export function isApiDate(value: string): boolean {
   return year >= MIN_YEAR && year <= MAX_YEAR;
 }
 
+// Date, optional time (hh:mm, :ss, fraction) and then a zone: a time without a zone means a different
+// moment on every machine, so it is refused.
+const ISO_INSTANT = /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?(Z|([+-])(\d{2}):?(\d{2})))?$/;
+
+/**
+ * An ISO 8601 instant with its zone (`Z` or `±hh:mm`), or a bare date (midnight UTC), whose every
+ * part is real: undefined for 2026-11-31, 2026-02-30, 24:00, 12:60 or a +25:00 offset, which
+ * `new Date` would roll over into another day instead of refusing.
+ */
+export function parseIsoInstant(value: string): Date | undefined {
+  const match = ISO_INSTANT.exec(value);
+  if (match === null) return undefined;
+  const [, date, hh = '0', mm = '0', ss = '0', fraction = '', , sign, oh = '0', om = '0'] = match as unknown as (string | undefined)[];
+  if (!isIsoDate(date as string)) return undefined;
+  const [hour, minute, second, offsetHours, offsetMinutes] = [hh, mm, ss, oh, om].map(Number) as [number, number, number, number, number];
+  if (hour > 23 || minute > 59 || second > 59 || offsetHours > 23 || offsetMinutes > 59) return undefined;
+  const offsetMs = (sign === '-' ? -1 : 1) * (offsetHours * 60 + offsetMinutes) * 60_000;
+  const millis = Number(fraction.padEnd(3, '0').slice(0, 3));
+  return new Date(utcMidnightOf(date as string) + ((hour * 60 + minute) * 60 + second) * 1000 + millis - offsetMs);
+}
+
 function utcMidnightOf(isoDate: string): number {
   if (!isIsoDate(isoDate)) throw new RangeError(`not a YYYY-MM-DD date: "${isoDate}"`);
   return Date.parse(`${isoDate}T00:00:00Z`);

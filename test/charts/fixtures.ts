@@ -1,4 +1,5 @@
 // Fixture rows shaped as the warehouse's views answer them.
+import { withCumulativeNetGex } from '../../src/charts/read.js';
 import type { CloseRow, ProfileData, SeriesData, TermData } from '../../src/charts/types.js';
 
 export const LOOK = { width: 800, height: 450, theme: 'light' as const };
@@ -16,7 +17,17 @@ export function profileFixture(): ProfileData {
     regime: 'positive',
     callWall: 105_000,
     putWall: 95_000,
-    strikes: [80_000, 95_000, 100_000, 105_000, 120_000].map((strike, i) => ({ strike, callGex: (i + 1) * 1e6, putGex: (5 - i) * 5e5, netGex: (i + 1) * 1e6 - (5 - i) * 5e5 })),
+    totals: { netGex: 7.5e6, callGex: 15e6, putGex: 7.5e6, callOi: 5_000, putOi: 4_000 },
+    strikes: withCumulativeNetGex(
+      [80_000, 95_000, 100_000, 105_000, 120_000].map((strike, i) => ({
+        strike,
+        callGex: (i + 1) * 1e6,
+        putGex: (5 - i) * 5e5,
+        netGex: (i + 1) * 1e6 - (5 - i) * 5e5,
+        callOi: (i + 1) * 100,
+        putOi: (5 - i) * 80,
+      })),
+    ),
   };
 }
 

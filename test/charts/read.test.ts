@@ -18,13 +18,15 @@ beforeAll(async () => {
     [LATE, 110_000, 108_000, 112_000],
   ] as const) {
     await c.run(
-      `INSERT INTO levels (exchange, symbol, session_date, timestamp_utc, type, expiration, spot, flip, regime, p1_strike, n1_strike, source)
-       VALUES ('deribit', 'BTC', DATE '2026-03-10', TIMESTAMPTZ '${ts}', 'intraday', 'TOTAL', ${spot}, ${flip}, 'positive', ${wall}, ${wall - 5000}, 'file')`,
+      `INSERT INTO levels (exchange, symbol, session_date, timestamp_utc, type, expiration, spot, flip, regime, p1_strike, n1_strike,
+                           net_gex, call_gex, put_gex, call_oi_total, put_oi_total, source)
+       VALUES ('deribit', 'BTC', DATE '2026-03-10', TIMESTAMPTZ '${ts}', 'intraday', 'TOTAL', ${spot}, ${flip}, 'positive', ${wall}, ${wall - 5000},
+               4e6, 9e6, 5e6, 1200, 900, 'file')`,
     );
     for (const strike of [spot - 1000, spot, spot + 1000]) {
       await c.run(
-        `INSERT INTO strikes_total (exchange, symbol, session_date, timestamp_utc, strike, call_gex, put_gex, net_gex)
-         VALUES ('deribit', 'BTC', DATE '2026-03-10', TIMESTAMPTZ '${ts}', ${strike}, 2e6, 1e6, 1e6)`,
+        `INSERT INTO strikes_total (exchange, symbol, session_date, timestamp_utc, strike, call_gex, put_gex, net_gex, call_oi, put_oi)
+         VALUES ('deribit', 'BTC', DATE '2026-03-10', TIMESTAMPTZ '${ts}', ${strike}, 2e6, 1e6, 1e6, 40, 30)`,
       );
     }
   }
@@ -46,6 +48,16 @@ describe('readProfile', () => {
     const latest = await readProfile(wh.connection, PAIR, 'TOTAL', {});
     expect(latest).toMatchObject({ capturedAt: '2026-03-10T14:15:00Z', spot: 110_000 });
     expect(latest.askedAt).toBeUndefined();
+  });
+
+  it("reads the capture's totals, each strike's open interest and the net GEX summed from the lowest strike", async () => {
+    const profile = await readProfile(wh.connection, PAIR, 'TOTAL', {});
+    expect(profile.totals).toEqual({ netGex: 4e6, callGex: 9e6, putGex: 5e6, callOi: 1200, putOi: 900 });
+    expect(profile.strikes.map((s) => [s.strike, s.callOi, s.putOi, s.cumulativeNetGex])).toEqual([
+      [109_000, 40, 30, 1e6],
+      [110_000, 40, 30, 2e6],
+      [111_000, 40, 30, 3e6],
+    ]);
   });
 
   it('before the first capture, or past the staleness limit, there is nothing to draw', async () => {

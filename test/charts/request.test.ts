@@ -6,7 +6,7 @@ import { formatOf, parseAt, parseExpiration, parseKind, parseLook, parseRange, p
 describe('chart request', () => {
   it('kinds, formats and looks', () => {
     expect(parseKind('Profile')).toBe('profile');
-    expect(() => parseKind('pie')).toThrow(new UsageError('unknown chart kind "pie"; allowed: profile, levels, walls, term'));
+    expect(() => parseKind('pie')).toThrow(new UsageError('unknown chart kind "pie"; allowed: profile, oi, levels, walls, netgex, term'));
     expect(formatOf('a/b.PNG')).toBe('png');
     expect(formatOf('x.svg')).toBe('svg');
     expect(() => formatOf('x.jpg')).toThrow(/--out x.jpg: the extension says the format; allowed: .svg, .png/);
@@ -23,6 +23,10 @@ describe('chart request', () => {
     expect(parseAt('2026-03-11')?.toISOString()).toBe('2026-03-11T00:00:00.000Z');
     expect(() => parseAt('2026-03-11T00:05:00')).toThrow(/--at: "2026-03-11T00:05:00" is not an ISO 8601 instant with a time zone/);
     expect(() => parseAt('yesterday')).toThrow(UsageError);
+    // new Date() rolls these into December 1st and March 2nd: an impossible date is refused instead.
+    expect(() => parseAt('2026-11-31T14:00:00Z')).toThrow(/--at: "2026-11-31T14:00:00Z" is not an ISO 8601 instant with a time zone and a real date and time/);
+    expect(() => parseAt('2026-02-30')).toThrow(UsageError);
+    expect(() => parseAt('2026-11-20T24:00:00Z')).toThrow(UsageError);
     expect(parseRange('5%')).toBe(5);
     expect(parseRange(undefined)).toBe(10);
     expect(() => parseRange('0%')).toThrow(/--range: "0%" is not a percent of spot above 0 and at most 100/);

@@ -33,6 +33,8 @@ interface Case {
   binary?: true;
 }
 
+const CHART = ['--exchange', 'deribit', '--symbol', 'BTC', '--out', 'OUT.png'];
+
 const CASES: Case[] = [
   // sync and plan (beyond test/cli/sync.test.ts)
   { command: 'sync', args: ['--order', 'sideways'], message: /--order.*allowed: newest, oldest/ },
@@ -88,6 +90,7 @@ const CASES: Case[] = [
   { command: 'emulate', args: ['--seed', '-1'], message: /--seed.*whole number/ },
   { command: 'emulate', args: ['--days', '0'], message: /--days.*1 to 3650/ },
   { command: 'emulate', args: ['--now', 'notadate'], message: /--now: not an ISO 8601 instant/ },
+  { command: 'emulate', args: ['--now', '2026-11-31T14:00:00Z'], message: /--now: not an ISO 8601 instant: "2026-11-31T14:00:00Z"; expected a real date and time/ },
   { command: 'emulate', args: ['--strikes', '2'], message: /--strikes.*3 to 1000/ },
   // capture
   { command: 'capture', args: ['--symbol', 'BTC', '--exchange', 'foo'], message: /--exchange.*foo/ },
@@ -96,6 +99,13 @@ const CASES: Case[] = [
   { command: 'capture', args: ['--symbol', 'BTC', '--wait-lock', 'soon'], message: /--wait-lock.*whole number/ },
   // demo
   { command: 'demo', args: ['--days', 'abc'], message: /--days.*whole number from 1 to 60/ },
+  { command: 'demo', args: ['--now', '2026-02-30'], message: /--now: not an ISO 8601 instant: "2026-02-30"/ },
+  // chart (refused before any warehouse is looked for): impossible dates are not rolled into the next month
+  { command: 'chart', args: ['profile', ...CHART, '--at', '2026-11-31T14:00:00Z'], message: /--at: "2026-11-31T14:00:00Z" is not an ISO 8601 instant with a time zone and a real date/, binary: true },
+  { command: 'chart', args: ['profile', ...CHART, '--at', '2026-02-30'], message: /--at: "2026-02-30" is not an ISO 8601 instant/ },
+  { command: 'chart', args: ['term', ...CHART, '--at', '2026-11-20T24:00:00Z'], message: /--at: "2026-11-20T24:00:00Z"/ },
+  { command: 'chart', args: ['levels', ...CHART, '--from', '2026-02-30'], message: /--from: "2026-02-30" is not a real date YYYY-MM-DD/ },
+  { command: 'chart', args: ['walls', ...CHART, '--to', '2026-02-29'], message: /--to: "2026-02-29" is not a real date YYYY-MM-DD/ },
 ];
 
 let counter = 0;
@@ -103,10 +113,10 @@ let counter = 0;
 describe('every command rejects bad option values: exit 2 (3 for the key), the option named, nothing written', () => {
   it.each(CASES.map((c) => ({ binary: false, ...c })))('$command $args (binary: $binary)', async ({ command, args, message, code = 2, env: extra, binary }) => {
     const root = join(dir, `ws${++counter}`);
-    const local = ['status', 'export', 'query', 'verify', 'rebuild', 'sync', 'plan', 'capture', 'demo'].includes(command)
+    const local = ['status', 'export', 'query', 'verify', 'rebuild', 'sync', 'plan', 'capture', 'demo', 'chart'].includes(command)
       ? ['--db', join(root, 'gex.duckdb'), '--archive', join(root, 'raw')]
       : [];
-    const resolved = args.map((a) => (a === 'OUT' ? join(root, 'out') : a.startsWith('CONFIG:') ? join(dir, a.slice(7)) : a));
+    const resolved = args.map((a) => (/^OUT(\.\w+)?$/.test(a) ? join(root, `out${a.slice(3)}`) : a.startsWith('CONFIG:') ? join(dir, a.slice(7)) : a));
     // A base URL that refuses connections: a case that wrongly gets past validation fails fast.
     const env = { GEX_BASE_URL: 'http://127.0.0.1:9', GEX_API_KEY: KEY, ...extra };
     const before = readdirSync(dir).length;

@@ -1,5 +1,6 @@
+import { fc, test as fcTest } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
-import { addDays, compareDates, daysBetween, isApiDate, isIsoDate, isWeekend, maxDate, splitDateWindows, weekdayOf } from '../../src/time/dates.js';
+import { addDays, compareDates, daysBetween, isApiDate, isIsoDate, isWeekend, maxDate, parseIsoInstant, splitDateWindows, weekdayOf } from '../../src/time/dates.js';
 
 describe('isIsoDate', () => {
   it.each([
@@ -71,5 +72,31 @@ describe('splitDateWindows', () => {
     expect(splitDateWindows('2024-01-01', '2024-01-02', 31)).toEqual([{ start: '2024-01-01', end: '2024-01-02' }]);
     expect(splitDateWindows('2024-01-02', '2024-01-02', 31)).toEqual([]);
     expect(() => splitDateWindows('2024-01-01', '2024-02-01', 0)).toThrow(RangeError);
+  });
+});
+
+describe('parseIsoInstant', () => {
+  it('reads an instant with its zone, or a bare date as midnight UTC', () => {
+    expect(parseIsoInstant('2026-11-30T14:00:00Z')?.toISOString()).toBe('2026-11-30T14:00:00.000Z');
+    expect(parseIsoInstant('2026-03-11T01:05+01:00')?.toISOString()).toBe('2026-03-11T00:05:00.000Z');
+    expect(parseIsoInstant('2026-03-10T20:05:00.250-0400')?.toISOString()).toBe('2026-03-11T00:05:00.250Z');
+    expect(parseIsoInstant('2026-03-11 00:05Z')?.toISOString()).toBe('2026-03-11T00:05:00.000Z');
+    expect(parseIsoInstant('2028-02-29')?.toISOString()).toBe('2028-02-29T00:00:00.000Z');
+  });
+
+  it('refuses what new Date() would roll into another day, and a time without a zone', () => {
+    for (const bad of ['2026-11-31T14:00:00Z', '2026-02-30', '2026-02-29T00:00:00Z', '2026-13-01', '2026-11-20T24:00:00Z', '2026-11-20T23:60:00Z', '2026-11-20T23:59:60Z', '2026-11-20T12:00:00+24:00', '2026-11-20T12:00:00', 'yesterday', '']) {
+      expect(parseIsoInstant(bad), bad).toBeUndefined();
+    }
+  });
+
+  fcTest.prop([fc.date({ min: new Date('1970-01-01T00:00:00Z'), max: new Date('2100-12-31T23:59:59Z'), noInvalidDate: true })])('every real instant round-trips through its ISO text', (date) => {
+    expect(parseIsoInstant(date.toISOString())?.getTime()).toBe(date.getTime());
+  });
+
+  fcTest.prop([fc.integer({ min: 2020, max: 2100 }), fc.integer({ min: 1, max: 12 }), fc.integer({ min: 29, max: 31 })])('a day past the end of its month is refused, never rolled over', (year, month, day) => {
+    const text = `${year}-${String(month).padStart(2, '0')}-${day}T12:00:00Z`;
+    const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
+    expect(parseIsoInstant(text) === undefined).toBe(day > daysInMonth);
   });
 });

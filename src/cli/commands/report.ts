@@ -1,5 +1,6 @@
 // `gexwh report --out report.html`: one self-contained HTML page of the warehouse (coverage, runs,
-// and per pair the latest levels, the profile with a slider through the closes, levels and walls).
+// contents, and per pair the latest levels, the profile with a slider through the closes, levels,
+// walls, net GEX, and the term structure where captured).
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
@@ -22,7 +23,7 @@ interface ReportFlags {
 export function registerReport(program: Command): void {
   program
     .command('report')
-    .description('write one self-contained HTML page: coverage, gaps, last runs, and per pair the latest levels, profile, levels and walls charts')
+    .description('write one self-contained HTML page: coverage, gaps, last runs, contents, and per pair the latest levels, the profile, levels, walls and net GEX charts, and the term structure where captured')
     .requiredOption('--out <file>', 'the HTML file to write (.html)')
     .option('--exchange <list>', 'only these venues (repeatable, comma list; default: every pair with levels)', listOption)
     .option('--symbol <list>', 'only these symbols (repeatable, comma list; default: every pair with levels)', listOption)
