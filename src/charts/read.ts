@@ -79,12 +79,7 @@ export async function readProfile(conn: DuckDBConnection, pair: Pair, expiration
           ),
         );
   const first = strikeRows[0];
-  if (first === undefined) {
-    const which = expiration === 'TOTAL' ? 'strikes' : `strikes of expiration ${expiration}`;
-    throw new UsageError(`no ${which} capture of ${pair.exchange} ${pair.symbol} ${describeMoment(moment)}`, {
-      first_capture: await firstStrikesCapture(conn, pair, expiration),
-    });
-  }
+  if (first === undefined) throw await noStrikesError(conn, pair, expiration, moment);
   const capturedAt = String(first.captured_at);
   const sessionDate = String(first.session_date);
   const levels = await readCaptureLevels(conn, pair, expiration, sessionDate, capturedAt);
@@ -140,11 +135,52 @@ export function withCumulativeNetGex(strikes: Omit<StrikeRow, 'cumulativeNetGex'
   });
 }
 
+/** Nothing to draw: say so, and for an expiration the capture does not hold, the ones it does hold. */
+async function noStrikesError(conn: DuckDBConnection, pair: Pair, expiration: string, moment: Moment): Promise<UsageError> {
+  if (expiration === 'TOTAL') {
+    return new UsageError(`no strikes capture of ${pair.exchange} ${pair.symbol} ${describeMoment(moment)}`, { first_capture: await firstStrikesCapture(conn, pair, expiration) });
+  }
+  const when = moment.at === undefined ? '' : ` ${describeMoment(moment)}`;
+  const held = await expirationsOfLatestCapture(conn, pair, moment);
+  if (held === undefined) {
+    const first = await firstStrikesCapture(conn, pair, 'any expiration');
+    const since = first === null ? 'none holds per-expiration strikes (strikes_by_expiry) at all' : `the first with per-expiration strikes is ${first}`;
+    return new UsageError(`no capture of ${pair.exchange} ${pair.symbol}${when} holds per-expiration strikes; ${since}`, { first_capture: first });
+  }
+  return new UsageError(
+    `no capture of ${pair.exchange} ${pair.symbol}${when} holds expiration ${expiration}; the latest, ${held.capturedAt}, holds ${held.expirations.join(', ')}: pass one of them to --expiration`,
+    { captured_at: held.capturedAt, expirations: held.expirations },
+  );
+}
+
+/** The expiration dates of the latest per-expiration capture at or before the moment. */
+async function expirationsOfLatestCapture(conn: DuckDBConnection, pair: Pair, moment: Moment): Promise<{ capturedAt: string; expirations: string[] } | undefined> {
+  const [at, staleness] = atParam(moment);
+  const found = rows(
+    await conn.runAndReadAll(
+      `WITH capture AS (
+         SELECT timestamp_utc FROM strikes_expiry
+          WHERE exchange = $1 AND symbol = $2 AND timestamp_utc <= $3::TIMESTAMPTZ
+            AND ($4::BIGINT IS NULL OR timestamp_utc >= $3::TIMESTAMPTZ - to_seconds($4::BIGINT))
+          ORDER BY timestamp_utc DESC LIMIT 1)
+       SELECT strftime(c.timestamp_utc, ${ISO}) AS captured_at, list(DISTINCT s.expiration_date::VARCHAR ORDER BY s.expiration_date::VARCHAR) AS expirations
+         FROM capture c JOIN strikes_expiry s ON s.exchange = $1 AND s.symbol = $2 AND s.timestamp_utc = c.timestamp_utc
+        GROUP BY c.timestamp_utc`,
+      [pair.exchange, pair.symbol, at, staleness],
+    ),
+  )[0];
+  if (found === undefined) return undefined;
+  return { capturedAt: String(found.captured_at), expirations: (found.expirations as unknown[]).map(String) };
+}
+
+/** The first capture of the pair's strikes: TOTAL, one expiration, or 'any expiration'. */
 async function firstStrikesCapture(conn: DuckDBConnection, pair: Pair, expiration: string): Promise<string | null> {
   const reader =
     expiration === 'TOTAL'
       ? await conn.runAndReadAll(`SELECT strftime(min(timestamp_utc), ${ISO}) AS first FROM strikes WHERE exchange = $1 AND symbol = $2`, [pair.exchange, pair.symbol])
-      : await conn.runAndReadAll(`SELECT strftime(min(timestamp_utc), ${ISO}) AS first FROM strikes_expiry WHERE exchange = $1 AND symbol = $2 AND expiration_date = $3::DATE`, [
+      : expiration === 'any expiration'
+        ? await conn.runAndReadAll(`SELECT strftime(min(timestamp_utc), ${ISO}) AS first FROM strikes_expiry WHERE exchange = $1 AND symbol = $2`, [pair.exchange, pair.symbol])
+        : await conn.runAndReadAll(`SELECT strftime(min(timestamp_utc), ${ISO}) AS first FROM strikes_expiry WHERE exchange = $1 AND symbol = $2 AND expiration_date = $3::DATE`, [
           pair.exchange,
           pair.symbol,
           expiration,

@@ -70,6 +70,32 @@ describe('readProfile', () => {
   });
 });
 
+describe('an expiration the captures do not hold', () => {
+  it('names the expirations the latest capture holds, and the first capture with any before a --at too early', async () => {
+    const c = wh.connection;
+    for (const [ts, expiry] of [[EARLY, '2026-03-13'], [LATE, '2026-03-13'], [LATE, '2026-03-27']] as const) {
+      await c.run(
+        `INSERT INTO strikes_by_expiry (exchange, symbol, session_date, timestamp_utc, expiration_date, strike, call_gex, put_gex, net_gex, call_oi, put_oi)
+         VALUES ('deribit', 'BTC', DATE '2026-03-10', TIMESTAMPTZ '${ts}', DATE '${expiry}', 100000, 1, 1, 0, 1, 1)`,
+      );
+    }
+    try {
+      const unknown = readProfile(c, PAIR, '2099-01-01', {});
+      await expect(unknown).rejects.toThrow(
+        'no capture of deribit BTC holds expiration 2099-01-01; the latest, 2026-03-10T14:15:00Z, holds 2026-03-13, 2026-03-27: pass one of them to --expiration',
+      );
+      await expect(readProfile(c, PAIR, '2099-01-01', {})).rejects.toMatchObject({ hints: { captured_at: '2026-03-10T14:15:00Z', expirations: ['2026-03-13', '2026-03-27'] } });
+      // At the earlier capture only one expiration was held.
+      await expect(readProfile(c, PAIR, '2026-03-27', { at: new Date('2026-03-10T14:05:00Z') })).rejects.toThrow(/the latest, 2026-03-10T14:00:00Z, holds 2026-03-13:/);
+      await expect(readProfile(c, PAIR, '2026-03-13', { at: new Date('2026-03-09T00:00:00Z') })).rejects.toThrow(
+        /at or before 2026-03-09T00:00:00.000Z holds per-expiration strikes; the first with per-expiration strikes is 2026-03-10T14:00:00Z/,
+      );
+    } finally {
+      await c.run('DELETE FROM strikes_by_expiry');
+    }
+  });
+});
+
 describe('readCloses and readTerm', () => {
   it('the session close is the last capture', async () => {
     const series = await readCloses(wh.connection, PAIR, { sessions: 30 });
