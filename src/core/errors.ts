@@ -212,16 +212,26 @@ export class InterruptedError extends GexwhError {
 export class QueryTimeoutError extends GexwhError {}
 
 export function exitCodeOf(error: unknown): ExitCode {
-  if (error instanceof UsageError) return ExitCode.usage;
-  if (error instanceof AuthError || error instanceof ObjectStoreAuthError) return ExitCode.auth;
-  if (error instanceof LockError) return ExitCode.locked;
-  if (error instanceof PartialFailureError || error instanceof IntegrityError) return ExitCode.partial;
   if (error instanceof InterruptedError) return error.signal === 'SIGINT' ? ExitCode.sigint : ExitCode.sigterm;
-  if (error instanceof NetworkError || error instanceof ApiUnavailableError || error instanceof ObjectStoreError) return ExitCode.unreachable;
-  if (error instanceof QueryTimeoutError) return ExitCode.timeout;
+  const kind = EXIT_CODES.find(([type]) => error instanceof type);
+  if (kind !== undefined) return kind[1];
   if (error instanceof ApiError) return apiExitCode(error);
   return ExitCode.unexpected;
 }
+
+/** The exit code of each kind of error, first match wins (a subclass before its base). */
+const EXIT_CODES: readonly [abstract new (...args: never[]) => Error, ExitCode][] = [
+  [UsageError, ExitCode.usage],
+  [AuthError, ExitCode.auth],
+  [ObjectStoreAuthError, ExitCode.auth],
+  [LockError, ExitCode.locked],
+  [PartialFailureError, ExitCode.partial],
+  [IntegrityError, ExitCode.partial],
+  [NetworkError, ExitCode.unreachable],
+  [ApiUnavailableError, ExitCode.unreachable],
+  [ObjectStoreError, ExitCode.unreachable],
+  [QueryTimeoutError, ExitCode.timeout],
+];
 
 /** An API answer without a class of its own: refused is auth, a bad request is usage. */
 function apiExitCode(error: ApiError): ExitCode {
