@@ -16,6 +16,8 @@ export default defineConfig({
     // pays it once. Safe here: no test mocks a module (the one vi.resetModules is its own file's), and
     // every file closes its emulators, warehouses and temp folders and restores the env it changes.
     isolate: false,
+    // Builds dist/ (incrementally) before any test: the CLI tests run the built binary.
+    globalSetup: ['test/global-setup.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     projects: [

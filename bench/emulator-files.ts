@@ -3,8 +3,8 @@
 // (process.cpuUsage), not wall time: the figure should not depend on what else the machine runs.
 // Each run starts from a fresh model, so every file is built from cold caches; the kinds are built
 // in the order a sync asks for them, so the first one pays for the shared chains.
-import { createMarketModel } from '../src/emulator/market/index.js';
-import type { FileKind } from '../src/emulator/market/types.js';
+import { createMarketModel } from '../emulator/market/index.js';
+import type { FileKind } from '../emulator/market/types.js';
 import { median } from './stats.js';
 
 const KINDS: readonly FileKind[] = ['levels', 'strikes_total', 'strikes_by_expiry'];

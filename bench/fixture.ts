@@ -4,8 +4,8 @@
 import { mkdtempSync, promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startEmulator, type Emulator } from '../src/emulator/index.js';
-import type { DailyFile, FileKind, MarketModel } from '../src/emulator/market/types.js';
+import { startEmulator, type Emulator } from '../emulator/index.js';
+import type { DailyFile, FileKind, MarketModel } from '../emulator/market/types.js';
 
 export const BENCH_NOW = '2026-03-11T14:07:00Z';
 export const EXCHANGE = 'deribit';

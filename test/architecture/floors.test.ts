@@ -1,5 +1,5 @@
 // CI's check of the floors (cli -> sync, doctor -> api, warehouse -> core -> time -> calendar; the
-// emulator apart): no import runs up a floor and no files import each other in a loop.
+// emulator apart, beside src/): no import runs up a floor and no files import each other in a loop.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -36,14 +36,14 @@ describe('the floor check itself', () => {
     write('src/sync/run.ts', 'export const run = 1;\n');
     write('src/api/client.ts', "import type { Table } from '../warehouse/table.js';\nexport type Client = Table;\n");
     write('src/warehouse/table.ts', 'export type Table = string;\n');
-    write('src/emulator/server.ts', "export { run } from '../sync/run.js';\n");
+    write('emulator/server.ts', "export { run } from '../src/sync/run.js';\n");
     write('src/stray/x.ts', "import '../core/shape.js';\n");
     const found = checkFloors(tree).map((v) => [v.kind, v.file, v.detail]);
     expect(found).toEqual(
       expect.arrayContaining([
         ['up a floor', 'src/core/shape.ts', 'src/core/shape.ts imports src/sync/run.ts: up from floor 3 (core) to floor 5 (sync)'],
         ['across a floor', 'src/api/client.ts', expect.stringContaining('src/api/client.ts imports src/warehouse/table.ts')],
-        ['out of a folder apart', 'src/emulator/server.ts', expect.stringContaining('src/emulator/server.ts imports src/sync/run.ts')],
+        ['out of a folder apart', 'emulator/server.ts', 'emulator/server.ts imports src/sync/run.ts; emulator may import only src/calendar'],
         ['no floor', 'src/stray/x.ts', expect.stringContaining('stands on no floor')],
       ]),
     );
@@ -64,15 +64,23 @@ describe('the floor check itself', () => {
     ]);
   });
 
-  it('accepts imports down the floors, within a folder, and the emulator taking core and api schemas', () => {
+  it('accepts imports down the floors, within a folder, the CLI importing the emulator and the emulator taking the calendar', () => {
     tree = mkdtempSync(join(tmpdir(), 'gexwh-floors-'));
-    write('src/cli/main.ts', "import { run } from '../sync/run.js';\nimport { serve } from '../emulator/server.js';\nexport { run, serve };\n");
+    write('src/cli/main.ts', "import { run } from '../sync/run.js';\nimport { serve } from '../../emulator/server.js';\nexport { run, serve };\n");
     write('src/sync/run.ts', "import { get } from '../api/client.js';\nimport { shape } from '../core/shape.js';\nexport const run = get + shape;\n");
     write('src/api/client.ts', "import { shape } from '../core/shape.js';\nexport const get = shape;\n");
     write('src/api/schemas.ts', 'export const schema = 1;\n');
     write('src/core/shape.ts', "import { day } from '../time/dates.js';\nexport const shape = day;\n");
     write('src/time/dates.ts', 'export const day = 1;\n');
-    write('src/emulator/server.ts', "import { schema } from '../api/schemas.js';\nimport { shape } from '../core/shape.js';\nexport const serve = schema + shape;\n");
+    write('src/calendar/nyse.ts', 'export const open = 1;\n');
+    write('emulator/server.ts', "import { open } from '../src/calendar/nyse.js';\nexport const serve = open;\n");
     expect(checkFloors(tree)).toEqual([]);
+  });
+
+  it('rejects a product folder other than the CLI importing the emulator', () => {
+    tree = mkdtempSync(join(tmpdir(), 'gexwh-floors-'));
+    write('src/sync/run.ts', "import { serve } from '../../emulator/server.js';\nexport const run = serve;\n");
+    write('emulator/server.ts', 'export const serve = 1;\n');
+    expect(checkFloors(tree).map((v) => [v.kind, v.detail])).toEqual([['into a folder apart', 'src/sync/run.ts imports emulator/server.ts; only src/cli may import emulator']]);
   });
 });

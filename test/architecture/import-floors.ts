@@ -1,6 +1,7 @@
-// The import rules of src/, checked over the files themselves: each folder stands on a floor and
-// imports only folders on lower floors; the emulator stands apart; no files import each other in a
-// loop. `import type` counts like any import: a type that must come from above is a shape in the
+// The import rules of the product (src/) and the emulator beside it (emulator/), checked over the
+// files themselves: each folder of src/ stands on a floor and imports only folders on lower floors;
+// the emulator stands apart (it imports only the NYSE calendar; only the CLI imports it); no files
+// import each other in a loop. `import type` counts like any import: a type that must come from above is a shape in the
 // wrong place. TypeScript's own pre-parser reads the imports (every import, `export ... from`,
 // `import type`, `import()` and `typeof import()`; not comments or strings).
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
@@ -21,9 +22,9 @@ export const FLOORS: Readonly<Record<string, number>> = {
   calendar: 1,
 };
 
-/** Folders beside the floors: what each may import, and who may import it. */
+/** Top-level folders beside the product: what each may import of src/, and who in src/ may import it. */
 export const APART: Readonly<Record<string, { mayImport: readonly string[]; importedBy: readonly string[] }>> = {
-  emulator: { mayImport: ['core', 'time', 'calendar', 'api/schemas.ts'], importedBy: ['cli'] },
+  emulator: { mayImport: ['calendar'], importedBy: ['cli'] },
 };
 
 export interface Import {
@@ -56,11 +57,11 @@ function resolveSpecifier(fromFile: string, specifier: string): string | undefin
   return undefined;
 }
 
-/** Every import between files of `root/src` (paths relative to root, `/`-separated). */
+/** Every import between files of `root/src` and the folders apart (paths relative to root, `/`-separated). */
 export function readImports(root: string): Import[] {
   const imports: Import[] = [];
   const rel = (path: string) => relative(root, path).split(sep).join('/');
-  for (const file of tsFilesUnder(join(root, 'src'))) {
+  for (const file of ['src', ...Object.keys(APART)].flatMap((top) => tsFilesUnder(join(root, top)))) {
     const { importedFiles } = ts.preProcessFile(readFileSync(file, 'utf8'), true, true);
     for (const { fileName } of importedFiles) {
       if (!fileName.startsWith('.')) continue; // node: and packages
@@ -71,10 +72,16 @@ export function readImports(root: string): Import[] {
   return imports;
 }
 
-/** `cli` for `src/cli/main.ts`; undefined for a file directly in src/. */
+/** `cli` for `src/cli/main.ts`, `emulator` for any file of `emulator/`; undefined for a file directly in src/ or elsewhere. */
 function folderOf(path: string): string | undefined {
   const parts = path.split('/');
+  if (parts[0] !== 'src') return APART[parts[0]!] !== undefined ? parts[0] : undefined;
   return parts.length > 2 ? parts[1] : undefined;
+}
+
+/** How a message names a folder: `src/cli`, or `emulator` for a folder apart. */
+function placeOf(folder: string): string {
+  return APART[folder] !== undefined ? folder : `src/${folder}`;
 }
 
 function judgeImport({ from, to }: Import): Violation | undefined {
@@ -87,11 +94,11 @@ function judgeImport({ from, to }: Import): Violation | undefined {
   const apartFrom = APART[a];
   if (apartFrom !== undefined) {
     const allowed = apartFrom.mayImport.some((place) => b === place || to === `src/${place}`);
-    return allowed ? undefined : { kind: 'out of a folder apart', file: from, detail: `${line}; src/${a} may import only ${apartFrom.mayImport.join(', ')}` };
+    return allowed ? undefined : { kind: 'out of a folder apart', file: from, detail: `${line}; ${placeOf(a)} may import only ${apartFrom.mayImport.map(placeOf).join(', ')}` };
   }
   const apartTo = APART[b];
   if (apartTo !== undefined) {
-    return apartTo.importedBy.includes(a) ? undefined : { kind: 'into a folder apart', file: from, detail: `${line}; only ${apartTo.importedBy.join(', ')} may import src/${b}` };
+    return apartTo.importedBy.includes(a) ? undefined : { kind: 'into a folder apart', file: from, detail: `${line}; only ${apartTo.importedBy.map(placeOf).join(', ')} may import ${placeOf(b)}` };
   }
   const [floorA, floorB] = [FLOORS[a]!, FLOORS[b]!];
   if (floorA > floorB) return undefined;
@@ -134,7 +141,7 @@ export function findCycles(imports: readonly Import[]): string[][] {
   return cycles;
 }
 
-/** Every import of `root/src` that breaks the floors, and every cycle, each naming its file. */
+/** Every import of `root/src` (and of the folders apart) that breaks the floors, and every cycle, each naming its file. */
 export function checkFloors(root: string): Violation[] {
   const imports = readImports(root);
   const violations = imports.map(judgeImport).filter((v): v is Violation => v !== undefined);

@@ -60,7 +60,7 @@ describe('NYSE calendar', () => {
 describe('one calendar for the client and the emulator', () => {
   it('the emulator has a TradFi session exactly on the dates the client counts as sessions; early closes end at 13:00', async () => {
     const { sessionDatesBetween } = await import('../../src/time/sessions.js');
-    const { createMarketModel } = await import('../../src/emulator/market/index.js');
+    const { createMarketModel } = await import('../../emulator/market/index.js');
     const model = createMarketModel({ seed: 1, expirations: 1, strikes: 3, historyStart: '2024-01-01' });
     const clientSessions = sessionDatesBetween('tradfi', '2024-01-01', '2027-12-31');
     const emulatorSessions = [2024, 2025, 2026, 2027].flatMap(datesOf).filter((d) => model.sessionCaptures('tradfi', d).length > 0);

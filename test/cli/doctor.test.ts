@@ -6,7 +6,7 @@ import { mkdirSync, mkdtempSync, rmSync, statfsSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../src/emulator/index.js';
+import { startEmulator, type Emulator } from '../../emulator/index.js';
 import { acquireSyncLock, openWarehouse } from '../../src/warehouse/index.js';
 import { CLI_PATH, runCli } from '../helpers/cli.js';
 

@@ -1,4 +1,4 @@
-// The published package: `npm pack` ships what a user runs (dist/src, sql, README, LICENSE,
+// The published package: `npm pack` ships what a user runs (dist/src, dist/emulator, sql, README, LICENSE,
 // CHANGELOG), and `npx gexwh` from the packed tarball, installed in an app's node_modules, works.
 // Offline: the app's dependencies are linked to this checkout's node_modules instead of downloaded.
 import { execFileSync, spawn } from 'node:child_process';
@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../src/emulator/index.js';
+import { startEmulator, type Emulator } from '../../emulator/index.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string; dependencies: Record<string, string> };
@@ -41,11 +41,12 @@ function npx(args: readonly string[], cwd: string, env: Record<string, string> =
 }
 
 describe('npm pack', () => {
-  it('ships what a user runs: dist/src, sql, the docs; no bench, no tests', () => {
+  it('ships what a user runs: dist/src, the emulator (gexwh emulate, demo), sql, the docs; no bench, no tests', () => {
     const paths = packed.files.map((f) => f.path);
-    const allowed = /^(dist\/src\/.+\.js|sql\/\d{3}_[a-z0-9_]+\.sql|sql\/views\.sql|package\.json|README\.md|LICENSE|CHANGELOG\.md|docs\/[a-z0-9-]+\.md|assets\/fonts\/(Inter-Regular\.ttf|OFL\.txt))$/;
+    const allowed = /^(dist\/(src|emulator)\/.+\.js|sql\/\d{3}_[a-z0-9_]+\.sql|sql\/views\.sql|package\.json|README\.md|LICENSE|CHANGELOG\.md|docs\/[a-z0-9-]+\.md|assets\/fonts\/(Inter-Regular\.ttf|OFL\.txt))$/;
     expect(paths.filter((p) => !allowed.test(p))).toEqual([]);
     expect(paths).toContain('dist/src/cli/main.js');
+    expect(paths).toContain('dist/emulator/index.js');
     expect(paths).toContain('LICENSE');
     expect(paths).toContain('assets/fonts/Inter-Regular.ttf');
     expect(paths).toContain('CHANGELOG.md');

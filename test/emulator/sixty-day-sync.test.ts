@@ -8,14 +8,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Emulator } from '../../src/emulator/index.js';
+import type { Emulator } from '../../emulator/index.js';
 import { openWarehouse } from '../../src/warehouse/index.js';
 import { runCli } from '../helpers/cli.js';
 
 // The built emulator: its worker threads run dist/'s file-worker.js (vitest runs src/ as TypeScript,
 // which a worker thread cannot load).
-const BUILT_EMULATOR = new URL('../../dist/src/emulator/index.js', import.meta.url).href;
-const { startEmulator } = (await import(BUILT_EMULATOR)) as typeof import('../../src/emulator/index.js');
+const BUILT_EMULATOR = new URL('../../dist/emulator/index.js', import.meta.url).href;
+const { startEmulator } = (await import(BUILT_EMULATOR)) as typeof import('../../emulator/index.js');
 
 let emulator: Emulator | undefined;
 let dir: string | undefined;

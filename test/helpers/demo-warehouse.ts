@@ -4,7 +4,7 @@
 // leaves them), so the views see both sources and enough history for 30-day compares.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startEmulator } from '../../src/emulator/index.js';
+import { startEmulator } from '../../emulator/index.js';
 import { FILE_KINDS } from '../../src/core/file-kinds.js';
 import { LEVELS_FIELDS } from '../../src/warehouse/layouts.js';
 import { loadFiles, type LoadInput } from '../../src/warehouse/loader.js';

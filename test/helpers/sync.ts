@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { createApiClient, type ApiClient } from '../../src/api/index.js';
-import { startEmulator, type Emulator, type EmulatorOptions } from '../../src/emulator/index.js';
+import { startEmulator, type Emulator, type EmulatorOptions } from '../../emulator/index.js';
 import { syncApiFrom } from '../../src/sync/api-port.js';
 import { runSync, type SyncOptions, type SyncSummary } from '../../src/sync/run.js';
 import { parseSyncSelection, type RawSyncSelection } from '../../src/sync/selection.js';

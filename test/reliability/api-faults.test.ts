@@ -2,7 +2,7 @@
 // (nothing lost, nothing duplicated, credits = files + forced retries) and the next run completes.
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ApiSchemaError, NetworkError, PartialFailureError } from '../../src/core/errors.js';
-import type { FaultAction } from '../../src/emulator/index.js';
+import type { FaultAction } from '../../emulator/index.js';
 import { addDays } from '../../src/time/dates.js';
 import { consistent, inspectWarehouse } from '../helpers/invariants.js';
 import { expectRecovered, ONE_PAIR, syncVia } from '../helpers/reliability.js';

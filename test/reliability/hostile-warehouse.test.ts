@@ -9,7 +9,7 @@
 import { copyFileSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../src/emulator/index.js';
+import { startEmulator, type Emulator } from '../../emulator/index.js';
 import { openWarehouse } from '../../src/warehouse/open.js';
 import { runCliInProcess, type CliResult } from '../helpers/cli.js';
 import { DEMO_NOW, loadDemoHistory } from '../helpers/demo-warehouse.js';

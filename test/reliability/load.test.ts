@@ -4,7 +4,7 @@
 // the faults forced (and what gexwh recorded). GEXWH_SOAK_RUNS raises the number of runs (npm run soak).
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { FaultRule } from '../../src/emulator/index.js';
+import type { FaultRule } from '../../emulator/index.js';
 import { addDays } from '../../src/time/dates.js';
 import { consistent, inspectWarehouse, tableChecksums } from '../helpers/invariants.js';
 import { ONE_PAIR, recordedCredits, syncVia } from '../helpers/reliability.js';

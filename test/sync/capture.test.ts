@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApiClient, type ApiClient } from '../../src/api/index.js';
-import { startEmulator, type Emulator } from '../../src/emulator/index.js';
+import { startEmulator, type Emulator } from '../../emulator/index.js';
 import { UsageError } from '../../src/core/errors.js';
 import { captureTargets, isoOfExpirationCode, parseCaptureVenues, tradfiClearlyClosed } from '../../src/sync/capture-targets.js';
 import { runCapture, type CaptureOptions } from '../../src/sync/capture.js';

@@ -2,7 +2,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createMarketModel } from '../../src/emulator/market/index.js';
+import { createMarketModel } from '../../emulator/market/index.js';
 import { loadFiles, type LoadInput } from '../../src/warehouse/loader.js';
 import { query, withWarehouse } from './fixtures.js';
 import { FILE_KINDS } from '../../src/core/file-kinds.js';

@@ -4,7 +4,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../src/emulator/index.js';
+import { startEmulator, type Emulator } from '../../emulator/index.js';
 import { LEVELS_FIELDS } from '../../src/warehouse/layouts.js';
 import { loadFiles, type LoadInput } from '../../src/warehouse/loader.js';
 import type { Warehouse } from '../../src/warehouse/open.js';

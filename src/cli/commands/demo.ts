@@ -29,7 +29,7 @@ export function registerDemo(program: Command): void {
         import('../../warehouse/demo-report.js'),
         import('../summary.js'),
       ]);
-      const { startEmulator } = await import('../../emulator/index.js');
+      const { startEmulator } = await import('../../../emulator/index.js');
       const emulator = await startEmulator({ days: flags.days ?? 5, expirations: 6, strikes: 40, symbols: ['BTC', 'SPY'], ...(now ? { now } : {}) });
       const client = createApiClient({ baseUrl: emulator.baseUrl, apiKey: emulator.keys.pro, signal: ctx.signal });
       try {

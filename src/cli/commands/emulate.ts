@@ -30,7 +30,7 @@ export function registerEmulate(program: Command): void {
       const { out, signal } = contextOf(command);
       const now = flags.now === undefined ? undefined : parseInstant(flags.now, '--now');
       // Loaded here, not at the top: every other command would pay for its ~40 modules at start.
-      const { startEmulator, defaultBuildWorkers } = await import('../../emulator/index.js');
+      const { startEmulator, defaultBuildWorkers } = await import('../../../emulator/index.js');
       const emulator = await startEmulator({
         port: flags.port ?? 0,
         storagePort: flags.storagePort ?? 0,

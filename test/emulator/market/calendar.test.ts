@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   isSessionComplete, latestCaptureAtOrBefore, previousSessionDate, sessionCaptureTimes, sessionDateOf,
-} from '../../../src/emulator/market/calendar.js';
+} from '../../../emulator/market/calendar.js';
 
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
 

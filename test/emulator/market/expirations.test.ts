@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { weekdayOf } from '../../../src/emulator/market/calendar.js';
-import { EXPIRATION_GRACE_MS, expirationCode, listedExpirations } from '../../../src/emulator/market/expirations.js';
+import { weekdayOf } from '../../../emulator/market/calendar.js';
+import { EXPIRATION_GRACE_MS, expirationCode, listedExpirations } from '../../../emulator/market/expirations.js';
 
 const at = (text: string): number => Date.parse(text);
 const isos = (list: { iso: string }[]): string[] => list.map((info) => info.iso);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createMarketModel, type FileKind, type MarketOptions } from '../../../src/emulator/market/index.js';
+import { createMarketModel, type FileKind, type MarketOptions } from '../../../emulator/market/index.js';
 
 // The emulator promises that a seed gives the same files, byte for byte, on every run and build: a
 // synced warehouse and its manifest sha256 stay valid. These sha256 values were recorded from the

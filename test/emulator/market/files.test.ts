@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { createMarketModel, LEVELS_FIELD_NAMES, type FileKind, type LevelsFields } from '../../../src/emulator/market/index.js';
+import { createMarketModel, LEVELS_FIELD_NAMES, type FileKind, type LevelsFields } from '../../../emulator/market/index.js';
 import { cellValue, parseGzipCsv, smallMarket } from './helpers.js';
 
 const STRIKE_COLUMNS = ['strike', 'strike_call_gex', 'strike_put_gex', 'strike_net_gex', 'strike_call_oi', 'strike_put_oi'];

@@ -1,6 +1,6 @@
 import { expect } from 'vitest';
 import { gunzipSync } from 'node:zlib';
-import { createMarketModel, type MarketModel } from '../../../src/emulator/market/index.js';
+import { createMarketModel, type MarketModel } from '../../../emulator/market/index.js';
 
 export const SMALL = { seed: 1234, expirations: 3, strikes: 15, historyStart: '2025-06-01' } as const;
 

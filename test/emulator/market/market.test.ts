@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createMarketModel, type Capture, type LevelsFields, type MarketModel, type StrikeRow } from '../../../src/emulator/market/index.js';
+import { createMarketModel, type Capture, type LevelsFields, type MarketModel, type StrikeRow } from '../../../emulator/market/index.js';
 import { smallMarket } from './helpers.js';
 
 const CENT = 0.005; // rounding slack when comparing sums of 2-decimal values

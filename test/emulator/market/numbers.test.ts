@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { formatCsvNumber, MAX_CSV_NUMBER_BYTES, roundTo, writeCsvNumber } from '../../../src/emulator/market/numbers.js';
-import { LruCache } from '../../../src/emulator/market/lru.js';
+import { formatCsvNumber, MAX_CSV_NUMBER_BYTES, roundTo, writeCsvNumber } from '../../../emulator/market/numbers.js';
+import { LruCache } from '../../../emulator/market/lru.js';
 
 /** A fixed pseudo-random walk over magnitudes from 1e-4 to 1e14, rounded to 0-4 decimals, and edges. */
 function sampleValues(): number[] {

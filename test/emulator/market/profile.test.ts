@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { bsGamma } from '../../../src/emulator/market/greeks.js';
-import { gammaProfile, primaryFlip, zeroCrossings, type ProfileLeg } from '../../../src/emulator/market/profile.js';
+import { bsGamma } from '../../../emulator/market/greeks.js';
+import { gammaProfile, primaryFlip, zeroCrossings, type ProfileLeg } from '../../../emulator/market/profile.js';
 
 describe('gammaProfile', () => {
   it('equals Black–Scholes gamma × OI × multiplier × P² × 1% summed at every price', () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import type { Emulator } from '../../../src/emulator/index.js';
-import { signJwt } from '../../../src/emulator/server/auth.js';
+import type { Emulator } from '../../../emulator/index.js';
+import { signJwt } from '../../../emulator/server/auth.js';
 import { call, smallEmulator } from './helpers.js';
 
 let em: Emulator;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { pickBuild } from '../../../src/emulator/server/build-queue.js';
+import { pickBuild } from '../../../emulator/server/build-queue.js';
 
 const queue = (...sessions: string[]) => sessions.map((session) => ({ session }));
 

@@ -7,8 +7,8 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { Emulator } from '../../../src/emulator/index.js';
-import { defaultFactsCacheDir } from '../../../src/emulator/index.js';
+import type { Emulator } from '../../../emulator/index.js';
+import { defaultFactsCacheDir } from '../../../emulator/index.js';
 import { call, fetchLink, smallEmulator } from './helpers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'gexwh-facts-'));

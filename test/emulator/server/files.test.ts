@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import type { Emulator } from '../../../src/emulator/index.js';
+import type { Emulator } from '../../../emulator/index.js';
 import { call, fetchLink, parseCsvGz, smallEmulator } from './helpers.js';
 
 let em: Emulator;

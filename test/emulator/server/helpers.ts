@@ -2,7 +2,7 @@
 // that never follows redirects.
 
 import { gunzipSync } from 'node:zlib';
-import { startEmulator, type Emulator, type EmulatorOptions } from '../../../src/emulator/index.js';
+import { startEmulator, type Emulator, type EmulatorOptions } from '../../../emulator/index.js';
 
 /** Wednesday 2026-03-11 14:07 UTC: New York regular hours (10:07 EDT), crypto mid-session. */
 export const NOW = '2026-03-11T14:07:00Z';

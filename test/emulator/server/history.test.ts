@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import type { Emulator } from '../../../src/emulator/index.js';
-import { LEVELS_FIELD_NAMES } from '../../../src/emulator/market/types.js';
+import type { Emulator } from '../../../emulator/index.js';
+import { LEVELS_FIELD_NAMES } from '../../../emulator/market/types.js';
 import { call, fetchLink, parseCsvGz, smallEmulator } from './helpers.js';
 
 let em: Emulator;

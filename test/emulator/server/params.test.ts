@@ -1,8 +1,8 @@
 import { describe, expect, test } from 'vitest';
-import { createClock } from '../../../src/emulator/server/clock.js';
-import { HttpError } from '../../../src/emulator/server/http.js';
-import { parseDate, parseInstant } from '../../../src/emulator/server/params.js';
-import { createQuotaBook, nextUtcMidnight } from '../../../src/emulator/server/quota.js';
+import { createClock } from '../../../emulator/server/clock.js';
+import { HttpError } from '../../../emulator/server/http.js';
+import { parseDate, parseInstant } from '../../../emulator/server/params.js';
+import { createQuotaBook, nextUtcMidnight } from '../../../emulator/server/quota.js';
 
 const slugOf = (fn: () => unknown): string | undefined => {
   try {

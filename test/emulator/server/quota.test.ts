@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import type { Emulator } from '../../../src/emulator/index.js';
+import type { Emulator } from '../../../emulator/index.js';
 import { call, smallEmulator } from './helpers.js';
 
 let em: Emulator;

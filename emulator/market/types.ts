@@ -1,5 +1,5 @@
-// The contract between the emulator's synthetic market (src/emulator/market/) and its HTTP layer
-// (src/emulator/server/). The market is pure and deterministic: same seed and instant, same numbers.
+// The contract between the emulator's synthetic market (emulator/market/) and its HTTP layer
+// (emulator/server/). The market is pure and deterministic: same seed and instant, same numbers.
 // The HTTP layer decides what exists "now" (clock), validates parameters and shapes JSON; the market
 // computes chains, levels and the bytes of the daily files.
 

@@ -3,7 +3,7 @@
 // 13:00 on an early close; no session on weekends and exchange holidays, as the real API.
 
 import { DateTime } from 'luxon';
-import { isNyseEarlyClose, isNyseTradingDay, NYSE_EARLY_CLOSE } from '../../calendar/nyse.js';
+import { isNyseEarlyClose, isNyseTradingDay, NYSE_EARLY_CLOSE } from '../../src/calendar/nyse.js';
 import type { Market } from './types.js';
 
 export const SLOT_MS = 15 * 60 * 1000;

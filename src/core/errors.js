@@ -1,0 +1,264 @@
+// Every error gexwh raises on purpose is one of these classes, and this file alone maps them to exit
+// codes (exitCodeOf) and to the stable word scripts match on (errorCodeOf). Commands throw; only the
+// CLI entry (src/cli/main.ts) exits.
+export const ExitCode = {
+    ok: 0,
+    unexpected: 1,
+    usage: 2,
+    auth: 3,
+    partial: 4,
+    locked: 5,
+    unreachable: 6,
+    /** A `query` stopped by its --timeout: the code timeout(1) exits with. */
+    timeout: 124,
+    sigint: 130,
+    sigterm: 143,
+};
+/** Base class: a message for the user plus optional hints (printed as `name: value` lines). */
+export class GexwhError extends Error {
+    hints;
+    constructor(message, hints = {}, options) {
+        super(message, options);
+        this.name = new.target.name;
+        this.hints = hints;
+    }
+}
+/** Bad input from the user: an option, a config field, a date. Exit 2. */
+export class UsageError extends GexwhError {
+}
+/** SQL given to `gexwh query` that is not one read of the warehouse (a write, a file access, SET ...). Exit 2. */
+export class RefusedQueryError extends UsageError {
+}
+/**
+ * A warehouse the sandboxed reader will not serve: its own SQL (a view, a macro) reached for a file
+ * outside it, or a file beside it is a link. A warehouse may come from someone else. Exit 2.
+ */
+export class UnsafeWarehouseError extends UsageError {
+}
+/** No key, an unreadable key file, a key the API refused (401/403). Exit 3. */
+export class AuthError extends GexwhError {
+}
+/** Another process holds the warehouse (lock file or DuckDB's own lock). Exit 5. */
+export class LockError extends GexwhError {
+}
+/** Some files failed verification or loading; everything else was committed. Exit 4. */
+export class PartialFailureError extends GexwhError {
+}
+/** The warehouse or archive disagrees with the ledger (verify). Exit 4. */
+export class IntegrityError extends GexwhError {
+}
+/**
+ * The warehouse file cannot be read as a DuckDB database (garbage header, a block failing its
+ * checksum). Exit 1 like any unexpected failure, but `gexwh rebuild` recognises it and recovers.
+ */
+export class DamagedWarehouseError extends GexwhError {
+}
+/**
+ * An error answer of the GEX API: HTTP status, the stable `error` slug, the server's message and
+ * its hint fields (valid_exchanges, nearest_timestamps, rate_limit, ...).
+ */
+export class ApiError extends GexwhError {
+    status;
+    slug;
+    endpoint;
+    constructor(status, slug, message, endpoint, hints = {}) {
+        super(message, hints);
+        this.status = status;
+        this.slug = slug;
+        this.endpoint = endpoint;
+    }
+}
+/**
+ * 429: a daily bucket is used up (rate_limit_exceeded → requests, history_files_limit_exceeded →
+ * files). Never retried: the bucket resets at `resetAt` (midnight UTC), read from the headers or the
+ * body's rate_limit hint; undefined when neither said.
+ */
+export class QuotaExceededError extends ApiError {
+    bucket;
+    resetAt;
+    constructor(slug, message, endpoint, hints, bucket, resetAt) {
+        super(429, slug, message, endpoint, hints);
+        this.bucket = bucket;
+        this.resetAt = resetAt;
+    }
+}
+/** A payload that does not match the spec (missing field, wrong type, bad JSON). */
+export class ApiSchemaError extends GexwhError {
+    endpoint;
+    constructor(endpoint, message, hints = {}) {
+        super(`${endpoint}: ${message}`, hints);
+        this.endpoint = endpoint;
+    }
+}
+export function outageMessage(outage) {
+    const what = outage.lastStatus === undefined ? `could not be reached (${outage.lastError})` : `kept failing (HTTP ${outage.lastStatus}: ${outage.lastError})`;
+    const when = outage.retryAfterSeconds === undefined
+        ? 'run the same command again later'
+        : `run the same command again in ${outage.retryAfterSeconds} s or more (the server's Retry-After)`;
+    const check = outage.lastStatus === undefined ? '; if it persists, check the base URL and the network' : '';
+    return `${outage.service} at ${outage.host} ${what} after ${outage.attempts} attempt(s). Nothing was lost: every file paid so far is archived and recorded; ${when}${check}`;
+}
+export function outageHints(outage) {
+    return {
+        host: outage.host,
+        attempts: outage.attempts,
+        ...(outage.lastStatus === undefined ? {} : { last_status: outage.lastStatus }),
+        last_error: outage.lastError,
+        ...(outage.retryAfterSeconds === undefined ? {} : { retry_after_seconds: outage.retryAfterSeconds }),
+    };
+}
+/** The network or the storage origin failed after every retry the policy allows. Exit 6. */
+export class NetworkError extends GexwhError {
+}
+/** The API answered 5xx to every attempt the retry policy allows. Exit 6; the slug is the server's. */
+export class ApiUnavailableError extends ApiError {
+}
+/**
+ * A file link request reached the server but its answer was lost (connection reset or closed): the
+ * server may have charged the credit. Never retried inside the client; the caller counts the credit
+ * and decides whether its budget allows asking once more.
+ */
+export class LinkAnswerLostError extends NetworkError {
+}
+/**
+ * The presigned link can no longer be used (the storage said so, or it is older than its lifetime).
+ * The caller asks for a new link, which costs a new file credit.
+ */
+export class LinkExpiredError extends GexwhError {
+}
+/** The server asked for something gexwh refuses to do (a redirect to file:, a path outside the archive). */
+export class UnsafeResponseError extends GexwhError {
+}
+/** More bytes than allowed (announced or streamed): the body cannot be the manifest's file. */
+export class BodyTooLargeError extends UnsafeResponseError {
+}
+/** A gzip inflating far past what its declared rows can hold (a decompression bomb). */
+export class InflatedTooLargeError extends BodyTooLargeError {
+}
+/** The temp file could not be written (disk full, read-only, forbidden); `cause` has the errno code. */
+export class LocalWriteError extends GexwhError {
+}
+/** The sync journal cannot be used as it is (exit 1, naming the file); nothing paid is lost: the archive holds it. */
+export class JournalError extends GexwhError {
+    constructor(message, options) {
+        super(message, {}, options);
+    }
+}
+/** The capture journal cannot be used as it is (exit 1, naming the file); nothing paid is lost: the archive holds it. */
+export class LiveJournalError extends GexwhError {
+    constructor(message, options) {
+        super(message, {}, options);
+    }
+}
+/**
+ * The object store refused the credentials of the AWS chain (unknown access key, bad signature,
+ * access denied). Exit 3, like a refused API key; the hints name the endpoint and bucket, never a secret.
+ */
+export class ObjectStoreAuthError extends GexwhError {
+}
+/** The export's bucket does not exist (or the s3:// address is malformed). Exit 2: fix the --out. */
+export class ObjectStoreBucketError extends UsageError {
+}
+/** The object store failed or could not be reached after the SDK's retries. Exit 6; a rerun resumes. */
+export class ObjectStoreError extends GexwhError {
+}
+/** `gexwh doctor` found problems; the checks are in the hints. Exit 1. */
+export class ChecksFailedError extends GexwhError {
+}
+/** The process was asked to stop (SIGINT/SIGTERM); the run was recorded. */
+export class InterruptedError extends GexwhError {
+    signal;
+    constructor(signal, message = `interrupted by ${signal}`) {
+        super(message);
+        this.signal = signal;
+    }
+}
+/** A `query` statement stopped by DuckDB's interrupt once its --timeout passed. Exit 124. */
+export class QueryTimeoutError extends GexwhError {
+}
+export function exitCodeOf(error) {
+    if (error instanceof InterruptedError)
+        return error.signal === 'SIGINT' ? ExitCode.sigint : ExitCode.sigterm;
+    const kind = EXIT_CODES.find(([type]) => error instanceof type);
+    if (kind !== undefined)
+        return kind[1];
+    if (error instanceof ApiError)
+        return apiExitCode(error);
+    return ExitCode.unexpected;
+}
+/** The exit code of each kind of error, first match wins (a subclass before its base). */
+const EXIT_CODES = [
+    [UsageError, ExitCode.usage],
+    [AuthError, ExitCode.auth],
+    [ObjectStoreAuthError, ExitCode.auth],
+    [LockError, ExitCode.locked],
+    [PartialFailureError, ExitCode.partial],
+    [IntegrityError, ExitCode.partial],
+    [NetworkError, ExitCode.unreachable],
+    [ApiUnavailableError, ExitCode.unreachable],
+    [ObjectStoreError, ExitCode.unreachable],
+    [QueryTimeoutError, ExitCode.timeout],
+];
+/** An API answer without a class of its own: refused is auth, a bad request is usage. */
+function apiExitCode(error) {
+    if (error.status === 401 || error.status === 403)
+        return ExitCode.auth;
+    if (error.status === 400)
+        return ExitCode.usage;
+    return ExitCode.unexpected;
+}
+/** The stable word scripts match on (`{"error": {"code": ...}}`): the API's slug, else the kind. */
+export function errorCodeOf(error) {
+    if (error instanceof ApiError)
+        return error.slug;
+    return ERROR_CODES.find(([kind]) => error instanceof kind)?.[1] ?? 'unexpected';
+}
+/** The word of each kind of error that has no API slug, first match wins. */
+const ERROR_CODES = [
+    [ObjectStoreBucketError, 'no_such_bucket'],
+    [UnsafeWarehouseError, 'unsafe_warehouse'],
+    [UsageError, 'usage'],
+    [AuthError, 'auth'],
+    [ObjectStoreAuthError, 'object_store_auth'],
+    [ObjectStoreError, 'object_store'],
+    [LockError, 'locked'],
+    [PartialFailureError, 'partial'],
+    [IntegrityError, 'integrity'],
+    [DamagedWarehouseError, 'damaged_warehouse'],
+    [ApiSchemaError, 'api_schema'],
+    [NetworkError, 'network'],
+    [UnsafeResponseError, 'unsafe_response'],
+    [InterruptedError, 'interrupted'],
+    [QueryTimeoutError, 'timeout'],
+    [ChecksFailedError, 'checks_failed'],
+];
+/** What to tell a user whose path the file system refused, by errno code. */
+const FS_REFUSALS = {
+    EISDIR: (path) => `${path} is a folder where a file is expected; give a file path`,
+    ENOTDIR: (path) => `${path} (or a folder on its way) is a file where a folder is expected; give a folder path, or move that file away`,
+    EACCES: (path) => `permission denied on ${path}; choose a path you may write, or fix its permissions`,
+    EPERM: (path) => `operation not permitted on ${path}; choose a path you may write, or fix its permissions`,
+    EROFS: (path) => `${path} is on a read-only file system; choose a path on a writable disk`,
+    ENAMETOOLONG: (path) => `the path ${path} is too long for the file system; choose a shorter one`,
+    ELOOP: (path) => `${path} goes through too many symbolic links; give the real path`,
+};
+/**
+ * A Node file-system error on a path (a folder given where a file goes, a read-only disk) as the
+ * usage error it is: the user named the path and can fix it. Anything else: undefined.
+ */
+export function usageErrorOfFs(error) {
+    if (!(error instanceof Error) || error instanceof GexwhError)
+        return undefined;
+    const { code, path: source, dest } = error;
+    // A rename's refusal is about where it was going (the user's --out), not the temp file it moved.
+    const path = dest ?? source;
+    const refusal = code === undefined ? undefined : FS_REFUSALS[code];
+    if (refusal === undefined || typeof path !== 'string')
+        return undefined;
+    return new UsageError(refusal(path), { path, code }, { cause: error });
+}
+/** The message of anything thrown: an Error's own, else the value as text. */
+export function errorMessage(error) {
+    return error instanceof Error ? error.message : String(error);
+}
+//# sourceMappingURL=errors.js.map
