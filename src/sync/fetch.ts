@@ -7,7 +7,8 @@ import { createHash } from 'node:crypto';
 import { createReadStream, promises as fs } from 'node:fs';
 import pLimit from 'p-limit';
 import { commitToArchive, tempPathFor } from './archive-writes.js';
-import { archivedCopyPath } from './versions.js';
+import { archivedCopyPath, archivedCopyRelative } from './versions.js';
+import { hashArchived } from '../core/archive/pin.js';
 import type { PlannedFile } from './download-plan.js';
 import { errorMessage } from '../core/errors.js';
 
@@ -125,12 +126,13 @@ export async function hashFile(path: string): Promise<{ sha256: string; bytes: n
   return { sha256: hash.digest('hex'), bytes };
 }
 
-/** True when the archive already holds this exact version (a crash between archive and load). */
+/**
+ * True when the archive already holds this exact version (a crash between archive and load). Read
+ * inside the archive only (a link out of it is not followed); the load hashes the copy again.
+ */
 export async function isArchived(root: string, file: PlannedFile): Promise<boolean> {
-  const path = archivedCopyPath(root, file);
-  const stat = await fs.stat(path).catch(() => undefined);
-  if (stat === undefined || stat.size !== file.bytes) return false;
-  return (await hashFile(path)).sha256 === file.sha256;
+  const found = await hashArchived(root, archivedCopyRelative(file));
+  return found.kind === 'hashed' && found.bytes === file.bytes && found.sha256 === file.sha256;
 }
 
 function mismatch(file: PlannedFile, got: { sha256: string; bytes: number }): string | undefined {

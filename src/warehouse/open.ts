@@ -6,7 +6,8 @@ import { dirname, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { duckdb } from './duckdb.js';
-import { DamagedWarehouseError, errorMessage, GexwhError, LockError, UsageError } from '../core/errors.js';
+import { DamagedWarehouseError, errorMessage, GexwhError, LockError, NotAWarehouseError, UsageError } from '../core/errors.js';
+import { hasDuckDbHeader, isDamagedFileMessage } from './identity.js';
 import { migrate, type MigrateOptions } from './migrations.js';
 
 export interface Warehouse {
@@ -45,10 +46,7 @@ function isLockMessage(message: string): boolean {
   return /Could not set lock on file/i.test(message);
 }
 
-/** DuckDB's words for a file that is not a database or whose blocks fail their checksums. */
-export function isDamagedFileMessage(message: string): boolean {
-  return /not a valid DuckDB database file|Corrupt database file/i.test(message);
-}
+export { isDamagedFileMessage };
 
 /** A damaged-file error, whether already mapped by openWarehouse or raw from a later query. */
 export function isDamagedWarehouseError(error: unknown): boolean {
@@ -56,7 +54,9 @@ export function isDamagedWarehouseError(error: unknown): boolean {
   return error instanceof Error && !(error instanceof GexwhError) && isDamagedFileMessage(error.message);
 }
 
-function damagedError(dbPath: string, cause: unknown): DamagedWarehouseError {
+function damagedError(dbPath: string, cause: unknown): DamagedWarehouseError | NotAWarehouseError {
+  // Only a file of DuckDB's own format can be a damaged warehouse: anything else is the wrong --db.
+  if (!hasDuckDbHeader(dbPath)) return notAWarehouseError(dbPath, cause);
   // The raw archive is the source of truth: say how to get the tables back from it.
   return new DamagedWarehouseError(
     `the warehouse ${dbPath} is not a valid DuckDB file (damaged or not a database); the raw archive is untouched: ` +
@@ -65,6 +65,10 @@ function damagedError(dbPath: string, cause: unknown): DamagedWarehouseError {
     { db: dbPath },
     { cause },
   );
+}
+
+function notAWarehouseError(dbPath: string, cause: unknown): NotAWarehouseError {
+  return new NotAWarehouseError(`${dbPath} is not a DuckDB database (it does not start with a DuckDB file header): check --db`, { db: dbPath }, { cause });
 }
 
 export async function openWarehouse(path: string, options: OpenOptions = {}): Promise<Warehouse> {

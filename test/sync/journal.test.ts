@@ -1,11 +1,10 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { emptyJournal, journalPath, readJournal, runOf, withFiles, withoutApplied, writeJournal, type JournaledFile } from '../../src/sync/journal.js';
+import { emptyJournal, inspectJournal, journalPath, readJournal, runOf, withFiles, withoutApplied, writeJournal, type JournaledFile } from '../../src/sync/journal.js';
 import { applyJournal, heldMessage } from '../../src/sync/load-pending.js';
 import { writeArchived, withDb } from '../warehouse/archive-fixtures.js';
 import { BTC, makeTempDir, query } from '../warehouse/fixtures.js';
-import { JournalError } from '../../src/core/errors.js';
 
 const cleanups: (() => void)[] = [];
 afterEach(() => cleanups.splice(0).forEach((c) => c()));
@@ -17,7 +16,7 @@ function tempDir(): string {
 
 const fileA: JournaledFile = {
   exchange: 'bybit', symbol: 'BTC', sessionDate: '2026-11-20', file: 'levels', sha256: 'a'.repeat(64), bytes: 10, rows: 2,
-  archivePath: '/x/bybit/BTC/2026-11-20_levels.csv.gz', downloadedAt: '2026-11-21T00:00:00.000Z',
+  archivePath: 'bybit/BTC/2026-11-20_levels.csv.gz', downloadedAt: '2026-11-21T00:00:00.000Z',
 };
 
 describe('the journal file', () => {
@@ -30,14 +29,19 @@ describe('the journal file', () => {
     expect(readdirSync(join(archive, '_journal'))).toEqual(['pending.json']);
   });
 
-  it('a damaged journal is an error naming it, never read as empty', async () => {
+  it('a journal that is not JSON reads as empty with the reason naming it, and the next write keeps it aside', async () => {
     const archive = tempDir();
     mkdirSync(join(archive, '_journal'));
     writeFileSync(journalPath(archive), '{"version":1,"files":[');
-    await expect(readJournal(archive)).rejects.toThrow(JournalError);
-    await expect(readJournal(archive)).rejects.toThrow(journalPath(archive));
-    writeFileSync(journalPath(archive), JSON.stringify({ version: 1, files: [{ exchange: 'bybit' }], listings: [], runs: [] }));
-    await expect(readJournal(archive)).rejects.toThrow(/unexpected shape/);
+    const read = await inspectJournal(archive);
+    expect(read.journal).toEqual(emptyJournal());
+    expect(read.unreadable).toContain(journalPath(archive));
+    expect(read.unreadable).toMatch(/is not valid JSON/);
+    await writeJournal(archive, withFiles(emptyJournal(), [fileA]));
+    const kept = readdirSync(join(archive, '_journal')).filter((name) => name.startsWith('pending.json.unreadable-'));
+    expect(kept).toHaveLength(1);
+    expect(readFileSync(join(archive, '_journal', kept[0]!), 'utf8')).toBe('{"version":1,"files":[');
+    expect((await readJournal(archive)).files).toEqual([fileA]);
   });
 
   it('keeps one entry per file version and removes what was applied', () => {
