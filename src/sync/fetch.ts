@@ -9,6 +9,8 @@ import pLimit from 'p-limit';
 import { commitToArchive, tempPathFor } from './archive-writes.js';
 import { archivedCopyPath, archivedCopyRelative } from './versions.js';
 import { hashArchived } from '../core/archive/pin.js';
+import { folderLeavesArchive } from '../core/archive/confine.js';
+import { dirname } from 'node:path';
 import type { PlannedFile } from './download-plan.js';
 import { errorMessage } from '../core/errors.js';
 
@@ -175,6 +177,7 @@ export async function fetchFiles(files: readonly PlannedFile[], options: FetchOp
       return;
     }
     const finalPath = archivedCopyPath(opts.archiveRoot, file);
+    if (await refusedFolder(file, finalPath, opts, out)) return;
     let lastProblem = '';
     for (let attempt = 1; attempt <= 2; attempt++) {
       let tempPath: string | undefined;
@@ -218,6 +221,15 @@ export async function fetchFiles(files: readonly PlannedFile[], options: FetchOp
     out.failed.push({ ...file, status: 'failed_verify', error: lastProblem, archivePath: finalPath });
     opts.onFile?.({ file, outcome: 'failed', bytes: 0 });
   }
+}
+
+/** Before any credit: a folder that is a link out of the archive is never written through (the file fails). */
+async function refusedFolder(file: PlannedFile, finalPath: string, opts: FetchOptions, out: FetchReport): Promise<boolean> {
+  const refused = await folderLeavesArchive(opts.archiveRoot, dirname(archivedCopyRelative(file)));
+  if (refused === undefined) return false;
+  out.failed.push({ ...file, status: 'failed_verify', error: `${refused}; no link paid`, archivePath: finalPath });
+  opts.onFile?.({ file, outcome: 'failed', bytes: 0 });
+  return true;
 }
 
 /** The first stop of the run is the one reported. */

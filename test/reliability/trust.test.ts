@@ -369,6 +369,23 @@ describe('symbolic links: followed inside the archive only, each one leading out
     expect(await tableChecksums(ws.db)).toEqual(clean);
     expect(readFileSync(outside).equals(readFileSync(join(ws.archive, 'deribit', 'BTC', name('2026-03-10', 'strikes_by_expiry'))))).toBe(true);
   });
+
+  it('sync never writes through a folder that is a link out of the archive, and pays for no link there', async () => {
+    const ws = fresh();
+    rmSync(journalFile(ws));
+    const far = join(dir, `far-folder${count}`);
+    mkdirSync(far);
+    rmSync(join(ws.archive, 'deribit', 'BTC'), { recursive: true });
+    symlinkSync(far, join(ws.archive, 'deribit', 'BTC'));
+    const credits = emulator.counters.credits(emulator.keys.admin);
+
+    const sync = await cli(['sync', ...ws.args, ...ONE_PAIR_ARGS, '--json'], { env: admin(), cwd: ws.root });
+    expect(sync.code).toBe(4);
+    expect(JSON.parse(sync.stdout)).toMatchObject({ credits_spent: 0, files_loaded: 0 });
+    expect(sync.stdout).toMatch(/deribit\/BTC is a symbolic link \(or lies under one\) to \S+far-folder\d+, outside the archive .*not followed; no link paid/);
+    expect(emulator.counters.credits(emulator.keys.admin)).toBe(credits);
+    expect(readdirSync(far)).toEqual([]);
+  });
 });
 
 describe('rebuild --db must name a warehouse of gexwh', () => {

@@ -2,7 +2,7 @@
 // copies): a path is resolved under the archive root after following every link (realpath), and a
 // path that ends outside the root is refused, never opened. A link that stays inside is followed.
 import { promises as fs } from 'node:fs';
-import { join, relative, isAbsolute, sep } from 'node:path';
+import { dirname, join, relative, isAbsolute, sep } from 'node:path';
 
 export type Located =
   | { kind: 'found'; /** where the tool looked: `<root>/<relative>` */ path: string; /** the file itself, inside the root */ real: string }
@@ -50,4 +50,20 @@ export function leavesArchive(path: string, real: string, base: string): string 
 function isMissing(error: unknown): boolean {
   const code = (error as NodeJS.ErrnoException).code;
   return code === 'ENOENT' || code === 'ENOTDIR';
+}
+
+/**
+ * Why a folder the tool is about to write in (`<root>/<relativeFolder>`, made from validated parts)
+ * would lead out of the archive through a link, or undefined when it stays inside (or does not exist
+ * yet: it is then created inside).
+ */
+export async function folderLeavesArchive(root: string, relativeFolder: string): Promise<string | undefined> {
+  const base = await realRoot(root);
+  if (base === undefined) return undefined;
+  for (let folder = join(base, relativeFolder); isInside(base, folder); folder = dirname(folder)) {
+    const real = await fs.realpath(folder).catch(() => undefined);
+    if (real !== undefined) return isInside(base, real) ? undefined : leavesArchive(join(root, relativeFolder), real, base);
+    if (folder === base) return undefined;
+  }
+  return undefined;
 }
