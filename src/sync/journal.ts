@@ -168,7 +168,8 @@ function parseEnvelope(text: string): { value: z.infer<typeof journalEnvelope> }
   try {
     value = JSON.parse(text);
   } catch (error) {
-    return { problem: `is not valid JSON (${errorMessage(error)})` };
+    // JSON.parse quotes the text it choked on: escaped, so no byte of the file reaches a terminal raw.
+    return { problem: `is not valid JSON (${JSON.stringify(errorMessage(error)).slice(1, -1)})` };
   }
   const parsed = journalEnvelope.safeParse(value);
   if (!parsed.success) return { problem: `is not a journal of this version (${issueOf(parsed.error)})` };

@@ -37,6 +37,9 @@ describe('the journal file', () => {
     expect(read.journal).toEqual(emptyJournal());
     expect(read.unreadable).toContain(journalPath(archive));
     expect(read.unreadable).toMatch(/is not valid JSON/);
+    writeFileSync(journalPath(archive), 'x\u001b[31m'); // the parser quotes the text: escaped, never raw on a terminal
+    expect((await inspectJournal(archive)).unreadable).not.toContain('\u001b');
+    writeFileSync(journalPath(archive), '{"version":1,"files":[');
     await writeJournal(archive, withFiles(emptyJournal(), [fileA]));
     const kept = readdirSync(join(archive, '_journal')).filter((name) => name.startsWith('pending.json.unreadable-'));
     expect(kept).toHaveLength(1);
