@@ -96,16 +96,22 @@ async function pinChunk<C extends ArchivedCandidate>(
   pins: PinnedFile[],
 ): Promise<LoadInput[]> {
   const limit = pLimit(PIN_CONCURRENCY);
-  const outcomes = await Promise.all(chunk.map((candidate) => limit(() => pinArchived(root, candidate.relativePath, options.pinMode))));
+  // Pinned and judged a few at a time (a judge may read the file too: rebuild counts its rows).
+  const judged = await Promise.all(
+    chunk.map((candidate) =>
+      limit(async () => {
+        const outcome = await pinArchived(root, candidate.relativePath, options.pinMode);
+        if (outcome.kind === 'pinned') pins.push(outcome.file);
+        return { candidate, outcome, verdict: outcome.kind === 'pinned' ? await judge(candidate, outcome.file) : undefined };
+      }),
+    ),
+  );
   const inputs: LoadInput[] = [];
-  for (const [index, outcome] of outcomes.entries()) {
-    const candidate = chunk[index]!;
-    if (outcome.kind !== 'pinned') {
-      report.notLoaded.push(notPinned(candidate, outcome));
+  for (const { candidate, outcome, verdict } of judged) {
+    if (outcome.kind !== 'pinned' || verdict === undefined) {
+      if (outcome.kind !== 'pinned') report.notLoaded.push(notPinned(candidate, outcome));
       continue;
     }
-    pins.push(outcome.file);
-    const verdict = await judge(candidate, outcome.file);
     if ('load' in verdict) {
       const { sha256, bytes, readPath, path } = outcome.file;
       const input: LoadInput = { ...keyOf(candidate), ...verdict.load, sha256, bytes, path: readPath, archivePath: candidate.relativePath, source: path };

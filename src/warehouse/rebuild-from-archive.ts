@@ -108,7 +108,7 @@ async function rebuildFromArchiveOn(conn: DuckDBConnection, options: ArchiveRebu
   }
 }
 
-/** An archived file to load, with what its digest was once counted (for a failed_load row). */
+/** An archived file to load; `digest` keeps the bytes found, for a failed_load row when they cannot be counted. */
 interface ArchiveCandidate extends ArchivedCandidate {
   /** Where it is, as the walk named it. */
   path: string;
