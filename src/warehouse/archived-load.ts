@@ -8,6 +8,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import pLimit from 'p-limit';
 import { FILE_KINDS } from '../core/file-kinds.js';
+import { errorMessage } from '../core/errors.js';
 import type { FileKeyParts } from '../core/pairs.js';
 import { pinArchived, type PinMode, type PinnedFile } from '../core/archive/pin.js';
 import { quarantineFile } from '../core/archive/quarantine.js';
@@ -141,8 +142,14 @@ async function quarantine<C extends ArchivedCandidate>(
   command: string,
 ): Promise<NotLoaded<C>> {
   const note = { reason: verdict.mismatch, expectedSha256: verdict.expectedSha256, foundSha256: found.sha256, foundBytes: found.bytes, command };
-  const movedTo = await quarantineFile(root, candidate.relativePath, note);
-  const where = movedTo === undefined ? 'it has gone from the archive since' : `moved to ${movedTo}`;
+  let movedTo: string | undefined;
+  let where: string;
+  try {
+    movedTo = await quarantineFile(root, candidate.relativePath, note);
+    where = movedTo === undefined ? 'it has gone from the archive since' : `moved to ${movedTo}`;
+  } catch (error) {
+    where = `left where it is (${errorMessage(error)})`;
+  }
   return { candidate, kind: 'mismatch', detail: `${found.path}: ${verdict.mismatch}; not loaded, ${where}`, ...(movedTo !== undefined ? { quarantinedAt: movedTo } : {}) };
 }
 

@@ -5,7 +5,7 @@
 import { promises as fs } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
 import { syncFolder } from './fsync.js';
-import { realRoot } from './confine.js';
+import { folderLeavesArchive, realRoot } from './confine.js';
 
 export const QUARANTINE_FOLDER = '_quarantine';
 
@@ -35,6 +35,9 @@ export async function quarantineFile(root: string, relativePath: string, note: Q
   if (base === undefined) return undefined;
   const source = join(base, relativePath);
   const folder = join(base, QUARANTINE_FOLDER, dirname(relativePath));
+  // The quarantine is part of the archive: a `_quarantine` that is a link out is never written through.
+  const leaves = await folderLeavesArchive(root, join(QUARANTINE_FOLDER, dirname(relativePath)));
+  if (leaves !== undefined) throw new Error(`cannot quarantine ${join(root, relativePath)}: ${leaves}`);
   await fs.mkdir(folder, { recursive: true });
   const target = await freeName(join(folder, `${basename(relativePath)}.${stamp(at)}`));
   try {

@@ -1,6 +1,6 @@
 // The archive's read rule (confine.ts) and the pin that makes the bytes hashed the bytes loaded (pin.ts).
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -108,5 +108,16 @@ describe('quarantineFile', () => {
     expect(second).toBe(`${first}-2`);
     expect(readFileSync(join(outside, 'target'), 'utf8')).toBe('theirs'); // the link moved, its target untouched
     expect(await quarantineFile(root, REL, note, at)).toBeUndefined(); // gone already
+  });
+});
+
+describe('quarantineFile beside a _quarantine that is a link out of the archive', () => {
+  it('moves nothing out of the archive: it refuses, and the file stays where it is', async () => {
+    writeFileSync(join(root, REL), 'bad');
+    symlinkSync(outside, join(root, '_quarantine'));
+    const note = { reason: 'x', expectedSha256: null, foundSha256: 'x', foundBytes: 3, command: 'test' };
+    await expect(quarantineFile(root, REL, note)).rejects.toThrow(/outside the archive .*not followed/);
+    expect(readFileSync(join(root, REL), 'utf8')).toBe('bad');
+    expect(readdirSync(outside)).toEqual([]);
   });
 });
