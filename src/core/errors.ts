@@ -60,6 +60,12 @@ export class IntegrityError extends GexwhError {}
 export class DamagedWarehouseError extends GexwhError {}
 
 /**
+ * `--db` names a file that is not a DuckDB warehouse of gexwh (a text file, another program's
+ * database). Exit 2: the path is wrong; the file is left untouched.
+ */
+export class NotAWarehouseError extends UsageError {}
+
+/**
  * An error answer of the GEX API: HTTP status, the stable `error` slug, the server's message and
  * its hint fields (valid_exchanges, nearest_timestamps, rate_limit, ...).
  */
@@ -250,6 +256,7 @@ export function errorCodeOf(error: unknown): string {
 const ERROR_CODES: readonly [abstract new (...args: never[]) => Error, string][] = [
   [ObjectStoreBucketError, 'no_such_bucket'],
   [UnsafeWarehouseError, 'unsafe_warehouse'],
+  [NotAWarehouseError, 'not_a_warehouse'],
   [UsageError, 'usage'],
   [AuthError, 'auth'],
   [ObjectStoreAuthError, 'object_store_auth'],

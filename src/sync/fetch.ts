@@ -7,7 +7,10 @@ import { createHash } from 'node:crypto';
 import { createReadStream, promises as fs } from 'node:fs';
 import pLimit from 'p-limit';
 import { commitToArchive, tempPathFor } from './archive-writes.js';
-import { archivedCopyPath } from './versions.js';
+import { archivedCopyPath, archivedCopyRelative } from './versions.js';
+import { hashArchived } from '../core/archive/pin.js';
+import { folderLeavesArchive } from '../core/archive/confine.js';
+import { dirname } from 'node:path';
 import type { PlannedFile } from './download-plan.js';
 import { errorMessage } from '../core/errors.js';
 
@@ -125,12 +128,13 @@ export async function hashFile(path: string): Promise<{ sha256: string; bytes: n
   return { sha256: hash.digest('hex'), bytes };
 }
 
-/** True when the archive already holds this exact version (a crash between archive and load). */
+/**
+ * True when the archive already holds this exact version (a crash between archive and load). Read
+ * inside the archive only (a link out of it is not followed); the load hashes the copy again.
+ */
 export async function isArchived(root: string, file: PlannedFile): Promise<boolean> {
-  const path = archivedCopyPath(root, file);
-  const stat = await fs.stat(path).catch(() => undefined);
-  if (stat === undefined || stat.size !== file.bytes) return false;
-  return (await hashFile(path)).sha256 === file.sha256;
+  const found = await hashArchived(root, archivedCopyRelative(file));
+  return found.kind === 'hashed' && found.bytes === file.bytes && found.sha256 === file.sha256;
 }
 
 function mismatch(file: PlannedFile, got: { sha256: string; bytes: number }): string | undefined {
@@ -173,6 +177,7 @@ export async function fetchFiles(files: readonly PlannedFile[], options: FetchOp
       return;
     }
     const finalPath = archivedCopyPath(opts.archiveRoot, file);
+    if (await refusedFolder(file, finalPath, opts, out)) return;
     let lastProblem = '';
     for (let attempt = 1; attempt <= 2; attempt++) {
       let tempPath: string | undefined;
@@ -216,6 +221,15 @@ export async function fetchFiles(files: readonly PlannedFile[], options: FetchOp
     out.failed.push({ ...file, status: 'failed_verify', error: lastProblem, archivePath: finalPath });
     opts.onFile?.({ file, outcome: 'failed', bytes: 0 });
   }
+}
+
+/** Before any credit: a folder that is a link out of the archive is never written through (the file fails). */
+async function refusedFolder(file: PlannedFile, finalPath: string, opts: FetchOptions, out: FetchReport): Promise<boolean> {
+  const refused = await folderLeavesArchive(opts.archiveRoot, dirname(archivedCopyRelative(file)));
+  if (refused === undefined) return false;
+  out.failed.push({ ...file, status: 'failed_verify', error: `${refused}; no link paid`, archivePath: finalPath });
+  opts.onFile?.({ file, outcome: 'failed', bytes: 0 });
+  return true;
 }
 
 /** The first stop of the run is the one reported. */

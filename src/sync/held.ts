@@ -8,6 +8,7 @@ import type { VerifiedFile } from './fetch.js';
 import { readJournal, runOf, updateJournal, withFiles, type JournaledFile, type JournaledListing } from './journal.js';
 import { DEFAULT_WAIT_LOCK_SECONDS, holderPidOf, openWaiting, type AppliedJournal, type HeldDetails } from './load-pending.js';
 import type { PlannedFile } from './download-plan.js';
+import { archivedCopyRelative } from './versions.js';
 import { fallBack, type SyncState } from './state-source.js';
 import type { Pair } from '../core/pairs.js';
 import type { ManifestRow } from '../core/rows.js';
@@ -71,7 +72,7 @@ export function journaledFileOf(file: VerifiedFile): JournaledFile {
     sha256: file.sha256,
     bytes: file.bytes,
     rows: file.rows,
-    archivePath: file.archivePath,
+    archivePath: archivedCopyRelative(file),
     downloadedAt: file.downloadedAt.toISOString(),
   };
 }

@@ -6,20 +6,18 @@ import { InterruptedError, PartialFailureError } from '../core/errors.js';
 import {
   acquireSyncLock,
   finishRun,
-  loadFiles,
   readPlanState,
   recordFileStatus,
   recordListing,
   startRun,
   upsertManifest,
   type ListingState,
-  type LoadInput,
   type RunOutcome,
   type Warehouse,
 } from '../warehouse/index.js';
 import { journalFiles, journalListings, journalRun, openForLoad, planOnState, plannedOf, recordRunAnywhere, withWaiting, type PendingManifests, type RunStartRecord } from './held.js';
 import { abortSignalName, downloadWarnings, failedRunCounts, loadedOutcome, partialFailureMessage, runAlreadyRecorded } from './run-outcome.js';
-import { applyJournal, DEFAULT_WAIT_LOCK_SECONDS, heldError, openWaiting } from './load-pending.js';
+import { applyJournal, DEFAULT_WAIT_LOCK_SECONDS, heldError, loadSyncFiles, openWaiting } from './load-pending.js';
 import { beginSyncState, type SyncState } from './state-source.js';
 import { removeStaleTemps } from './archive-writes.js';
 import { archivedCopyPath, promoteLoadedVersions } from './versions.js';
@@ -320,7 +318,7 @@ async function loadAndFinish(run: LockedRun, warehouse: Warehouse, toLoad: Verif
 /** The journal's waiting files first, then this run's; the failed verifications recorded. */
 async function loadAndRecord(run: LockedRun, conn: DuckDBConnection, toLoad: VerifiedFile[], fetched: FetchReport): Promise<LoadOutcome> {
   const fromJournal = await applyJournal(conn, run.options.archiveRoot);
-  const result = await loadVerified(conn, toLoad, (done) => run.events.loadDone?.(done, toLoad.length));
+  const result = await loadSyncFiles(conn, run.options.archiveRoot, toLoad, (done) => run.events.loadDone?.(done, toLoad.length));
   await promoteLoadedVersions(conn, run.options.archiveRoot);
   for (const failed of fetched.failed) {
     await recordFileStatus(conn, { ...failed, archivePath: null, bytes: failed.bytes, rows: failed.rows }, 'failed_verify', failed.error);
@@ -495,29 +493,6 @@ interface LoadOutcome {
   rows: number;
   failed: { file: PlannedFile; error: string }[];
   warnings?: string[];
-}
-
-async function loadVerified(conn: DuckDBConnection, files: VerifiedFile[], onProgress: (filesDone: number) => void): Promise<LoadOutcome & { warnings: string[] }> {
-  if (files.length === 0) return { loaded: 0, rows: 0, failed: [], warnings: [] };
-  const inputs: LoadInput[] = files.map((file) => ({
-    exchange: file.exchange,
-    symbol: file.symbol,
-    sessionDate: file.sessionDate,
-    file: file.file,
-    sha256: file.sha256,
-    bytes: file.bytes,
-    rows: file.rows,
-    path: file.archivePath,
-    archivePath: file.archivePath,
-    downloadedAt: file.downloadedAt,
-  }));
-  const report = await loadFiles(conn, inputs, { onProgress });
-  return {
-    loaded: report.loaded.length,
-    rows: report.rowsLoaded,
-    failed: report.failed.map((f) => ({ file: files.find((v) => v.archivePath === f.input.archivePath)!, error: f.error })),
-    warnings: report.warnings,
-  };
 }
 
 /** Files the archive already holds with the manifest's sha256 need no credit: move them to reloads. */

@@ -21,8 +21,11 @@ export interface LoadInput extends LedgerFile {
   bytes: number;
   /** Row count from the manifest. */
   rows: number;
+  /** Relative to the archive root (the ledger's archive_path). */
   archivePath: string;
   downloadedAt: Date | string;
+  /** Where the file is, for messages, when `path` means nothing to a user (an open descriptor, a private copy). */
+  source?: string;
 }
 
 export interface LoadOptions {
@@ -61,7 +64,7 @@ const SHA256 = /^[0-9a-f]{64}$/i;
 
 /** Describes a file for messages: kind, market, session and where it is. */
 export function describeFile(input: LoadInput): string {
-  return `${input.file} file ${input.exchange}/${input.symbol}/${input.sessionDate} (${input.path})`;
+  return `${input.file} file ${input.exchange}/${input.symbol}/${input.sessionDate} (${input.source ?? input.path})`;
 }
 
 /** Checks the parts the SQL and the ledger will carry; returns a reason or undefined. */
@@ -141,7 +144,7 @@ async function prepareHeader(input: LoadInput, warned: Set<string>, warnings: st
       const key = `${input.file}|${name}`;
       if (warned.has(key)) continue;
       warned.add(key);
-      warnings.push(`${input.file} files carry an unknown column "${name}" (ignored); first seen in ${input.path}`);
+      warnings.push(`${input.file} files carry an unknown column "${name}" (ignored); first seen in ${input.source ?? input.path}`);
     }
     return { input, columns: mapping.columns };
   } catch (error) {
@@ -193,8 +196,9 @@ async function loadBatchWithFallback(conn: DuckDBConnection, batch: Prepared[], 
 }
 
 function messageFor(input: LoadInput, error: unknown): string {
-  const message = conciseDbError(errorMessage(error));
-  return message.includes(input.path) ? message : `${describeFile(input)}: ${message}`;
+  const raw = conciseDbError(errorMessage(error));
+  const message = input.source === undefined ? raw : raw.replaceAll(input.path, input.source);
+  return message.includes(input.source ?? input.path) ? message : `${describeFile(input)}: ${message}`;
 }
 
 async function fail(conn: DuckDBConnection, report: LoadReport, input: LoadInput, error: string, at: Date): Promise<void> {

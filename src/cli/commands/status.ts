@@ -33,7 +33,7 @@ export function registerStatus(program: Command): void {
       }
       // Parsed before any request; the names are then checked against the warehouse (with the fresh coverage when the API answered).
       const filter = { ...optional('exchanges', parseExchanges(flags.exchange)), ...optional('symbols', parseSymbols(flags.symbol)) };
-      const [{ readWarehouseStatus }, { readJournal }, { listSnapshots }, { waitingOf }] = await Promise.all([
+      const [{ readWarehouseStatus }, { inspectJournal }, { listSnapshots }, { waitingOf }] = await Promise.all([
         import('../../warehouse/status.js'),
         import('../../sync/journal.js'),
         import('../../sync/live-journal.js'),
@@ -42,7 +42,7 @@ export function registerStatus(program: Command): void {
       const remote = await fetchRemote(ctx);
       // The journal is read first and alone: it answers even when another process holds the warehouse.
       const snapshots = (await listSnapshots(ctx.settings.archive, 'pending')).length;
-      const waiting = waitingOf(await readJournal(ctx.settings.archive), ctx.settings.archive, snapshots);
+      const waiting = waitingOf(await inspectJournal(ctx.settings.archive), ctx.settings.archive, snapshots);
       const local = await readWarehouseStatus(ctx.settings.db, remote.coverage, filter);
       const result = {
         pairs: local.pairs,
@@ -61,6 +61,8 @@ function statusText(local: WarehouseStatus, remote: Remote, waiting: WaitingSumm
   const lines = local.held ? [`warehouse: ${local.held}`, ''] : [formatTable(local.pairs), ''];
   if (waiting.files > 0 || waiting.runs > 0) lines.push(describeWaiting(waiting));
   if (waiting.snapshots > 0) lines.push(`waiting to load: ${waiting.snapshots} live snapshot(s) journaled by capture; the next capture, sync or gexwh load loads them`);
+  if (waiting.problem !== null) lines.push(`journal: ${waiting.problem}`);
+  if (waiting.rejected > 0) lines.push(`journal: ${waiting.rejected} entry(ies) refused (never loaded; kept in its rejected list): ${waiting.rejectedReasons.join('; ')}`);
   lines.push(...runLines(local));
   if (remote.quota) lines.push(quotaLine(remote.quota));
   if (remote.note) lines.push(`note: ${remote.note}`);
