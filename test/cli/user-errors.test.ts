@@ -1,7 +1,7 @@
 // Failures a user can cause or meet, as they meet them through the built CLI: each says what happened,
 // names the path or host, and says what to do, with its own exit code (2: fix the input; 6: the API
 // or storage is down, nothing was lost) instead of "unexpected failure" (exit 1).
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -124,6 +124,33 @@ describe('doctor and status speak of what the user has', () => {
     expect(bybit).toMatchObject({ files_missing: null, state: 'never synced' });
     const text = await runCli(['status', ...local], { env });
     expect(text.stdout).toMatch(/^bybit\s+BTC\s.*never synced$/m);
+  });
+});
+
+describe('verify says what to do about each problem', () => {
+  it('a changed archive copy: verify --repair cannot fix it, and says the rows are intact and the copy comes from a backup', async () => {
+    // A copy of the synced warehouse and archive (paths in the ledger are relative to the archive).
+    const copy = join(bench.dir, 'verify-copy');
+    cpSync(bench.archive, join(copy, 'raw'), { recursive: true });
+    cpSync(bench.dbPath, join(copy, 'gex.duckdb'));
+    const folder = join(copy, 'raw', 'deribit', 'BTC');
+    const levels = readdirSync(folder).find((name) => name.endsWith('_levels.csv.gz'))!;
+    const bytes = readFileSync(join(folder, levels));
+    bytes[bytes.length - 10]! ^= 0xff;
+    writeFileSync(join(folder, levels), bytes);
+    const run = await runCli(['verify', '--repair', '--json', '--db', join(copy, 'gex.duckdb'), '--archive', join(copy, 'raw')]);
+    expect(run.code, run.stderr).toBe(4);
+    const report = JSON.parse(run.stdout) as { problems: { kind: string; next: string }[] };
+    expect(report.problems.map((p) => p.kind)).toContain('hash_mismatch');
+    expect(report.problems.find((p) => p.kind === 'hash_mismatch')!.next).toMatch(/rows of this file are intact, but gexwh rebuild could not restore them from this copy: restore the file from a backup/);
+    expect(run.stderr).toMatch(/that the archive could not repair; each says what to do next/);
+  });
+
+  it('a wrong --archive: every copy missing is said as such', async () => {
+    const run = await runCli(['verify', '--db', bench.dbPath, '--archive', join(bench.dir, 'not-the-archive')]);
+    expect(run.code, run.stderr).toBe(4);
+    expect(run.stdout).toMatch(/missing_archive: .*\n {4}next: check that --archive is the folder the syncs wrote to/);
+    expect(run.stderr).toContain(`every archived file is missing from ${join(bench.dir, 'not-the-archive')}: is --archive the folder the syncs wrote to?`);
   });
 });
 
