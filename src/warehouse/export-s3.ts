@@ -12,7 +12,7 @@ import {
 import { Upload } from '@aws-sdk/lib-storage';
 import pLimit from 'p-limit';
 import { ObjectStoreAuthError, ObjectStoreBucketError, ObjectStoreError } from '../core/errors.js';
-import { hashFile, hashText, type ExportTarget, type RecordedFile } from './export-target.js';
+import { hashFile, hashText, listedPaths, type ExportTarget, type RecordedFile } from './export-target.js';
 import { MANIFEST_FILE, manifestHashes } from './export-manifest.js';
 import { parseS3Url, type S3Location } from './s3-url.js';
 
@@ -96,6 +96,7 @@ export async function s3Target(url: string, options: S3Options, client: S3Client
   await call('checking the bucket', () => client.send(new HeadBucketCommand({ Bucket: location.bucket })));
   const previous = await call('reading the previous manifest', () => readText(client, location.bucket, keyOf(`${root}/${MANIFEST_FILE}`)));
   const listed = manifestHashes(previous);
+  const listedKeys = listedPaths(previous);
 
   /** An object is held when the last manifest lists it with this sha256, or a HEAD shows the recorded size and sha256. */
   const holds = async (file: RecordedFile): Promise<boolean> => {
@@ -152,8 +153,11 @@ export async function s3Target(url: string, options: S3Options, client: S3Client
       );
       return stored;
     },
-    async remove(path) {
+    listed: () => listedKeys,
+    async remove(relative) {
+      const path = `${root}/${relative}`;
       await call(`removing ${path}`, () => client.send(new DeleteObjectCommand({ Bucket: location.bucket, Key: keyOf(path) })));
+      return true;
     },
   };
 }

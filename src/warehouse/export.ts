@@ -23,10 +23,8 @@ import { exportManifest, MANIFEST_FILE, type ManifestObject } from './export-man
 import { ENGINE_FILES, engineSql, type Engine } from './export-ddl.js';
 import type { S3Options } from './export-s3.js';
 import { isS3Url, parseS3Url } from './s3-url.js';
-import { type FileKind, isFileKind } from '../core/file-kinds.js';
 import { EXPORT_TABLES, isHistoryTable, type ExportFormat, type ExportTable } from './export-tables.js';
-import { EXCHANGES, isExchange } from '../core/pairs.js';
-import { SYMBOL_PATTERN, SYMBOL_RULE } from '../core/names.js';
+import { isSymbol, VENUE_PATTERN } from '../core/names.js';
 
 export { EXPORT_FORMATS, EXPORT_TABLES, type ExportFormat, type ExportTable } from './export-tables.js';
 
@@ -77,6 +75,8 @@ export interface ExportResult {
   rowsWritten: number;
   /** Bytes of the files put in place by this run (partitions, runs, views.sql, manifest). */
   bytesWritten: number;
+  /** What the run left alone and the user may want to look at (never removed: the export did not write it, or cannot prove it did). */
+  warnings: string[];
 }
 
 /** The validated selection (pure). */
@@ -151,8 +151,9 @@ interface RunState extends ExportRun {
   filesDone: number;
   filesTotal: number;
   bytes: number;
-  /** Files whose rows left the table: removed once the new manifest no longer lists them. */
+  /** Files whose rows left the table (relative to the root): removed once the new manifest no longer lists them. */
   gone: string[];
+  warnings: string[];
 }
 
 /**
@@ -161,11 +162,15 @@ interface RunState extends ExportRun {
  */
 export async function exportOn(conn: DuckDBConnection, selection: ExportSelection, run: Partial<ExportRun> = {}): Promise<ExportResult> {
   const target = run.target ?? localTarget(selection.outDir);
-  if (target.local) removeLeftoverStaging(target.stagingRoot());
-  else mkdirSync(target.stagingRoot(), { recursive: true });
-  const staging = target.local ? join(target.stagingRoot(), `${STAGING_PREFIX}${randomBytes(6).toString('hex')}`) : mkdtempSync(join(target.stagingRoot(), STAGING_PREFIX));
-  mkdirSync(staging, { recursive: true });
-  const state: RunState = { now: run.now ?? (() => new Date()), target, selection, staging, filesDone: 0, filesTotal: 0, bytes: 0, gone: [], ...(run.onProgress ? { onProgress: run.onProgress } : {}) };
+  mkdirSync(target.stagingRoot(), { recursive: true });
+  // A folder of a crashed run (or anyone's folder of that name) is only reported: the export removes
+  // nothing it cannot prove it wrote, and the staging folder it removes is the one mkdtemp made now.
+  const warnings = target.local ? leftoverStaging(target.stagingRoot()) : [];
+  const staging = mkdtempSync(join(target.stagingRoot(), STAGING_PREFIX));
+  const state: RunState = {
+    now: run.now ?? (() => new Date()), target, selection, staging, filesDone: 0, filesTotal: 0, bytes: 0, gone: [], warnings,
+    ...(run.onProgress ? { onProgress: run.onProgress } : {}),
+  };
   const tables: ExportTableCounts[] = [];
   try {
     const plans = [];
@@ -174,7 +179,9 @@ export async function exportOn(conn: DuckDBConnection, selection: ExportSelectio
     for (const plan of plans) tables.push(await exportTable(conn, plan, state));
     const runsFile = await writeRunsFile(conn, state);
     await writeDescription(conn, state, runsFile);
-    for (const path of state.gone) await target.remove(path);
+    for (const relative of state.gone) {
+      if (!(await target.remove(relative))) state.warnings.push(`export: left ${target.pathOf(relative)} in place: it is not a file inside ${target.root}`);
+    }
   } finally {
     rmSync(staging, { recursive: true, force: true });
   }
@@ -189,6 +196,7 @@ export async function exportOn(conn: DuckDBConnection, selection: ExportSelectio
     partitionsRemoved: sum('partitionsRemoved'),
     rowsWritten: sum('rowsWritten'),
     bytesWritten: state.bytes,
+    warnings: state.warnings,
   };
 }
 
@@ -288,7 +296,9 @@ async function exportTable(conn: DuckDBConnection, plan: TablePlan, state: RunSt
   const current = new Set(partitions.map(partitionKey));
   const gone = [...exported.values()].filter((partition) => !current.has(partitionKey(partition)));
   for (const partition of gone) {
-    state.gone.push(partition.path);
+    const relative = removablePath(table, selection.format, partition, state.target);
+    if (relative === null) state.warnings.push(`export: left ${partition.path} in place: the export ledger names it, but the last manifest of ${state.target.root} does not list it as one of its files`);
+    else state.gone.push(relative);
     await conn.run(
       `DELETE FROM sync.exports WHERE out_dir = $1 AND table_name = $2 AND format = $3 AND exchange = $4 AND symbol = $5 AND session_date = $6::DATE`,
       [selection.outDir, table, selection.format, partition.exchange, partition.symbol, partition.sessionDate],
@@ -301,6 +311,19 @@ async function exportTable(conn: DuckDBConnection, plan: TablePlan, state: RunSt
     partitionsRemoved: gone.length,
     rowsWritten: stale.reduce((sum, partition) => sum + partition.rows, 0),
   };
+}
+
+/**
+ * The path under the root of a partition whose rows left the table, when the export may remove it
+ * (pure): its names pass the name rules, so the path is one this export makes; the ledger recorded
+ * it at that place; and the previous manifest lists it. A tampered ledger row, or a file the export
+ * did not write, is never removed.
+ */
+export function removablePath(table: ExportTable, format: ExportFormat, partition: ExportedPartition, target: Pick<ExportTarget, 'pathOf' | 'listed'>): string | null {
+  const { exchange, symbol, sessionDate } = partition;
+  if (!VENUE_PATTERN.test(exchange) || !isSymbol(symbol) || !isIsoDate(sessionDate)) return null;
+  const relative = partitionRelativePath(table, format, exchange, symbol, sessionDate);
+  return partition.path === target.pathOf(relative) && target.listed().has(relative) ? relative : null;
 }
 
 /** The selection's filters over (exchange, symbol, session_date) as SQL on parameters $1..$4. */
@@ -399,7 +422,7 @@ export const PARTITIONS_PER_COPY = 64;
 
 /**
  * Staged files end in .tmp so no *.parquet / *.csv glob of a reader ever matches them, and the
- * staging folder is hidden; a crashed run's folder is removed by the next export.
+ * staging folder is hidden; a crashed run's folder is named in the next export's warnings.
  */
 const STAGING_PREFIX = '.gexwh-export-';
 
@@ -415,11 +438,11 @@ const COPY_OPTIONS: Record<ExportFormat, string> = {
   csv: 'FORMAT csv, HEADER true',
 };
 
-function removeLeftoverStaging(outDir: string): void {
-  if (!existsSync(outDir)) return;
-  for (const name of readdirSync(outDir)) {
-    if (name.startsWith(STAGING_PREFIX)) rmSync(join(outDir, name), { recursive: true, force: true });
-  }
+/** Staging-like folders already in the export folder: named in a warning, never removed. */
+function leftoverStaging(outDir: string): string[] {
+  return readdirSync(outDir)
+    .filter((name) => name.startsWith(STAGING_PREFIX))
+    .map((name) => `export: ${join(outDir, name)} looks like the staging folder of a cut export; gexwh leaves it alone: remove it when no export is running`);
 }
 
 /**

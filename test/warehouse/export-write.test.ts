@@ -199,13 +199,15 @@ describe('the partitioned write', () => {
     await withDb(expectExportEqualsTables);
   });
 
-  it('a staging folder left by a crashed run is removed, and its files never look like data', async () => {
+  it('a staging folder left by a crashed run is named, not removed (the export cannot prove it wrote it), and its files never look like data', async () => {
     const leftover = join(outDir, '.gexwh-export-deadbeef0000', 'exchange=bybit', 'symbol=BTC', 'session_date=2026-11-20');
     mkdirSync(leftover, { recursive: true });
     writeFileSync(join(leftover, 'data_0.tmp'), 'half a file');
-    await exportWarehouse({ dbPath, outDir });
-    expect(existsSync(join(outDir, '.gexwh-export-deadbeef0000'))).toBe(false);
-    expect(allFiles(outDir)).toHaveLength(9);
-    expect(allFiles(outDir).every((path) => path.endsWith('/data.parquet'))).toBe(true);
+    const result = await exportWarehouse({ dbPath, outDir });
+    expect(existsSync(join(leftover, 'data_0.tmp'))).toBe(true);
+    expect(result.warnings).toHaveLength(1);
+    expect(result.warnings[0]).toContain('.gexwh-export-deadbeef0000');
+    expect(allFiles(outDir).filter((path) => !path.startsWith('.gexwh-export-'))).toHaveLength(9);
+    expect(allFiles(outDir).every((path) => path.endsWith('/data.parquet') || path.startsWith('.gexwh-export-'))).toBe(true);
   });
 });
