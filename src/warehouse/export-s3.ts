@@ -15,6 +15,7 @@ import { ObjectStoreAuthError, ObjectStoreBucketError, ObjectStoreError } from '
 import { hashFile, hashText, listedPaths, type ExportTarget, type RecordedFile } from './export-target.js';
 import { MANIFEST_FILE, manifestHashes } from './export-manifest.js';
 import { parseS3Url, type S3Location } from './s3-url.js';
+import { clickhouseS3Url } from './export-clickhouse.js';
 
 export interface S3Options {
   /** An S3-compatible endpoint, e.g. http://localhost:9000 (default: AWS, from the region). */
@@ -111,9 +112,11 @@ export async function s3Target(url: string, options: S3Options, client: S3Client
     return head !== null && head.ContentLength === file.bytes && head.Metadata?.sha256 === file.sha256;
   };
 
+  const region = options.region ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION;
   return {
     root,
     local: false,
+    clickhouse: { kind: 's3', url: clickhouseS3Url(location.bucket, location.prefix, options.endpoint, region) },
     stagingRoot: () => tmpdir(),
     pathOf: (relative) => `${root}/${relative}`,
     async held(files) {

@@ -6,6 +6,7 @@ import { createReadStream, existsSync, lstatSync, mkdirSync, readFileSync, realp
 import { randomBytes } from 'node:crypto';
 import { dirname, join, sep } from 'node:path';
 import { MANIFEST_FILE, manifestHashes } from './export-manifest.js';
+import type { ClickHouseSource } from './export-clickhouse.js';
 
 /** A file as it was put in place: what the manifest lists. */
 export interface StoredFile {
@@ -25,6 +26,8 @@ export interface ExportTarget {
   readonly root: string;
   /** Whether staged files sit on the target's own file system (renamed into place) or are uploaded. */
   readonly local: boolean;
+  /** How ClickHouse reaches the files: file() on the folder, or s3() on the prefix's HTTP(S) URL. */
+  readonly clickhouse: ClickHouseSource;
   /** A folder for staged files: beside the export when local (renames stay atomic), else in the OS temp folder. */
   stagingRoot(): string;
   /** Where a file goes, from a path relative to the root (`levels/exchange=x/.../data.parquet`). */
@@ -87,6 +90,7 @@ export function localTarget(outDir: string): ExportTarget {
   return {
     root: outDir,
     local: true,
+    clickhouse: { kind: 'file', root: outDir },
     stagingRoot: () => outDir,
     pathOf: (relative) => join(outDir, relative),
     held: async (files) => new Set(files.filter((f) => existsSync(f.path)).map((f) => f.path)),

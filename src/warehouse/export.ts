@@ -21,6 +21,7 @@ import { exportViewsSql, tableColumns, type ExportedTable } from './export-views
 import { localTarget, type ExportTarget, type RecordedFile, type StoredFile } from './export-target.js';
 import { exportManifest, MANIFEST_FILE, type ManifestObject } from './export-manifest.js';
 import { ENGINE_FILES, engineSql, type Engine } from './export-ddl.js';
+import { CLICKHOUSE_FILE, clickhouseSql } from './export-clickhouse.js';
 import type { S3Options } from './export-s3.js';
 import { isS3Url, parseS3Url } from './s3-url.js';
 import { EXPORT_TABLES, isHistoryTable, type ExportFormat, type ExportTable } from './export-tables.js';
@@ -529,7 +530,7 @@ async function writeRunsFile(conn: DuckDBConnection, state: RunState): Promise<M
 }
 
 /**
- * views.sql, the other engines' DDL (trino.sql, athena.sql, spark.sql; Parquet only), then the manifest, last: the manifest lists every object of the export with its rows
+ * views.sql, the other engines' DDL (trino.sql, athena.sql, spark.sql, clickhouse.sql; Parquet only), then the manifest, last: the manifest lists every object of the export with its rows
  * and sha256, so a reader who starts from it never meets a half export.
  */
 async function writeDescription(conn: DuckDBConnection, state: RunState, runsFile: ManifestObject): Promise<void> {
@@ -544,6 +545,9 @@ async function writeDescription(conn: DuckDBConnection, state: RunState, runsFil
       state.bytes += stored.bytes;
       engineFiles.push({ table: null, path: ENGINE_FILES[engine], rows: null, ...stored });
     }
+    const clickhouse = await target.putText(target.pathOf(CLICKHOUSE_FILE), clickhouseSql(target.clickhouse, tables));
+    state.bytes += clickhouse.bytes;
+    engineFiles.push({ table: null, path: CLICKHOUSE_FILE, rows: null, ...clickhouse });
   }
   const reader = await conn.runAndReadAll(
     `SELECT table_name, exchange, symbol, session_date::VARCHAR AS session_date, rows, path, sha256, bytes
