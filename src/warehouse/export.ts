@@ -291,8 +291,22 @@ async function planTable(conn: DuckDBConnection, table: ExportTable, state: RunS
 async function exportTable(conn: DuckDBConnection, plan: TablePlan, state: RunState): Promise<ExportTableCounts> {
   const { table, partitions, exported, stale, pathOf } = plan;
   const { selection } = state;
-  for (const run of copyRuns(partitions, new Set(stale), PARTITIONS_PER_COPY)) {
-    await writeRun(conn, table, run, pathOf, state);
+  // Local: a run's files are hashed and renamed while DuckDB writes the next run (its threads wait on
+  // the disk and finish files one by one; the main thread is idle meanwhile), at most one run behind,
+  // so staging holds at most two runs. Object storage: one run at a time, each upload recorded as it
+  // lands, so a cut run resumes from what the ledger says.
+  let behind: Promise<Placed> = Promise.resolve([]);
+  try {
+    for (const run of copyRuns(partitions, new Set(stale), PARTITIONS_PER_COPY)) {
+      const staged = await stageRun(conn, table, run, state);
+      await recordExports(conn, table, state, await behind, pathOf);
+      behind = placeRun(conn, table, staged, pathOf, state);
+      behind.catch(() => undefined); // awaited below; meanwhile a failure must not count as unhandled
+      if (!state.target.local) await behind;
+    }
+    await recordExports(conn, table, state, await behind, pathOf);
+  } finally {
+    await behind.catch(() => undefined); // never leave a rename running into the staging cleanup
   }
   const current = new Set(partitions.map(partitionKey));
   const gone = [...exported.values()].filter((partition) => !current.has(partitionKey(partition)));
@@ -496,15 +510,22 @@ function leftoverStaging(outDir: string): string[] {
     .map((name) => `export: ${join(outDir, name)} looks like the staging folder of a cut export; gexwh leaves it alone: remove it when no export is running`);
 }
 
+/** Partitions put in place and not yet recorded in the export ledger. */
+type Placed = Array<Partition & StoredFile>;
+
+/** A run's partitions written to the staging folder, each as one file. */
+interface StagedRun {
+  folder: string;
+  files: Array<{ partition: Partition; file: string }>;
+}
+
 /**
- * Writes a run's partitions with ONE partitioned COPY into the staging folder, then hands each
- * partition's file to the target, which puts it in place whole (a rename beside a local export, an
- * upload to object storage). Rows come out in no promised order (DuckDB's partitioned write
- * interleaves its threads' chunks; an ORDER BY cost +50%). Uploaded partitions are recorded one by
- * one, so a rerun after a cut knows them; local ones per run, as a rename cannot be half done.
+ * Writes a run's partitions with ONE partitioned COPY into the staging folder (a partition DuckDB
+ * split over several files is written again alone). Rows come out in no promised order (DuckDB's
+ * partitioned write interleaves its threads' chunks; an ORDER BY cost +50%).
  */
-async function writeRun(conn: DuckDBConnection, table: ExportTable, run: CopyRun, pathOf: (partition: Partition) => string, state: RunState): Promise<void> {
-  const { selection, target } = state;
+async function stageRun(conn: DuckDBConnection, table: ExportTable, run: CopyRun, state: RunState): Promise<StagedRun> {
+  const { selection } = state;
   const folder = join(state.staging, randomBytes(6).toString('hex'));
   mkdirSync(folder, { recursive: true });
   try {
@@ -514,19 +535,39 @@ async function writeRun(conn: DuckDBConnection, table: ExportTable, run: CopyRun
          TO $5 (${COPY_OPTIONS[selection.format]}, PARTITION_BY (exchange, symbol, session_date), WRITE_PARTITION_COLUMNS true, FILE_EXTENSION 'tmp')`,
       [run.exchange, run.symbol, run.firstDate, run.lastDate, folder],
     );
-    const placed: Array<Partition & StoredFile> = [];
+    const files = [];
     for (const partition of run.partitions) {
-      const staged =
+      const file =
         onlyFileIn(join(folder, `exchange=${partition.exchange}`, `symbol=${partition.symbol}`, `session_date=${partition.sessionDate}`)) ??
         (await writePartition(conn, table, selection.format, partition, folder)); // split over files, or not found: write it alone
-      const stored = await target.place(staged, pathOf(partition), partition.fingerprint);
+      files.push({ partition, file });
+    }
+    return { folder, files };
+  } catch (error) {
+    rmSync(folder, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+/**
+ * Hands each staged file to the target, which puts it in place whole (a rename beside a local
+ * export, an upload to object storage). Uploaded partitions are recorded one by one, so a rerun
+ * after a cut knows them; local ones are returned and recorded by the caller per run (a rename
+ * cannot be half done), on the connection's own turn: never while DuckDB writes the next run.
+ */
+async function placeRun(conn: DuckDBConnection, table: ExportTable, staged: StagedRun, pathOf: (partition: Partition) => string, state: RunState): Promise<Placed> {
+  const { target } = state;
+  try {
+    const placed: Placed = [];
+    for (const { partition, file } of staged.files) {
+      const stored = await target.place(file, pathOf(partition), partition.fingerprint);
       progress(state, stored.bytes);
       placed.push({ ...partition, ...stored });
       if (!target.local) await recordExports(conn, table, state, placed.splice(0), pathOf);
     }
-    await recordExports(conn, table, state, placed, pathOf);
+    return placed;
   } finally {
-    rmSync(folder, { recursive: true, force: true });
+    rmSync(staged.folder, { recursive: true, force: true });
   }
 }
 
