@@ -2,17 +2,17 @@
 // local export and of an export to s3rver (read through s3()), and every table, view, point-in-time
 // parameterized view and README recipe (in its ClickHouse form, docs/sharing.md) answers as the
 // warehouse does: the same columns, row count and row checksum. One export of each kind, one chDB
-// session, one database per export.
+// session, one database per export. chDB is installed on first use (test/helpers/chdb.ts).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { Session } from 'chdb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLICKHOUSE_FILE, CLICKHOUSE_VIEW_NAMES, clickhouseStatements } from '../../src/warehouse/export-clickhouse.js';
 import { s3Client } from '../../src/warehouse/export-s3.js';
 import { exportWarehouse, EXPORT_TABLES } from '../../src/warehouse/export.js';
 import { openWarehouse, type Warehouse } from '../../src/warehouse/open.js';
+import { loadChdb, type ChdbSession } from '../helpers/chdb.js';
 import { loadDemoHistory } from '../helpers/demo-warehouse.js';
 import { S3_KEY, startLocalS3, type LocalS3 } from '../helpers/s3.js';
 import { makeTempDir } from './fixtures.js';
@@ -89,7 +89,7 @@ async function duckdbAnswer(conn: DuckDBConnection, sql: string): Promise<{ answ
   return { answer: { columns: columns.map((c) => c.name), rows: String(sums?.n), checksum: String(sums?.checksum) }, columns };
 }
 
-let session: Session;
+let session: ChdbSession;
 
 /**
  * A chDB query off the event loop: s3rver answers in this process, so a blocking query reading
@@ -136,6 +136,7 @@ beforeAll(async () => {
   } finally {
     client.destroy();
   }
+  const { Session } = await loadChdb(); // ~15 s the first time on a machine: test/helpers/chdb.ts
   session = new Session();
   for (const [kind, database] of Object.entries(DATABASES) as Array<[keyof typeof DATABASES, string]>) {
     await session.queryAsync(`CREATE DATABASE ${database}`);
