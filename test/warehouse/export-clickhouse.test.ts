@@ -118,7 +118,7 @@ beforeAll(async () => {
   ({ dir, cleanup } = makeTempDir());
   const db = join(dir, 'gex.duckdb');
   warehouse = await openWarehouse(db);
-  await loadDemoHistory(warehouse, dir);
+  await loadDemoHistory(warehouse, dir, { strikes: 6 }); // every view still has rows; fewer bytes for s3rver to serve
   warehouse.close();
   s3 = await startLocalS3([BUCKET]);
   for (const [name, value] of Object.entries(S3_KEY)) {
@@ -164,11 +164,12 @@ const TABLE_QUERIES: Array<[name: string, warehouse: string]> = [
   ...CLICKHOUSE_VIEW_NAMES.filter((name) => !name.endsWith('_asof')).map((name): [string, string] => [name, `SELECT * FROM ${name}`]),
 ];
 
+/** A moment before a Friday's close, one exactly at a capture (no look-ahead: it counts), one on a Saturday with a fraction of a second. */
 const AT = ['2026-02-20 14:07:00', '2026-03-13 20:59:59', '2026-03-16 14:00:00', '2026-03-16 14:05:00', '2026-03-14 12:00:00.5'];
 /**
  * The macro calls in DuckDB and the same questions to the parameterized views. Over S3 each call
- * reads every file of the pair through s3rver (seconds each): two moments there, one in a session and
- * one on a Saturday (SPY's last capture too old for the staleness asked).
+ * reads every file of the pair through s3rver (seconds each): one moment there, on a Saturday (BTC's
+ * captures go on, SPY's last one is too old for 20 minutes of staleness and recent enough for a day).
  */
 const pointInTime = (moments: readonly string[]): Array<[duckdb: string, clickhouse: string]> => moments.flatMap((ts): Array<[string, string]> => [
   [`SELECT * FROM levels_asof('deribit', 'BTC', '${ts}+00')`, `SELECT * FROM levels_asof(exchange = 'deribit', symbol = 'BTC', ts = '${ts}')`],
@@ -202,7 +203,7 @@ for (const [kind, database] of Object.entries(DATABASES)) {
     }
 
     it('levels_asof and strikes_asof as parameterized views: no look-ahead, the same staleness rule', async () => {
-      const calls = pointInTime(kind === 'local' ? AT : [AT[3]!, AT[4]!]);
+      const calls = pointInTime(kind === 'local' ? [AT[1]!, AT[2]!, AT[4]!] : [AT[4]!]);
       let empty = 0;
       for (const [duckdbSql, clickhouseSql] of calls) {
         const { answer, columns } = await duckdbAnswer(warehouse.connection, duckdbSql);
