@@ -293,7 +293,8 @@ export function usageErrorOfFs(error: unknown): UsageError | undefined {
   const { code, path: source, dest } = error as NodeJS.ErrnoException & { dest?: string };
   // A rename's refusal is about where it was going (the user's --out), not the temp file it moved.
   const path = dest ?? source;
-  const refusal = code === undefined ? undefined : FS_REFUSALS[code];
+  // mkdir finding a file in its way is the same mistake as a file on the way to a folder.
+  const refusal = code === undefined ? undefined : FS_REFUSALS[code === 'EEXIST' && (error as NodeJS.ErrnoException).syscall === 'mkdir' ? 'ENOTDIR' : code];
   if (refusal === undefined || typeof path !== 'string') return undefined;
   return new UsageError(refusal(path), { path, code }, { cause: error });
 }

@@ -29,7 +29,8 @@ describe('a path the user named, refused by the file system: exit 2 naming the p
     writeFileSync(file, 'mine');
     const run = await runCli(['export', ...local, '--out', file]);
     expect(run.code, run.stderr).toBe(2);
-    expect(run.stderr).toContain(`${file} (or a folder on its way) is a file where a folder is expected; give a folder path`);
+    expect(run.stderr).toContain(`export: --out ${file} is a file; --out names a folder (made if missing)`);
+    expect(readFileSync(file, 'utf8')).toBe('mine');
     expect(run.stderr).not.toMatch(/unexpected failure/);
   });
 
