@@ -40,13 +40,13 @@ export const OPTIONS: readonly OptionSpec[] = [
 
   {
     flags: '--exchange <list>',
-    description: 'history venues: bybit, deribit, okx, derive, combined, tradfi (repeatable, comma list)',
-    default: "config, else every coverage row of your plan's markets",
+    description: 'history venues: bybit, deribit, okx, derive, combined, tradfi, or all-venues for every venue; each venue costs its own credits (repeatable, comma list)',
+    default: "config, else one venue per symbol as the API resolves all: combined for a crypto coin, tradfi for a TradFi ticker",
     config: listOfStrings,
     parse: listOption,
     commands: SYNC,
   },
-  { flags: '--symbol <list>', description: 'symbols, e.g. BTC,SPY (repeatable, comma list)', default: 'config, else all', config: listOfStrings, parse: listOption, commands: SYNC },
+  { flags: '--symbol <list>', description: 'symbols, e.g. BTC,SPY (repeatable, comma list)', default: "config, else every symbol of your plan's markets", config: listOfStrings, parse: listOption, commands: SYNC },
   { flags: '--files <list>', description: 'file kinds: levels, strikes_total, strikes_by_expiry', default: 'all three', config: listOfStrings, parse: listOption, commands: SYNC },
   { flags: '--since <date>', description: 'first session date, YYYY-MM-DD (inclusive)', default: 'none', config: z.string(), commands: SYNC },
   { flags: '--until <date>', description: 'last session date, YYYY-MM-DD (inclusive)', default: 'none', config: z.string(), commands: SYNC },

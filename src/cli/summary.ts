@@ -28,7 +28,6 @@ export function formatSummary(s: SyncSummary): string {
         `credits available: ${s.plan.creditsAvailable === null ? 'unlimited' : n(s.plan.creditsAvailable)} (bound: ${s.plan.limitedBy}); ` +
         `manifest listing cost ${n(s.requestsSpent)} request(s)${resetNote(s)}.`,
     );
-    for (const spread of s.venueSpread) lines.push(`  note: ${describeSpread(spread)}`);
   } else {
     const failed = s.filesFailed.length;
     lines.push(
@@ -39,6 +38,7 @@ export function formatSummary(s: SyncSummary): string {
     );
     for (const f of s.filesFailed) lines.push(`  ${f.status}: ${f.exchange}/${f.symbol} ${f.sessionDate} ${f.file}: ${f.error}`);
   }
+  for (const spread of s.venueSpread) lines.push(`  note: ${describeSpread(spread)}`);
   if (s.levelsFilled) {
     const f = s.levelsFilled;
     lines.push(

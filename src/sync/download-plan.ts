@@ -5,12 +5,14 @@
 import { isIsoDate } from '../time/dates.js';
 import { marketOf, type Market } from '../time/sessions.js';
 import { FILE_KINDS, type FileKind, type Order } from './selection.js';
-import { fileKey, type Pair, pairKey } from '../core/pairs.js';
+import { fileKey, isDefaultVenue, type Pair, pairKey } from '../core/pairs.js';
 import type { LedgerEntry, StoredManifestRow } from '../core/rows.js';
 
 export interface PlanSelection {
-  /** History venues; undefined = every venue of the coverage. */
+  /** History venues; undefined = every venue of the coverage (or the default ones, below). */
   exchanges?: readonly string[];
+  /** With no exchanges named: only each symbol's default venue (what a sync without --exchange buys). */
+  defaultVenuesOnly?: boolean;
   /** Upper-case symbols; undefined = every symbol of the coverage. */
   symbols?: readonly string[];
   files: readonly FileKind[];
@@ -111,6 +113,7 @@ export function selectPairs(coverage: readonly Pair[], selection: Omit<PlanSelec
   const byKey = new Map<string, Pair>();
   for (const { exchange, symbol } of coverage) {
     if (exchanges !== undefined && !exchanges.includes(exchange.toLowerCase())) continue;
+    if (exchanges === undefined && selection.defaultVenuesOnly === true && !isDefaultVenue(exchange)) continue;
     if (symbols !== undefined && !symbols.includes(symbol.toUpperCase())) continue;
     if (selection.markets !== undefined && !selection.markets.includes(marketOf(exchange))) continue;
     byKey.set(pairKey({ exchange, symbol }), { exchange, symbol });

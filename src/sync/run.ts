@@ -33,7 +33,7 @@ import { describeSkipped, pairOnlyFailure, type CoverageListing, type SkippedCov
 import { checkSelectionNames, knownFromCoverage, venueSpread, type VenueSpread } from '../core/known-names.js';
 import { selectPairs } from './download-plan.js';
 import type { Market } from '../time/sessions.js';
-import { type Pair, pairKey } from '../core/pairs.js';
+import { DEFAULT_VENUES, type Pair, pairKey } from '../core/pairs.js';
 import type { CoverageRow, ManifestRow } from '../core/rows.js';
 
 /** What the sync needs from the API (src/sync/api-port.ts adapts the client to it). */
@@ -126,7 +126,7 @@ export async function runSync(options: SyncOptions, api: SyncApi, signal: AbortS
   events.phase?.('coverage');
   const me = await api.me();
   const { usable: coverage, skipped } = await api.coverage();
-  checkSelectionNames(options.selection, knownFromCoverage(coverage, me.markets, skipped));
+  checkSelectionNames(namesOf(options.selection), knownFromCoverage(coverage, me.markets, skipped));
   const lock = await acquireSyncLock(options.dbPath, { waitSeconds: options.waitLockSeconds ?? 0 });
   try {
     return await runLocked({ options, api, signal, events, me, coverage, skipped });
@@ -619,9 +619,15 @@ async function withWarehouse<T>(options: SyncOptions, work: (conn: DuckDBConnect
   }
 }
 
-function selectionOf(selection: SyncSelection): { exchanges?: string[]; symbols?: string[] } {
+/** The names to check: a symbol named without a venue must have history on its default venue. */
+function namesOf(selection: SyncSelection) {
+  return { ...selectionOf(selection), ...(selection.exchanges || selection.allVenues ? {} : { defaultVenues: DEFAULT_VENUES }) };
+}
+
+function selectionOf(selection: SyncSelection): { exchanges?: string[]; symbols?: string[]; defaultVenuesOnly?: boolean } {
   return {
     ...(selection.exchanges ? { exchanges: selection.exchanges } : {}),
+    ...(selection.exchanges || selection.allVenues ? {} : { defaultVenuesOnly: true }),
     ...(selection.symbols ? { symbols: selection.symbols } : {}),
   };
 }
