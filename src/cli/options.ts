@@ -33,7 +33,7 @@ export const OPTIONS: readonly OptionSpec[] = [
   { flags: '--archive <dir>', description: 'raw archive folder', default: 'data/raw', env: 'GEXWH_ARCHIVE', config: z.string().min(1), commands: 'global' },
   { flags: '--base-url <url>', description: 'API root that holds /api/v1', default: '(none)', env: 'GEX_BASE_URL', config: z.string().min(1), commands: 'global' },
   { flags: '--api-key-file <path>', description: 'file holding the API key', default: '(none)', env: 'GEX_API_KEY', commands: 'global' },
-  { flags: '--config <path>', description: 'config file', default: 'gexwh.config.json', commands: 'global' },
+  { flags: '--config <path>', description: 'config file; its relative paths resolve in its folder', default: 'gexwh.config.json in the working folder or the nearest parent', commands: 'global' },
   { flags: '--json', description: 'machine-readable result on stdout (errors too), logs on stderr', commands: 'global' },
   { flags: '--quiet', description: 'no progress or info lines', commands: 'global' },
   { flags: '--verbose', description: 'more detail, stacks of unexpected errors', commands: 'global' },
