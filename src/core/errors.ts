@@ -153,8 +153,9 @@ export class ChecksFailedError extends GexwhError {}
 /** The process was asked to stop (SIGINT/SIGTERM); the run was recorded. */
 export class InterruptedError extends GexwhError {
   readonly signal: 'SIGINT' | 'SIGTERM';
-  constructor(signal: 'SIGINT' | 'SIGTERM') {
-    super(`interrupted by ${signal}`);
+  /** `cause`: what the run did before it stopped (a sync's summary), for the CLI to print. */
+  constructor(signal: 'SIGINT' | 'SIGTERM', options?: { cause?: unknown }) {
+    super(`interrupted by ${signal}`, {}, options);
     this.signal = signal;
   }
 }

@@ -36,7 +36,10 @@ export function syncApiFrom(client: ApiClient): SyncApi {
           break;
         } catch (error) {
           // An unsafe Location is refused only after the 302 arrived, and the 302 is what is charged.
-          if (error instanceof UnsafeResponseError) creditsSpent++;
+          if (error instanceof UnsafeResponseError) {
+            creditsSpent++;
+            await budget.paid(1);
+          }
           if (!(error instanceof LinkAnswerLostError)) throw error;
           budget.answerLost();
           if (stop.aborted) throw error;
@@ -45,6 +48,7 @@ export function syncApiFrom(client: ApiClient): SyncApi {
         }
       }
       creditsSpent++;
+      await budget.paid(1);
       links.set(key, link);
       return link;
     };

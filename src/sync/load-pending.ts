@@ -23,6 +23,7 @@ import { allJournaledRows, listSnapshots, loadLiveJournal } from './live-journal
 import { writeLiveCapture, type LiveTable } from '../warehouse/live.js';
 import { hasPendingWork, journalPath, readJournal, withoutApplied, writeJournal, type Journal, type JournaledFile, type JournaledRun } from './journal.js';
 import { promoteLoadedVersions } from './versions.js';
+import { adoptStoppedRun } from './spend-log.js';
 
 export { DEFAULT_WAIT_LOCK_SECONDS };
 
@@ -42,8 +43,11 @@ export function nothingApplied(): AppliedJournal {
   return { filesLoaded: 0, rowsLoaded: 0, failed: [], runsRecorded: 0, manifestsStored: 0, snapshotsLoaded: 0, warnings: [] };
 }
 
-/** Loads the journal's content into an open, writable warehouse, then removes it from the journal. */
-export async function applyJournal(conn: DuckDBConnection, archiveRoot: string): Promise<AppliedJournal> {
+/**
+ * Loads the journal's content into an open, writable warehouse, then removes it from the journal. A
+ * stop signal ends the file loads early; the files not done stay in the journal.
+ */
+export async function applyJournal(conn: DuckDBConnection, archiveRoot: string, signal?: AbortSignal): Promise<AppliedJournal> {
   const applied = nothingApplied();
   const live = await loadLiveJournal(conn, archiveRoot);
   applied.snapshotsLoaded = live.snapshots;
@@ -56,7 +60,7 @@ export async function applyJournal(conn: DuckDBConnection, archiveRoot: string):
     if (listing.completeFrom !== undefined) await recordListing(conn, listing.exchange, listing.symbol, listing.completeFrom, new Date(listing.listedAt));
     applied.manifestsStored++;
   }
-  const report = await loadFiles(conn, journal.files.map(loadInputOf));
+  const report = await loadFiles(conn, journal.files.map(loadInputOf), signal ? { signal } : {});
   applied.filesLoaded = report.loaded.length;
   applied.rowsLoaded = report.rowsLoaded;
   applied.warnings.push(...report.warnings);
@@ -68,8 +72,15 @@ export async function applyJournal(conn: DuckDBConnection, archiveRoot: string):
   for (const run of journal.runs) if (await recordJournaledRun(conn, run)) applied.runsRecorded++;
   // A journaled newer version waits under its pending name; once loaded it takes the plain name.
   await promoteLoadedVersions(conn, archiveRoot);
-  await writeJournal(archiveRoot, withoutApplied(journal, { files: journal.files, listings: journal.listings.length, runs: journal.runs.length }));
+  const done = report.stopped ? doneFiles(journal.files, report) : journal.files;
+  await writeJournal(archiveRoot, withoutApplied(journal, { files: done, listings: journal.listings.length, runs: journal.runs.length }));
   return applied;
+}
+
+/** The journal's files the loader finished with (loaded, skipped as loaded, or failed). */
+function doneFiles(files: readonly JournaledFile[], report: { loaded: LoadInput[]; skipped: LoadInput[]; failed: { input: LoadInput }[] }): JournaledFile[] {
+  const paths = new Set([...report.loaded, ...report.skipped, ...report.failed.map((f) => f.input)].map((input) => input.archivePath));
+  return files.filter((file) => paths.has(file.archivePath));
 }
 
 function loadInputOf(file: JournaledFile): LoadInput {
@@ -174,6 +185,8 @@ export interface LoadCommandResult {
 export async function loadWaiting(options: LoadCommandOptions): Promise<LoadCommandResult> {
   const lock = await acquireSyncLock(options.dbPath, { waitSeconds: options.waitSeconds });
   try {
+    // What a sync stopped hard left (src/sync/spend-log.ts) joins the journal first.
+    await adoptStoppedRun(options.archiveRoot);
     const journal = await readJournal(options.archiveRoot);
     let warehouse: Warehouse;
     try {
