@@ -9,7 +9,7 @@ import { usableCoverage } from './coverage.js';
 import { BodyMismatchError, PaidDownloadError, type DownloadResult, type LinkBudget, type QuotaStop } from './fetch.js';
 import { historyLevelsFetcherFrom } from './fill-levels.js';
 import type { PlannedFile } from './download-plan.js';
-import type { SyncApi } from './run.js';
+import type { SyncApi } from './sync-types.js';
 import type { Market } from '../time/sessions.js';
 import { fileVersionKey } from '../core/pairs.js';
 

@@ -21,7 +21,7 @@ import type { QuotaStop } from './fetch.js';
 import { journalRun } from './held.js';
 import { journalSnapshot, listSnapshots, loadLiveJournal, pendingTermCaptures, pruneLoadedSnapshots, type LiveSnapshot } from './live-journal.js';
 import { holderPidOf, openWaiting } from './load-pending.js';
-import type { SyncEvents } from './run.js';
+import type { SyncEvents } from './sync-types.js';
 import { pairKey } from '../core/pairs.js';
 
 export interface CaptureOptions {

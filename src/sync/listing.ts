@@ -7,7 +7,7 @@ import { abortSignalName } from './run-outcome.js';
 import { estimateListingRows, listPair, planListing, type ListingPlan } from './manifest.js';
 import { describeSkipped, pairOnlyFailure, type SkippedCoverageRow } from './coverage.js';
 import type { QuotaStop } from './fetch.js';
-import type { SyncApi, SyncOptions } from './run.js';
+import type { SyncApi, SyncOptions } from './sync-types.js';
 import { type Pair, pairKey } from '../core/pairs.js';
 import type { CoverageRow, ManifestRow } from '../core/rows.js';
 
