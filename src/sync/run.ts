@@ -85,7 +85,7 @@ async function runLocked(input: RunInput): Promise<SyncSummary> {
   const start: RunStartRecord = { command: options.command, options: options.recordedOptions, startedAt: new Date() };
   const store = await openStore({ ...options, ...start, pairs, coverage: input.coverage }, warn);
   if (store.waiting.filesLoaded > 0) warn(`${store.waiting.filesLoaded} file(s) paid by an earlier run and waiting in the archive were loaded (0 credits)`);
-  const log = options.dryRun ? undefined : openSpendLog(options.archiveRoot, { ...start, ...(store.runId !== undefined ? { runId: store.runId } : {}) });
+  const log = options.dryRun ? undefined : openSpendLog(options.archiveRoot, { ...start, ...(store.runId !== undefined ? { runId: store.runId } : {}) }, input.api.requestsSpent);
   const stages: Stages = { ...input, pairs, start, store, log, warnings, warn };
   try {
     return await runStages(stages);
@@ -232,7 +232,7 @@ async function writeRecord(stages: Stages, summary: SyncSummary, pending: Pendin
 /** The run failed: what it had spent and paid for is recorded, its paid files wait in the journal. */
 async function recordFailure(stages: Stages, error: unknown): Promise<void> {
   const { options, store, start, log, api } = stages;
-  const counts = { ...(log?.counts() ?? {}), outcome: 'failed' as const, requestsSpent: api.requestsSpent(), error: error instanceof Error ? error.message : String(error) };
+  const counts = { ...log?.counts(), outcome: 'failed' as const, requestsSpent: api.requestsSpent(), error: error instanceof Error ? error.message : String(error) };
   await journalFiles(options.archiveRoot, log?.files() ?? [], { listings: [], stored: true });
   const writer = await store.writer(0, stages.signal).catch(() => ({ heldBy: undefined }));
   if ('conn' in writer) await recordRun(writer.conn, start, store.runId, counts, { listings: [], stored: true });

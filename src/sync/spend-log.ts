@@ -31,7 +31,8 @@ const inflightSchema = z.object({
   files: z.array(z.object({ exchange: z.string(), symbol: z.string(), sessionDate: z.string(), file: z.string(), sha256: z.string(), archivePath: z.string() }).passthrough()),
 });
 
-interface Inflight {
+/** What the log of a run holds: its record so far and the paid files it archived. */
+export interface Inflight {
   version: 1;
   run: JournaledRun;
   files: JournaledFile[];
@@ -58,7 +59,7 @@ export interface SpendLog {
 }
 
 /** Starts the log of one run (the caller holds the sync lock: one log at a time). */
-export function openSpendLog(archiveRoot: string, start: RunStart & { runId?: number }): SpendLog {
+export function openSpendLog(archiveRoot: string, start: RunStart & { runId?: number }, requestsSpent: () => number = () => 0): SpendLog {
   const path = inflightPath(archiveRoot);
   const files: VerifiedFile[] = [];
   let counts: RunCounts = { outcome: 'interrupted', creditsSpent: 0, error: STOPPED_HARD };
@@ -66,7 +67,7 @@ export function openSpendLog(archiveRoot: string, start: RunStart & { runId?: nu
   let written = 0;
   let writing: Promise<void> | undefined;
 
-  const snapshot = (): Inflight => ({ version: 1, run: runOf(start, counts), files: files.map(journaledOf) });
+  const snapshot = (): Inflight => ({ version: 1, run: runOf(start, { ...counts, requestsSpent: requestsSpent() }), files: files.map(journaledOf) });
   // Writes coalesce: a change waits for a write that started after it, so each caller's change is
   // on disk when its promise resolves, and concurrent downloads share writes.
   const flush = async (): Promise<void> => {
@@ -96,7 +97,7 @@ export function openSpendLog(archiveRoot: string, start: RunStart & { runId?: nu
     get creditsSpent() {
       return counts.creditsSpent ?? 0;
     },
-    counts: () => ({ ...counts }),
+    counts: () => ({ ...counts, requestsSpent: requestsSpent() }),
     files: () => [...files],
     async close() {
       await writing?.catch(() => undefined);
