@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { openWarehouse } from '../../src/warehouse/index.js';
-import { runCli } from '../helpers/cli.js';
+import { runCli, runCliInProcess } from '../helpers/cli.js';
 import { consistent, inspectWarehouse } from '../helpers/invariants.js';
 import { workspaceIn } from '../helpers/workspace.js';
 
@@ -19,7 +19,7 @@ let emulator: Emulator;
 let dir: string;
 
 beforeAll(async () => {
-  // combined/BTC and tradfi/SPY (one venue each by default): 8 crypto and 6 TradFi sessions, 42 files.
+  // combined/BTC and tradfi/SPY: 8 crypto and 6 TradFi sessions, 42 files.
   emulator = await startEmulator({ now: '2026-03-11T14:07:00Z', days: 8, expirations: 2, strikes: 8, seed: 13, symbols: ['BTC', 'SPY'] });
   dir = mkdtempSync(join(tmpdir(), 'gexwh-interrupts-'));
 });
@@ -28,9 +28,11 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const key = () => emulator.keys.pro;
+// Unlimited credits: three full syncs of one file, counted per test as a difference.
+const key = () => emulator.keys.admin;
 const env = () => ({ GEX_BASE_URL: emulator.baseUrl, GEX_API_KEY: key() });
 const charged = () => emulator.counters.credits(key());
+const PAIRS = ['--exchange', 'combined,tradfi', '--symbol', 'BTC,SPY'];
 
 async function query<T>(db: string, sql: string): Promise<T[]> {
   const warehouse = await openWarehouse(db, { readOnly: true });
@@ -65,7 +67,7 @@ interface StatusJson {
 }
 
 async function status(ws: { local: string[] }): Promise<StatusJson> {
-  const result = await runCli(['status', '--json', ...ws.local], { env: { GEX_BASE_URL: 'http://127.0.0.1:9' } });
+  const result = await runCliInProcess(['status', '--json', ...ws.local], { env: { GEX_BASE_URL: 'http://127.0.0.1:9' } });
   expect(result.code, result.stderr).toBe(0);
   return JSON.parse(result.stdout) as StatusJson;
 }
@@ -74,7 +76,7 @@ describe('the first SIGINT during the load', () => {
   it('is answered at once, stops after the file in flight, records the run as interrupted; every paid file is loaded or waiting', async () => {
     const ws = workspaceIn(dir);
     const before = charged();
-    const stopped = await runCli(['sync', '--verbose', ...ws.local], { env: env(), onSpawn: signalsDuringLoad(['SIGINT']) });
+    const stopped = await runCli(['sync', '--verbose', ...PAIRS, ...ws.local], { env: env(), onSpawn: signalsDuringLoad(['SIGINT']) });
     expect(stopped.code, stopped.stderr).toBe(130);
     const said = stopped.stderr.indexOf('stopping after the file in flight; Ctrl-C again to abort');
     expect(said).toBeGreaterThan(stopped.stderr.indexOf('load: '));
@@ -91,7 +93,7 @@ describe('the first SIGINT during the load', () => {
     expect(seen.stopped_run).toBeNull();
     expect(seen.credits_spent).toMatchObject({ all_runs: paid, in_journal: 0 });
 
-    const load = await runCli(['load', ...ws.local], {});
+    const load = await runCliInProcess(['load', ...ws.local]);
     expect(load.code, load.stderr).toBe(0);
     expect(charged() - before).toBe(paid);
     expect(await inspectWarehouse(ws.db, ws.archive)).toEqual(consistent(paid));
@@ -105,7 +107,7 @@ describe('an abort after the first signal', () => {
   ])('$how during the load: status lists every paid file not loaded, and after gexwh load the run records hold the credits the API counted', async ({ signals }) => {
     const ws = workspaceIn(dir);
     const before = charged();
-    const aborted = await runCli(['sync', '--verbose', ...ws.local], { env: env(), onSpawn: signalsDuringLoad(signals) });
+    const aborted = await runCli(['sync', '--verbose', ...PAIRS, ...ws.local], { env: env(), onSpawn: signalsDuringLoad(signals) });
     if (signals[0] === 'SIGKILL') expect(aborted.signal).toBe('SIGKILL');
     else expect(aborted.code, aborted.stderr).toBe(130);
     const paid = charged() - before;
@@ -119,7 +121,7 @@ describe('an abort after the first signal', () => {
     expect(loaded + seen.stopped_run!.files + seen.waiting_to_load.files).toBe(paid);
     expect(seen.credits_spent.all_runs + seen.credits_spent.in_journal).toBe(paid);
 
-    const load = await runCli(['load', ...ws.local], {});
+    const load = await runCliInProcess(['load', ...ws.local]);
     expect(load.code, load.stderr).toBe(0);
     expect(await recordedCredits(ws.db)).toBe(paid);
     const runs = await query<{ command: string; outcome: string }>(ws.db, `SELECT command, outcome FROM sync.runs ORDER BY run_id`);
@@ -130,13 +132,13 @@ describe('an abort after the first signal', () => {
     expect(await inspectWarehouse(ws.db, ws.archive)).toEqual(consistent(paid));
     expect((await status(ws)).credits_spent).toMatchObject({ all_runs: paid, in_journal: 0 });
 
-    // The next sync pays for nothing: every file was paid once.
-    const next = await runCli(['sync', ...ws.local], { env: env() });
+    // The next sync pays for nothing: every file was paid once. The report counts what the records hold.
+    const next = await runCliInProcess(['sync', ...PAIRS, ...ws.local], { env: env() });
     expect(next.code, next.stderr).toBe(0);
     expect(charged() - before).toBe(paid);
     if (signals[0] === 'SIGINT') {
       const report = join(ws.root, 'report.html');
-      expect((await runCli(['report', '--out', report, ...ws.local], {})).code).toBe(0);
+      expect((await runCliInProcess(['report', '--out', report, ...ws.local])).code).toBe(0);
       expect(readFileSync(report, 'utf8')).toContain(`credits spent by all recorded runs: ${paid}`);
     }
   });
