@@ -8,7 +8,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { InterruptedError, PartialFailureError } from '../core/errors.js';
 import { acquireSyncLock, loadFiles, readPlanState, recordFileStatus, recordListing, upsertManifest, type LoadInput } from '../warehouse/index.js';
 import { journalFiles, journalListings, journalRun, plannedOf, recordRun, type PendingManifests, type RunStartRecord } from './held.js';
-import { abortSignalName, downloadWarnings, loadedOutcome, partialFailureMessage, runAlreadyRecorded } from './run-outcome.js';
+import { abortSignalName, downloadWarnings, failureOutcome, loadedOutcome, partialFailureMessage, runAlreadyRecorded } from './run-outcome.js';
 import { applyJournal, DEFAULT_WAIT_LOCK_SECONDS, heldError } from './load-pending.js';
 import { openStore, type SyncStore } from './state-source.js';
 import { openSpendLog, type SpendLog } from './spend-log.js';
@@ -229,10 +229,10 @@ async function writeRecord(stages: Stages, summary: SyncSummary, pending: Pendin
   await journalRun(options.archiveRoot, start, store.runId, runCounts(summary));
 }
 
-/** The run failed: what it had spent and paid for is recorded, its paid files wait in the journal. */
+/** The run failed or was stopped before its load: what it had spent is recorded, its paid files wait in the journal. */
 async function recordFailure(stages: Stages, error: unknown): Promise<void> {
   const { options, store, start, log, api } = stages;
-  const counts = { ...log?.counts(), outcome: 'failed' as const, requestsSpent: api.requestsSpent(), error: error instanceof Error ? error.message : String(error) };
+  const counts = { ...log?.counts(), outcome: failureOutcome(error), requestsSpent: api.requestsSpent(), error: error instanceof Error ? error.message : String(error) };
   await journalFiles(options.archiveRoot, log?.files() ?? [], { listings: [], stored: true });
   const writer = await store.writer(0, stages.signal).catch(() => ({ heldBy: undefined }));
   if ('conn' in writer) await recordRun(writer.conn, start, store.runId, counts, { listings: [], stored: true });
