@@ -4,10 +4,10 @@ import { InterruptedError } from '../core/errors.js';
 import type { RunOutcome } from '../warehouse/index.js';
 import type { FetchReport } from './fetch.js';
 
-/** After the load: a stop signal wins, then any failed file makes the run partial. */
-export function loadedOutcome(aborted: boolean, filesFailed: number): RunOutcome {
+/** After the load: a stop signal wins, then any failed file, or an archive that could not be written, makes the run partial. */
+export function loadedOutcome(aborted: boolean, filesFailed: number, archiveUnwritable = false): RunOutcome {
   if (aborted) return 'interrupted';
-  return filesFailed > 0 ? 'partial' : 'ok';
+  return filesFailed > 0 || archiveUnwritable ? 'partial' : 'ok';
 }
 
 /** Why the downloads stopped early, as warnings; none when they ran to the end. */

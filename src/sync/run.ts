@@ -15,7 +15,7 @@ import { openSpendLog, type SpendLog } from './spend-log.js';
 import { announceStops } from './stop-notice.js';
 import { removeStaleTemps } from './archive-writes.js';
 import { archivedCopyPath, promoteLoadedVersions } from './versions.js';
-import { fetchFiles, type FetchReport, type VerifiedFile } from './fetch.js';
+import { fetchFiles, localWriteErrorOf, type FetchReport, type VerifiedFile } from './fetch.js';
 import { fillLevelsForSync, type FillLevelsReport } from './fill-levels.js';
 import { listMovedManifests, type ManifestListing } from './listing.js';
 import { filesToCheck, planSync, selectPairs, type Plan, type PlanInput } from './download-plan.js';
@@ -142,7 +142,14 @@ async function planStage(stages: Stages, listing: ManifestListing): Promise<Plan
 async function fetchStage(stages: Stages, plan: Plan): Promise<FetchReport> {
   const { options, events, api, store, log } = stages;
   events.phase?.('download', `${plan.toDownload.length} files`);
-  if (plan.toDownload.length > 0) store.release();
+  if (plan.toDownload.length === 0) return emptyFetch();
+  store.release();
+  const unwritable = await logReady(log);
+  if (unwritable !== undefined) {
+    const stopped = { ...emptyFetch(), deferred: plan.toDownload, localWriteError: unwritable };
+    for (const warning of downloadWarnings(stopped)) stages.warn(warning);
+    return stopped;
+  }
   const fetched = await fetchFiles(plan.toDownload, {
     archiveRoot: options.archiveRoot,
     concurrency: options.selection.concurrency,
@@ -155,6 +162,18 @@ async function fetchStage(stages: Stages, plan: Plan): Promise<FetchReport> {
   });
   for (const warning of downloadWarnings(fetched)) stages.warn(warning);
   return fetched;
+}
+
+/** The local write error that keeps the spend log from being written (nothing is paid for then), if any. */
+async function logReady(log: SpendLog | undefined): Promise<string | undefined> {
+  try {
+    await log?.ready();
+    return undefined;
+  } catch (error) {
+    const local = localWriteErrorOf(error);
+    if (local === undefined) throw error;
+    return local;
+  }
 }
 
 /**
@@ -199,7 +218,7 @@ async function recordStage(stages: Stages, listing: ManifestListing, plan: Plan,
   if (loaded.notLoaded.length > 0) {
     stages.warn(`${loaded.notLoaded.length} paid file(s) not loaded (stopped) wait in the journal; the next gexwh sync, or gexwh load, loads them for 0 credits`);
   }
-  const outcome = loadedOutcome(signal.aborted, fetched.failed.length + loaded.failed.length);
+  const outcome = loadedOutcome(signal.aborted, fetched.failed.length + loaded.failed.length, fetched.localWriteError !== undefined);
   const summary = summaryOf(stages, listing, plan, fetched, loaded, outcome, quotaStop ?? levelsFilled?.quotaStop, levelsFilled);
   await writeRecord(stages, summary, { listings: [], stored: true });
   await journalFiles(options.archiveRoot, loaded.notLoaded, { listings: [], stored: true });

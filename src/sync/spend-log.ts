@@ -6,13 +6,13 @@
 // keeps the credits the API counted. The log is rewritten whole (temp + rename) on every change;
 // without fsync on purpose: it guards against the process dying, not the machine (the archived files
 // themselves are fsynced, and the archive check finds them again after a power cut).
-import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import type { RunCounts } from '../warehouse/index.js';
 import { JOURNAL_FOLDER, runOf, updateJournal, withFiles, type JournaledFile, type JournaledRun } from './journal.js';
 import type { VerifiedFile } from './fetch.js';
+import { tempPathFor } from './archive-writes.js';
 /** The start of a run, as its record keeps it. */
 interface RunStart {
   command: string;
@@ -54,6 +54,8 @@ export interface SpendLog {
   counts(): RunCounts;
   /** The paid files written down so far, in the order they arrived. */
   files(): VerifiedFile[];
+  /** Writes the empty log before any link is paid: an archive that cannot take it fails here, for free. */
+  ready(): Promise<void>;
   /** The run is recorded elsewhere and its files are loaded or journaled: the log goes. */
   close(): Promise<void>;
 }
@@ -98,10 +100,13 @@ export function openSpendLog(archiveRoot: string, start: RunStart & { runId?: nu
       return counts.creditsSpent ?? 0;
     },
     counts: () => ({ ...counts, requestsSpent: requestsSpent() }),
+    ready: () => flush(),
     files: () => [...files],
     async close() {
       await writing?.catch(() => undefined);
       await fs.rm(path, { force: true });
+      // The journal folder goes with the log when nothing else waits in it, as a sync left it before.
+      await fs.rmdir(dirname(path)).catch(() => undefined);
     },
   };
 }
@@ -121,8 +126,8 @@ function journaledOf(file: VerifiedFile): JournaledFile {
 }
 
 async function writeWhole(path: string, value: Inflight): Promise<void> {
-  await fs.mkdir(dirname(path), { recursive: true });
-  const temp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  // tempPathFor makes the folder naming the real error (EROFS, EACCES), so a read-only archive stops the run.
+  const temp = tempPathFor(path);
   await fs.writeFile(temp, `${JSON.stringify(value)}\n`, { flag: 'wx' });
   try {
     await fs.rename(temp, path);
