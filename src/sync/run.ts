@@ -4,9 +4,8 @@
 // The planner owns every number the plan prints; nothing after it changes the plan, so a sync does
 // what `plan` showed. Credits and paid files are written down as they are spent (spend-log.ts), so
 // a run stopped at any point leaves every paid file loaded or waiting in the journal.
-import type { DuckDBConnection } from '@duckdb/node-api';
 import { InterruptedError, PartialFailureError } from '../core/errors.js';
-import { acquireSyncLock, loadFiles, readPlanState, recordFileStatus, recordListing, upsertManifest, type LoadInput } from '../warehouse/index.js';
+import { acquireSyncLock, recordFileStatus } from '../warehouse/index.js';
 import { journalFiles, journalListings, journalRun, plannedOf, recordRun, type PendingManifests, type RunStartRecord } from './held.js';
 import { abortSignalName, downloadWarnings, failureOutcome, loadedOutcome, partialFailureMessage, runAlreadyRecorded } from './run-outcome.js';
 import { applyJournal, DEFAULT_WAIT_LOCK_SECONDS, heldError } from './load-pending.js';
@@ -14,18 +13,18 @@ import { openStore, type SyncStore } from './state-source.js';
 import { openSpendLog, type SpendLog } from './spend-log.js';
 import { announceStops } from './stop-notice.js';
 import { removeStaleTemps } from './archive-writes.js';
-import { archivedCopyPath, promoteLoadedVersions } from './versions.js';
+import { promoteLoadedVersions } from './versions.js';
 import { fetchFiles, localWriteErrorOf, type FetchReport, type VerifiedFile } from './fetch.js';
 import { fillLevelsForSync, type FillLevelsReport } from './fill-levels.js';
 import { listMovedManifests, type ManifestListing } from './listing.js';
-import { filesToCheck, planSync, selectPairs, type Plan, type PlanInput } from './download-plan.js';
+import { filesToCheck, planSync, selectPairs, type Plan } from './download-plan.js';
+import { loadVerified, namesOf, planInputOf, reloadsOf, selectionOf, storeListing } from './stage-io.js';
 import { archivedVersions, brokenReloadNotes } from './reloads.js';
 import { emptyFetch, NOTHING_LOADED, runCounts, summarize, type LoadReport, type SyncSummary } from './summary.js';
 import type { SyncApi, SyncEvents, SyncOptions } from './sync-types.js';
-import type { SyncSelection } from './selection.js';
 import { describeSkipped, type SkippedCoverageRow } from './coverage.js';
 import { checkSelectionNames, knownFromCoverage } from '../core/known-names.js';
-import { DEFAULT_VENUES, type Pair } from '../core/pairs.js';
+import type { Pair } from '../core/pairs.js';
 import type { CoverageRow } from '../core/rows.js';
 
 export type { SyncApi, SyncEvents, SyncOptions } from './sync-types.js';
@@ -130,7 +129,7 @@ async function planStage(stages: Stages, listing: ManifestListing): Promise<Plan
   stages.events.phase?.('plan');
   const conn = await store.planConnection(warn);
   await storeListing(conn, listing.listed);
-  const input = await planInputOf(conn, stages);
+  const input = await planInputOf(conn, stages.pairs, options.selection, stages.me);
   const archived = await archivedVersions(filesToCheck(input), options.archiveRoot);
   const plan = planSync({ ...input, archived });
   for (const note of brokenReloadNotes(plan)) warn(note);
@@ -311,72 +310,4 @@ function summaryOf(
     outcome,
     ...(levelsFilled ? { levelsFilled } : {}),
   });
-}
-
-/** Stores the listed manifests where the plan reads them (the warehouse, or the copy). */
-async function storeListing(conn: DuckDBConnection, listed: ManifestListing['listed']): Promise<void> {
-  const now = new Date();
-  for (const [key, { rows, completeFrom }] of listed) {
-    const [exchange, symbol] = key.split('|') as [string, string];
-    await upsertManifest(conn, exchange, symbol, rows, now);
-    await recordListing(conn, exchange, symbol, completeFrom, now);
-  }
-}
-
-/** The planner's input: what the warehouse holds, read in SQL (the anti-joins never cross into JS). */
-async function planInputOf(conn: DuckDBConnection, stages: Stages): Promise<PlanInput> {
-  const { since, until, files, reserveCredits, maxCredits, order } = stages.options.selection;
-  const dates = { ...(since ? { since } : {}), ...(until ? { until } : {}) };
-  const state = await readPlanState(conn, { pairs: stages.pairs, files, ...dates });
-  return {
-    coverage: stages.pairs,
-    manifest: state.pending,
-    ledger: state.ledger,
-    loadedByPair: state.loadedByPair,
-    selection: { ...selectionOf(stages.options.selection), files, markets: stages.me.markets, ...dates },
-    budget: {
-      creditsRemaining: stages.me.creditsRemaining,
-      creditsLimit: stages.me.creditsLimit,
-      reserve: reserveCredits,
-      ...(maxCredits !== undefined ? { maxCredits } : {}),
-    },
-    order,
-  };
-}
-
-async function loadVerified(
-  conn: DuckDBConnection,
-  files: VerifiedFile[],
-  signal: AbortSignal,
-  onProgress: (filesDone: number) => void,
-): Promise<Pick<LoadReport, 'loaded' | 'rows' | 'failed' | 'notLoaded'> & { warnings: string[] }> {
-  if (files.length === 0) return { loaded: 0, rows: 0, failed: [], notLoaded: [], warnings: [] };
-  const inputs: LoadInput[] = files.map((file) => ({ ...file, path: file.archivePath }));
-  const report = await loadFiles(conn, inputs, { onProgress, signal });
-  const done = new Set([...report.loaded, ...report.skipped, ...report.failed.map((f) => f.input)].map((input) => input.archivePath));
-  return {
-    loaded: report.loaded.length,
-    rows: report.rowsLoaded,
-    failed: report.failed.map((f) => ({ file: files.find((v) => v.archivePath === f.input.archivePath)!, error: f.error })),
-    notLoaded: files.filter((file) => !done.has(file.archivePath)),
-    warnings: report.warnings,
-  };
-}
-
-/** The plan's reloads, loaded from their archived copies. */
-function reloadsOf(plan: Plan, archiveRoot: string): VerifiedFile[] {
-  return plan.toReload.map((file) => ({ ...file, archivePath: archivedCopyPath(archiveRoot, file), downloadedAt: new Date(), fromArchive: true }));
-}
-
-/** The names to check: a symbol named without a venue must have history on its default venue. */
-function namesOf(selection: SyncSelection) {
-  return { ...selectionOf(selection), ...(selection.exchanges || selection.allVenues ? {} : { defaultVenues: DEFAULT_VENUES }) };
-}
-
-function selectionOf(selection: SyncSelection): { exchanges?: string[]; symbols?: string[]; defaultVenuesOnly?: boolean } {
-  return {
-    ...(selection.exchanges ? { exchanges: selection.exchanges } : {}),
-    ...(selection.exchanges || selection.allVenues ? {} : { defaultVenuesOnly: true }),
-    ...(selection.symbols ? { symbols: selection.symbols } : {}),
-  };
 }
