@@ -99,7 +99,7 @@ describe('plan = sync after a lost warehouse', () => {
           await bench.close();
         }
       }),
-      { numRuns: 5 },
+      { numRuns: 3 },
     );
   }, 240_000);
 });
