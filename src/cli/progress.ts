@@ -91,8 +91,10 @@ function drawLine(state: PhaseState): void {
 export function createProgress(ctx: CommandContext, _dryRun: boolean): Progress {
   const warn = (message: string) => ctx.out.debug(`note: ${message}`);
   const live = process.stderr.isTTY === true && !ctx.out.quiet;
+  // The answer to a signal is said at once, --quiet or not: whoever sent it waits for it.
+  const say = (message: string) => process.stderr.write(`${message}\n`);
   if (!live) {
-    return { events: { phase: (name, detail) => ctx.out.debug(`${name}${detail ? `: ${detail}` : ''}`), warn }, done() {} };
+    return { events: { phase: (name, detail) => ctx.out.debug(`${name}${detail ? `: ${detail}` : ''}`), warn, stopping: say }, done() {} };
   }
   let state: PhaseState | undefined;
   let drawn = false;
@@ -138,6 +140,10 @@ export function createProgress(ctx: CommandContext, _dryRun: boolean): Progress 
         state.bytes += event.bytes;
       },
       warn,
+      stopping(message) {
+        clear();
+        say(message);
+      },
     },
     done() {
       clearInterval(timer);

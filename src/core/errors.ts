@@ -208,8 +208,9 @@ export class ChecksFailedError extends GexwhError {}
 /** The process was asked to stop (SIGINT/SIGTERM); the run was recorded. */
 export class InterruptedError extends GexwhError {
   readonly signal: 'SIGINT' | 'SIGTERM';
-  constructor(signal: 'SIGINT' | 'SIGTERM', message = `interrupted by ${signal}`) {
-    super(message);
+  /** `message`: what the user is told (default: interrupted by SIGNAL); `cause`: what the run did before it stopped (a sync's summary), for the CLI to print. */
+  constructor(signal: 'SIGINT' | 'SIGTERM', options: { message?: string; cause?: unknown } = {}) {
+    super(options.message ?? `interrupted by ${signal}`, {}, options.cause === undefined ? undefined : { cause: options.cause });
     this.signal = signal;
   }
 }

@@ -34,6 +34,8 @@ export type Downloader = (file: PlannedFile, tempPath: string, stop: AbortSignal
  * done only with a credit the run's budget has left over after every planned file.
  */
 export interface LinkBudget {
+  /** A link was paid (the server charged it): written down before the download goes on. */
+  paid(credits: number): Promise<void>;
   answerLost(): void;
   /** True (and the credit is taken) when the budget has a credit no planned file needs. */
   takeExtraCredit(): boolean;
@@ -115,6 +117,8 @@ export interface FetchOptions {
   /** Credits this run may spend (the plan's budget); undefined or null = unlimited. */
   creditsAvailable?: number | null;
   onFile?: (event: { file: PlannedFile; outcome: 'verified' | 'failed' | 'deferred'; bytes: number }) => void;
+  /** Where credits and paid files are written down as they are spent (src/sync/spend-log.ts). */
+  spend?: { credit(credits: number): Promise<void>; archived(file: VerifiedFile): Promise<void> };
 }
 
 /** sha256 and size of a file on disk, streamed. */
@@ -155,6 +159,7 @@ export async function fetchFiles(files: readonly PlannedFile[], options: FetchOp
   const report: FetchReport = { verified: [], failed: [], deferred: [], creditsSpent: 0, linksLost: 0, bytesDownloaded: 0, interrupted: false };
   let spare = spareCredits(options.creditsAvailable, files.length);
   const links: LinkBudget = {
+    paid: (credits) => options.spend?.credit(credits) ?? Promise.resolve(),
     answerLost: () => void report.linksLost++,
     takeExtraCredit: () => (spare > 0 ? (spare--, true) : false),
   };
@@ -189,7 +194,9 @@ export async function fetchFiles(files: readonly PlannedFile[], options: FetchOp
         const problem = mismatch(file, result);
         if (problem === undefined) {
           await commitToArchive(tempPath, finalPath);
-          out.verified.push({ ...file, archivePath: finalPath, downloadedAt: new Date(), fromArchive: false });
+          const verified: VerifiedFile = { ...file, archivePath: finalPath, downloadedAt: new Date(), fromArchive: false };
+          await opts.spend?.archived(verified);
+          out.verified.push(verified);
           opts.onFile?.({ file, outcome: 'verified', bytes: result.bytes });
           return;
         }

@@ -22,6 +22,7 @@ import {
   startRun,
   upsertManifest,
   type ArchivedCandidate,
+  type ArchivedLoadReport,
   type FoundBytes,
   type LoadInput,
   type Verdict,
@@ -45,6 +46,7 @@ import { fileKey } from '../core/pairs.js';
 import type { StoredManifestRow } from '../core/rows.js';
 import { archivedCopyRelative, promoteLoadedVersions } from './versions.js';
 import type { VerifiedFile } from './fetch.js';
+import { adoptStoppedRun } from './spend-log.js';
 
 export { DEFAULT_WAIT_LOCK_SECONDS };
 
@@ -64,8 +66,11 @@ export function nothingApplied(): AppliedJournal {
   return { filesLoaded: 0, rowsLoaded: 0, failed: [], runsRecorded: 0, manifestsStored: 0, snapshotsLoaded: 0, warnings: [] };
 }
 
-/** Loads the journal's content into an open, writable warehouse, then removes it from the journal. */
-export async function applyJournal(conn: DuckDBConnection, archiveRoot: string): Promise<AppliedJournal> {
+/**
+ * Loads the journal's content into an open, writable warehouse, then removes it from the journal. A
+ * stop signal ends the file loads early; the files not done stay in the journal.
+ */
+export async function applyJournal(conn: DuckDBConnection, archiveRoot: string, signal?: AbortSignal): Promise<AppliedJournal> {
   const applied = nothingApplied();
   const live = await loadLiveJournal(conn, archiveRoot);
   applied.snapshotsLoaded = live.snapshots;
@@ -84,11 +89,12 @@ export async function applyJournal(conn: DuckDBConnection, archiveRoot: string):
     if (listing.completeFrom !== undefined) await recordListing(conn, listing.exchange, listing.symbol, listing.completeFrom, new Date(listing.listedAt));
     applied.manifestsStored++;
   }
-  const refused = await loadJournaledFiles(conn, archiveRoot, journal.files, applied);
+  const { refused, notDone } = await loadJournaledFiles(conn, archiveRoot, journal.files, applied, signal);
   for (const run of journal.runs) if (await recordJournaledRun(conn, run)) applied.runsRecorded++;
   // A journaled newer version waits under its pending name; once loaded it takes the plain name.
   applied.warnings.push(...(await promoteLoadedVersions(conn, archiveRoot)).warnings);
-  const rest = withoutApplied(journal, { files: journal.files, listings: journal.listings.length, runs: journal.runs.length });
+  const done = journal.files.filter((file) => !notDone.has(file));
+  const rest = withoutApplied(journal, { files: done, listings: journal.listings.length, runs: journal.runs.length });
   await writeJournal(archiveRoot, { ...rest, rejected: [...rest.rejected, ...refused] });
   return applied;
 }
@@ -99,8 +105,14 @@ export async function applyJournal(conn: DuckDBConnection, archiveRoot: string):
  * (warehouse/archived-load.ts). A copy that is not the manifest's is quarantined and recorded so
  * the planner downloads the file again; an entry no manifest row explains is refused.
  */
-async function loadJournaledFiles(conn: DuckDBConnection, archiveRoot: string, files: readonly JournaledFile[], applied: AppliedJournal): Promise<RejectedEntry[]> {
-  if (files.length === 0) return [];
+async function loadJournaledFiles(
+  conn: DuckDBConnection,
+  archiveRoot: string,
+  files: readonly JournaledFile[],
+  applied: AppliedJournal,
+  signal: AbortSignal | undefined,
+): Promise<{ refused: RejectedEntry[]; notDone: Set<JournaledFile> }> {
+  if (files.length === 0) return { refused: [], notDone: new Set() };
   const manifest = await manifestRowsOf(conn, files);
   const loaded = await loadedFiles(conn, files);
   const refused: RejectedEntry[] = [];
@@ -116,7 +128,10 @@ async function loadJournaledFiles(conn: DuckDBConnection, archiveRoot: string, f
       candidates.push({ ...entry, relativePath: entry.archivePath, entry, expected });
     }
   }
-  const report = await loadArchived(conn, archiveRoot, candidates, judgeJournaled, { command: "the journal's load (gexwh load, or the start of gexwh sync)" });
+  const report = await loadArchived(conn, archiveRoot, candidates, judgeJournaled, {
+    command: "the journal's load (gexwh load, or the start of gexwh sync)",
+    ...(signal ? { signal } : {}),
+  });
   applied.filesLoaded = report.loaded.length;
   applied.rowsLoaded = report.rowsLoaded;
   applied.warnings.push(...report.warnings);
@@ -132,7 +147,18 @@ async function loadJournaledFiles(conn: DuckDBConnection, archiveRoot: string, f
     await recordNotArchived(conn, { ...missed.candidate.entry, sha256: missed.candidate.expected.sha256, archivePath: null }, missed.detail);
     applied.failed.push({ file: missed.candidate.entry, error: missed.detail });
   }
-  return refused;
+  return { refused, notDone: new Set(unfinished(report, candidates).map((candidate) => candidate.entry)) };
+}
+
+/** The candidates a stop signal kept the loader from: neither loaded, failed, skipped nor set aside. */
+function unfinished<C extends ArchivedCandidate>(report: ArchivedLoadReport<C>, candidates: readonly C[]): C[] {
+  if (!report.stopped) return [];
+  const finished = new Set<C>(report.notLoaded.map((missed) => missed.candidate));
+  for (const input of [...report.loaded, ...report.skipped, ...report.failed.map((f) => f.input)]) {
+    const candidate = report.candidateOf.get(input);
+    if (candidate !== undefined) finished.add(candidate);
+  }
+  return candidates.filter((candidate) => !finished.has(candidate));
 }
 
 /**
@@ -151,11 +177,13 @@ function describeEntry(entry: JournaledFile): string {
   return `${entry.exchange}/${entry.symbol} ${entry.sessionDate} ${entry.file}`;
 }
 
-/** What a sync's load did: files and rows loaded, the files that did not load and why. */
+/** What a sync's load did: files and rows loaded, the files that did not load and why, those a stop left. */
 export interface SyncLoad {
   loaded: number;
   rows: number;
   failed: { file: VerifiedFile; error: string }[];
+  /** Files a stop signal kept from loading: they go to the journal. */
+  notLoaded: VerifiedFile[];
   warnings: string[];
 }
 
@@ -165,13 +193,21 @@ export interface SyncLoad {
  * manifest's sha256: one that is not the manifest's is quarantined, recorded with no archived copy,
  * and downloaded again by a later sync within its budget.
  */
-export async function loadSyncFiles(conn: DuckDBConnection, archiveRoot: string, files: readonly VerifiedFile[], onProgress: (filesDone: number) => void): Promise<SyncLoad> {
-  const result: SyncLoad = { loaded: 0, rows: 0, failed: [], warnings: [] };
+export async function loadSyncFiles(
+  conn: DuckDBConnection,
+  archiveRoot: string,
+  files: readonly VerifiedFile[],
+  onProgress: (filesDone: number) => void,
+  signal?: AbortSignal,
+): Promise<SyncLoad> {
+  const result: SyncLoad = { loaded: 0, rows: 0, failed: [], notLoaded: [], warnings: [] };
+  if (files.length === 0) return result;
+  const stop = signal ? { signal } : {};
   const copies = files.filter((file) => file.fromArchive).map((file) => ({ ...file, relativePath: archivedCopyRelative(file), verified: file }));
   const fresh = files.filter((file) => !file.fromArchive);
   const judge = (c: (typeof copies)[number], found: FoundBytes): Verdict =>
     expectVersion({ sha256: c.sha256, bytes: c.bytes }, found, { rows: c.rows, downloadedAt: c.downloadedAt }, 'the manifest');
-  const reloaded = await loadArchived(conn, archiveRoot, copies, judge, { command: 'gexwh sync (an archived copy reused)', onProgress });
+  const reloaded = await loadArchived(conn, archiveRoot, copies, judge, { command: 'gexwh sync (an archived copy reused)', onProgress, ...stop });
   for (const missed of reloaded.notLoaded) {
     await recordNotArchived(conn, { ...missed.candidate.verified, archivePath: null }, missed.detail);
     result.failed.push({ file: missed.candidate.verified, error: `${missed.detail}; the next sync downloads it again (1 credit, within its budget)` });
@@ -181,8 +217,10 @@ export async function loadSyncFiles(conn: DuckDBConnection, archiveRoot: string,
     if (copy) result.failed.push({ file: copy.verified, error });
   }
   const inputs: LoadInput[] = fresh.map((file) => ({ ...file, path: file.archivePath, archivePath: archivedCopyRelative(file) }));
-  const downloaded = await loadFiles(conn, inputs, { onProgress: (done) => onProgress(copies.length + done) });
+  const downloaded = await loadFiles(conn, inputs, { onProgress: (done) => onProgress(copies.length + done), ...stop });
   for (const { input, error } of downloaded.failed) result.failed.push({ file: fresh[inputs.indexOf(input)]!, error });
+  const freshDone = new Set([...downloaded.loaded, ...downloaded.skipped, ...downloaded.failed.map((f) => f.input)]);
+  result.notLoaded = [...unfinished(reloaded, copies).map((copy) => copy.verified), ...fresh.filter((_, i) => !freshDone.has(inputs[i]!))];
   result.loaded = reloaded.loaded.length + downloaded.loaded.length;
   result.rows = reloaded.rowsLoaded + downloaded.rowsLoaded;
   result.warnings = [...reloaded.warnings, ...downloaded.warnings.filter((w) => !reloaded.warnings.includes(w))];
@@ -287,6 +325,8 @@ export interface LoadCommandResult {
 export async function loadWaiting(options: LoadCommandOptions): Promise<LoadCommandResult> {
   const lock = await acquireSyncLock(options.dbPath, { waitSeconds: options.waitSeconds });
   try {
+    // What a sync stopped hard left (src/sync/spend-log.ts) joins the journal first.
+    await adoptStoppedRun(options.archiveRoot);
     const journal = await readJournal(options.archiveRoot);
     let warehouse: Warehouse;
     try {

@@ -73,6 +73,11 @@ export async function loadArchived<C extends ArchivedCandidate>(
   const report: ArchivedLoadReport<C> = { loaded: [], skipped: [], failed: [], warnings: [], rowsLoaded: 0, notLoaded: [], candidateOf: new Map() };
   let done = 0;
   for (const chunk of chunksOf(byKind(candidates), options.chunkSize ?? 32)) {
+    // A stop signal ends the load between chunks (the loader ends it within a chunk).
+    if (options.signal?.aborted) {
+      report.stopped = true;
+      break;
+    }
     const pins: PinnedFile[] = [];
     try {
       const inputs = await pinChunk(root, chunk, judge, options, report, pins);
@@ -173,6 +178,7 @@ function merge(into: LoadReport, from: LoadReport): void {
   into.skipped.push(...from.skipped);
   into.failed.push(...from.failed);
   into.rowsLoaded += from.rowsLoaded;
+  if (from.stopped) into.stopped = true;
   // The loader names an unknown column once per call: once per report here.
   const seen = new Set(into.warnings.map(warningKey));
   for (const warning of from.warnings) if (!seen.has(warningKey(warning))) into.warnings.push(warning);

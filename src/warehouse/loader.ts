@@ -38,6 +38,12 @@ export interface LoadOptions {
   now?: () => Date;
   /** Called after each batch with how many of the files are done (loaded, skipped or failed). */
   onProgress?(filesDone: number): void;
+  /**
+   * Stops the load: no file is started after it, and the batch in flight is interrupted and rolled
+   * back (its files are neither loaded nor failed), so a stop takes effect within a second whatever
+   * the batch's size. The files not done are the caller's to keep.
+   */
+  signal?: AbortSignal;
 }
 
 export interface FailedLoad {
@@ -53,6 +59,8 @@ export interface LoadReport {
   /** Unknown columns, once per (file kind, column). */
   warnings: string[];
   rowsLoaded: number;
+  /** The signal stopped the load before every file was done. */
+  stopped?: true;
 }
 
 interface Prepared {
@@ -79,13 +87,28 @@ export function invalidInputReason(input: LoadInput): string | undefined {
 }
 
 export async function loadFiles(conn: DuckDBConnection, files: readonly LoadInput[], options: LoadOptions = {}): Promise<LoadReport> {
+  const interrupt = () => conn.interrupt();
+  options.signal?.addEventListener('abort', interrupt, { once: true });
+  try {
+    const report = await loadRounds(conn, files, options);
+    if (options.signal?.aborted && filesDone(report) < files.length) report.stopped = true;
+    return report;
+  } finally {
+    options.signal?.removeEventListener('abort', interrupt);
+  }
+}
+
+async function loadRounds(conn: DuckDBConnection, files: readonly LoadInput[], options: LoadOptions): Promise<LoadReport> {
   const report: LoadReport = { loaded: [], skipped: [], failed: [], warnings: [], rowsLoaded: 0 };
   const now = options.now ?? (() => new Date());
   const warned = new Set<string>();
+  const stopped = () => options.signal?.aborted === true;
   for (const round of splitRounds(files)) {
+    if (stopped()) break;
     const loaded = await loadedFiles(conn, round);
     const prepared: Prepared[] = [];
     for (const input of round) {
+      if (stopped()) break;
       const invalid = invalidInputReason(input);
       if (invalid) {
         report.failed.push({ input, error: `${describeFile(input)}: ${invalid}` });
@@ -101,7 +124,8 @@ export async function loadFiles(conn: DuckDBConnection, files: readonly LoadInpu
     }
     options.onProgress?.(filesDone(report));
     for (const batch of makeBatches(prepared, options)) {
-      await loadBatchWithFallback(conn, batch, report, now);
+      if (stopped()) break;
+      await loadBatchWithFallback(conn, batch, report, now, stopped);
       options.onProgress?.(filesDone(report));
     }
   }
@@ -181,18 +205,23 @@ function makeBatches(prepared: readonly Prepared[], options: LoadOptions): Prepa
   return batches;
 }
 
-async function loadBatchWithFallback(conn: DuckDBConnection, batch: Prepared[], report: LoadReport, now: () => Date): Promise<void> {
+async function loadBatchWithFallback(conn: DuckDBConnection, batch: Prepared[], report: LoadReport, now: () => Date, stopped: () => boolean): Promise<void> {
   try {
     report.rowsLoaded += await loadBatch(conn, batch, now());
     report.loaded.push(...batch.map((item) => item.input));
     return;
   } catch (error) {
+    // Interrupted by a stop: rolled back, the files are not failed, they wait for the next load.
+    if (stopped()) return;
     if (batch.length === 1 && batch[0]) {
       await fail(conn, report, batch[0].input, messageFor(batch[0].input, error), now());
       return;
     }
   }
-  for (const item of batch) await loadBatchWithFallback(conn, [item], report, now);
+  for (const item of batch) {
+    if (stopped()) return;
+    await loadBatchWithFallback(conn, [item], report, now, stopped);
+  }
 }
 
 function messageFor(input: LoadInput, error: unknown): string {

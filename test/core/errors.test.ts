@@ -19,7 +19,7 @@ describe('exit codes, decided in one place', () => {
     [new IntegrityError('x'), ExitCode.partial, 'integrity'],
     [new InterruptedError('SIGINT'), ExitCode.sigint, 'interrupted'],
     [new InterruptedError('SIGTERM'), ExitCode.sigterm, 'interrupted'],
-    [new InterruptedError('SIGINT', 'query cancelled (SIGINT)'), ExitCode.sigint, 'interrupted'],
+    [new InterruptedError('SIGINT', { message: 'query cancelled (SIGINT)' }), ExitCode.sigint, 'interrupted'],
     [new QueryTimeoutError('x'), 124, 'timeout'],
     [new UnsafeWarehouseError('x'), ExitCode.usage, 'unsafe_warehouse'],
     [new DamagedWarehouseError('x'), ExitCode.unexpected, 'damaged_warehouse'],
