@@ -84,7 +84,8 @@ export interface PairPlan extends Pair {
   rebuilt: number;
 }
 
-export type BudgetBound = 'unlimited' | 'quota' | 'max-credits';
+/** What set the credits a run may spend: nothing, the day's quota, --reserve-credits (out of the quota), --max-credits. */
+export type BudgetBound = 'unlimited' | 'quota' | 'reserve-credits' | 'max-credits';
 
 export interface PlanBudgetReport {
   /** Credits this run may spend; null = unlimited. */
@@ -144,18 +145,24 @@ function compareText(a: string, b: string): number {
 export function creditBudget(budget: PlanBudget): { available: number; limitedBy: BudgetBound; remainingUnknown: boolean } {
   const cap = budget.maxCredits ?? Number.POSITIVE_INFINITY;
   let quota = Number.POSITIVE_INFINITY;
+  let remaining = Number.POSITIVE_INFINITY;
   let remainingUnknown = false;
   if (budget.creditsLimit > 0) {
     // Unknown remaining (quota service down): assume the daily limit; a 429 stops the run anyway.
     remainingUnknown = budget.creditsRemaining === null;
-    const remaining = budget.creditsRemaining ?? budget.creditsLimit;
+    remaining = budget.creditsRemaining ?? budget.creditsLimit;
     quota = Math.max(0, remaining - budget.reserve);
   }
   const available = Math.max(0, Math.min(quota, cap));
-  const limitedBy: BudgetBound = !Number.isFinite(available) ? 'unlimited' : cap < quota ? 'max-credits' : 'quota';
-  return { available, limitedBy, remainingUnknown };
+  return { available, limitedBy: boundOf(available, cap, quota, remaining), remainingUnknown };
 }
 
+/** The bound that set `available`: --max-credits when it is the lowest, --reserve-credits when the reserve cut the day's quota. */
+function boundOf(available: number, cap: number, quota: number, remaining: number): BudgetBound {
+  if (!Number.isFinite(available)) return 'unlimited';
+  if (cap < quota) return 'max-credits';
+  return quota < remaining ? 'reserve-credits' : 'quota';
+}
 
 function indexLedger(ledger: readonly LedgerEntry[]): Map<string, LedgerEntry[]> {
   const byFile = new Map<string, LedgerEntry[]>();

@@ -38,6 +38,8 @@ export interface SyncSummary {
   levelsFilled?: FillLevelsReport;
   /** The local write error (disk full, read-only archive) that stopped the downloads. */
   archiveWriteError?: string;
+  /** What deferred files, first the run's own stops, then the plan's budget; absent when none was deferred. */
+  deferredBy?: DeferralCause[];
   /** A stop signal cut the run short; paid files not loaded wait in the journal for the next run. */
   interrupted?: boolean;
   /** Files an earlier run paid for but could not load (the warehouse was held), loaded by this run for 0 credits. */
@@ -106,12 +108,28 @@ function planPart(facts: RunFacts): SyncSummary['plan'] {
   };
 }
 
+/** Why files wait for a later run: the run's own stops (a full archive, a signal, a 429), or the plan's bound. */
+export type DeferralCause = 'archive-write' | 'interrupted' | 'rate-limit' | 'max-credits' | 'reserve-credits' | 'quota';
+
+export function deferralCauses(facts: Pick<RunFacts, 'fetched' | 'outcome' | 'quotaStop' | 'plan'>): DeferralCause[] {
+  const causes: DeferralCause[] = [];
+  if (facts.fetched.deferred.length > 0) {
+    if (facts.fetched.localWriteError) causes.push('archive-write');
+    else if (facts.outcome === 'interrupted') causes.push('interrupted');
+    else if (facts.quotaStop) causes.push('rate-limit');
+  }
+  const bound = facts.plan.budget.limitedBy;
+  if (facts.plan.deferred.length > 0 && bound !== 'unlimited') causes.push(bound);
+  return causes;
+}
+
 /** Optional fields, present only when they say something. */
 function extras(facts: RunFacts): Partial<SyncSummary> {
   const { fetched, loaded, quotaStop, me } = facts;
   const reset = quotaStop?.resetAt ?? me.creditsReset;
   return {
     ...(reset ? { creditsReset: reset } : {}),
+    ...(facts.plan.deferred.length + fetched.deferred.length > 0 ? { deferredBy: deferralCauses(facts) } : {}),
     ...(quotaStop ? { quotaStop } : {}),
     ...(fetched.localWriteError ? { archiveWriteError: fetched.localWriteError } : {}),
     ...(facts.outcome === 'interrupted' ? { interrupted: true } : {}),

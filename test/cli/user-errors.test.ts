@@ -155,6 +155,25 @@ describe('verify says what to do about each problem', () => {
   });
 });
 
+describe('deferred files say what deferred them', () => {
+  it('--max-credits, --reserve-credits: named with what to expect, in the text and as deferred_by', async () => {
+    const fresh = ['--db', join(bench.dir, 'deferred.duckdb'), '--archive', join(bench.dir, 'deferred-raw'), '--exchange', 'deribit', '--symbol', 'BTC'];
+    const capped = await runCli(['sync', ...fresh, '--max-credits', '1'], { env });
+    expect(capped.code, capped.stderr).toBe(0);
+    expect(capped.stdout).toMatch(/1 file\(s\) loaded .*, 0 failed, 5 deferred by --max-credits \(1 credit\(s\) this run\); the next run goes on;/);
+    expect(capped.stdout).not.toMatch(/until the credits reset/);
+
+    const me = JSON.parse((await runCli(['me', '--json'], { env })).stdout) as { quota: { history_files: { remaining: number } } };
+    const reserve = String(me.quota.history_files.remaining - 2);
+    const reserved = await runCli(['sync', ...fresh, '--reserve-credits', reserve, '--json'], { env });
+    expect(reserved.code, reserved.stderr).toBe(0);
+    const summary = JSON.parse(reserved.stdout) as { files_deferred: number; deferred_by: string[]; plan: { limited_by: string } };
+    expect(summary).toMatchObject({ files_deferred: 3, deferred_by: ['reserve-credits'], plan: { limited_by: 'reserve-credits' } });
+    const text = await runCli(['plan', ...fresh, '--reserve-credits', reserve], { env });
+    expect(text.stdout).toMatch(/3 deferred by --reserve-credits \(the credits it keeps stay unspent until the reset at \S+\)/);
+  });
+});
+
 /** A loopback port nobody listens on: bound, then closed, so the kernel refuses connections to it. */
 async function closedPort(): Promise<number> {
   const server: Server = createServer();
