@@ -47,6 +47,7 @@ import type { StoredManifestRow } from '../core/rows.js';
 import { archivedCopyRelative, promoteLoadedVersions } from './versions.js';
 import type { VerifiedFile } from './fetch.js';
 import { adoptStoppedRun } from './spend-log.js';
+import type { OnProgress } from '../core/progress.js';
 
 export { DEFAULT_WAIT_LOCK_SECONDS };
 
@@ -70,7 +71,7 @@ export function nothingApplied(): AppliedJournal {
  * Loads the journal's content into an open, writable warehouse, then removes it from the journal. A
  * stop signal ends the file loads early; the files not done stay in the journal.
  */
-export async function applyJournal(conn: DuckDBConnection, archiveRoot: string, signal?: AbortSignal): Promise<AppliedJournal> {
+export async function applyJournal(conn: DuckDBConnection, archiveRoot: string, signal?: AbortSignal, onProgress?: OnProgress): Promise<AppliedJournal> {
   const applied = nothingApplied();
   const live = await loadLiveJournal(conn, archiveRoot);
   applied.snapshotsLoaded = live.snapshots;
@@ -89,7 +90,7 @@ export async function applyJournal(conn: DuckDBConnection, archiveRoot: string, 
     if (listing.completeFrom !== undefined) await recordListing(conn, listing.exchange, listing.symbol, listing.completeFrom, new Date(listing.listedAt));
     applied.manifestsStored++;
   }
-  const { refused, notDone } = await loadJournaledFiles(conn, archiveRoot, journal.files, applied, signal);
+  const { refused, notDone } = await loadJournaledFiles(conn, archiveRoot, journal.files, applied, { signal, onProgress });
   for (const run of journal.runs) if (await recordJournaledRun(conn, run)) applied.runsRecorded++;
   // A journaled newer version waits under its pending name; once loaded it takes the plain name.
   applied.warnings.push(...(await promoteLoadedVersions(conn, archiveRoot)).warnings);
@@ -110,7 +111,7 @@ async function loadJournaledFiles(
   archiveRoot: string,
   files: readonly JournaledFile[],
   applied: AppliedJournal,
-  signal: AbortSignal | undefined,
+  { signal, onProgress }: { signal: AbortSignal | undefined; onProgress: OnProgress | undefined },
 ): Promise<{ refused: RejectedEntry[]; notDone: Set<JournaledFile> }> {
   if (files.length === 0) return { refused: [], notDone: new Set() };
   const manifest = await manifestRowsOf(conn, files);
@@ -131,6 +132,7 @@ async function loadJournaledFiles(
   const report = await loadArchived(conn, archiveRoot, candidates, judgeJournaled, {
     command: "the journal's load (gexwh load, or the start of gexwh sync)",
     ...(signal ? { signal } : {}),
+    ...(onProgress ? { onProgress: (done: number) => onProgress(done, candidates.length) } : {}),
   });
   applied.filesLoaded = report.loaded.length;
   applied.rowsLoaded = report.rowsLoaded;
@@ -308,6 +310,8 @@ export interface LoadCommandOptions {
   archiveRoot: string;
   waitSeconds: number;
   signal?: AbortSignal;
+  /** Told as the journal's files are loaded. */
+  onProgress?: OnProgress;
 }
 
 export interface LoadCommandResult {
@@ -341,7 +345,7 @@ export async function loadWaiting(options: LoadCommandOptions): Promise<LoadComm
     try {
       const conn = warehouse.connection;
       const runId = await startRun(conn, { command: 'load', options: { db: options.dbPath, archive: options.archiveRoot } });
-      const applied = await applyJournal(conn, options.archiveRoot);
+      const applied = await applyJournal(conn, options.archiveRoot, options.signal, options.onProgress);
       await finishRun(conn, runId, {
         outcome: applied.failed.length > 0 ? 'partial' : 'ok',
         filesPlanned: journal.files.length,

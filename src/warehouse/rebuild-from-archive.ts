@@ -8,6 +8,7 @@
 import { promises as fs } from 'node:fs';
 import { relative, resolve } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
+import type { OnProgress } from '../core/progress.js';
 import { recordFileStatus } from './ledger.js';
 import { loadArchived, type ArchivedCandidate, type FoundBytes, type Verdict } from './archived-load.js';
 import { openWarehouse } from './open.js';
@@ -61,6 +62,8 @@ export interface ArchiveRebuildOptions {
   damagedCopies: string[];
   /** The file kept aside was not a warehouse of gexwh, replaced on --force. */
   replaced?: boolean;
+  /** Told as files are loaded (files done of those archived). */
+  onProgress?: OnProgress;
 }
 
 /** Creates a fresh warehouse at dbPath (which must not exist) and loads the whole archive into it. */
@@ -79,7 +82,11 @@ async function rebuildFromArchiveOn(conn: DuckDBConnection, options: ArchiveRebu
   try {
     const scan = await scanArchive(options.archiveRoot);
     const candidates = await Promise.all(scan.files.map((file) => candidateOf(options.archiveRoot, file)));
-    const report = await loadArchived(conn, options.archiveRoot, candidates, countRows, { now, command: 'gexwh rebuild (from the archive alone)' });
+    const report = await loadArchived(conn, options.archiveRoot, candidates, countRows, {
+      now,
+      command: 'gexwh rebuild (from the archive alone)',
+      onProgress: (done) => options.onProgress?.(done, candidates.length),
+    });
     const problems: RebuildProblem[] = scan.refused.map((link) => linkProblem(options.archiveRoot, link));
     for (const missed of report.notLoaded) problems.push(await recordUnreadable(conn, missed.candidate, missed.detail, now()));
     problems.push(...report.failed.map(({ input, error }) => problemOf(input, error)));

@@ -25,6 +25,7 @@ import type { FileKind } from '../core/file-kinds.js';
 import { fileVersionKey } from '../core/pairs.js';
 import { scanArchive } from '../core/archive/walk.js';
 import type { RebuildProblem, RebuildResult } from './rebuild-result.js';
+import type { OnProgress } from '../core/progress.js';
 
 export interface RebuildOptions {
   dbPath: string;
@@ -36,6 +37,8 @@ export interface RebuildOptions {
   /** Replace a --db that is not a warehouse of gexwh (kept aside, never deleted). */
   force?: boolean;
   now?: () => Date;
+  /** Told as files are loaded (files done of those to rebuild). */
+  onProgress?: OnProgress;
 }
 
 export async function rebuildWarehouse(options: RebuildOptions): Promise<RebuildResult> {
@@ -86,7 +89,7 @@ async function rebuildExisting(options: RebuildOptions, now: () => Date): Promis
   try {
     warehouse = await openHeldWarehouse(options);
     await readEveryTable(warehouse.connection);
-    const result = await rebuildOn(warehouse.connection, options.archiveRoot, now);
+    const result = await rebuildOn(warehouse.connection, options.archiveRoot, now, options.onProgress);
     // A damaged block the scan cannot reach (an index) fails the loads that touch it; the copy kept
     // aside then holds the loads that did commit.
     if (!result.problems.some((problem) => isDamagedFileMessage(problem.detail))) return result;
@@ -132,12 +135,17 @@ export async function readEveryTable(conn: DuckDBConnection): Promise<void> {
 }
 
 /** Rebuilds on an open, writable connection whose sync lock the caller holds. */
-export async function rebuildOn(conn: DuckDBConnection, archiveRoot: string, now: () => Date = () => new Date()): Promise<RebuildResult> {
+export async function rebuildOn(conn: DuckDBConnection, archiveRoot: string, now: () => Date = () => new Date(), onProgress?: OnProgress): Promise<RebuildResult> {
   const runId = await startRun(conn, { command: 'rebuild', options: { archive: resolve(archiveRoot) }, startedAt: now() });
   try {
     const candidates = await rebuildCandidates(conn);
     const orphanRowsRemoved = await removeOrphanRows(conn);
-    const report = await loadArchived(conn, archiveRoot, candidates, judgeRebuild, { reload: true, now, command: 'gexwh rebuild' });
+    const report = await loadArchived(conn, archiveRoot, candidates, judgeRebuild, {
+      reload: true,
+      now,
+      command: 'gexwh rebuild',
+      onProgress: (done) => onProgress?.(done, candidates.length),
+    });
     const problems = [
       ...report.notLoaded.flatMap((missed) => problemsOfNotLoaded(missed)),
       ...report.failed.map(({ input, error }) => problemOf(input, 'load_failed', error)),

@@ -15,6 +15,7 @@ import { acquireSyncLock } from './lock.js';
 import { openWarehouse } from './open.js';
 import { chooseVersion, removeOrphanRows } from './rebuild.js';
 import { fileKey } from '../core/pairs.js';
+import type { OnProgress } from '../core/progress.js';
 
 export interface VerifyOptions {
   dbPath: string;
@@ -23,6 +24,8 @@ export interface VerifyOptions {
   /** With repair: wait this long for a running sync's lock (default 0). */
   lockWaitSeconds?: number;
   now?: () => Date;
+  /** Told after each file is checked (files of the ledger, and their bytes). */
+  onProgress?: OnProgress;
 }
 
 export type VerifyProblemKind =
@@ -59,7 +62,7 @@ export async function verifyWarehouse(options: VerifyOptions): Promise<VerifyRep
   if (!options.repair) {
     const warehouse = await openWarehouse(options.dbPath, { readOnly: true });
     try {
-      const inspection = await inspect(warehouse.connection, options.archiveRoot, new Map());
+      const inspection = await inspect(warehouse.connection, options.archiveRoot, new Map(), options.onProgress);
       return { checked: inspection.checked, problems: inspection.problems, repaired: [] };
     } finally {
       warehouse.close();
@@ -69,7 +72,7 @@ export async function verifyWarehouse(options: VerifyOptions): Promise<VerifyRep
   try {
     const warehouse = await openWarehouse(options.dbPath);
     try {
-      return await verifyAndRepairOn(warehouse.connection, options.archiveRoot, options.now ?? (() => new Date()));
+      return await verifyAndRepairOn(warehouse.connection, options.archiveRoot, options.now ?? (() => new Date()), options.onProgress);
     } finally {
       warehouse.close();
     }
@@ -79,9 +82,9 @@ export async function verifyWarehouse(options: VerifyOptions): Promise<VerifyRep
 }
 
 /** Verify, repair what the archive allows, verify again (on a writable connection, lock held). */
-export async function verifyAndRepairOn(conn: DuckDBConnection, archiveRoot: string, now: () => Date = () => new Date()): Promise<VerifyReport> {
+export async function verifyAndRepairOn(conn: DuckDBConnection, archiveRoot: string, now: () => Date = () => new Date(), onProgress?: OnProgress): Promise<VerifyReport> {
   const looks = new Map<string, ArchiveLook>();
-  const before = await inspect(conn, archiveRoot, looks);
+  const before = await inspect(conn, archiveRoot, looks, onProgress);
   if (before.problems.length === 0) return { checked: before.checked, problems: [], repaired: [] };
   if (before.problems.some((p) => p.kind === 'unexplained_rows')) await removeOrphanRows(conn);
   if (before.fixes.length > 0) {
@@ -109,7 +112,7 @@ interface Inspection {
   fixes: RepairCandidate[];
 }
 
-async function inspect(conn: DuckDBConnection, archiveRoot: string, looks: Map<string, ArchiveLook>): Promise<Inspection> {
+async function inspect(conn: DuckDBConnection, archiveRoot: string, looks: Map<string, ArchiveLook>, onProgress?: OnProgress): Promise<Inspection> {
   const manifest = await manifestShas(conn);
   const mismatches = new Map((await rowCountMismatches(conn)).map((m) => [fileKey(m), m]));
   const inspection: Inspection = { checked: 0, problems: [], fixes: [] };
@@ -117,11 +120,14 @@ async function inspect(conn: DuckDBConnection, archiveRoot: string, looks: Map<s
     if (!looks.has(relative)) looks.set(relative, await hashArchived(archiveRoot, relative));
     return looks.get(relative)!;
   };
-  for (const versions of groupByFile(await listLedger(conn))) {
+  const files = groupByFile(await listLedger(conn));
+  const meter = progressOver(files, onProgress);
+  for (const versions of files) {
     const first = versions[0];
     if (!first) continue;
     const relative = archivedRelativeOf(first);
     const found = await look(relative);
+    meter(versions);
     const problems = await inspectFile(versions, found, manifest, mismatches, { root: archiveRoot, look });
     if (problems === undefined) continue;
     inspection.checked += 1;
@@ -134,6 +140,19 @@ async function inspect(conn: DuckDBConnection, archiveRoot: string, looks: Map<s
     inspection.problems.push(problem('unexplained_rows', orphan, `${orphan.actual} rows with no loaded ${orphan.file} file`));
   }
   return inspection;
+}
+
+/** A progress callback over the ledger's files: each one checked adds its bytes (those of its newest version). */
+function progressOver(files: readonly (readonly LedgerRow[])[], onProgress: OnProgress | undefined): (versions: readonly LedgerRow[]) => void {
+  const bytesOf = (versions: readonly LedgerRow[]) => versions[versions.length - 1]?.bytes ?? 0;
+  const totalBytes = files.reduce((sum, versions) => sum + bytesOf(versions), 0);
+  let done = 0;
+  let bytes = 0;
+  return (versions) => {
+    done += 1;
+    bytes += bytesOf(versions);
+    onProgress?.(done, files.length, bytes, totalBytes);
+  };
 }
 
 /** One file's problems: of its loaded version, else of a newest failed_load; undefined when neither is there to check. */

@@ -13,14 +13,20 @@ export function registerRebuild(program: Command): void {
     .option('--wait-lock <seconds>', `wait up to N seconds for another process holding the warehouse (default ${DEFAULT_WAIT_LOCK_SECONDS}) or a running sync (default: exit 5 at once)`, integerOption(0, 86_400))
     .action(async (flags: { waitLock?: number; force?: boolean }, command: Command) => {
       const ctx = contextOf(command);
-      const [{ rebuildWarehouse }, { restoreLiveTables }] = await Promise.all([import('../../warehouse/index.js'), import('../../sync/load-pending.js')]);
+      const [{ rebuildWarehouse }, { restoreLiveTables }, { createTaskProgress }] = await Promise.all([
+        import('../../warehouse/index.js'),
+        import('../../sync/load-pending.js'),
+        import('../progress.js'),
+      ]);
+      const progress = createTaskProgress(ctx, 'rebuild');
       const result = await rebuildWarehouse({
         dbPath: ctx.settings.db,
         archiveRoot: ctx.settings.archive,
         lockWaitSeconds: flags.waitLock ?? 0,
         warehouseWaitSeconds: flags.waitLock ?? DEFAULT_WAIT_LOCK_SECONDS,
         force: flags.force === true,
-      });
+        onProgress: progress.onProgress,
+      }).finally(() => progress.done());
       // The live tables come back from the capture journal (<archive>/_live), as the data tables from the archive.
       const live = await restoreLiveTables({ dbPath: ctx.settings.db, archiveRoot: ctx.settings.archive, waitSeconds: flags.waitLock ?? DEFAULT_WAIT_LOCK_SECONDS, signal: ctx.signal });
       const liveRows = live.inserted.live_levels + live.inserted.term_structure + live.inserted.live_strikes;

@@ -12,9 +12,16 @@ export function registerVerify(program: Command): void {
     .option('--wait-lock <seconds>', 'with --repair: wait for a running sync (default: exit 5 at once)', integerOption(0, 86_400))
     .action(async (flags: { repair?: boolean; waitLock?: number }, command: Command) => {
       const ctx = contextOf(command);
-      const [{ verifyWarehouse }, { nextStepFor }] = await Promise.all([import('../../warehouse/index.js'), import('../../warehouse/verify-advice.js')]);
+      const [{ verifyWarehouse }, { nextStepFor }, { createTaskProgress }] = await Promise.all([
+        import('../../warehouse/index.js'),
+        import('../../warehouse/verify-advice.js'),
+        import('../progress.js'),
+      ]);
       const repair = flags.repair === true;
-      const found = await verifyWarehouse({ dbPath: ctx.settings.db, archiveRoot: ctx.settings.archive, repair, lockWaitSeconds: flags.waitLock ?? 0 });
+      const progress = createTaskProgress(ctx, 'verify');
+      const found = await verifyWarehouse({ dbPath: ctx.settings.db, archiveRoot: ctx.settings.archive, repair, lockWaitSeconds: flags.waitLock ?? 0, onProgress: progress.onProgress }).finally(() =>
+        progress.done(),
+      );
       // Each problem left says what to do about it, in the text and in the JSON (`next`).
       const problems = found.problems.map((p) => ({ ...p, next: nextStepFor(p, repair) }));
       const report = { ...found, problems };
