@@ -20,6 +20,9 @@ export default defineConfig({
     globalSetup: ['test/global-setup.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
+    // dt-sql-parser's ESM build imports folders and files without extensions, which Node's ESM loader
+    // refuses; inlined, Vite resolves them (test/warehouse/export-ddl.test.ts).
+    server: { deps: { inline: ['dt-sql-parser'] } },
     projects: [
       {
         extends: true,

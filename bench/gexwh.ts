@@ -60,8 +60,8 @@ export interface CliRun {
 }
 
 /** Spawns `node <cli> ...args` with the key in the environment; measures wall time and peak RSS. */
-export function runCli(args: readonly string[], env: Record<string, string>): Promise<CliRun> {
-  return runNode(['--import', RSS_PRELOAD, CLI_PATH, ...args], env);
+export function runCli(args: readonly string[], env: Record<string, string>, cli: string = CLI_PATH): Promise<CliRun> {
+  return runNode(['--import', RSS_PRELOAD, cli, ...args], env);
 }
 
 /** Spawns `node <script> ...args` with the RSS reporter preloaded. */

@@ -7,6 +7,7 @@
 // run it on a copy.
 import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { createMarketModel } from '../emulator/market/model.js';
@@ -28,10 +29,10 @@ export interface ExtrasArgs {
   parts?: ReadonlySet<ExtrasPart>;
 }
 
-export const EXTRAS_PARTS = ['storage', 'export', 'nightly'] as const;
+export const EXTRAS_PARTS = ['storage', 'export', 'nightly', 'incremental'] as const;
 export type ExtrasPart = (typeof EXTRAS_PARTS)[number];
 
-/** `--extras` alone: all three; `--extras storage,nightly`: those. */
+/** `--extras` alone: all four; `--extras storage,nightly`: those. */
 export function parseExtrasParts(value: string | undefined): Set<ExtrasPart> {
   if (value === undefined || value.startsWith('--')) return new Set(EXTRAS_PARTS);
   const parts = value.split(',');
@@ -117,11 +118,16 @@ interface Duel {
   b: number[];
   aBytes: number;
   bBytes: number;
+  /** The machine's 1-minute load average after each run (the machine may be shared). */
+  load: number[];
 }
+
+const load1 = (): number => Number(loadavg()[0]!.toFixed(1));
+const loadRange = (load: readonly number[]): string => (load.length === 0 ? '—' : `${Math.min(...load)}–${Math.max(...load)}`);
 
 /** Export and raw COPY, interleaved; each output folder measured and removed. */
 export async function exportDuel(db: string, scratch: string, runs: number, log: (l: string) => void): Promise<Duel> {
-  const duel: Duel = { a: [], b: [], aBytes: 0, bBytes: 0 };
+  const duel: Duel = { a: [], b: [], aBytes: 0, bBytes: 0, load: [] };
   for (let run = 0; run < runs; run++) {
     for (const who of run % 2 === 0 ? (['export', 'copy'] as const) : (['copy', 'export'] as const)) {
       const out = join(scratch, `out-${who}-${run}`);
@@ -129,7 +135,8 @@ export async function exportDuel(db: string, scratch: string, runs: number, log:
       const bytes = folderBytes(out);
       if (who === 'export') (duel.a.push(ms), (duel.aBytes = bytes));
       else (duel.b.push(ms), (duel.bBytes = bytes));
-      log(`  export run ${run + 1} ${who}: ${Math.round(ms)} ms, ${fmtMb(bytes)}`);
+      duel.load.push(load1());
+      log(`  export run ${run + 1} ${who}: ${Math.round(ms)} ms, ${fmtMb(bytes)}, load ${duel.load.at(-1)}`);
       await removeDir(out);
     }
   }
@@ -138,7 +145,7 @@ export async function exportDuel(db: string, scratch: string, runs: number, log:
 
 /** Run k loads session lastSession + k (a new night each time) into the big warehouse and, the same files, into a new empty one. */
 export async function nightlyDuel(db: string, scratch: string, args: ExtrasArgs, log: (l: string) => void): Promise<Duel> {
-  const duel: Duel = { a: [], b: [], aBytes: 0, bBytes: 0 };
+  const duel: Duel = { a: [], b: [], aBytes: 0, bBytes: 0, load: [] };
   const sizes = { expirations: args.expirations ?? DEFAULT_SHAPE.expirations, strikes: args.strikes ?? DEFAULT_SHAPE.strikes };
   for (let run = 0; run < args.runs; run++) {
     const date = dayAfter(args.lastSession, run + 1);
@@ -162,6 +169,41 @@ export async function nightlyDuel(db: string, scratch: string, args: ExtrasArgs,
   return duel;
 }
 
+/**
+ * The export a nightly job runs: a full export first (its time a sample of its own), then run k
+ * loads one new session of the 4 pairs (lastSession + 100 + k, clear of the nightly part's dates)
+ * and exports again into the same folder, which must write exactly that session's partitions.
+ */
+export async function incrementalExport(db: string, scratch: string, args: ExtrasArgs, log: (l: string) => void): Promise<Duel> {
+  const duel: Duel = { a: [], b: [], aBytes: 0, bBytes: 0, load: [] };
+  const sizes = { expirations: args.expirations ?? DEFAULT_SHAPE.expirations, strikes: args.strikes ?? DEFAULT_SHAPE.strikes };
+  const out = join(scratch, 'out-incremental');
+  const first = await timed(() => exportWarehouse({ dbPath: db, outDir: out, tables: [...KINDS] }));
+  duel.b.push(first.ms);
+  log(`  incremental: first (full) export ${Math.round(first.ms)} ms, ${first.value.partitionsWritten} partitions, load ${load1()}`);
+  for (let run = 0; run < args.runs; run++) {
+    const date = dayAfter(args.lastSession, 100 + run + 1);
+    const files = join(scratch, `incremental-${run}`);
+    mkdirSync(files, { recursive: true });
+    const inputs = emulatorSession(files, date, sizes);
+    const warehouse = await openWarehouse(db);
+    try {
+      await loadFiles(warehouse.connection, inputs);
+    } finally {
+      warehouse.close();
+    }
+    const { ms, value } = await timed(() => exportWarehouse({ dbPath: db, outDir: out, tables: [...KINDS] }));
+    if (value.partitionsWritten !== inputs.length) throw new Error(`incremental export of ${date}: wrote ${value.partitionsWritten} partitions, expected ${inputs.length}`);
+    duel.a.push(ms);
+    duel.load.push(load1());
+    log(`  incremental ${date}: ${Math.round(ms)} ms, ${value.partitionsWritten} partitions written, ${value.partitionsSkipped} unchanged, load ${duel.load.at(-1)}`);
+    await removeDir(files);
+  }
+  duel.aBytes = folderBytes(out);
+  await removeDir(out);
+  return duel;
+}
+
 async function storageOf(db: string, archive: readonly LoadInput[]): Promise<string[][]> {
   const warehouse = await openWarehouse(db);
   try {
@@ -178,20 +220,27 @@ export async function scaleExtras(args: ExtrasArgs, log: (line: string) => void)
     const archive = emulatorSession(scratch, args.lastSession, sizes);
     const parts = args.parts ?? new Set(EXTRAS_PARTS);
     const storage = parts.has('storage') ? await storageOf(args.db, archive) : [];
-    const none: Duel = { a: [], b: [], aBytes: 0, bBytes: 0 };
+    const none: Duel = { a: [], b: [], aBytes: 0, bBytes: 0, load: [] };
     const exp = parts.has('export') ? await exportDuel(args.db, scratch, args.runs, log) : none;
     const nightly = parts.has('nightly') ? await nightlyDuel(args.db, scratch, args, log) : none;
+    const incremental = parts.has('incremental') ? await incrementalExport(args.db, scratch, args, log) : none;
     const duelRows = [
       ...(parts.has('export')
         ? [
-            ['`exportWarehouse` (as `gexwh export`), levels + strikes tables', formatSample(exp.a), fmtMb(exp.aBytes), `${(median(exp.a) / median(exp.b)).toFixed(2)}× time`],
-            [`raw \`COPY … (${COPY_OPTIONS})\``, formatSample(exp.b), fmtMb(exp.bBytes), '—'],
+            ['`exportWarehouse` (as `gexwh export`), levels + strikes tables', formatSample(exp.a), fmtMb(exp.aBytes), `${(median(exp.a) / median(exp.b)).toFixed(2)}× time`, loadRange(exp.load)],
+            [`raw \`COPY … (${COPY_OPTIONS})\``, formatSample(exp.b), fmtMb(exp.bBytes), '—', ''],
           ]
         : []),
       ...(parts.has('nightly')
         ? [
-            ['nightly load (loadFiles, 4 pairs, one session) into this warehouse', formatSample(nightly.a), '', `${(median(nightly.a) / median(nightly.b)).toFixed(2)}×`],
-            ['the same load into an empty warehouse', formatSample(nightly.b), '', '—'],
+            ['nightly load (loadFiles, 4 pairs, one session) into this warehouse', formatSample(nightly.a), '', `${(median(nightly.a) / median(nightly.b)).toFixed(2)}×`, loadRange(nightly.load)],
+            ['the same load into an empty warehouse', formatSample(nightly.b), '', '—', ''],
+          ]
+        : []),
+      ...(parts.has('incremental')
+        ? [
+            ['incremental export of one new session (4 pairs × 3 tables) into the full export', formatSample(incremental.a), fmtMb(incremental.aBytes), '—', loadRange(incremental.load)],
+            ['the full export it increments (one run)', formatSample(incremental.b), '', '—', ''],
           ]
         : []),
     ];
@@ -200,7 +249,7 @@ export async function scaleExtras(args: ExtrasArgs, log: (line: string) => void)
       ...(storage.length > 0
         ? ['', table(['table', 'rows', 'warehouse B/row (blocks)', `archive gzip B/row (emulator, ${sizes.expirations} × ${sizes.strikes}, one session of 4 pairs)`, 'ratio'], storage)]
         : []),
-      ...(duelRows.length > 0 ? ['', table(['contender', 'wall, median (min–max)', 'output', 'ratio'], duelRows)] : []),
+      ...(duelRows.length > 0 ? ['', table(['contender', 'wall, median (min–max)', 'output', 'ratio', 'load average (1 min) after the runs'], duelRows)] : []),
     ].join('\n');
   } finally {
     await removeDir(scratch);

@@ -5,6 +5,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { UsageError } from '../core/errors.js';
 import { checkSelectionNames } from '../core/known-names.js';
+import type { OnProgress } from '../core/progress.js';
 import { HELD_SOURCE } from '../warehouse/held-pairs.js';
 import { readCloses, readProfile, readTerm } from './read.js';
 import { strikesInRange } from './profile.js';
@@ -79,24 +80,25 @@ export async function reportPairs(conn: DuckDBConnection, request: Pick<ReportRe
   return chosen;
 }
 
-export async function readReport(conn: DuckDBConnection, request: ReportRequest): Promise<ReportData> {
+export async function readReport(conn: DuckDBConnection, request: ReportRequest, onProgress?: OnProgress): Promise<ReportData> {
   const pairs = await reportPairs(conn, request);
+  const allSeries = [];
+  for (const pair of pairs) allSeries.push(await readCloses(conn, pair, { sessions: request.sessions }));
+  // One step per close's profile (the bulk of the work) and one per pair for its latest levels and term.
+  const total = allSeries.reduce((n, series) => n + series.closes.length + 1, 0);
+  let done = 0;
+  const step = () => onProgress?.(++done, total);
   const reports: PairReport[] = [];
-  for (const pair of pairs) {
-    const series = await readCloses(conn, pair, { sessions: request.sessions });
+  for (const [index, pair] of pairs.entries()) {
+    const series = allSeries[index]!;
     const profiles: ProfileData[] = [];
     for (const close of series.closes) {
-      // The close's own capture: strikes_asof at that time, never a later one.
-      const profile = await readProfile(conn, pair, 'TOTAL', { at: new Date(close.capturedAt) }).catch((error: unknown) => {
-        if (error instanceof UsageError) return undefined; // a session whose strikes file is not loaded
-        throw error;
-      });
-      if (profile) {
-        const { askedAt: _asked, ...atClose } = profile;
-        profiles.push(strikesInRange({ ...atClose, closeOf: close.sessionDate }, request.rangePct));
-      }
+      const profile = await readCloseProfile(conn, pair, close);
+      if (profile) profiles.push(strikesInRange({ ...profile, closeOf: close.sessionDate }, request.rangePct));
+      step();
     }
     reports.push({ ...pair, latest: await readLatest(conn, pair), series, profiles, term: await readPairTerm(conn, pair) });
+    step();
   }
   const runs = await readRuns(conn);
   const credits = await all(conn, `SELECT coalesce(sum(credits_spent), 0)::BIGINT AS credits FROM sync.runs`);
@@ -104,6 +106,17 @@ export async function readReport(conn: DuckDBConnection, request: ReportRequest)
 }
 
 /** Captures store the venue the API resolved: a crypto pair's term structure is under combined. */
+/** The close's own capture: strikes_asof at that time, never a later one; undefined when its strikes file is not loaded. */
+async function readCloseProfile(conn: DuckDBConnection, pair: Pair, close: { capturedAt: string }): Promise<Omit<ProfileData, 'askedAt'> | undefined> {
+  const profile = await readProfile(conn, pair, 'TOTAL', { at: new Date(close.capturedAt) }).catch((error: unknown) => {
+    if (error instanceof UsageError) return undefined;
+    throw error;
+  });
+  if (profile === undefined) return undefined;
+  const { askedAt: _asked, ...atClose } = profile;
+  return atClose;
+}
+
 async function readPairTerm(conn: DuckDBConnection, pair: Pair): Promise<TermData | null> {
   for (const candidate of [pair, { exchange: 'combined', symbol: pair.symbol }]) {
     const held = await all(conn, `SELECT 1 FROM term_structure WHERE exchange = $1 AND symbol = $2 AND venue = 'TOTAL' LIMIT 1`, [candidate.exchange, candidate.symbol]);

@@ -5,6 +5,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { readReport, type ReportRequest } from './report-data.js';
 import { buildReportHtml } from './report-html.js';
 import type { Look } from './types.js';
+import type { OnProgress } from '../core/progress.js';
 
 export function echartsBrowserScript(): string {
   // The "common" bundle (line, bar, scatter, markers, tooltip, legend, SVG renderer): 715 KB against 1.1 MB for the full one.
@@ -12,8 +13,8 @@ export function echartsBrowserScript(): string {
   return readFileSync(path, 'utf8');
 }
 
-export async function buildReport(conn: DuckDBConnection, request: ReportRequest, look: Look): Promise<{ html: string; pairs: number; charts: number }> {
-  const data = await readReport(conn, request);
+export async function buildReport(conn: DuckDBConnection, request: ReportRequest, look: Look, onProgress?: OnProgress): Promise<{ html: string; pairs: number; charts: number }> {
+  const data = await readReport(conn, request, onProgress);
   const html = buildReportHtml(data, { look, echartsScript: echartsBrowserScript(), sessions: request.sessions, rangePct: request.rangePct });
   // levels, walls and net GEX always; the profile when strikes are held, the term structure when captured.
   const charts = data.pairs.reduce((n, p) => n + 3 + (p.profiles.length > 0 ? 1 : 0) + (p.term === null ? 0 : 1), 0);

@@ -1,5 +1,6 @@
 // `gexwh export`'s flags checked where they are parsed: a bad value is a UsageError (exit 2) naming
 // it and what is allowed, before the warehouse is opened or any file is touched.
+import { statSync } from 'node:fs';
 import { UsageError } from '../core/errors.js';
 import { isIsoDate } from '../time/dates.js';
 import { SYMBOL_PATTERN, SYMBOL_RULE } from '../core/names.js';
@@ -50,6 +51,9 @@ function s3OptionsOf(flags: ExportFlags): NonNullable<CheckedExportFlags['s3']> 
 function checkOut(flags: ExportFlags): void {
   if (!flags.out || flags.out.trim() === '') throw new UsageError('export: --out DIR (or s3://bucket/prefix) is required');
   if (isS3Url(flags.out)) parseS3Url(flags.out); // a bad bucket name is a usage error now, not after the COPYs
+  else if (statSync(flags.out, { throwIfNoEntry: false })?.isDirectory() === false) {
+    throw new UsageError(`export: --out ${flags.out} is a file; --out names a folder (made if missing), e.g. --out ${flags.out}-export`);
+  }
   if ((flags.s3Endpoint !== undefined || flags.s3ForcePathStyle) && !isS3Url(flags.out)) {
     throw new UsageError('export: --s3-endpoint and --s3-force-path-style apply to an s3://bucket/prefix --out only');
   }

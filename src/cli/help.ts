@@ -17,25 +17,28 @@ const DEFAULTS: Record<string, string> = {
   '--now': 'the real clock',
 };
 
-/** One example per command, as a user types it after `npm install gexwh`. */
-export const EXAMPLES: Record<string, string> = {
-  sync: 'npx gexwh sync --symbol BTC,SPY --max-credits 50',
-  plan: 'npx gexwh plan --exchange deribit --symbol BTC --since 2026-01-01',
-  status: 'npx gexwh status --json',
-  me: 'npx gexwh me',
-  coverage: 'npx gexwh coverage --json',
-  api: 'npx gexwh api /history/timestamps/deribit/BTC -q date=2026-03-10',
-  query: 'npx gexwh query "SELECT * FROM levels_close ORDER BY session_date DESC LIMIT 5"',
-  export: 'npx gexwh export --out exports/ --table levels --since 2026-01-01',
-  rebuild: 'npx gexwh rebuild --db data/gex.duckdb --archive data/raw',
-  verify: 'npx gexwh verify --repair',
-  load: 'npx gexwh load',
-  capture: 'npx gexwh capture --symbol BTC,SPY',
-  doctor: 'npx gexwh doctor --json',
-  emulate: 'npx gexwh emulate --days 60 --port 8787',
-  demo: 'npx gexwh demo',
-  chart: 'npx gexwh chart profile --exchange deribit --symbol BTC --out profile.png',
-  report: 'npx gexwh report --out report.html',
+/**
+ * One example per command, as a user types it after `npm install gexwh`, and what it buys: file
+ * credits and quota requests are what users pay for, so every example says what it spends.
+ */
+export const EXAMPLES: Record<string, { run: string; buys: string }> = {
+  sync: { run: 'npx gexwh sync --symbol BTC,SPY --max-credits 50', buys: 'buys at most 50 daily files (1 credit each): BTC on combined, SPY on tradfi (one venue per symbol unless --exchange names others)' },
+  plan: { run: 'npx gexwh plan --exchange deribit --symbol BTC --since 2026-01-01', buys: 'buys nothing: the deribit BTC files from 2026-01-01 a sync would buy, and their credits (manifest pages cost quota requests)' },
+  status: { run: 'npx gexwh status --json', buys: 'buys nothing: /me and the coverage are free' },
+  me: { run: 'npx gexwh me', buys: 'buys nothing: /me is free' },
+  coverage: { run: 'npx gexwh coverage --json', buys: 'buys nothing: the coverage is free' },
+  api: { run: 'npx gexwh api /history/timestamps/deribit/BTC -q date=2026-03-10', buys: 'costs 1 quota request, no file credit' },
+  query: { run: 'npx gexwh query "SELECT * FROM levels_close ORDER BY session_date DESC LIMIT 5"', buys: 'buys nothing: reads the local warehouse' },
+  export: { run: 'npx gexwh export --out exports/ --table levels --since 2026-01-01', buys: 'buys nothing: writes Parquet from the local warehouse' },
+  rebuild: { run: 'npx gexwh rebuild --db data/gex.duckdb --archive data/raw', buys: 'buys nothing: no network, the archive alone' },
+  verify: { run: 'npx gexwh verify --repair', buys: 'buys nothing: no network, re-hashes and reloads from the archive' },
+  load: { run: 'npx gexwh load', buys: 'buys nothing: loads files already paid for, no network' },
+  capture: { run: 'npx gexwh capture --symbol BTC,SPY', buys: 'costs 2 quota requests per symbol (BTC on all, SPY on tradfi), no file credit; 0 when the 15-minute slot is already held' },
+  doctor: { run: 'npx gexwh doctor --json', buys: 'buys nothing: /me is free' },
+  emulate: { run: 'npx gexwh emulate --days 60 --port 8787', buys: 'buys nothing: a local emulator with demo keys' },
+  demo: { run: 'npx gexwh demo', buys: 'buys nothing: syncs from an in-process emulator' },
+  chart: { run: 'npx gexwh chart profile --exchange deribit --symbol BTC --out profile.png', buys: 'buys nothing: draws from the local warehouse' },
+  report: { run: 'npx gexwh report --out report.html', buys: 'buys nothing: one page from the local warehouse' },
 };
 
 function takesValue(option: Option): boolean {
@@ -55,6 +58,6 @@ export function completeHelp(program: Command): void {
   for (const command of program.commands) {
     for (const option of command.options as Option[]) option.description += defaultNote(command, option);
     const example = EXAMPLES[command.name()];
-    if (example) command.addHelpText('after', `\nExample:\n  $ ${example}\n`);
+    if (example) command.addHelpText('after', `\nExample:\n  $ ${example.run}\n    ${example.buys}\n`);
   }
 }

@@ -34,13 +34,29 @@ export function forgetResult(): void {
   resultWritten = false;
 }
 
-export function createOutput(flags: { json: boolean; quiet: boolean; verbose: boolean }): Output {
+export interface OutputFlags {
+  json: boolean;
+  quiet: boolean;
+  verbose: boolean;
+  /** The absolute path of a warehouse this command created, once it exists. */
+  newWarehouse?: () => string | undefined;
+}
+
+export function createOutput(flags: OutputFlags): Output {
   return {
-    ...flags,
+    json: flags.json,
+    quiet: flags.quiet,
+    verbose: flags.verbose,
     // Results and lines may quote server text: escaped before they reach a terminal.
     result(value, text) {
       resultWritten = true;
-      process.stdout.write(flags.json ? `${escapeJson(JSON.stringify(snakeKeys(value), jsonReplacer, 2))}\n` : `${escapeBlock(text())}\n`);
+      const created = flags.newWarehouse?.();
+      if (flags.json) {
+        const shown = created !== undefined && isPlainObject(value) ? { warehouseCreated: created, ...value } : value;
+        process.stdout.write(`${escapeJson(JSON.stringify(snakeKeys(shown), jsonReplacer, 2))}\n`);
+      } else {
+        process.stdout.write(`${escapeBlock(created === undefined ? text() : `created a new warehouse at ${created}\n${text()}`)}\n`);
+      }
     },
     info(line) {
       if (!flags.quiet) process.stderr.write(`${escapeBlock(line)}\n`);
@@ -52,6 +68,10 @@ export function createOutput(flags: { json: boolean; quiet: boolean; verbose: bo
       process.stderr.write(`warning: ${escapeBlock(line)}\n`);
     },
   };
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === Object.prototype;
 }
 
 const CAMEL_HUMP = /([a-z0-9])([A-Z])/g;

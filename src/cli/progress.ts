@@ -10,8 +10,11 @@ export interface Progress {
   done(): void;
 }
 
-/** A phase's line is first drawn after this long: short phases stay silent. */
-const SHOW_AFTER_MS = 1000;
+/**
+ * A phase's line is first drawn after this long: short phases stay silent. GEXWH_PROGRESS_AFTER_MS
+ * changes it (0: from the first update), for the terminal tests and for whoever wants to see more.
+ */
+const SHOW_AFTER_MS = showAfterMs(process.env.GEXWH_PROGRESS_AFTER_MS);
 const REDRAW_MS = 250;
 
 const PHASE_WORDS = {
@@ -42,6 +45,11 @@ export interface PhaseState {
   /** The bytes the whole phase will move, when known: the ETA then follows bytes, not items (files differ in size). */
   totalBytes?: number;
   failed: number;
+}
+
+function showAfterMs(value: string | undefined): number {
+  const ms = value === undefined ? Number.NaN : Number(value);
+  return Number.isInteger(ms) && ms >= 0 ? ms : 1000;
 }
 
 function duration(ms: number): string {
@@ -91,8 +99,10 @@ function drawLine(state: PhaseState): void {
 export function createProgress(ctx: CommandContext, _dryRun: boolean): Progress {
   const warn = (message: string) => ctx.out.debug(`note: ${message}`);
   const live = process.stderr.isTTY === true && !ctx.out.quiet;
+  // The answer to a signal is said at once, --quiet or not: whoever sent it waits for it.
+  const say = (message: string) => process.stderr.write(`${message}\n`);
   if (!live) {
-    return { events: { phase: (name, detail) => ctx.out.debug(`${name}${detail ? `: ${detail}` : ''}`), warn }, done() {} };
+    return { events: { phase: (name, detail) => ctx.out.debug(`${name}${detail ? `: ${detail}` : ''}`), warn, stopping: say }, done() {} };
   }
   let state: PhaseState | undefined;
   let drawn = false;
@@ -138,6 +148,10 @@ export function createProgress(ctx: CommandContext, _dryRun: boolean): Progress 
         state.bytes += event.bytes;
       },
       warn,
+      stopping(message) {
+        clear();
+        say(message);
+      },
     },
     done() {
       clearInterval(timer);
@@ -161,11 +175,16 @@ export function createTaskProgress(ctx: CommandContext, phase: Phase): TaskProgr
   if (process.stderr.isTTY !== true || ctx.out.quiet) return { onProgress: () => undefined, done: () => undefined };
   const state: PhaseState = { phase, startedMs: Date.now(), done: 0, total: undefined, bytes: 0, failed: 0 };
   let drawn = false;
-  const timer = setInterval(() => {
-    if (state.total === undefined || Date.now() - state.startedMs < SHOW_AFTER_MS) return;
+  let drawnAt = 0;
+  const draw = () => {
+    const now = Date.now();
+    if (state.total === undefined || now - state.startedMs < SHOW_AFTER_MS) return;
     drawLine(state);
     drawn = true;
-  }, REDRAW_MS);
+    drawnAt = now;
+  };
+  // Redrawn as the elapsed time moves, and at each update (a few times a second at most).
+  const timer = setInterval(draw, REDRAW_MS);
   timer.unref();
   return {
     onProgress(done, total, bytes, totalBytes) {
@@ -173,6 +192,7 @@ export function createTaskProgress(ctx: CommandContext, phase: Phase): TaskProgr
       state.total = total;
       if (bytes !== undefined) state.bytes = bytes;
       if (totalBytes !== undefined) state.totalBytes = totalBytes;
+      if (!drawn || Date.now() - drawnAt >= REDRAW_MS) draw();
     },
     done() {
       clearInterval(timer);

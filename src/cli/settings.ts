@@ -1,6 +1,7 @@
 // Settings of a run: flag > env > config file > default. The config file is validated with
 // zod; an unknown key or a bad value is a UsageError naming the field and what is allowed.
 import { existsSync, readFileSync } from 'node:fs';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { AuthError, UsageError } from '../core/errors.js';
 import { configShape } from './options.js';
@@ -53,8 +54,36 @@ export interface GlobalSettings {
   quiet: boolean;
   verbose: boolean;
   config: ConfigFile;
+  /** The config file read (absolute), or undefined when none was found. */
+  configPath: string | undefined;
   /** Where the key comes from, for messages; never the key. */
   apiKeyFile: string | undefined;
+}
+
+/** A config file's values, with the file they came from (undefined: no file, defaults apply). */
+export interface LoadedConfig {
+  path: string | undefined;
+  values: ConfigFile;
+}
+
+/**
+ * The config file of the project the working folder is in: `gexwh.config.json` in `from` or its
+ * nearest parent that has one, as git finds `.git`, so a sync run from a subfolder or by cron from
+ * another folder works on the same warehouse.
+ */
+export function findConfigFile(from: string = process.cwd()): string | undefined {
+  for (let folder = resolve(from); ; folder = dirname(folder)) {
+    const candidate = join(folder, DEFAULT_CONFIG_PATH);
+    if (existsSync(candidate)) return candidate;
+    if (dirname(folder) === folder) return undefined;
+  }
+}
+
+/** `--config PATH`, else the nearest `gexwh.config.json`; validated. */
+export function loadConfig(explicit: string | undefined, cwd: string = process.cwd()): LoadedConfig {
+  if (explicit !== undefined && !existsSync(explicit)) throw new UsageError(`--config: file not found: ${explicit}`);
+  const path = explicit !== undefined ? resolve(cwd, explicit) : findConfigFile(cwd);
+  return path === undefined ? { path: undefined, values: {} } : { path, values: loadConfigFile(path) };
 }
 
 export function loadConfigFile(path: string | undefined): ConfigFile {
@@ -87,16 +116,21 @@ function describeIssues(error: z.ZodError): string {
     .join('; ');
 }
 
-export function resolveGlobals(flags: GlobalFlags, env: NodeJS.ProcessEnv = process.env, config: ConfigFile = loadConfigFile(flags.config)): GlobalSettings {
+export function resolveGlobals(flags: GlobalFlags, env: NodeJS.ProcessEnv = process.env, loaded: LoadedConfig = loadConfig(flags.config)): GlobalSettings {
+  const config = loaded.values;
   const given = flags.baseUrl ?? env.GEX_BASE_URL ?? config.baseUrl;
   const base = given === undefined ? undefined : normaliseBaseUrl(given);
+  // The config file's folder is the project's: its paths, and the default ones, resolve there, not
+  // in whatever folder the command was started from. Flags and env stay relative to the working folder.
+  const inProject = (path: string) => (loaded.path === undefined || isAbsolute(path) ? path : join(dirname(loaded.path), path));
   return {
-    db: flags.db ?? env.GEXWH_DB ?? config.db ?? DEFAULT_DB,
-    archive: flags.archive ?? env.GEXWH_ARCHIVE ?? config.archive ?? DEFAULT_ARCHIVE,
+    db: flags.db ?? env.GEXWH_DB ?? inProject(config.db ?? DEFAULT_DB),
+    archive: flags.archive ?? env.GEXWH_ARCHIVE ?? inProject(config.archive ?? DEFAULT_ARCHIVE),
     baseUrl: base?.url,
     ...(base?.note === undefined ? {} : { baseUrlNote: base.note }),
     ...switchesOf(flags),
     config,
+    configPath: loaded.path,
     apiKeyFile: flags.apiKeyFile,
   };
 }

@@ -60,6 +60,12 @@ export class IntegrityError extends GexwhError {}
 export class DamagedWarehouseError extends GexwhError {}
 
 /**
+ * `--db` names a file that is not a DuckDB warehouse of gexwh (a text file, another program's
+ * database). Exit 2: the path is wrong; the file is left untouched.
+ */
+export class NotAWarehouseError extends UsageError {}
+
+/**
  * An error answer of the GEX API: HTTP status, the stable `error` slug, the server's message and
  * its hint fields (valid_exchanges, nearest_timestamps, rate_limit, ...).
  */
@@ -202,8 +208,9 @@ export class ChecksFailedError extends GexwhError {}
 /** The process was asked to stop (SIGINT/SIGTERM); the run was recorded. */
 export class InterruptedError extends GexwhError {
   readonly signal: 'SIGINT' | 'SIGTERM';
-  constructor(signal: 'SIGINT' | 'SIGTERM', message = `interrupted by ${signal}`) {
-    super(message);
+  /** `message`: what the user is told (default: interrupted by SIGNAL); `cause`: what the run did before it stopped (a sync's summary), for the CLI to print. */
+  constructor(signal: 'SIGINT' | 'SIGTERM', options: { message?: string; cause?: unknown } = {}) {
+    super(options.message ?? `interrupted by ${signal}`, {}, options.cause === undefined ? undefined : { cause: options.cause });
     this.signal = signal;
   }
 }
@@ -250,6 +257,7 @@ export function errorCodeOf(error: unknown): string {
 const ERROR_CODES: readonly [abstract new (...args: never[]) => Error, string][] = [
   [ObjectStoreBucketError, 'no_such_bucket'],
   [UnsafeWarehouseError, 'unsafe_warehouse'],
+  [NotAWarehouseError, 'not_a_warehouse'],
   [UsageError, 'usage'],
   [AuthError, 'auth'],
   [ObjectStoreAuthError, 'object_store_auth'],
@@ -286,7 +294,8 @@ export function usageErrorOfFs(error: unknown): UsageError | undefined {
   const { code, path: source, dest } = error as NodeJS.ErrnoException & { dest?: string };
   // A rename's refusal is about where it was going (the user's --out), not the temp file it moved.
   const path = dest ?? source;
-  const refusal = code === undefined ? undefined : FS_REFUSALS[code];
+  // mkdir finding a file in its way is the same mistake as a file on the way to a folder.
+  const refusal = code === undefined ? undefined : FS_REFUSALS[code === 'EEXIST' && (error as NodeJS.ErrnoException).syscall === 'mkdir' ? 'ENOTDIR' : code];
   if (refusal === undefined || typeof path !== 'string') return undefined;
   return new UsageError(refusal(path), { path, code }, { cause: error });
 }

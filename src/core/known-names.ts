@@ -58,6 +58,8 @@ export function suggestion(name: string, known: readonly string[], what: string)
 export interface NameSelection {
   exchanges?: readonly string[];
   symbols?: readonly string[];
+  /** With no exchanges named, the venues a symbol takes (a sync's one venue per symbol); absent: any venue. */
+  defaultVenues?: readonly string[];
 }
 
 export interface KnownPairs {
@@ -83,7 +85,7 @@ export function checkSelectionNames(selection: NameSelection, known: KnownPairs)
   const skippedSymbols = new Set(known.skipped?.map((row) => row.symbol?.toUpperCase()));
   const problems = [
     ...(exchanges ?? []).filter((exchange) => !skippedExchanges.has(exchange)).map((exchange) => exchangeProblem(exchange, known)),
-    ...(symbols ?? []).filter((symbol) => !skippedSymbols.has(symbol)).map((symbol) => symbolProblem(symbol, exchanges, known)),
+    ...(symbols ?? []).filter((symbol) => !skippedSymbols.has(symbol)).map((symbol) => symbolProblem(symbol, exchanges ?? selection.defaultVenues, known, exchanges === undefined)),
   ].filter((problem) => problem !== undefined);
   if (problems.length > 0) {
     const which = [symbols ? '--symbol' : '', exchanges ? '--exchange' : ''].filter((o) => o !== '').join('/');
@@ -103,7 +105,7 @@ function exchangeProblem(exchange: string, known: KnownPairs): string | undefine
   return `${exchange}: no history in ${known.source}; ${suggestion(exchange, known.pairs.map((p) => p.exchange), 'venues')}`;
 }
 
-function symbolProblem(symbol: string, exchanges: readonly string[] | undefined, known: KnownPairs): string | undefined {
+function symbolProblem(symbol: string, exchanges: readonly string[] | undefined, known: KnownPairs, byDefault: boolean): string | undefined {
   const venues = venuesOf(symbol, known.pairs);
   if (venues.length === 0) {
     const outside = known.outsidePlan ? venuesOf(symbol, known.outsidePlan.pairs) : [];
@@ -112,6 +114,7 @@ function symbolProblem(symbol: string, exchanges: readonly string[] | undefined,
       : `${symbol}: no history in ${known.source}; ${suggestion(symbol, known.pairs.map((p) => p.symbol), 'symbols')}`;
   }
   if (exchanges !== undefined && !venues.some((v) => exchanges.includes(v))) {
+    if (byDefault) return `${symbol}: no history on ${exchanges.join(' or ')}, the venue a symbol takes without --exchange; ${symbol} has history on ${venues.join(', ')}: name one with --exchange`;
     return `${symbol} on ${exchanges.join(', ')}: no history; ${symbol} has history on ${venues.join(', ')}`;
   }
   return undefined;

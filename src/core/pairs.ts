@@ -9,6 +9,16 @@ export function isExchange(value: string): value is Exchange {
   return (EXCHANGES as readonly string[]).includes(value);
 }
 
+/**
+ * The venue a symbol takes when no venue is named: the one the API's `all` resolves to (combined, the
+ * sum of the crypto venues, for a coin; tradfi for a TradFi ticker). Other venues cost credits of their own.
+ */
+export const DEFAULT_VENUES: readonly Exchange[] = ['combined', 'tradfi'];
+
+export function isDefaultVenue(exchange: string): boolean {
+  return (DEFAULT_VENUES as readonly string[]).includes(exchange);
+}
+
 /** An (exchange, symbol) pair. */
 export interface Pair {
   exchange: string;

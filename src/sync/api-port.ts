@@ -9,7 +9,7 @@ import { usableCoverage } from './coverage.js';
 import { BodyMismatchError, PaidDownloadError, type DownloadResult, type LinkBudget, type QuotaStop } from './fetch.js';
 import { historyLevelsFetcherFrom } from './fill-levels.js';
 import type { PlannedFile } from './download-plan.js';
-import type { SyncApi } from './run.js';
+import type { SyncApi } from './sync-types.js';
 import type { Market } from '../time/sessions.js';
 import { fileVersionKey } from '../core/pairs.js';
 
@@ -36,7 +36,10 @@ export function syncApiFrom(client: ApiClient): SyncApi {
           break;
         } catch (error) {
           // An unsafe Location is refused only after the 302 arrived, and the 302 is what is charged.
-          if (error instanceof UnsafeResponseError) creditsSpent++;
+          if (error instanceof UnsafeResponseError) {
+            creditsSpent++;
+            await budget.paid(1);
+          }
           if (!(error instanceof LinkAnswerLostError)) throw error;
           budget.answerLost();
           if (stop.aborted) throw error;
@@ -45,6 +48,7 @@ export function syncApiFrom(client: ApiClient): SyncApi {
         }
       }
       creditsSpent++;
+      await budget.paid(1);
       links.set(key, link);
       return link;
     };

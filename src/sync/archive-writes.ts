@@ -7,6 +7,9 @@ import { existsSync, mkdirSync, promises as fs } from 'node:fs';
 import { basename, dirname, join, resolve, sep } from 'node:path';
 import { TEMP_NAME } from '../core/archive/layout.js';
 import { scanArchive } from '../core/archive/walk.js';
+import { syncFolder } from '../core/archive/fsync.js';
+
+export { syncFolder };
 
 /** Moves a loaded version from its pending name to the plain one (replacing the older version), durably. */
 export async function promoteVersion(pendingPath: string, plainPath: string): Promise<void> {
@@ -85,20 +88,6 @@ export async function commitToArchive(tempPath: string, finalPath: string): Prom
     if (parent !== folder && !folder.startsWith(parent.endsWith(sep) ? parent : `${parent}${sep}`)) continue;
     await syncFolder(parent);
     parentsToSync.delete(parent);
-  }
-}
-
-/** fsync a folder so a rename survives a power cut; not possible on every platform (Windows). */
-export async function syncFolder(folder: string): Promise<void> {
-  let handle: fs.FileHandle | undefined;
-  try {
-    handle = await fs.open(folder, 'r');
-    await handle.sync();
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code !== 'EISDIR' && code !== 'EPERM' && code !== 'EINVAL' && code !== 'EBADF') throw error;
-  } finally {
-    await handle?.close();
   }
 }
 

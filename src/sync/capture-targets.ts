@@ -85,6 +85,30 @@ export function tradfiClearlyClosed(now: Date): boolean {
   return minutes < 9 * 60 + 15 || minutes >= close + 15;
 }
 
+const SLOT_MS = 15 * 60_000;
+
+/** The start of the 15-minute capture slot `now` is in (slots start at :00, :15, :30 and :45 UTC). */
+export function captureSlotStart(now: Date): Date {
+  return new Date(Math.floor(now.getTime() / SLOT_MS) * SLOT_MS);
+}
+
+/** The venue the API resolves a target to (meta.exchange_resolved): all and combined are combined for a coin, tradfi for a ticker. */
+export function resolvedVenueOf(target: CaptureTarget): string {
+  if (target.market === 'tradfi') return 'tradfi';
+  return (AGGREGATES as readonly string[]).includes(target.exchange) ? 'combined' : target.exchange;
+}
+
+/**
+ * The snapshot a target would buy now when the warehouse or the live journal already holds one of
+ * this slot (`held`: the newest as_of per `exchange|symbol`), else undefined: the API answers the
+ * slot's snapshot again, so a second capture in a slot pays for rows it cannot add.
+ */
+export function heldSlotOf(target: CaptureTarget, held: ReadonlyMap<string, string>, serverNow: Date): string | undefined {
+  const asOf = held.get(`${resolvedVenueOf(target)}|${target.symbol}`);
+  if (asOf === undefined) return undefined;
+  return Date.parse(asOf) >= captureSlotStart(serverNow).getTime() ? asOf : undefined;
+}
+
 /** Requests one target costs: /levels, /gex/term-oi, and one /gex/by-strike-enhanced per expiration. */
 export function targetCost(byStrike: boolean, expirations: number): number {
   return 2 + (byStrike ? expirations : 0);

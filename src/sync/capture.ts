@@ -10,17 +10,18 @@
 // sync.runs row, waiting up to --wait-lock for another process holding the warehouse. Held past
 // that, the snapshots stay journaled and the capture exits 5: nothing is lost.
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { existsSync } from 'node:fs';
 import { type ApiClient } from '../api/index.js';
 import { ApiError, AuthError, GexwhError, InterruptedError, LockError, PartialFailureError, QuotaExceededError } from '../core/errors.js';
 import { finishRun, openWarehouse, startRun, type RunCounts, type RunOutcome, type Warehouse } from '../warehouse/index.js';
 import { latestTermCaptures, type LiveTable } from '../warehouse/live.js';
-import { captureTargets, targetCost, tradfiClearlyClosed, type CaptureTarget } from './capture-targets.js';
+import { captureSlotStart, captureTargets, heldSlotOf, targetCost, tradfiClearlyClosed, type CaptureTarget } from './capture-targets.js';
 import type { CaptureKey } from './capture-rows.js';
 import type { QuotaStop } from './fetch.js';
 import { journalRun } from './held.js';
 import { journalSnapshot, listSnapshots, loadLiveJournal, pendingTermCaptures, pruneLoadedSnapshots, type LiveSnapshot } from './live-journal.js';
 import { holderPidOf, openWaiting } from './load-pending.js';
-import type { SyncEvents } from './run.js';
+import type { SyncEvents } from './sync-types.js';
 import { pairKey } from '../core/pairs.js';
 
 export interface CaptureOptions {
@@ -92,13 +93,14 @@ export async function runCapture(client: ApiClient, options: CaptureOptions): Pr
   const { targets, warnings: selectionWarnings } = captureTargets(options.symbols, options.exchanges, coins.data.markets);
   selectionWarnings.forEach(warn);
 
-  const reports = await planTargets(client, targets, options, new Date(serverTime));
+  const held = await heldCaptures(options);
+  const reports = await planTargets(client, targets, options, new Date(serverTime), held);
   const summary = plannedSummary(options, serverTime, reports, warnings);
   const toCapture = reports.filter((r) => r.status === 'planned');
   if (options.dryRun || toCapture.length === 0) return summary;
 
   const spentBefore = client.spent().requests;
-  const fatal = await captureAll(client, toCapture, options, summary, warn);
+  const fatal = await captureAll(client, toCapture, options, summary, held, warn);
   summary.requestsSpent = client.spent().requests - spentBefore;
   const failed = reports.filter((r) => r.status === 'failed');
   // Paid snapshots are written even when the run stops on an error. A refused key wrote nothing
@@ -127,8 +129,14 @@ function plannedSummary(options: CaptureOptions, serverTime: string, reports: Ta
 }
 
 /** Captures the targets in order; returns the error that ended the run early, if one did. */
-async function captureAll(client: ApiClient, toCapture: TargetReport[], options: CaptureOptions, summary: CaptureSummary, warn: (message: string) => void): Promise<unknown> {
-  const held = await heldCaptures(options);
+async function captureAll(
+  client: ApiClient,
+  toCapture: TargetReport[],
+  options: CaptureOptions,
+  summary: CaptureSummary,
+  held: ReadonlyMap<string, string>,
+  warn: (message: string) => void,
+): Promise<unknown> {
   const spender = budget(options.maxRequests);
   options.events?.phase?.('capture', `${toCapture.length} targets`);
   for (const [index, report] of toCapture.entries()) {
@@ -226,15 +234,24 @@ async function loadCaptures(options: CaptureOptions, startedAt: Date, summary: C
   if (options.keepDays !== undefined) await pruneLoadedSnapshots(options.archiveRoot, options.keepDays);
 }
 
-/** Free calls only: the TradFi hours filter, and /expirations for the by-strike cost. */
-async function planTargets(client: ApiClient, targets: CaptureTarget[], options: CaptureOptions, serverNow: Date): Promise<TargetReport[]> {
+/** Why a target is skipped before any request, unless --force: a closed TradFi market, a slot already held. */
+function freeSkipReason(target: CaptureTarget, held: ReadonlyMap<string, string>, serverNow: Date): string | undefined {
+  if (target.market === 'tradfi' && tradfiClearlyClosed(serverNow)) return 'market closed (outside New York regular hours); --force captures anyway';
+  const asOf = heldSlotOf(target, held, serverNow);
+  if (asOf === undefined) return undefined;
+  return `the 15-minute slot from ${captureSlotStart(serverNow).toISOString()} is already captured (as_of ${asOf}): 0 requests; --force captures again`;
+}
+
+/** Free calls only: the TradFi hours filter, the slots already held, and /expirations for the by-strike cost. */
+async function planTargets(client: ApiClient, targets: CaptureTarget[], options: CaptureOptions, serverNow: Date, held: ReadonlyMap<string, string>): Promise<TargetReport[]> {
   const reports: TargetReport[] = [];
   for (const target of targets) {
     const report: TargetReport = { ...target, status: 'planned', plannedRequests: 0, requests: 0 };
     reports.push(report);
-    if (target.market === 'tradfi' && !options.force && tradfiClearlyClosed(serverNow)) {
+    const skip = options.force ? undefined : freeSkipReason(target, held, serverNow);
+    if (skip !== undefined) {
       report.status = 'skipped';
-      report.reason = 'market closed (outside New York regular hours); --force captures anyway';
+      report.reason = skip;
       continue;
     }
     if (options.byStrike) {
@@ -365,7 +382,8 @@ async function recordCaptureRun(conn: DuckDBConnection, options: CaptureOptions,
  */
 async function heldCaptures(options: CaptureOptions): Promise<Map<string, string>> {
   const held = new Map<string, string>();
-  for (const readOnly of [false, true]) {
+  // No warehouse yet: nothing is held in it, and planning (a dry run too) must not create one.
+  for (const readOnly of existsSync(options.dbPath) ? [false, true] : []) {
     let warehouse: Warehouse;
     try {
       warehouse = await openWarehouse(options.dbPath, { readOnly });

@@ -1,16 +1,20 @@
 // The sync plan, a pure function of local state: manifest rows with no `loaded` ledger
 // row of the same sha256, filtered by the selection, ordered by session date, cut to the credit
-// budget. No I/O here, so every rule is unit-tested and `gexwh plan` shows exactly what sync does.
+// budget. No I/O here, so every rule is unit-tested and `gexwh plan` shows exactly what sync does:
+// the caller checks the archive first (filesToCheck) and passes what it holds; nothing after the
+// planner changes the plan.
 
 import { isIsoDate } from '../time/dates.js';
 import { marketOf, type Market } from '../time/sessions.js';
 import { FILE_KINDS, type FileKind, type Order } from './selection.js';
-import { fileKey, type Pair, pairKey } from '../core/pairs.js';
+import { fileKey, fileVersionKey, isDefaultVenue, type Pair, pairKey } from '../core/pairs.js';
 import type { LedgerEntry, StoredManifestRow } from '../core/rows.js';
 
 export interface PlanSelection {
-  /** History venues; undefined = every venue of the coverage. */
+  /** History venues; undefined = every venue of the coverage (or the default ones, below). */
   exchanges?: readonly string[];
+  /** With no exchanges named: only each symbol's default venue (what a sync without --exchange buys). */
+  defaultVenuesOnly?: boolean;
   /** Upper-case symbols; undefined = every symbol of the coverage. */
   symbols?: readonly string[];
   files: readonly FileKind[];
@@ -44,6 +48,13 @@ export interface PlanInput {
   selection: PlanSelection;
   budget: PlanBudget;
   order: Order;
+  /**
+   * What the archive holds: the versions (fileVersionKey) among filesToCheck() whose archived copy has
+   * the manifest's size and sha256. Such a copy costs no credit: a download candidate is loaded from
+   * it, and a failed load whose copy is not intact is paid for again. Absent: the ledger is trusted
+   * (a failed load's copy is intact, nothing else is archived).
+   */
+  archived?: ReadonlySet<string>;
 }
 
 /** One file version to fetch (or reload); shaped like the warehouse's LedgerFile. */
@@ -73,7 +84,8 @@ export interface PairPlan extends Pair {
   rebuilt: number;
 }
 
-export type BudgetBound = 'unlimited' | 'quota' | 'max-credits';
+/** What set the credits a run may spend: nothing, the day's quota, --reserve-credits (out of the quota), --max-credits. */
+export type BudgetBound = 'unlimited' | 'quota' | 'reserve-credits' | 'max-credits';
 
 export interface PlanBudgetReport {
   /** Credits this run may spend; null = unlimited. */
@@ -90,8 +102,8 @@ export interface Plan {
   /** Within budget, in the order to fetch them. One credit each. */
   toDownload: PlannedFile[];
   /**
-   * Versions that were verified and archived but failed to load: load them from the archive,
-   * no credit. If the archived file is gone, the caller may download them (a credit each).
+   * Versions whose archived copy is intact (paid by an earlier run: failed to load, or never
+   * loaded): loaded from the archive, no credit.
    */
   toReload: PlannedFile[];
   /** Cut by the budget, same order. */
@@ -99,6 +111,8 @@ export interface Plan {
   alreadyLoaded: number;
   /** Manifest rows skipped because their file kind or date is not one this client knows. */
   ignoredRows: number;
+  /** Failed loads whose archived copy is missing or wrong: among toDownload or deferred, paid again. */
+  brokenReloads: PlannedFile[];
   budget: PlanBudgetReport;
   /** Per selected (exchange, symbol), in exchange then symbol order. */
   pairs: PairPlan[];
@@ -111,6 +125,7 @@ export function selectPairs(coverage: readonly Pair[], selection: Omit<PlanSelec
   const byKey = new Map<string, Pair>();
   for (const { exchange, symbol } of coverage) {
     if (exchanges !== undefined && !exchanges.includes(exchange.toLowerCase())) continue;
+    if (exchanges === undefined && selection.defaultVenuesOnly === true && !isDefaultVenue(exchange)) continue;
     if (symbols !== undefined && !symbols.includes(symbol.toUpperCase())) continue;
     if (selection.markets !== undefined && !selection.markets.includes(marketOf(exchange))) continue;
     byKey.set(pairKey({ exchange, symbol }), { exchange, symbol });
@@ -130,18 +145,24 @@ function compareText(a: string, b: string): number {
 export function creditBudget(budget: PlanBudget): { available: number; limitedBy: BudgetBound; remainingUnknown: boolean } {
   const cap = budget.maxCredits ?? Number.POSITIVE_INFINITY;
   let quota = Number.POSITIVE_INFINITY;
+  let remaining = Number.POSITIVE_INFINITY;
   let remainingUnknown = false;
   if (budget.creditsLimit > 0) {
     // Unknown remaining (quota service down): assume the daily limit; a 429 stops the run anyway.
     remainingUnknown = budget.creditsRemaining === null;
-    const remaining = budget.creditsRemaining ?? budget.creditsLimit;
+    remaining = budget.creditsRemaining ?? budget.creditsLimit;
     quota = Math.max(0, remaining - budget.reserve);
   }
   const available = Math.max(0, Math.min(quota, cap));
-  const limitedBy: BudgetBound = !Number.isFinite(available) ? 'unlimited' : cap < quota ? 'max-credits' : 'quota';
-  return { available, limitedBy, remainingUnknown };
+  return { available, limitedBy: boundOf(available, cap, quota, remaining), remainingUnknown };
 }
 
+/** The bound that set `available`: --max-credits when it is the lowest, --reserve-credits when the reserve cut the day's quota. */
+function boundOf(available: number, cap: number, quota: number, remaining: number): BudgetBound {
+  if (!Number.isFinite(available)) return 'unlimited';
+  if (cap < quota) return 'max-credits';
+  return quota < remaining ? 'reserve-credits' : 'quota';
+}
 
 function indexLedger(ledger: readonly LedgerEntry[]): Map<string, LedgerEntry[]> {
   const byFile = new Map<string, LedgerEntry[]>();
@@ -278,29 +299,55 @@ function countPerPair(pairs: Map<string, PairPlan>, files: PlannedFile[], field:
   }
 }
 
+/** The versions whose archived copy the caller checks (candidates and reloads) before planning. */
+export function filesToCheck(input: PlanInput): PlannedFile[] {
+  const pairs = new Map(selectPairs(input.coverage, input.selection).map((p) => [pairKey(p), emptyPairPlan(p)]));
+  const sorted: Sorted = { candidates: [], reloads: [], alreadyLoaded: 0, ignoredRows: 0 };
+  sortRows(input, pairs, sorted);
+  return [...sorted.candidates, ...sorted.reloads];
+}
+
+/**
+ * Where the archive moves a file: a candidate whose copy is intact is reloaded for free, a reload
+ * whose copy is not is a candidate again (a credit). Without archive facts the ledger is trusted.
+ */
+function applyArchive(sorted: Sorted, archived: ReadonlySet<string> | undefined): { candidates: PlannedFile[]; reloads: PlannedFile[]; broken: PlannedFile[] } {
+  if (archived === undefined) return { candidates: sorted.candidates, reloads: sorted.reloads, broken: [] };
+  const intact = (file: PlannedFile) => archived.has(fileVersionKey(file));
+  const broken = sorted.reloads.filter((file) => !intact(file));
+  return {
+    candidates: [...sorted.candidates.filter((file) => !intact(file)), ...broken],
+    reloads: [...sorted.reloads.filter(intact), ...sorted.candidates.filter(intact)],
+    broken,
+  };
+}
+
 export function planSync(input: PlanInput): Plan {
   const pairs = new Map(selectPairs(input.coverage, input.selection).map((p) => [pairKey(p), emptyPairPlan(p)]));
   const sorted: Sorted = { candidates: [], reloads: [], alreadyLoaded: 0, ignoredRows: 0 };
   countLoadedByPair(pairs, input.loadedByPair ?? new Map(), sorted);
   sortRows(input, pairs, sorted);
+  const { candidates, reloads, broken } = applyArchive(sorted, input.archived);
 
+  // Every number the plan prints is cut here, once: what sync downloads is exactly toDownload.
   const compare = planOrder(input.order);
-  sorted.candidates.sort(compare);
-  sorted.reloads.sort(compare);
+  candidates.sort(compare);
+  reloads.sort(compare);
   const budget = creditBudget(input.budget);
-  const cut = Math.min(sorted.candidates.length, budget.available);
-  const toDownload = sorted.candidates.slice(0, cut);
-  const deferred = sorted.candidates.slice(cut);
+  const cut = Math.min(candidates.length, budget.available);
+  const toDownload = candidates.slice(0, cut);
+  const deferred = candidates.slice(cut);
   countPerPair(pairs, toDownload, 'toDownload');
-  countPerPair(pairs, sorted.reloads, 'toReload');
+  countPerPair(pairs, reloads, 'toReload');
   countPerPair(pairs, deferred, 'deferred');
 
   return {
     toDownload,
-    toReload: sorted.reloads,
+    toReload: reloads,
     deferred,
     alreadyLoaded: sorted.alreadyLoaded,
     ignoredRows: sorted.ignoredRows,
+    brokenReloads: broken,
     budget: {
       available: Number.isFinite(budget.available) ? budget.available : null,
       used: toDownload.length,

@@ -7,7 +7,10 @@ import { createHash } from 'node:crypto';
 import { createReadStream, promises as fs } from 'node:fs';
 import pLimit from 'p-limit';
 import { commitToArchive, tempPathFor } from './archive-writes.js';
-import { archivedCopyPath } from './versions.js';
+import { archivedCopyPath, archivedCopyRelative } from './versions.js';
+import { hashArchived } from '../core/archive/pin.js';
+import { folderLeavesArchive } from '../core/archive/confine.js';
+import { dirname } from 'node:path';
 import type { PlannedFile } from './download-plan.js';
 import { errorMessage } from '../core/errors.js';
 
@@ -31,6 +34,8 @@ export type Downloader = (file: PlannedFile, tempPath: string, stop: AbortSignal
  * done only with a credit the run's budget has left over after every planned file.
  */
 export interface LinkBudget {
+  /** A link was paid (the server charged it): written down before the download goes on. */
+  paid(credits: number): Promise<void>;
   answerLost(): void;
   /** True (and the credit is taken) when the budget has a credit no planned file needs. */
   takeExtraCredit(): boolean;
@@ -112,6 +117,8 @@ export interface FetchOptions {
   /** Credits this run may spend (the plan's budget); undefined or null = unlimited. */
   creditsAvailable?: number | null;
   onFile?: (event: { file: PlannedFile; outcome: 'verified' | 'failed' | 'deferred'; bytes: number }) => void;
+  /** Where credits and paid files are written down as they are spent (src/sync/spend-log.ts). */
+  spend?: { credit(credits: number): Promise<void>; archived(file: VerifiedFile): Promise<void> };
 }
 
 /** sha256 and size of a file on disk, streamed. */
@@ -125,12 +132,13 @@ export async function hashFile(path: string): Promise<{ sha256: string; bytes: n
   return { sha256: hash.digest('hex'), bytes };
 }
 
-/** True when the archive already holds this exact version (a crash between archive and load). */
+/**
+ * True when the archive already holds this exact version (a crash between archive and load). Read
+ * inside the archive only (a link out of it is not followed); the load hashes the copy again.
+ */
 export async function isArchived(root: string, file: PlannedFile): Promise<boolean> {
-  const path = archivedCopyPath(root, file);
-  const stat = await fs.stat(path).catch(() => undefined);
-  if (stat === undefined || stat.size !== file.bytes) return false;
-  return (await hashFile(path)).sha256 === file.sha256;
+  const found = await hashArchived(root, archivedCopyRelative(file));
+  return found.kind === 'hashed' && found.bytes === file.bytes && found.sha256 === file.sha256;
 }
 
 function mismatch(file: PlannedFile, got: { sha256: string; bytes: number }): string | undefined {
@@ -151,6 +159,7 @@ export async function fetchFiles(files: readonly PlannedFile[], options: FetchOp
   const report: FetchReport = { verified: [], failed: [], deferred: [], creditsSpent: 0, linksLost: 0, bytesDownloaded: 0, interrupted: false };
   let spare = spareCredits(options.creditsAvailable, files.length);
   const links: LinkBudget = {
+    paid: (credits) => options.spend?.credit(credits) ?? Promise.resolve(),
     answerLost: () => void report.linksLost++,
     takeExtraCredit: () => (spare > 0 ? (spare--, true) : false),
   };
@@ -173,6 +182,7 @@ export async function fetchFiles(files: readonly PlannedFile[], options: FetchOp
       return;
     }
     const finalPath = archivedCopyPath(opts.archiveRoot, file);
+    if (await refusedFolder(file, finalPath, opts, out)) return;
     let lastProblem = '';
     for (let attempt = 1; attempt <= 2; attempt++) {
       let tempPath: string | undefined;
@@ -184,7 +194,9 @@ export async function fetchFiles(files: readonly PlannedFile[], options: FetchOp
         const problem = mismatch(file, result);
         if (problem === undefined) {
           await commitToArchive(tempPath, finalPath);
-          out.verified.push({ ...file, archivePath: finalPath, downloadedAt: new Date(), fromArchive: false });
+          const verified: VerifiedFile = { ...file, archivePath: finalPath, downloadedAt: new Date(), fromArchive: false };
+          await opts.spend?.archived(verified);
+          out.verified.push(verified);
           opts.onFile?.({ file, outcome: 'verified', bytes: result.bytes });
           return;
         }
@@ -216,6 +228,15 @@ export async function fetchFiles(files: readonly PlannedFile[], options: FetchOp
     out.failed.push({ ...file, status: 'failed_verify', error: lastProblem, archivePath: finalPath });
     opts.onFile?.({ file, outcome: 'failed', bytes: 0 });
   }
+}
+
+/** Before any credit: a folder that is a link out of the archive is never written through (the file fails). */
+async function refusedFolder(file: PlannedFile, finalPath: string, opts: FetchOptions, out: FetchReport): Promise<boolean> {
+  const refused = await folderLeavesArchive(opts.archiveRoot, dirname(archivedCopyRelative(file)));
+  if (refused === undefined) return false;
+  out.failed.push({ ...file, status: 'failed_verify', error: `${refused}; no link paid`, archivePath: finalPath });
+  opts.onFile?.({ file, outcome: 'failed', bytes: 0 });
+  return true;
 }
 
 /** The first stop of the run is the one reported. */

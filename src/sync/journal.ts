@@ -9,44 +9,58 @@ import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
-import { JournalError } from '../core/errors.js';
 import { redactSecrets, type RunCounts, type RunOutcome } from '../warehouse/index.js';
 import { syncFolder } from './archive-writes.js';
-import { FILE_KINDS } from '../core/file-kinds.js';
-import { fileVersionKey } from '../core/pairs.js';
+import { FILE_KINDS, isFileKind } from '../core/file-kinds.js';
+import { EXCHANGES, fileVersionKey, isExchange } from '../core/pairs.js';
+import { SYMBOL_PATTERN, SYMBOL_RULE } from '../core/names.js';
+import { isIsoDate } from '../time/dates.js';
+import { readRecordedPath } from '../core/archive/recorded-path.js';
+import { errorMessage } from '../core/errors.js';
 
 export const JOURNAL_FOLDER = '_journal';
 
+// Every entry is checked with the rules a coverage row and an archive path pass (the one symbol
+// pattern, venues and file kinds from their fixed lists, real dates, 64 hex digits): the journal is a
+// file anyone who can write the archive can edit, and its values reach paths, SQL and terminals.
 const fileKind = z.enum(FILE_KINDS);
-const date = z.string().regex(/^\d{4}-\d{2}-\d{2}$/);
+// A manifest row's kind is checked the same way; its type stays text, as upsertManifest takes it.
+const manifestFileKind = z.string().refine((value): boolean => isFileKind(value), `expected a file kind: ${FILE_KINDS.join(', ')}`);
+const date = z.string().refine(isIsoDate, 'expected a date YYYY-MM-DD');
+const exchange = z.string().refine((value): boolean => isExchange(value), `expected a history venue: ${EXCHANGES.join(', ')}`);
+const symbol = z.string().regex(SYMBOL_PATTERN, `expected a symbol of ${SYMBOL_RULE}`);
+const sha256 = z.string().regex(/^[0-9a-f]{64}$/, 'expected 64 lower-case hex digits');
+const count = z.number().int().nonnegative();
+const instant = z.iso.datetime({ offset: true });
 
 const journaledFile = z.object({
-  exchange: z.string(),
-  symbol: z.string(),
+  exchange,
+  symbol,
   sessionDate: date,
   file: fileKind,
-  sha256: z.string(),
-  bytes: z.number().int().nonnegative(),
-  rows: z.number().int().nonnegative(),
-  archivePath: z.string(),
-  downloadedAt: z.string(),
+  sha256,
+  bytes: count,
+  rows: count,
+  /** Relative to the archive root (older journals: an absolute or working-folder-relative path, read by its name). */
+  archivePath: z.string().max(4096),
+  downloadedAt: instant,
 });
 
 const manifestRow = z.object({
-  session_date: z.string(),
-  file: z.string(),
-  rows: z.number().int(),
-  bytes: z.number().int(),
-  sha256: z.string(),
+  session_date: date,
+  file: manifestFileKind,
+  rows: count,
+  bytes: count,
+  sha256,
   schema_version: z.number().int(),
 });
 
 const journaledListing = z.object({
-  exchange: z.string(),
-  symbol: z.string(),
+  exchange,
+  symbol,
   /** Absent when the listing started from the archive, not the warehouse: sync.listings is left as it is. */
   completeFrom: date.nullable().optional(),
-  listedAt: z.string(),
+  listedAt: instant,
   rows: z.array(manifestRow),
 });
 
@@ -54,37 +68,55 @@ const outcomes = ['ok', 'partial', 'failed', 'interrupted', 'locked', 'dry_run']
 
 const journaledRun = z.object({
   /** Set when the run's row was already opened in sync.runs (it is completed, not inserted). */
-  runId: z.number().int().optional(),
-  command: z.string(),
+  runId: z.number().int().positive().optional(),
+  command: z.string().regex(/^[a-z]{1,20}$/, 'expected a command name'),
   options: z.record(z.string(), z.unknown()),
-  startedAt: z.string(),
-  finishedAt: z.string(),
+  startedAt: instant,
+  finishedAt: instant,
   outcome: z.enum(outcomes),
-  creditsSpent: z.number().int().nonnegative(),
-  requestsSpent: z.number().int().nonnegative(),
-  filesPlanned: z.number().int().nonnegative(),
-  filesLoaded: z.number().int().nonnegative(),
-  filesFailed: z.number().int().nonnegative(),
-  filesDeferred: z.number().int().nonnegative(),
-  rowsLoaded: z.number().int().nonnegative(),
-  bytesDownloaded: z.number().int().nonnegative(),
-  error: z.string().nullable(),
+  creditsSpent: count,
+  requestsSpent: count,
+  filesPlanned: count,
+  filesLoaded: count,
+  filesFailed: count,
+  filesDeferred: count,
+  rowsLoaded: count,
+  bytesDownloaded: count,
+  error: z.string().max(10_000).nullable(),
 });
 
-const journalSchema = z.object({
+/** An entry the tool refused to use, kept (never loaded) so a person can see what it was. */
+const rejectedEntry = z.object({
+  kind: z.enum(['file', 'listing', 'run']),
+  reason: z.string(),
+  rejectedAt: z.string(),
+  entry: z.unknown(),
+});
+
+/** The envelope alone: entries are checked one by one, so one bad entry costs only itself. */
+const journalEnvelope = z.object({
   version: z.literal(1),
-  files: z.array(journaledFile),
-  listings: z.array(journaledListing),
-  runs: z.array(journaledRun),
+  files: z.array(z.unknown()),
+  listings: z.array(z.unknown()),
+  runs: z.array(z.unknown()),
+  rejected: z.array(z.unknown()).optional(),
 });
 
 export type JournaledFile = z.infer<typeof journaledFile>;
 export type JournaledListing = z.infer<typeof journaledListing>;
 export type JournaledRun = z.infer<typeof journaledRun>;
-export type Journal = z.infer<typeof journalSchema>;
+export type RejectedEntry = z.infer<typeof rejectedEntry>;
+export interface Journal {
+  version: 1;
+  files: JournaledFile[];
+  listings: JournaledListing[];
+  runs: JournaledRun[];
+  /** Entries refused by an earlier read, kept as they were. */
+  rejected: RejectedEntry[];
+}
 
 export function emptyJournal(): Journal {
-  return { version: 1, files: [], listings: [], runs: [] };
+  return { version: 1, files: [], listings: [], runs: [], rejected: [] };
 }
 
 export function journalPath(archiveRoot: string): string {
@@ -96,32 +128,112 @@ export function hasPendingWork(journal: Journal): boolean {
   return journal.files.length + journal.listings.length + journal.runs.length > 0;
 }
 
-export async function readJournal(archiveRoot: string): Promise<Journal> {
+/** What a read of the journal found: its usable entries, and what it refused this time. */
+export interface JournalRead {
+  journal: Journal;
+  /** Entries refused by this read (each also in journal.rejected), one warning each. */
+  warnings: string[];
+  /** Why the whole file could not be used (not JSON, not a journal); undefined when it could. */
+  unreadable?: string;
+}
+
+/**
+ * Reads the journal, checking every entry on its own: a bad entry is refused (kept in `rejected`,
+ * never loaded) and the rest is used. A file that is not a journal at all reads as empty, with the
+ * reason: no content of it can make every later run fail. The next write sets such a file aside.
+ */
+export async function inspectJournal(archiveRoot: string): Promise<JournalRead> {
   const path = journalPath(archiveRoot);
   let text: string;
   try {
     text = await fs.readFile(path, 'utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return emptyJournal();
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { journal: emptyJournal(), warnings: [] };
     throw error;
   }
+  const envelope = parseEnvelope(text);
+  if ('problem' in envelope) {
+    const unreadable = `the journal ${path} ${envelope.problem}; it is not used (the next write keeps it as ${path}.unreadable-<time>); its files are still in the archive, and a sync loads them from there for 0 credits`;
+    return { journal: emptyJournal(), warnings: [unreadable], unreadable };
+  }
+  return checkEntries(envelope.value, archiveRoot, new Date().toISOString());
+}
+
+export async function readJournal(archiveRoot: string): Promise<Journal> {
+  return (await inspectJournal(archiveRoot)).journal;
+}
+
+function parseEnvelope(text: string): { value: z.infer<typeof journalEnvelope> } | { problem: string } {
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new JournalError(`the journal ${path} is not valid JSON (${(error as Error).message}); move it away: its files are still in the archive and the next sync reloads them for 0 credits`, { cause: error });
+    // JSON.parse quotes the text it choked on: escaped, so no byte of the file reaches a terminal raw.
+    return { problem: `is not valid JSON (${JSON.stringify(errorMessage(error)).slice(1, -1)})` };
   }
-  const parsed = journalSchema.safeParse(value);
-  if (!parsed.success) {
-    throw new JournalError(`the journal ${path} has an unexpected shape (${parsed.error.issues[0]?.message ?? 'invalid'}); move it away: its files are still in the archive`);
-  }
-  return parsed.data;
+  const parsed = journalEnvelope.safeParse(value);
+  if (!parsed.success) return { problem: `is not a journal of this version (${issueOf(parsed.error)})` };
+  return { value: parsed.data };
+}
+
+/** Pure but for the clock: each entry checked; the refused ones moved to `rejected` with their reason. */
+export function checkEntries(envelope: z.infer<typeof journalEnvelope>, archiveRoot: string, at: string): JournalRead {
+  const journal = emptyJournal();
+  journal.rejected = (envelope.rejected ?? []).map((entry) => {
+    const known = rejectedEntry.safeParse(entry);
+    return known.success ? known.data : { kind: 'file' as const, reason: 'an unreadable rejected entry', rejectedAt: at, entry };
+  });
+  const warnings: string[] = [];
+  const reject = (kind: RejectedEntry['kind'], index: number, entry: unknown, reason: string) => {
+    journal.rejected.push({ kind, reason, rejectedAt: at, entry });
+    warnings.push(`journal ${kind} entry ${index + 1} (${preview(entry)}) refused: ${reason}; kept in the journal's rejected list, never used`);
+  };
+  envelope.files.forEach((entry, i) => {
+    const checked = checkFile(entry, archiveRoot);
+    if ('reason' in checked) reject('file', i, entry, checked.reason);
+    else journal.files.push(checked.file);
+  });
+  envelope.listings.forEach((entry, i) => {
+    const parsed = journaledListing.safeParse(entry);
+    if (parsed.success) journal.listings.push(parsed.data);
+    else reject('listing', i, entry, issueOf(parsed.error));
+  });
+  envelope.runs.forEach((entry, i) => {
+    const parsed = journaledRun.safeParse(entry);
+    if (parsed.success) journal.runs.push(parsed.data);
+    else reject('run', i, entry, issueOf(parsed.error));
+  });
+  return { journal, warnings };
+}
+
+/** A file entry's values, and its archive path read under the root (never the working folder). */
+function checkFile(entry: unknown, archiveRoot: string): { file: JournaledFile } | { reason: string } {
+  const parsed = journaledFile.safeParse(entry);
+  if (!parsed.success) return { reason: issueOf(parsed.error) };
+  const place = readRecordedPath(parsed.data.archivePath, parsed.data, archiveRoot);
+  if ('refused' in place) return { reason: `archivePath: ${place.refused}` };
+  return { file: { ...parsed.data, archivePath: place.relative } };
+}
+
+/** The first problem, with the field it is about: `symbol: expected a symbol of ...`. */
+function issueOf(error: z.ZodError): string {
+  const issue = error.issues[0];
+  if (issue === undefined) return 'invalid';
+  const field = issue.path.join('.');
+  return field === '' ? issue.message : `${field}: ${issue.message}`;
+}
+
+/** A short, escaped picture of an entry for a warning (JSON escapes control characters). */
+function preview(entry: unknown): string {
+  const text = JSON.stringify(entry) ?? String(entry);
+  return text.length > 120 ? `${text.slice(0, 120)}…` : text;
 }
 
 /** Replaces the journal atomically (temp + fsync + rename + folder fsync). */
 export async function writeJournal(archiveRoot: string, journal: Journal): Promise<void> {
   const path = journalPath(archiveRoot);
   await fs.mkdir(dirname(path), { recursive: true });
+  await setAsideUnreadable(path);
   const temp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   const handle = await fs.open(temp, 'wx');
   try {
@@ -137,6 +249,14 @@ export async function writeJournal(archiveRoot: string, journal: Journal): Promi
     throw error;
   }
   await syncFolder(dirname(path));
+}
+
+/** A journal no read can use is kept beside the new one, never overwritten: a person may want it. */
+async function setAsideUnreadable(path: string): Promise<void> {
+  const text = await fs.readFile(path, 'utf8').catch(() => undefined);
+  if (text === undefined || !('problem' in parseEnvelope(text))) return;
+  const stamp = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z').replace(/[-:]/g, '');
+  await fs.rename(path, `${path}.unreadable-${stamp}`);
 }
 
 /** Reads, changes and writes the journal back (the caller holds the sync lock). */

@@ -9,20 +9,45 @@ import { LockError } from '../core/errors.js';
 import { DEFAULT_WAIT_LOCK_SECONDS } from './wait-lock.js';
 import {
   acquireSyncLock,
+  expectVersion,
   finishRun,
+  loadArchived,
   loadFiles,
+  loadedFiles,
+  manifestRowsOf,
   openWarehouse,
   parseLockHolderPid,
   recordListing,
+  recordNotArchived,
   startRun,
   upsertManifest,
+  type ArchivedCandidate,
+  type ArchivedLoadReport,
+  type FoundBytes,
   type LoadInput,
+  type Verdict,
   type Warehouse,
 } from '../warehouse/index.js';
 import { allJournaledRows, listSnapshots, loadLiveJournal } from './live-journal.js';
 import { writeLiveCapture, type LiveTable } from '../warehouse/live.js';
-import { hasPendingWork, journalPath, readJournal, withoutApplied, writeJournal, type Journal, type JournaledFile, type JournaledRun } from './journal.js';
-import { promoteLoadedVersions } from './versions.js';
+import {
+  hasPendingWork,
+  inspectJournal,
+  journalPath,
+  readJournal,
+  withoutApplied,
+  writeJournal,
+  type JournalRead,
+  type JournaledFile,
+  type JournaledRun,
+  type RejectedEntry,
+} from './journal.js';
+import { fileKey } from '../core/pairs.js';
+import type { StoredManifestRow } from '../core/rows.js';
+import { archivedCopyRelative, promoteLoadedVersions } from './versions.js';
+import type { VerifiedFile } from './fetch.js';
+import { adoptStoppedRun } from './spend-log.js';
+import type { OnProgress } from '../core/progress.js';
 
 export { DEFAULT_WAIT_LOCK_SECONDS };
 
@@ -42,38 +67,166 @@ export function nothingApplied(): AppliedJournal {
   return { filesLoaded: 0, rowsLoaded: 0, failed: [], runsRecorded: 0, manifestsStored: 0, snapshotsLoaded: 0, warnings: [] };
 }
 
-/** Loads the journal's content into an open, writable warehouse, then removes it from the journal. */
-export async function applyJournal(conn: DuckDBConnection, archiveRoot: string): Promise<AppliedJournal> {
+/**
+ * Loads the journal's content into an open, writable warehouse, then removes it from the journal. A
+ * stop signal ends the file loads early; the files not done stay in the journal.
+ */
+export async function applyJournal(conn: DuckDBConnection, archiveRoot: string, signal?: AbortSignal, onProgress?: OnProgress): Promise<AppliedJournal> {
   const applied = nothingApplied();
   const live = await loadLiveJournal(conn, archiveRoot);
   applied.snapshotsLoaded = live.snapshots;
   for (const path of live.unreadable) applied.warnings.push(`the journaled snapshot ${path} cannot be read; it is left where it is`);
-  const journal = await readJournal(archiveRoot);
-  if (!hasPendingWork(journal)) return applied;
-  // Manifests first: the plan, status and the row-count checks read them.
+  const read = await inspectJournal(archiveRoot);
+  applied.warnings.push(...read.warnings);
+  const { journal } = read;
+  // A refused entry (or a file no read can use) is written back at once, so it warns once.
+  if (!hasPendingWork(journal)) {
+    if (read.warnings.length > 0) await writeJournal(archiveRoot, journal);
+    return applied;
+  }
+  // Manifests first: the plan, status, the row-count checks and the files' own check read them.
   for (const listing of journal.listings) {
     await upsertManifest(conn, listing.exchange, listing.symbol, listing.rows, listing.listedAt);
     if (listing.completeFrom !== undefined) await recordListing(conn, listing.exchange, listing.symbol, listing.completeFrom, new Date(listing.listedAt));
     applied.manifestsStored++;
   }
-  const report = await loadFiles(conn, journal.files.map(loadInputOf));
-  applied.filesLoaded = report.loaded.length;
-  applied.rowsLoaded = report.rowsLoaded;
-  applied.warnings.push(...report.warnings);
-  const byPath = new Map(journal.files.map((f) => [f.archivePath, f]));
-  for (const { input, error } of report.failed) {
-    const file = byPath.get(input.archivePath);
-    if (file) applied.failed.push({ file, error });
-  }
+  const { refused, notDone } = await loadJournaledFiles(conn, archiveRoot, journal.files, applied, { signal, onProgress });
   for (const run of journal.runs) if (await recordJournaledRun(conn, run)) applied.runsRecorded++;
   // A journaled newer version waits under its pending name; once loaded it takes the plain name.
-  await promoteLoadedVersions(conn, archiveRoot);
-  await writeJournal(archiveRoot, withoutApplied(journal, { files: journal.files, listings: journal.listings.length, runs: journal.runs.length }));
+  applied.warnings.push(...(await promoteLoadedVersions(conn, archiveRoot)).warnings);
+  const done = journal.files.filter((file) => !notDone.has(file));
+  const rest = withoutApplied(journal, { files: done, listings: journal.listings.length, runs: journal.runs.length });
+  await writeJournal(archiveRoot, { ...rest, rejected: [...rest.rejected, ...refused] });
   return applied;
 }
 
-function loadInputOf(file: JournaledFile): LoadInput {
-  return { ...file, path: file.archivePath };
+/**
+ * The journal's files, each loaded only if its bytes are the manifest's version of that file (the
+ * journal's own sha256 is a claim, like its path): the bytes are hashed as they are loaded
+ * (warehouse/archived-load.ts). A copy that is not the manifest's is quarantined and recorded so
+ * the planner downloads the file again; an entry no manifest row explains is refused.
+ */
+async function loadJournaledFiles(
+  conn: DuckDBConnection,
+  archiveRoot: string,
+  files: readonly JournaledFile[],
+  applied: AppliedJournal,
+  { signal, onProgress }: { signal: AbortSignal | undefined; onProgress: OnProgress | undefined },
+): Promise<{ refused: RejectedEntry[]; notDone: Set<JournaledFile> }> {
+  if (files.length === 0) return { refused: [], notDone: new Set() };
+  const manifest = await manifestRowsOf(conn, files);
+  const loaded = await loadedFiles(conn, files);
+  const refused: RejectedEntry[] = [];
+  const candidates: (ArchivedCandidate & { entry: JournaledFile; expected: StoredManifestRow })[] = [];
+  for (const entry of files) {
+    const expected = manifest.get(fileKey(entry));
+    if (expected === undefined) {
+      const reason = 'no manifest row lists this file, so its bytes cannot be checked; it stays in the archive, where a sync that lists it uses it for 0 credits';
+      refused.push({ kind: 'file', reason, rejectedAt: new Date().toISOString(), entry });
+      applied.warnings.push(`journal file ${describeEntry(entry)} refused: ${reason}`);
+    } else if (loaded.get(fileKey(entry)) !== expected.sha256) {
+      if (entry.sha256 !== expected.sha256) applied.warnings.push(`journal file ${describeEntry(entry)} says sha256 ${entry.sha256}; the manifest's version ${expected.sha256} is what may load`);
+      candidates.push({ ...entry, relativePath: entry.archivePath, entry, expected });
+    }
+  }
+  const report = await loadArchived(conn, archiveRoot, candidates, judgeJournaled, {
+    command: "the journal's load (gexwh load, or the start of gexwh sync)",
+    ...(signal ? { signal } : {}),
+    ...(onProgress ? { onProgress: (done: number) => onProgress(done, candidates.length) } : {}),
+  });
+  applied.filesLoaded = report.loaded.length;
+  applied.rowsLoaded = report.rowsLoaded;
+  applied.warnings.push(...report.warnings);
+  for (const { input, error } of report.failed) {
+    const candidate = report.candidateOf.get(input);
+    if (candidate) applied.failed.push({ file: candidate.entry, error });
+  }
+  for (const missed of report.notLoaded) {
+    if (missed.kind === 'refused') {
+      applied.warnings.push(`journal file ${describeEntry(missed.candidate.entry)} not loaded: ${missed.detail}`);
+      continue;
+    }
+    await recordNotArchived(conn, { ...missed.candidate.entry, sha256: missed.candidate.expected.sha256, archivePath: null }, missed.detail);
+    applied.failed.push({ file: missed.candidate.entry, error: missed.detail });
+  }
+  return { refused, notDone: new Set(unfinished(report, candidates).map((candidate) => candidate.entry)) };
+}
+
+/** The candidates a stop signal kept the loader from: neither loaded, failed, skipped nor set aside. */
+function unfinished<C extends ArchivedCandidate>(report: ArchivedLoadReport<C>, candidates: readonly C[]): C[] {
+  if (!report.stopped) return [];
+  const finished = new Set<C>(report.notLoaded.map((missed) => missed.candidate));
+  for (const input of [...report.loaded, ...report.skipped, ...report.failed.map((f) => f.input)]) {
+    const candidate = report.candidateOf.get(input);
+    if (candidate !== undefined) finished.add(candidate);
+  }
+  return candidates.filter((candidate) => !finished.has(candidate));
+}
+
+/**
+ * The manifest's version loads; the version the entry names, when the manifest has moved on from it,
+ * is left where it is (a genuine older copy, not a bad one); any other bytes are quarantined.
+ */
+function judgeJournaled(candidate: { entry: JournaledFile; expected: StoredManifestRow }, found: FoundBytes): Verdict {
+  const { entry, expected } = candidate;
+  if (found.sha256 === entry.sha256 && entry.sha256 !== expected.sha256) {
+    return { refuse: `it is the version ${entry.sha256}, and the manifest now lists ${expected.sha256}: the file is planned again` };
+  }
+  return expectVersion(expected, found, { rows: expected.rows, downloadedAt: entry.downloadedAt }, 'the manifest');
+}
+
+function describeEntry(entry: JournaledFile): string {
+  return `${entry.exchange}/${entry.symbol} ${entry.sessionDate} ${entry.file}`;
+}
+
+/** What a sync's load did: files and rows loaded, the files that did not load and why, those a stop left. */
+export interface SyncLoad {
+  loaded: number;
+  rows: number;
+  failed: { file: VerifiedFile; error: string }[];
+  /** Files a stop signal kept from loading: they go to the journal. */
+  notLoaded: VerifiedFile[];
+  warnings: string[];
+}
+
+/**
+ * A sync's load. Files this run downloaded were hashed on the wire and load as they are; archived
+ * copies (a failed_load reloaded, a copy the plan reused) are hashed again as they load, against the
+ * manifest's sha256: one that is not the manifest's is quarantined, recorded with no archived copy,
+ * and downloaded again by a later sync within its budget.
+ */
+export async function loadSyncFiles(
+  conn: DuckDBConnection,
+  archiveRoot: string,
+  files: readonly VerifiedFile[],
+  onProgress: (filesDone: number) => void,
+  signal?: AbortSignal,
+): Promise<SyncLoad> {
+  const result: SyncLoad = { loaded: 0, rows: 0, failed: [], notLoaded: [], warnings: [] };
+  if (files.length === 0) return result;
+  const stop = signal ? { signal } : {};
+  const copies = files.filter((file) => file.fromArchive).map((file) => ({ ...file, relativePath: archivedCopyRelative(file), verified: file }));
+  const fresh = files.filter((file) => !file.fromArchive);
+  const judge = (c: (typeof copies)[number], found: FoundBytes): Verdict =>
+    expectVersion({ sha256: c.sha256, bytes: c.bytes }, found, { rows: c.rows, downloadedAt: c.downloadedAt }, 'the manifest');
+  const reloaded = await loadArchived(conn, archiveRoot, copies, judge, { command: 'gexwh sync (an archived copy reused)', onProgress, ...stop });
+  for (const missed of reloaded.notLoaded) {
+    await recordNotArchived(conn, { ...missed.candidate.verified, archivePath: null }, missed.detail);
+    result.failed.push({ file: missed.candidate.verified, error: `${missed.detail}; the next sync downloads it again (1 credit, within its budget)` });
+  }
+  for (const { input, error } of reloaded.failed) {
+    const copy = reloaded.candidateOf.get(input);
+    if (copy) result.failed.push({ file: copy.verified, error });
+  }
+  const inputs: LoadInput[] = fresh.map((file) => ({ ...file, path: file.archivePath, archivePath: archivedCopyRelative(file) }));
+  const downloaded = await loadFiles(conn, inputs, { onProgress: (done) => onProgress(copies.length + done), ...stop });
+  for (const { input, error } of downloaded.failed) result.failed.push({ file: fresh[inputs.indexOf(input)]!, error });
+  const freshDone = new Set([...downloaded.loaded, ...downloaded.skipped, ...downloaded.failed.map((f) => f.input)]);
+  result.notLoaded = [...unfinished(reloaded, copies).map((copy) => copy.verified), ...fresh.filter((_, i) => !freshDone.has(inputs[i]!))];
+  result.loaded = reloaded.loaded.length + downloaded.loaded.length;
+  result.rows = reloaded.rowsLoaded + downloaded.rowsLoaded;
+  result.warnings = [...reloaded.warnings, ...downloaded.warnings.filter((w) => !reloaded.warnings.includes(w))];
+  return result;
 }
 
 /** Inserts (or completes) a run record from the journal; false when it is already there. */
@@ -157,6 +310,8 @@ export interface LoadCommandOptions {
   archiveRoot: string;
   waitSeconds: number;
   signal?: AbortSignal;
+  /** Told as the journal's files are loaded. */
+  onProgress?: OnProgress;
 }
 
 export interface LoadCommandResult {
@@ -174,6 +329,8 @@ export interface LoadCommandResult {
 export async function loadWaiting(options: LoadCommandOptions): Promise<LoadCommandResult> {
   const lock = await acquireSyncLock(options.dbPath, { waitSeconds: options.waitSeconds });
   try {
+    // What a sync stopped hard left (src/sync/spend-log.ts) joins the journal first.
+    await adoptStoppedRun(options.archiveRoot);
     const journal = await readJournal(options.archiveRoot);
     let warehouse: Warehouse;
     try {
@@ -188,7 +345,7 @@ export async function loadWaiting(options: LoadCommandOptions): Promise<LoadComm
     try {
       const conn = warehouse.connection;
       const runId = await startRun(conn, { command: 'load', options: { db: options.dbPath, archive: options.archiveRoot } });
-      const applied = await applyJournal(conn, options.archiveRoot);
+      const applied = await applyJournal(conn, options.archiveRoot, options.signal, options.onProgress);
       await finishRun(conn, runId, {
         outcome: applied.failed.length > 0 ? 'partial' : 'ok',
         filesPlanned: journal.files.length,
@@ -244,9 +401,16 @@ export interface WaitingSummary {
   runs: number;
   journal: string;
   oldest: string | null;
+  /** Entries the tool refused (kept in the journal's rejected list, never loaded). */
+  rejected: number;
+  /** Their reasons, the first few. */
+  rejectedReasons: string[];
+  /** Why the journal file cannot be used at all, when it cannot. */
+  problem: string | null;
 }
 
-export function waitingOf(journal: Journal, archiveRoot: string, snapshots: number): WaitingSummary {
+export function waitingOf(read: JournalRead, archiveRoot: string, snapshots: number): WaitingSummary {
+  const { journal } = read;
   const dates = journal.files.map((f) => f.downloadedAt).sort();
   return {
     snapshots,
@@ -255,5 +419,8 @@ export function waitingOf(journal: Journal, archiveRoot: string, snapshots: numb
     runs: journal.runs.length,
     journal: journalPath(archiveRoot),
     oldest: dates[0] ?? null,
+    rejected: journal.rejected.length,
+    rejectedReasons: journal.rejected.slice(0, 3).map((entry) => `${entry.kind}: ${entry.reason}`),
+    problem: read.unreadable ?? null,
   };
 }

@@ -1,14 +1,13 @@
 // The nightly sync's verdicts, pure: the run's outcome, the warnings of the downloads, the reason
-// of a partial failure and the counts of a failed run. src/sync/run.ts does the I/O around them.
-import { InterruptedError, LockError, PartialFailureError } from '../core/errors.js';
-import type { RunCounts, RunOutcome } from '../warehouse/index.js';
+// of a partial failure, and how a run that ended on an error is recorded. src/sync/run.ts does the I/O around them.
+import { InterruptedError } from '../core/errors.js';
+import type { RunOutcome } from '../warehouse/index.js';
 import type { FetchReport } from './fetch.js';
-import type { Plan } from './download-plan.js';
 
-/** After the load: a stop signal wins, then any failed file makes the run partial. */
-export function loadedOutcome(aborted: boolean, filesFailed: number): RunOutcome {
+/** After the load: a stop signal wins, then any failed file, or an archive that could not be written, makes the run partial. */
+export function loadedOutcome(aborted: boolean, filesFailed: number, archiveUnwritable = false): RunOutcome {
   if (aborted) return 'interrupted';
-  return filesFailed > 0 ? 'partial' : 'ok';
+  return filesFailed > 0 || archiveUnwritable ? 'partial' : 'ok';
 }
 
 /** Why the downloads stopped early, as warnings; none when they ran to the end. */
@@ -29,21 +28,15 @@ export function partialFailureMessage(localWriteError: string | undefined, files
   return `${why}; everything else was committed`;
 }
 
-/** Errors whose run record is already written (or journaled) where they were thrown. */
+/** Errors whose run record was written where they were thrown: they carry the run's summary. */
 export function runAlreadyRecorded(error: unknown): boolean {
-  return error instanceof PartialFailureError || error instanceof InterruptedError || error instanceof LockError;
+  const cause = error instanceof Error ? error.cause : undefined;
+  return typeof cause === 'object' && cause !== null && 'outcome' in cause && 'plan' in cause;
 }
 
-/** The run record of a sync that failed: what it had spent and planned when it stopped. */
-export function failedRunCounts(error: unknown, requestsSpent: number, fetched: FetchReport | undefined, plan: Plan | undefined): RunCounts {
-  return {
-    outcome: 'failed',
-    requestsSpent,
-    creditsSpent: fetched?.creditsSpent ?? 0,
-    bytesDownloaded: fetched?.bytesDownloaded ?? 0,
-    filesPlanned: plan ? plan.toDownload.length + plan.toReload.length : 0,
-    error: error instanceof Error ? error.message : String(error),
-  };
+/** The outcome of a run that ended on `error` before its record was written: a stop signal, or a failure. */
+export function failureOutcome(error: unknown): RunOutcome {
+  return error instanceof InterruptedError ? 'interrupted' : 'failed';
 }
 
 export function abortSignalName(signal: AbortSignal): 'SIGINT' | 'SIGTERM' {

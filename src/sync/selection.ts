@@ -37,7 +37,7 @@ function requireNonEmpty(option: string, items: string[], allowed: string): void
   if (items.length === 0) throw new UsageError(`${option}: empty list; allowed: ${allowed}`);
 }
 
-/** History venues, case-insensitive. Absent → undefined (every venue). */
+/** History venues, case-insensitive. Absent → undefined (every venue the caller's default covers). */
 export function parseExchanges(input: ListInput, option = '--exchange'): Exchange[] | undefined {
   if (input === undefined) return undefined;
   const items = splitList(input).map((item) => item.toLowerCase());
@@ -50,6 +50,38 @@ export function parseExchanges(input: ListInput, option = '--exchange'): Exchang
     }
   }
   return [...new Set(items)] as Exchange[];
+}
+
+/** The word that buys every venue of a symbol: each venue's files cost their own credits. */
+export const ALL_VENUES = 'all-venues';
+
+/**
+ * Which venues a sync buys: absent → each symbol's one default venue (as the API resolves `all`),
+ * `all-venues` → every venue, else the named ones. Case-insensitive.
+ */
+export function parseSyncVenues(input: ListInput, option = '--exchange'): Pick<SyncSelection, 'exchanges' | 'allVenues'> {
+  if (input === undefined) return {};
+  const items = splitList(input).map((item) => item.toLowerCase());
+  if (!items.includes(ALL_VENUES)) return { exchanges: parseSyncExchanges(items, option) };
+  if (items.length > 1) throw new UsageError(`${option}: ${ALL_VENUES} buys every venue and takes no other name; got ${items.join(', ')}`);
+  return { allVenues: true };
+}
+
+function parseSyncExchanges(items: string[], option: string): Exchange[] {
+  requireNonEmpty(option, items, `${allowedText(EXCHANGES)} or ${ALL_VENUES}`);
+  for (const item of items) {
+    if (!(EXCHANGES as readonly string[]).includes(item)) {
+      const close = closestNames(item, [...EXCHANGES, ALL_VENUES]);
+      const hint =
+        item === 'all'
+          ? ` (without --exchange each symbol takes the venue the API's "all" gives: combined for a crypto coin, tradfi for a TradFi ticker; ${ALL_VENUES} buys every venue)`
+          : close.length > 0
+            ? `; did you mean ${close.join(', ')}?`
+            : '';
+      throw new UsageError(`${option}: unknown history venue "${item}"; allowed: ${allowedText(EXCHANGES)} or ${ALL_VENUES}${hint}`);
+    }
+  }
+  return items as Exchange[];
 }
 
 /** Symbols, upper-cased. Absent → undefined (every symbol). */
@@ -152,8 +184,10 @@ export interface RawSyncSelection {
 }
 
 export interface SyncSelection {
-  /** undefined: every venue of the coverage. */
+  /** undefined: each symbol's default venue (combined for a crypto coin, tradfi for a TradFi ticker), or every venue with allVenues. */
   exchanges?: Exchange[];
+  /** `--exchange all-venues`: every venue of each symbol, each costing its own credits. */
+  allVenues?: true;
   /** undefined: every symbol of the coverage. */
   symbols?: string[];
   files: FileKind[];
@@ -176,11 +210,11 @@ export function parseSyncSelection(raw: RawSyncSelection): SyncSelection {
     concurrency: parseConcurrency(raw.concurrency),
     ...parseDateRange(raw.since, raw.until),
   };
-  const exchanges = parseExchanges(raw.exchange);
+  const venues = parseSyncVenues(raw.exchange);
   const symbols = parseSymbols(raw.symbol);
   const maxCredits = parseCount(raw.maxCredits, '--max-credits');
   const maxRequests = parseCount(raw.maxRequests, '--max-requests');
-  if (exchanges !== undefined) selection.exchanges = exchanges;
+  Object.assign(selection, venues);
   if (symbols !== undefined) selection.symbols = symbols;
   if (maxCredits !== undefined) selection.maxCredits = maxCredits;
   if (maxRequests !== undefined) selection.maxRequests = maxRequests;

@@ -1,45 +1,27 @@
-// Where a sync reads the state it plans from, so that another process holding the warehouse never
-// stops the remote part (list, plan, download, verify, archive):
-// - 'warehouse': the warehouse opened read-write for a short phase (the usual case);
+// The one storage a sync reads its state from and writes to, chosen when the run starts, so that
+// another process holding the warehouse never stops the remote part (list, plan, download, verify,
+// archive):
+// - 'warehouse': the warehouse opened read-write (the usual case);
 // - 'copy': another process has it READ_ONLY (a notebook, DBeaver): the sync tables are copied into
 //   memory through a READ_ONLY attach, which DuckDB allows beside other readers;
 // - 'archive': another process has it read-write, so nothing can be read: the plan starts from an
 //   empty state, each manifest is listed from the newest session the archive holds, and the archive
 //   itself says what was paid (a file archived with the manifest's sha256 costs no credit).
-// Only 'warehouse' writes the warehouse; the other modes leave their work in the journal.
+// Only 'warehouse' writes the warehouse before the load; the other modes leave their work in the
+// journal. The warehouse stays open from phase to phase unless a long network phase comes (the
+// caller releases it first), so a sync with nothing to fetch opens it once.
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { LockError } from '../core/errors.js';
-import {
-  openWarehouse,
-  readListingState,
-  recordListing,
-  startRun,
-  upsertCoverage,
-  upsertManifest,
-  type ListingState,
-} from '../warehouse/index.js';
+import { openWarehouse, readListingState, recordListing, startRun, upsertCoverage, upsertManifest, type ListingState, type Warehouse } from '../warehouse/index.js';
 import { copySyncState, emptyStateCopy, type StateCopy } from '../warehouse/snapshot.js';
 import { readJournal } from './journal.js';
-import { applyJournal, holderPidOf, nothingApplied, type AppliedJournal } from './load-pending.js';
+import { applyJournal, holderPidOf, nothingApplied, openWaiting, type AppliedJournal } from './load-pending.js';
+import { adoptStoppedRun } from './spend-log.js';
 import { type Pair, pairKey } from '../core/pairs.js';
 import type { CoverageRow } from '../core/rows.js';
 import { listArchivedFiles } from '../core/archive/walk.js';
 
 export type StateMode = 'warehouse' | 'copy' | 'archive';
-
-export interface SyncState {
-  mode: StateMode;
-  /** The run's row in sync.runs, when the warehouse could be written at the start. */
-  runId?: number;
-  /** How much of each pair's manifest is held, by `exchange|symbol`. */
-  held: Map<string, ListingState>;
-  /** What the start loaded from the journal (a previous run's waiting files). */
-  waiting: AppliedJournal;
-  /** The pid DuckDB named as the holder, once the warehouse was found held. */
-  holderPid?: number;
-  /** The in-memory copy planned on in modes 'copy' and 'archive'. */
-  copy?: StateCopy;
-}
 
 export interface BeginOptions {
   dbPath: string;
@@ -51,38 +33,141 @@ export interface BeginOptions {
   coverage: CoverageRow[];
 }
 
-/** Phase 1: load what the journal holds, open the run record, read the listing state; never waits. */
-export async function beginSyncState(options: BeginOptions, warn: (message: string) => void): Promise<SyncState> {
-  let warehouse;
+export interface SyncStore {
+  readonly mode: StateMode;
+  /** The run's row in sync.runs, when the warehouse could be written at the start. */
+  readonly runId: number | undefined;
+  /** How much of each pair's manifest is held, by `exchange|symbol`. */
+  readonly held: ReadonlyMap<string, ListingState>;
+  /** What the start loaded from the journal (earlier runs' waiting files). */
+  readonly waiting: AppliedJournal;
+  /** The pid DuckDB named as the holder, once the warehouse was found held. */
+  readonly holderPid: number | undefined;
+  /** Where to plan: the warehouse (opened again if released; a copy if it was taken meanwhile) or the copy. */
+  planConnection(warn: (message: string) => void): Promise<DuckDBConnection>;
+  /**
+   * The warehouse for the load and the run record, waiting up to `waitSeconds` (a stop signal ends
+   * the wait); the holder's pid when it stays held.
+   */
+  writer(waitSeconds: number, signal: AbortSignal): Promise<{ conn: DuckDBConnection } | { heldBy: number | undefined }>;
+  /** Closes the warehouse before a long network phase; the next use opens it again. */
+  release(): void;
+  close(): void;
+}
+
+/** Phase 1: the storage of this run; in 'warehouse' mode the journal is loaded, the run and coverage recorded. */
+export async function openStore(options: BeginOptions, warn: (message: string) => void): Promise<SyncStore> {
+  const adopted = await adoptStoppedRun(options.archiveRoot);
+  if (adopted.note !== undefined) warn(adopted.note);
+  if (adopted.files > 0 || adopted.credits > 0) {
+    warn(`a run stopped before it finished left ${adopted.files} paid file(s) (${adopted.credits} credit(s) recorded): they wait in the journal and load for 0 credits`);
+  }
+  let warehouse: Warehouse;
   try {
     warehouse = await openWarehouse(options.dbPath);
   } catch (error) {
     if (!(error instanceof LockError)) throw error;
-    return await fallBack(options, holderPidOf(error), warn);
+    return heldStore(options, await fallBack(options, holderPidOf(error), warn), undefined);
   }
   try {
     const conn = warehouse.connection;
     const waiting = await applyJournal(conn, options.archiveRoot);
     const runId = await startRun(conn, { command: options.command, options: options.recordedOptions, startedAt: options.startedAt });
     await upsertCoverage(conn, options.coverage, new Date());
-    return { mode: 'warehouse', runId, held: await listingStates(conn, options.pairs), waiting };
-  } finally {
+    return warehouseStore(options, warehouse, runId, await listingStates(conn, options.pairs), waiting);
+  } catch (error) {
     warehouse.close();
+    throw error;
   }
+}
+
+function warehouseStore(options: BeginOptions, first: Warehouse, runId: number, held: Map<string, ListingState>, waiting: AppliedJournal): SyncStore {
+  let open: Warehouse | undefined = first;
+  let copy: HeldState | undefined;
+  const reopen = async (waitSeconds: number, signal?: AbortSignal) => (open ??= await openWaiting(options.dbPath, waitSeconds, signal));
+  return {
+    get mode() {
+      return copy?.mode ?? 'warehouse';
+    },
+    runId,
+    held,
+    waiting,
+    get holderPid() {
+      return copy?.holderPid;
+    },
+    async planConnection(warn) {
+      if (copy !== undefined) return copy.copy.connection;
+      try {
+        return (await reopen(0)).connection;
+      } catch (error) {
+        if (!(error instanceof LockError)) throw error;
+        // Taken since the start: plan on a copy of its state; the load waits for it.
+        copy = await fallBack(options, holderPidOf(error), warn);
+        return copy.copy.connection;
+      }
+    },
+    writer: (waitSeconds, signal) => writerOf(() => reopen(waitSeconds, signal)),
+    release() {
+      open?.close();
+      open = undefined;
+    },
+    close() {
+      open?.close();
+      open = undefined;
+      copy?.copy.close();
+    },
+  };
+}
+
+function heldStore(options: BeginOptions, state: HeldState, runId: undefined): SyncStore {
+  let open: Warehouse | undefined;
+  return {
+    mode: state.mode,
+    runId,
+    held: state.held,
+    waiting: nothingApplied(),
+    holderPid: state.holderPid,
+    planConnection: () => Promise.resolve(state.copy.connection),
+    writer: (waitSeconds, signal) => writerOf(async () => (open ??= await openWaiting(options.dbPath, waitSeconds, signal))),
+    release() {
+      open?.close();
+      open = undefined;
+    },
+    close() {
+      open?.close();
+      open = undefined;
+      state.copy.close();
+    },
+  };
+}
+
+async function writerOf(open: () => Promise<Warehouse>): Promise<{ conn: DuckDBConnection } | { heldBy: number | undefined }> {
+  try {
+    return { conn: (await open()).connection };
+  } catch (error) {
+    if (!(error instanceof LockError)) throw error;
+    return { heldBy: holderPidOf(error) };
+  }
+}
+
+interface HeldState {
+  mode: 'copy' | 'archive';
+  copy: StateCopy;
+  held: Map<string, ListingState>;
+  holderPid: number | undefined;
 }
 
 /**
  * The warehouse was found held (at the start or before planning): plan on a copy of its sync state,
  * or, when even a READ_ONLY attach is refused, from the archive alone.
  */
-export async function fallBack(options: Pick<BeginOptions, 'dbPath' | 'archiveRoot' | 'pairs'>, pid: number | undefined, warn: (message: string) => void, runId?: number): Promise<SyncState> {
+async function fallBack(options: Pick<BeginOptions, 'dbPath' | 'archiveRoot' | 'pairs'>, pid: number | undefined, warn: (message: string) => void): Promise<HeldState> {
   const holder = pid === undefined ? 'another process' : `process ${pid}`;
-  const base = { waiting: nothingApplied(), ...(pid !== undefined ? { holderPid: pid } : {}), ...(runId !== undefined ? { runId } : {}) };
   try {
     const copy = await copySyncState(options.dbPath);
     await addJournaledManifests(copy.connection, options.archiveRoot);
     warn(`the warehouse is held by ${holder}: planning from a read-only copy of its state; the load waits for it (--wait-lock)`);
-    return { ...base, mode: 'copy', copy, held: await listingStates(copy.connection, options.pairs) };
+    return { mode: 'copy', copy, holderPid: pid, held: await listingStates(copy.connection, options.pairs) };
   } catch (error) {
     if (!(error instanceof LockError)) throw error;
   }
@@ -92,7 +177,7 @@ export async function fallBack(options: Pick<BeginOptions, 'dbPath' | 'archiveRo
     `the warehouse is held read-write by ${holder}, so not even its state can be read: planning from the archive ` +
       `(archived files are never paid again; files deferred by earlier runs wait for a run that can read the warehouse)`,
   );
-  return { ...base, mode: 'archive', copy, held: await archivedListingStates(options.archiveRoot, options.pairs) };
+  return { mode: 'archive', copy, holderPid: pid, held: await archivedListingStates(options.archiveRoot, options.pairs) };
 }
 
 async function listingStates(conn: DuckDBConnection, pairs: Pair[]): Promise<Map<string, ListingState>> {

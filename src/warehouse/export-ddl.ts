@@ -1,6 +1,7 @@
 // trino.sql, athena.sql and spark.sql of an export: the exported tables as external tables of those
 // engines over the same files, generated from the warehouse's own column list (as views.sql is), so
-// they cannot drift from the tables. Those engines have no DuckDB macros: the README and
+// they cannot drift from the tables. No engine runs them in the tests: dt-sql-parser's Trino, Hive
+// (Athena's DDL) and Spark grammars parse every statement. Those engines have no DuckDB macros: the README and
 // docs/sharing.md give the point-in-time queries written for them.
 import { PARTITION_COLUMNS, type ExportedTable } from './export-views.js';
 
@@ -30,11 +31,18 @@ const isPartitionColumn = (name: string): boolean => (PARTITION_COLUMNS as reado
 const quote = (text: string): string => `'${text.replaceAll("'", "''")}'`;
 const location = (root: string, table: string): string => `${root.replace(/\/+$/, '')}/${table}/`;
 
+/**
+ * A column name as the engine's DDL needs it: Athena's DDL (Hive) reserves words such as EXCHANGE,
+ * so it gets every name in backquotes (a real Hive parser rejected `exchange string`); Trino and
+ * Spark take them bare.
+ */
+export const ddlName = (name: string, engine: Engine): string => (engine === 'athena' ? `\`${name}\`` : name);
+
 /** The columns a table's DDL lists: the data columns, then (Trino, Spark) the partition columns last. */
 function columnList(table: ExportedTable, engine: Engine, withPartitions: boolean): string {
   const data = table.columns.filter((c) => !table.partitioned || !isPartitionColumn(c.name));
   const partitions = table.partitioned && withPartitions ? PARTITION_COLUMNS.map((name) => table.columns.find((c) => c.name === name)!) : [];
-  return [...data, ...partitions].map((c) => `  ${c.name} ${engineType(c.type, engine)}`).join(',\n');
+  return [...data, ...partitions].map((c) => `  ${ddlName(c.name, engine)} ${engineType(c.type, engine)}`).join(',\n');
 }
 
 /** Trino's Hive connector: partition columns last, registered by sync_partition_metadata. */
@@ -48,7 +56,7 @@ function trinoTable(root: string, table: ExportedTable): string {
 /** Athena (Hive DDL): partition columns only in PARTITIONED BY, registered by MSCK REPAIR TABLE. */
 function athenaTable(root: string, table: ExportedTable): string {
   const partitioned = table.partitioned
-    ? `\nPARTITIONED BY (${PARTITION_COLUMNS.map((name) => `${name} ${engineType(table.columns.find((c) => c.name === name)!.type, 'athena')}`).join(', ')})`
+    ? `\nPARTITIONED BY (${PARTITION_COLUMNS.map((name) => `${ddlName(name, 'athena')} ${engineType(table.columns.find((c) => c.name === name)!.type, 'athena')}`).join(', ')})`
     : '';
   const create = `CREATE EXTERNAL TABLE IF NOT EXISTS ${ENGINE_SCHEMA}.${table.name} (\n${columnList(table, 'athena', false)}\n)${partitioned}\nSTORED AS PARQUET\nLOCATION ${quote(location(root, table.name))};`;
   return table.partitioned ? `${create}\nMSCK REPAIR TABLE ${ENGINE_SCHEMA}.${table.name};` : create;

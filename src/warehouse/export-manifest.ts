@@ -48,15 +48,20 @@ export function exportManifest(input: ManifestInput): string {
   return `${JSON.stringify(manifest, null, 1)}\n`;
 }
 
-/** The sha256 of each object a manifest lists, by path; an unreadable manifest lists nothing. */
-export function manifestHashes(text: string | null): Map<string, string> {
+/**
+ * The sha256 of each object a manifest lists, by path; an unreadable manifest lists nothing. With
+ * `withoutSha`, objects without a sha256 (written by an older version) are listed too, with ''.
+ */
+export function manifestHashes(text: string | null, options: { withoutSha?: boolean } = {}): Map<string, string> {
   const hashes = new Map<string, string>();
   if (text === null) return hashes;
   try {
     const parsed = JSON.parse(text) as { manifest_version?: unknown; objects?: Array<{ path?: unknown; sha256?: unknown }> };
     if (parsed.manifest_version !== MANIFEST_VERSION || !Array.isArray(parsed.objects)) return hashes;
     for (const object of parsed.objects) {
-      if (typeof object.path === 'string' && typeof object.sha256 === 'string') hashes.set(object.path, object.sha256);
+      if (typeof object.path !== 'string') continue;
+      if (typeof object.sha256 === 'string') hashes.set(object.path, object.sha256);
+      else if (options.withoutSha) hashes.set(object.path, '');
     }
   } catch {
     // A manifest we cannot read proves nothing: every object is checked instead.

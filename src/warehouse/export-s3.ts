@@ -12,9 +12,10 @@ import {
 import { Upload } from '@aws-sdk/lib-storage';
 import pLimit from 'p-limit';
 import { ObjectStoreAuthError, ObjectStoreBucketError, ObjectStoreError } from '../core/errors.js';
-import { hashFile, hashText, type ExportTarget, type RecordedFile } from './export-target.js';
+import { hashFile, hashText, listedPaths, type ExportTarget, type RecordedFile } from './export-target.js';
 import { MANIFEST_FILE, manifestHashes } from './export-manifest.js';
 import { parseS3Url, type S3Location } from './s3-url.js';
+import { clickhouseS3Url } from './export-clickhouse.js';
 
 export interface S3Options {
   /** An S3-compatible endpoint, e.g. http://localhost:9000 (default: AWS, from the region). */
@@ -96,6 +97,7 @@ export async function s3Target(url: string, options: S3Options, client: S3Client
   await call('checking the bucket', () => client.send(new HeadBucketCommand({ Bucket: location.bucket })));
   const previous = await call('reading the previous manifest', () => readText(client, location.bucket, keyOf(`${root}/${MANIFEST_FILE}`)));
   const listed = manifestHashes(previous);
+  const listedKeys = listedPaths(previous);
 
   /** An object is held when the last manifest lists it with this sha256, or a HEAD shows the recorded size and sha256. */
   const holds = async (file: RecordedFile): Promise<boolean> => {
@@ -110,9 +112,11 @@ export async function s3Target(url: string, options: S3Options, client: S3Client
     return head !== null && head.ContentLength === file.bytes && head.Metadata?.sha256 === file.sha256;
   };
 
+  const region = options.region ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION;
   return {
     root,
     local: false,
+    clickhouse: { kind: 's3', url: clickhouseS3Url(location.bucket, location.prefix, options.endpoint, region) },
     stagingRoot: () => tmpdir(),
     pathOf: (relative) => `${root}/${relative}`,
     async held(files) {
@@ -152,8 +156,11 @@ export async function s3Target(url: string, options: S3Options, client: S3Client
       );
       return stored;
     },
-    async remove(path) {
+    listed: () => listedKeys,
+    async remove(relative) {
+      const path = `${root}/${relative}`;
       await call(`removing ${path}`, () => client.send(new DeleteObjectCommand({ Bucket: location.bucket, Key: keyOf(path) })));
+      return true;
     },
   };
 }

@@ -2,9 +2,11 @@
 // COPY), then hands it to a target that puts it in place whole: a local folder (a rename on the same
 // file system) or an object store (one upload per object, see export-s3.ts).
 import { createHash } from 'node:crypto';
-import { createReadStream, existsSync, mkdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createReadStream, existsSync, lstatSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
-import { dirname, join } from 'node:path';
+import { dirname, join, sep } from 'node:path';
+import { MANIFEST_FILE, manifestHashes } from './export-manifest.js';
+import type { ClickHouseSource } from './export-clickhouse.js';
 
 /** A file as it was put in place: what the manifest lists. */
 export interface StoredFile {
@@ -24,6 +26,8 @@ export interface ExportTarget {
   readonly root: string;
   /** Whether staged files sit on the target's own file system (renamed into place) or are uploaded. */
   readonly local: boolean;
+  /** How ClickHouse reaches the files: file() on the folder, or s3() on the prefix's HTTP(S) URL. */
+  readonly clickhouse: ClickHouseSource;
   /** A folder for staged files: beside the export when local (renames stay atomic), else in the OS temp folder. */
   stagingRoot(): string;
   /** Where a file goes, from a path relative to the root (`levels/exchange=x/.../data.parquet`). */
@@ -34,7 +38,13 @@ export interface ExportTarget {
   place(tempFile: string, path: string, fingerprint: string): Promise<StoredFile>;
   /** Writes a small text file (views.sql, the manifest) whole. */
   putText(path: string, text: string): Promise<StoredFile>;
-  remove(path: string): Promise<void>;
+  /** The paths under the root that the previous export's manifest lists: the only objects an export may remove. */
+  listed(): ReadonlySet<string>;
+  /**
+   * Removes the object at `relative` under the root, which the caller made from validated names and
+   * found in listed(); false when it is not there or (local) its folder resolves outside the root.
+   */
+  remove(relative: string): Promise<boolean>;
 }
 
 /** sha256 and size of a file, streamed. */
@@ -48,11 +58,39 @@ export function hashText(text: string): StoredFile {
   return { sha256: createHash('sha256').update(text).digest('hex'), bytes: Buffer.byteLength(text) };
 }
 
+/** The paths a manifest text lists (its objects' paths), empty when there is none or it cannot be read. */
+export function listedPaths(manifest: string | null): Set<string> {
+  return new Set(manifestHashes(manifest, { withoutSha: true }).keys());
+}
+
+/** The manifest a folder holds, or null. */
+function readLocalManifest(outDir: string): string | null {
+  try {
+    return readFileSync(join(outDir, MANIFEST_FILE), 'utf8');
+  } catch {
+    return null;
+  }
+}
+
+/** Whether `path` is a regular file whose folder, links followed, lies inside `root` (links followed too). */
+export function fileInside(root: string, path: string): boolean {
+  try {
+    const folder = realpathSync(dirname(path));
+    const base = realpathSync(root);
+    return (folder === base || folder.startsWith(`${base}${sep}`)) && lstatSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
+
 /** A local folder: renames on one file system, so a reader sees the old file or the new one. */
 export function localTarget(outDir: string): ExportTarget {
+  // Read before this run writes its own manifest: what the previous run wrote is what may be removed.
+  const listed = listedPaths(readLocalManifest(outDir));
   return {
     root: outDir,
     local: true,
+    clickhouse: { kind: 'file', root: outDir },
     stagingRoot: () => outDir,
     pathOf: (relative) => join(outDir, relative),
     held: async (files) => new Set(files.filter((f) => existsSync(f.path)).map((f) => f.path)),
@@ -69,8 +107,12 @@ export function localTarget(outDir: string): ExportTarget {
       renameSync(temp, path);
       return hashText(text);
     },
-    async remove(path) {
-      rmSync(path, { force: true });
+    listed: () => listed,
+    async remove(relative) {
+      const path = join(outDir, relative);
+      if (!fileInside(outDir, path)) return false;
+      rmSync(path);
+      return true;
     },
   };
 }

@@ -10,6 +10,8 @@ export interface ExportColumn {
   name: string;
   /** DuckDB's type name as the catalog prints it (VARCHAR, DATE, TIMESTAMP WITH TIME ZONE ...). */
   type: string;
+  /** False for a NOT NULL column of the warehouse (engines that can declare it do); default true. */
+  nullable?: boolean;
 }
 
 export interface ExportedTable {
@@ -30,7 +32,7 @@ export const PARTITION_COLUMNS = ['exchange', 'symbol', 'session_date'] as const
  */
 export async function tableColumns(conn: DuckDBConnection, tables: readonly string[], schema = 'main'): Promise<Map<string, ExportColumn[]>> {
   const reader = await conn.runAndReadAll(
-    `SELECT table_name, column_name, data_type FROM duckdb_columns()
+    `SELECT table_name, column_name, data_type, is_nullable FROM duckdb_columns()
       WHERE database_name = current_database() AND schema_name = $2 AND list_contains($1::VARCHAR[], table_name)
       ORDER BY table_name, column_index`,
     [duckdb.listValue([...tables]), schema],
@@ -40,7 +42,7 @@ export async function tableColumns(conn: DuckDBConnection, tables: readonly stri
     const table = String(row.table_name);
     const columns = result.get(table) ?? [];
     const type = String(row.data_type);
-    columns.push({ name: String(row.column_name), type: type === 'JSON' ? 'VARCHAR' : type });
+    columns.push({ name: String(row.column_name), type: type === 'JSON' ? 'VARCHAR' : type, nullable: row.is_nullable !== false });
     result.set(table, columns);
   }
   return result;

@@ -21,12 +21,11 @@ import { exportViewsSql, tableColumns, type ExportedTable } from './export-views
 import { localTarget, type ExportTarget, type RecordedFile, type StoredFile } from './export-target.js';
 import { exportManifest, MANIFEST_FILE, type ManifestObject } from './export-manifest.js';
 import { ENGINE_FILES, engineSql, type Engine } from './export-ddl.js';
+import { CLICKHOUSE_FILE, clickhouseSql } from './export-clickhouse.js';
 import type { S3Options } from './export-s3.js';
 import { isS3Url, parseS3Url } from './s3-url.js';
-import { type FileKind, isFileKind } from '../core/file-kinds.js';
 import { EXPORT_TABLES, isHistoryTable, type ExportFormat, type ExportTable } from './export-tables.js';
-import { EXCHANGES, isExchange } from '../core/pairs.js';
-import { SYMBOL_PATTERN, SYMBOL_RULE } from '../core/names.js';
+import { isSymbol, VENUE_PATTERN } from '../core/names.js';
 
 export { EXPORT_FORMATS, EXPORT_TABLES, type ExportFormat, type ExportTable } from './export-tables.js';
 
@@ -77,6 +76,8 @@ export interface ExportResult {
   rowsWritten: number;
   /** Bytes of the files put in place by this run (partitions, runs, views.sql, manifest). */
   bytesWritten: number;
+  /** What the run left alone and the user may want to look at (never removed: the export did not write it, or cannot prove it did). */
+  warnings: string[];
 }
 
 /** The validated selection (pure). */
@@ -151,8 +152,9 @@ interface RunState extends ExportRun {
   filesDone: number;
   filesTotal: number;
   bytes: number;
-  /** Files whose rows left the table: removed once the new manifest no longer lists them. */
+  /** Files whose rows left the table (relative to the root): removed once the new manifest no longer lists them. */
   gone: string[];
+  warnings: string[];
 }
 
 /**
@@ -161,11 +163,15 @@ interface RunState extends ExportRun {
  */
 export async function exportOn(conn: DuckDBConnection, selection: ExportSelection, run: Partial<ExportRun> = {}): Promise<ExportResult> {
   const target = run.target ?? localTarget(selection.outDir);
-  if (target.local) removeLeftoverStaging(target.stagingRoot());
-  else mkdirSync(target.stagingRoot(), { recursive: true });
-  const staging = target.local ? join(target.stagingRoot(), `${STAGING_PREFIX}${randomBytes(6).toString('hex')}`) : mkdtempSync(join(target.stagingRoot(), STAGING_PREFIX));
-  mkdirSync(staging, { recursive: true });
-  const state: RunState = { now: run.now ?? (() => new Date()), target, selection, staging, filesDone: 0, filesTotal: 0, bytes: 0, gone: [], ...(run.onProgress ? { onProgress: run.onProgress } : {}) };
+  mkdirSync(target.stagingRoot(), { recursive: true });
+  // A folder of a crashed run (or anyone's folder of that name) is only reported: the export removes
+  // nothing it cannot prove it wrote, and the staging folder it removes is the one mkdtemp made now.
+  const warnings = target.local ? leftoverStaging(target.stagingRoot()) : [];
+  const staging = mkdtempSync(join(target.stagingRoot(), STAGING_PREFIX));
+  const state: RunState = {
+    now: run.now ?? (() => new Date()), target, selection, staging, filesDone: 0, filesTotal: 0, bytes: 0, gone: [], warnings,
+    ...(run.onProgress ? { onProgress: run.onProgress } : {}),
+  };
   const tables: ExportTableCounts[] = [];
   try {
     const plans = [];
@@ -174,7 +180,9 @@ export async function exportOn(conn: DuckDBConnection, selection: ExportSelectio
     for (const plan of plans) tables.push(await exportTable(conn, plan, state));
     const runsFile = await writeRunsFile(conn, state);
     await writeDescription(conn, state, runsFile);
-    for (const path of state.gone) await target.remove(path);
+    for (const relative of state.gone) {
+      if (!(await target.remove(relative))) state.warnings.push(`export: left ${target.pathOf(relative)} in place: it is not a file inside ${target.root}`);
+    }
   } finally {
     rmSync(staging, { recursive: true, force: true });
   }
@@ -189,6 +197,7 @@ export async function exportOn(conn: DuckDBConnection, selection: ExportSelectio
     partitionsRemoved: sum('partitionsRemoved'),
     rowsWritten: sum('rowsWritten'),
     bytesWritten: state.bytes,
+    warnings: state.warnings,
   };
 }
 
@@ -282,13 +291,29 @@ async function planTable(conn: DuckDBConnection, table: ExportTable, state: RunS
 async function exportTable(conn: DuckDBConnection, plan: TablePlan, state: RunState): Promise<ExportTableCounts> {
   const { table, partitions, exported, stale, pathOf } = plan;
   const { selection } = state;
-  for (const run of copyRuns(partitions, new Set(stale), PARTITIONS_PER_COPY)) {
-    await writeRun(conn, table, run, pathOf, state);
+  // Local: a run's files are hashed and renamed while DuckDB writes the next run (its threads wait on
+  // the disk and finish files one by one; the main thread is idle meanwhile), at most one run behind,
+  // so staging holds at most two runs. Object storage: one run at a time, each upload recorded as it
+  // lands, so a cut run resumes from what the ledger says.
+  let behind: Promise<Placed> = Promise.resolve([]);
+  try {
+    for (const run of copyRuns(partitions, new Set(stale), PARTITIONS_PER_COPY)) {
+      const staged = await stageRun(conn, table, run, state);
+      await recordExports(conn, table, state, await behind, pathOf);
+      behind = placeRun(conn, table, staged, pathOf, state);
+      behind.catch(() => undefined); // awaited below; meanwhile a failure must not count as unhandled
+      if (!state.target.local) await behind;
+    }
+    await recordExports(conn, table, state, await behind, pathOf);
+  } finally {
+    await behind.catch(() => undefined); // never leave a rename running into the staging cleanup
   }
   const current = new Set(partitions.map(partitionKey));
   const gone = [...exported.values()].filter((partition) => !current.has(partitionKey(partition)));
   for (const partition of gone) {
-    state.gone.push(partition.path);
+    const relative = removablePath(table, selection.format, partition, state.target);
+    if (relative === null) state.warnings.push(`export: left ${partition.path} in place: the export ledger names it, but the last manifest of ${state.target.root} does not list it as one of its files`);
+    else state.gone.push(relative);
     await conn.run(
       `DELETE FROM sync.exports WHERE out_dir = $1 AND table_name = $2 AND format = $3 AND exchange = $4 AND symbol = $5 AND session_date = $6::DATE`,
       [selection.outDir, table, selection.format, partition.exchange, partition.symbol, partition.sessionDate],
@@ -301,6 +326,19 @@ async function exportTable(conn: DuckDBConnection, plan: TablePlan, state: RunSt
     partitionsRemoved: gone.length,
     rowsWritten: stale.reduce((sum, partition) => sum + partition.rows, 0),
   };
+}
+
+/**
+ * The path under the root of a partition whose rows left the table, when the export may remove it
+ * (pure): its names pass the name rules, so the path is one this export makes; the ledger recorded
+ * it at that place; and the previous manifest lists it. A tampered ledger row, or a file the export
+ * did not write, is never removed.
+ */
+export function removablePath(table: ExportTable, format: ExportFormat, partition: ExportedPartition, target: Pick<ExportTarget, 'pathOf' | 'listed'>): string | null {
+  const { exchange, symbol, sessionDate } = partition;
+  if (!VENUE_PATTERN.test(exchange) || !isSymbol(symbol) || !isIsoDate(sessionDate)) return null;
+  const relative = partitionRelativePath(table, format, exchange, symbol, sessionDate);
+  return partition.path === target.pathOf(relative) && target.listed().has(relative) ? relative : null;
 }
 
 /** The selection's filters over (exchange, symbol, session_date) as SQL on parameters $1..$4. */
@@ -321,10 +359,68 @@ function filterParams(selection: ExportSelection) {
 /**
  * Partitions with rows, and a fingerprint of what they hold: the loaded file versions (sha256),
  * the row count, for levels the api rows (a fill adds rows without a file), and the column layout
- * (a migration adding a column re-exports everything).
+ * (a migration adding a column re-exports everything). A history table's partitions come from the
+ * ledger when its row counts add up to the table's (a count DuckDB answers from metadata); else,
+ * and for the live tables, from a scan grouping the whole table (seconds at multi-year scale, which
+ * an incremental export of one day cannot afford).
  */
 async function listPartitions(conn: DuckDBConnection, table: ExportTable, selection: ExportSelection): Promise<Partition[]> {
   const layout = await tableLayout(conn, table);
+  if (isHistoryTable(table)) {
+    const fromLedger = await ledgerPartitions(conn, table, selection, layout);
+    if (fromLedger !== null) return fromLedger;
+  }
+  return scannedPartitions(conn, table, selection, layout);
+}
+
+/** The fingerprint of a partition, the same text whichever way its parts were found. */
+const FINGERPRINT = `sha256(concat_ws('|', $6, coalesce(shas, '-'), rows::VARCHAR, api_rows::VARCHAR,
+                             coalesce(strftime(api_last, '%Y-%m-%dT%H:%M:%S.%fZ'), '-')))`;
+
+const toPartition = (row: Record<string, unknown>): Partition => ({
+  exchange: String(row.exchange),
+  symbol: String(row.symbol),
+  sessionDate: String(row.session_date),
+  rows: Number(row.rows),
+  fingerprint: String(row.fingerprint),
+});
+
+/**
+ * A history table's partitions from the ledger: each loaded file's rows, plus (levels) the api fill
+ * rows, which the loader keeps apart from file sessions. Trusted only when their sum is the table's
+ * row count under the same filter; any difference (rows deleted or added by hand, a ledger without
+ * row counts) returns null and the caller scans. A change that keeps every count, such as an UPDATE,
+ * is not seen; the scan's fingerprint, built from the same counts, does not see it either.
+ */
+export async function ledgerPartitions(conn: DuckDBConnection, table: ExportTable, selection: ExportSelection, layout: string): Promise<Partition[] | null> {
+  const api =
+    table === 'levels'
+      ? `SELECT exchange, symbol, session_date, count(*)::BIGINT AS api_rows, max(timestamp_utc) AS api_last FROM levels WHERE source = 'api' AND ${FILTER} GROUP BY ALL`
+      : `SELECT NULL::VARCHAR AS exchange, NULL::VARCHAR AS symbol, NULL::DATE AS session_date, 0::BIGINT AS api_rows, NULL::TIMESTAMPTZ AS api_last WHERE false`;
+  // `table` comes from EXPORT_TABLES (validated), never from user text.
+  const reader = await conn.runAndReadAll(
+    `WITH loaded AS (
+       SELECT exchange, symbol, session_date, string_agg(sha256, ',' ORDER BY sha256) AS shas, sum(rows)::BIGINT AS file_rows, count(rows) = count(*) AS counted
+         FROM sync.files WHERE status = 'loaded' AND file = $5 AND ${FILTER} GROUP BY ALL
+     ), api AS (${api}), parts AS (
+       SELECT exchange, symbol, session_date, shas, coalesce(file_rows, 0) + coalesce(api_rows, 0) AS rows, coalesce(api_rows, 0) AS api_rows, api_last, coalesce(counted, true) AS counted
+         FROM loaded FULL JOIN api USING (exchange, symbol, session_date)
+     )
+     SELECT exchange, symbol, session_date::VARCHAR AS session_date, rows, counted, ${FINGERPRINT} AS fingerprint
+       FROM parts WHERE rows > 0 OR NOT counted
+      ORDER BY exchange, symbol, session_date`,
+    [...filterParams(selection), table, layout],
+  );
+  const rows = reader.getRowObjectsJS();
+  if (rows.some((row) => row.counted !== true)) return null;
+  const filtered = selection.exchanges || selection.symbols || selection.since || selection.until;
+  const counted = await conn.runAndReadAll(`SELECT count(*)::BIGINT AS n FROM ${table}${filtered ? ` WHERE ${FILTER}` : ''}`, filtered ? filterParams(selection) : []);
+  const expected = rows.reduce((sum, row) => sum + Number(row.rows), 0);
+  return Number(counted.getRowObjectsJS()[0]?.n) === expected ? rows.map(toPartition) : null;
+}
+
+/** Partitions by a scan grouping the table: always right, and a read of the whole table. */
+export async function scannedPartitions(conn: DuckDBConnection, table: ExportTable, selection: ExportSelection, layout: string): Promise<Partition[]> {
   // Rows a partition gains without a file: levels' api fills, and every live capture (insert-only,
   // so the count and the latest capture time change with each new one).
   const apiColumns =
@@ -342,23 +438,15 @@ async function listPartitions(conn: DuckDBConnection, table: ExportTable, select
        SELECT exchange, symbol, session_date, string_agg(sha256, ',' ORDER BY sha256) AS shas
          FROM sync.files WHERE status = 'loaded' AND file = $5 GROUP BY exchange, symbol, session_date
      )
-     SELECT p.exchange, p.symbol, p.session_date::VARCHAR AS session_date, p.rows,
-            sha256(concat_ws('|', $6, coalesce(l.shas, '-'), p.rows::VARCHAR, p.api_rows::VARCHAR,
-                             coalesce(strftime(p.api_last, '%Y-%m-%dT%H:%M:%S.%fZ'), '-'))) AS fingerprint
-       FROM parts p LEFT JOIN loaded l USING (exchange, symbol, session_date)
-      ORDER BY p.exchange, p.symbol, p.session_date`,
+     SELECT exchange, symbol, session_date::VARCHAR AS session_date, rows, ${FINGERPRINT} AS fingerprint
+       FROM parts LEFT JOIN loaded USING (exchange, symbol, session_date)
+      ORDER BY exchange, symbol, session_date`,
     [...filterParams(selection), table, layout],
   );
-  return reader.getRowObjectsJS().map((row) => ({
-    exchange: String(row.exchange),
-    symbol: String(row.symbol),
-    sessionDate: String(row.session_date),
-    rows: Number(row.rows),
-    fingerprint: String(row.fingerprint),
-  }));
+  return reader.getRowObjectsJS().map(toPartition);
 }
 
-async function tableLayout(conn: DuckDBConnection, table: ExportTable): Promise<string> {
+export async function tableLayout(conn: DuckDBConnection, table: ExportTable): Promise<string> {
   const reader = await conn.runAndReadAll(
     // duckdb_columns(), not information_schema.columns (a view over it, 5x slower); same text.
     `SELECT string_agg(column_name || ' ' || data_type, ',' ORDER BY column_index) AS layout
@@ -399,7 +487,7 @@ export const PARTITIONS_PER_COPY = 64;
 
 /**
  * Staged files end in .tmp so no *.parquet / *.csv glob of a reader ever matches them, and the
- * staging folder is hidden; a crashed run's folder is removed by the next export.
+ * staging folder is hidden; a crashed run's folder is named in the next export's warnings.
  */
 const STAGING_PREFIX = '.gexwh-export-';
 
@@ -415,22 +503,29 @@ const COPY_OPTIONS: Record<ExportFormat, string> = {
   csv: 'FORMAT csv, HEADER true',
 };
 
-function removeLeftoverStaging(outDir: string): void {
-  if (!existsSync(outDir)) return;
-  for (const name of readdirSync(outDir)) {
-    if (name.startsWith(STAGING_PREFIX)) rmSync(join(outDir, name), { recursive: true, force: true });
-  }
+/** Staging-like folders already in the export folder: named in a warning, never removed. */
+function leftoverStaging(outDir: string): string[] {
+  return readdirSync(outDir)
+    .filter((name) => name.startsWith(STAGING_PREFIX))
+    .map((name) => `export: ${join(outDir, name)} looks like the staging folder of a cut export; gexwh leaves it alone: remove it when no export is running`);
+}
+
+/** Partitions put in place and not yet recorded in the export ledger. */
+type Placed = Array<Partition & StoredFile>;
+
+/** A run's partitions written to the staging folder, each as one file. */
+interface StagedRun {
+  folder: string;
+  files: Array<{ partition: Partition; file: string }>;
 }
 
 /**
- * Writes a run's partitions with ONE partitioned COPY into the staging folder, then hands each
- * partition's file to the target, which puts it in place whole (a rename beside a local export, an
- * upload to object storage). Rows come out in no promised order (DuckDB's partitioned write
- * interleaves its threads' chunks; an ORDER BY cost +50%). Uploaded partitions are recorded one by
- * one, so a rerun after a cut knows them; local ones per run, as a rename cannot be half done.
+ * Writes a run's partitions with ONE partitioned COPY into the staging folder (a partition DuckDB
+ * split over several files is written again alone). Rows come out in no promised order (DuckDB's
+ * partitioned write interleaves its threads' chunks; an ORDER BY cost +50%).
  */
-async function writeRun(conn: DuckDBConnection, table: ExportTable, run: CopyRun, pathOf: (partition: Partition) => string, state: RunState): Promise<void> {
-  const { selection, target } = state;
+async function stageRun(conn: DuckDBConnection, table: ExportTable, run: CopyRun, state: RunState): Promise<StagedRun> {
+  const { selection } = state;
   const folder = join(state.staging, randomBytes(6).toString('hex'));
   mkdirSync(folder, { recursive: true });
   try {
@@ -440,19 +535,39 @@ async function writeRun(conn: DuckDBConnection, table: ExportTable, run: CopyRun
          TO $5 (${COPY_OPTIONS[selection.format]}, PARTITION_BY (exchange, symbol, session_date), WRITE_PARTITION_COLUMNS true, FILE_EXTENSION 'tmp')`,
       [run.exchange, run.symbol, run.firstDate, run.lastDate, folder],
     );
-    const placed: Array<Partition & StoredFile> = [];
+    const files = [];
     for (const partition of run.partitions) {
-      const staged =
+      const file =
         onlyFileIn(join(folder, `exchange=${partition.exchange}`, `symbol=${partition.symbol}`, `session_date=${partition.sessionDate}`)) ??
         (await writePartition(conn, table, selection.format, partition, folder)); // split over files, or not found: write it alone
-      const stored = await target.place(staged, pathOf(partition), partition.fingerprint);
+      files.push({ partition, file });
+    }
+    return { folder, files };
+  } catch (error) {
+    rmSync(folder, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+/**
+ * Hands each staged file to the target, which puts it in place whole (a rename beside a local
+ * export, an upload to object storage). Uploaded partitions are recorded one by one, so a rerun
+ * after a cut knows them; local ones are returned and recorded by the caller per run (a rename
+ * cannot be half done), on the connection's own turn: never while DuckDB writes the next run.
+ */
+async function placeRun(conn: DuckDBConnection, table: ExportTable, staged: StagedRun, pathOf: (partition: Partition) => string, state: RunState): Promise<Placed> {
+  const { target } = state;
+  try {
+    const placed: Placed = [];
+    for (const { partition, file } of staged.files) {
+      const stored = await target.place(file, pathOf(partition), partition.fingerprint);
       progress(state, stored.bytes);
       placed.push({ ...partition, ...stored });
       if (!target.local) await recordExports(conn, table, state, placed.splice(0), pathOf);
     }
-    await recordExports(conn, table, state, placed, pathOf);
+    return placed;
   } finally {
-    rmSync(folder, { recursive: true, force: true });
+    rmSync(staged.folder, { recursive: true, force: true });
   }
 }
 
@@ -506,7 +621,7 @@ async function writeRunsFile(conn: DuckDBConnection, state: RunState): Promise<M
 }
 
 /**
- * views.sql, the other engines' DDL (trino.sql, athena.sql, spark.sql; Parquet only), then the manifest, last: the manifest lists every object of the export with its rows
+ * views.sql, the other engines' DDL (trino.sql, athena.sql, spark.sql, clickhouse.sql; Parquet only), then the manifest, last: the manifest lists every object of the export with its rows
  * and sha256, so a reader who starts from it never meets a half export.
  */
 async function writeDescription(conn: DuckDBConnection, state: RunState, runsFile: ManifestObject): Promise<void> {
@@ -521,6 +636,9 @@ async function writeDescription(conn: DuckDBConnection, state: RunState, runsFil
       state.bytes += stored.bytes;
       engineFiles.push({ table: null, path: ENGINE_FILES[engine], rows: null, ...stored });
     }
+    const clickhouse = await target.putText(target.pathOf(CLICKHOUSE_FILE), clickhouseSql(target.clickhouse, tables));
+    state.bytes += clickhouse.bytes;
+    engineFiles.push({ table: null, path: CLICKHOUSE_FILE, rows: null, ...clickhouse });
   }
   const reader = await conn.runAndReadAll(
     `SELECT table_name, exchange, symbol, session_date::VARCHAR AS session_date, rows, path, sha256, bytes

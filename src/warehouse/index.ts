@@ -4,14 +4,17 @@ export { migrate, appliedVersions, latestVersion, listMigrations, type Migration
 export { acquireSyncLock, lockPathFor, isProcessAlive, type SyncLock, type LockInfo, type AcquireOptions } from './lock.js';
 export { loadFiles, describeFile, type LoadInput, type LoadOptions, type LoadReport, type FailedLoad } from './loader.js';
 export {
-  recordFileStatus, recordArchiveMove, loadedPendingCopies, loadedFiles, listLedger,
+  recordFileStatus, recordArchiveMove, loadedPendingCopies, loadedFiles, listLedger, recordNotArchived, forgetArchivePath,
   type LedgerFile, type LedgerRow,
 } from './ledger.js';
 export {
-  upsertManifest, readListingState, recordListing, listManifest, upsertCoverage, listCoverage,
+  upsertManifest, readListingState, recordListing, listManifest, upsertCoverage, listCoverage, manifestRowsOf,
   type ListingState,
 } from './manifest.js';
 export { startRun, finishRun, lastRun, redactSecrets, type RunStart, type RunCounts, type RunOutcome, type RunRow } from './runs.js';
+export {
+  loadArchived, expectVersion, type ArchivedCandidate, type ArchivedLoadReport, type FoundBytes, type NotLoaded, type Verdict, type LoadFacts,
+} from './archived-load.js';
 export { LEVELS_FIELDS } from './layouts.js';
 export { insertApiLevels, type HistoryLevelsRow } from './levels-api.js';
 export { rowCountMismatches, type RowCountMismatch } from './row-count-mismatches.js';

@@ -93,6 +93,31 @@ export async function recordBatchLoaded(conn: DuckDBConnection, filesTable: stri
   );
 }
 
+/**
+ * A version whose archived copy cannot be loaded (missing, refused, or quarantined for bytes that are
+ * not its own): it no longer points at a copy, so the planner downloads it again within a budget.
+ * A loaded version is left as it is.
+ */
+export async function recordNotArchived(conn: DuckDBConnection, file: LedgerFile, error: string, now: Date = new Date()): Promise<void> {
+  await conn.run(
+    `INSERT INTO sync.files (exchange, symbol, session_date, file, sha256, bytes, rows, archive_path, downloaded_at, loaded_at, status, error, updated_at)
+     VALUES ($1, $2, $3::DATE, $4, $5, $6, $7, NULL, $8::TIMESTAMPTZ, NULL, 'failed_verify', $9, $10::TIMESTAMPTZ)
+     ON CONFLICT (exchange, symbol, session_date, file, sha256) DO UPDATE SET
+       archive_path = NULL, status = 'failed_verify', error = excluded.error, updated_at = excluded.updated_at
+     WHERE sync.files.status <> 'loaded'`,
+    [file.exchange, file.symbol, file.sessionDate, file.file, file.sha256, file.bytes ?? null, file.rows ?? null,
+      file.downloadedAt ? toIsoTimestamp(file.downloadedAt) : null, error, now.toISOString()],
+  );
+}
+
+/** Forgets a recorded archive path the tool refuses to follow (outside the archive, not the version's name). */
+export async function forgetArchivePath(conn: DuckDBConnection, version: { exchange: string; symbol: string; sessionDate: string; file: string; sha256: string }): Promise<void> {
+  await conn.run(
+    `UPDATE sync.files SET archive_path = NULL WHERE exchange = $1 AND symbol = $2 AND session_date = $3::DATE AND file = $4 AND sha256 = $5`,
+    [version.exchange, version.symbol, version.sessionDate, version.file, version.sha256],
+  );
+}
+
 const PENDING_NAME = /_[a-z_]+\.[0-9a-f]{12}\.csv\.gz$/;
 
 /**

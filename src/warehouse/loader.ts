@@ -21,8 +21,11 @@ export interface LoadInput extends LedgerFile {
   bytes: number;
   /** Row count from the manifest. */
   rows: number;
+  /** Relative to the archive root (the ledger's archive_path). */
   archivePath: string;
   downloadedAt: Date | string;
+  /** Where the file is, for messages, when `path` means nothing to a user (an open descriptor, a private copy). */
+  source?: string;
 }
 
 export interface LoadOptions {
@@ -35,6 +38,12 @@ export interface LoadOptions {
   now?: () => Date;
   /** Called after each batch with how many of the files are done (loaded, skipped or failed). */
   onProgress?(filesDone: number): void;
+  /**
+   * Stops the load: no file is started after it, and the batch in flight is interrupted and rolled
+   * back (its files are neither loaded nor failed), so a stop takes effect within a second whatever
+   * the batch's size. The files not done are the caller's to keep.
+   */
+  signal?: AbortSignal;
 }
 
 export interface FailedLoad {
@@ -50,6 +59,8 @@ export interface LoadReport {
   /** Unknown columns, once per (file kind, column). */
   warnings: string[];
   rowsLoaded: number;
+  /** The signal stopped the load before every file was done. */
+  stopped?: true;
 }
 
 interface Prepared {
@@ -61,7 +72,7 @@ const SHA256 = /^[0-9a-f]{64}$/i;
 
 /** Describes a file for messages: kind, market, session and where it is. */
 export function describeFile(input: LoadInput): string {
-  return `${input.file} file ${input.exchange}/${input.symbol}/${input.sessionDate} (${input.path})`;
+  return `${input.file} file ${input.exchange}/${input.symbol}/${input.sessionDate} (${input.source ?? input.path})`;
 }
 
 /** Checks the parts the SQL and the ledger will carry; returns a reason or undefined. */
@@ -76,13 +87,29 @@ export function invalidInputReason(input: LoadInput): string | undefined {
 }
 
 export async function loadFiles(conn: DuckDBConnection, files: readonly LoadInput[], options: LoadOptions = {}): Promise<LoadReport> {
+  if (options.onProgress) await trackProgress(conn);
+  const interrupt = () => conn.interrupt();
+  options.signal?.addEventListener('abort', interrupt, { once: true });
+  try {
+    const report = await loadRounds(conn, files, options);
+    if (options.signal?.aborted && filesDone(report) < files.length) report.stopped = true;
+    return report;
+  } finally {
+    options.signal?.removeEventListener('abort', interrupt);
+  }
+}
+
+async function loadRounds(conn: DuckDBConnection, files: readonly LoadInput[], options: LoadOptions): Promise<LoadReport> {
   const report: LoadReport = { loaded: [], skipped: [], failed: [], warnings: [], rowsLoaded: 0 };
   const now = options.now ?? (() => new Date());
   const warned = new Set<string>();
+  const stopped = () => options.signal?.aborted === true;
   for (const round of splitRounds(files)) {
+    if (stopped()) break;
     const loaded = await loadedFiles(conn, round);
     const prepared: Prepared[] = [];
     for (const input of round) {
+      if (stopped()) break;
       const invalid = invalidInputReason(input);
       if (invalid) {
         report.failed.push({ input, error: `${describeFile(input)}: ${invalid}` });
@@ -98,11 +125,44 @@ export async function loadFiles(conn: DuckDBConnection, files: readonly LoadInpu
     }
     options.onProgress?.(filesDone(report));
     for (const batch of makeBatches(prepared, options)) {
-      await loadBatchWithFallback(conn, batch, report, now);
+      if (stopped()) break;
+      const before = filesDone(report);
+      await withinBatch(conn, batch.length, (done) => options.onProgress?.(before + done), () => loadBatchWithFallback(conn, batch, report, now, stopped));
       options.onProgress?.(filesDone(report));
     }
   }
   return report;
+}
+
+/** DuckDB measures a running statement's progress only with its progress bar on (never printed here). */
+async function trackProgress(conn: DuckDBConnection): Promise<void> {
+  await conn.run('SET enable_progress_bar = true');
+  await conn.run('SET enable_progress_bar_print = false');
+  await conn.run('SET progress_bar_time = 0');
+}
+
+const PROGRESS_POLL_MS = 250;
+
+/**
+ * Runs a batch while telling how many of its files are done, from DuckDB's progress of the statement
+ * running (the read_csv over the batch's files advances as each file is read), so a batch of 32
+ * files does not show as one jump (which made the time left wrong). Never the whole batch: that is
+ * said once it has committed.
+ */
+export async function withinBatch<T>(conn: DuckDBConnection, size: number, onDone: (done: number) => void, work: () => Promise<T>): Promise<T> {
+  let shown = 0;
+  const timer = setInterval(() => {
+    // The batch runs several statements; only the read advances far, and what was said stays said.
+    const done = Math.min(size - 1, Math.floor((conn.progress.percentage / 100) * size));
+    if (done <= shown) return;
+    shown = done;
+    onDone(done);
+  }, PROGRESS_POLL_MS);
+  try {
+    return await work();
+  } finally {
+    clearInterval(timer);
+  }
 }
 
 function filesDone(report: LoadReport): number {
@@ -141,7 +201,7 @@ async function prepareHeader(input: LoadInput, warned: Set<string>, warnings: st
       const key = `${input.file}|${name}`;
       if (warned.has(key)) continue;
       warned.add(key);
-      warnings.push(`${input.file} files carry an unknown column "${name}" (ignored); first seen in ${input.path}`);
+      warnings.push(`${input.file} files carry an unknown column "${name}" (ignored); first seen in ${input.source ?? input.path}`);
     }
     return { input, columns: mapping.columns };
   } catch (error) {
@@ -178,23 +238,29 @@ function makeBatches(prepared: readonly Prepared[], options: LoadOptions): Prepa
   return batches;
 }
 
-async function loadBatchWithFallback(conn: DuckDBConnection, batch: Prepared[], report: LoadReport, now: () => Date): Promise<void> {
+async function loadBatchWithFallback(conn: DuckDBConnection, batch: Prepared[], report: LoadReport, now: () => Date, stopped: () => boolean): Promise<void> {
   try {
     report.rowsLoaded += await loadBatch(conn, batch, now());
     report.loaded.push(...batch.map((item) => item.input));
     return;
   } catch (error) {
+    // Interrupted by a stop: rolled back, the files are not failed, they wait for the next load.
+    if (stopped()) return;
     if (batch.length === 1 && batch[0]) {
       await fail(conn, report, batch[0].input, messageFor(batch[0].input, error), now());
       return;
     }
   }
-  for (const item of batch) await loadBatchWithFallback(conn, [item], report, now);
+  for (const item of batch) {
+    if (stopped()) return;
+    await loadBatchWithFallback(conn, [item], report, now, stopped);
+  }
 }
 
 function messageFor(input: LoadInput, error: unknown): string {
-  const message = conciseDbError(errorMessage(error));
-  return message.includes(input.path) ? message : `${describeFile(input)}: ${message}`;
+  const raw = conciseDbError(errorMessage(error));
+  const message = input.source === undefined ? raw : raw.replaceAll(input.path, input.source);
+  return message.includes(input.source ?? input.path) ? message : `${describeFile(input)}: ${message}`;
 }
 
 async function fail(conn: DuckDBConnection, report: LoadReport, input: LoadInput, error: string, at: Date): Promise<void> {

@@ -4,6 +4,8 @@ import { DATE_PATTERN } from './layouts.js';
 import { toIsoTimestamp } from './duckdb-text.js';
 import { type FileKind, isFileKind } from '../core/file-kinds.js';
 import type { CoverageRow, ManifestRow, StoredManifestRow } from '../core/rows.js';
+import { fileKey, type FileKeyParts } from '../core/pairs.js';
+import { duckdb } from './duckdb.js';
 
 const STAGE = 'gexwh_manifest_stage';
 
@@ -97,6 +99,19 @@ export async function listManifest(conn: DuckDBConnection, exchange?: string, sy
     [exchange ?? null, symbol ?? null],
   );
   return reader.getRowObjectsJS().map(storedManifestRowOf);
+}
+
+/** The manifest row of each file asked about, by fileKey(): the version a load of it must match. */
+export async function manifestRowsOf(conn: DuckDBConnection, files: readonly FileKeyParts[]): Promise<Map<string, StoredManifestRow>> {
+  const reader = await conn.runAndReadAll(
+    `SELECT exchange, symbol, session_date::VARCHAR AS session_date, file, rows, bytes, sha256, schema_version
+       FROM sync.manifest
+      WHERE list_contains($1::VARCHAR[], concat_ws('|', exchange, symbol, session_date, file))`,
+    [duckdb.listValue(files.map(fileKey))],
+  );
+  const rows = new Map<string, StoredManifestRow>();
+  for (const row of reader.getRowObjectsJS().map(storedManifestRowOf)) rows.set(fileKey({ ...row, sessionDate: row.session_date }), row);
+  return rows;
 }
 
 /** A sync.manifest row as DuckDB returns it (session_date read as text), typed. */

@@ -81,24 +81,33 @@ export async function migrate(conn: DuckDBConnection, options: MigrateOptions = 
     await applyOne(conn, migration);
     applied.push(migration.version);
   }
-  const dir = options.dir ?? findSqlDir();
-  const reached = options.upTo === undefined || options.upTo >= latestVersion(dir);
-  if (reached && (done.has(DEFINITIONS_VERSION) || applied.includes(DEFINITIONS_VERSION)) && existsSync(join(dir, VIEWS_FILE))) {
-    await applyViews(conn, viewDefinitions(dir));
-  }
+  const viewsChanged = await applyViewsIfDue(conn, options, done, applied);
+  // Schema changes go into the file at once, not only the WAL: DuckDB 1.5 fails to replay some of
+  // them (ALTER TABLE ... ADD COLUMN with a function default) from the WAL of a killed process, and a
+  // sync keeps the warehouse open across phases, so a kill can find them there.
+  if (applied.length > 0 || viewsChanged) await conn.run('CHECKPOINT');
   return applied;
 }
 
+/** The views file, once every migration is applied and the definitions table exists; true when it ran. */
+async function applyViewsIfDue(conn: DuckDBConnection, options: MigrateOptions, done: Set<number>, applied: number[]): Promise<boolean> {
+  const dir = options.dir ?? findSqlDir();
+  const reached = options.upTo === undefined || options.upTo >= latestVersion(dir);
+  if (!reached || !(done.has(DEFINITIONS_VERSION) || applied.includes(DEFINITIONS_VERSION)) || !existsSync(join(dir, VIEWS_FILE))) return false;
+  return await applyViews(conn, viewDefinitions(dir));
+}
+
 /** Runs the views file when its sha256 differs from the one last applied, in one transaction with the record. */
-async function applyViews(conn: DuckDBConnection, sql: string): Promise<void> {
+async function applyViews(conn: DuckDBConnection, sql: string): Promise<boolean> {
   const sha256 = createHash('sha256').update(sql).digest('hex');
   const recorded = await conn.runAndReadAll(`SELECT sha256 FROM sync.definitions WHERE name = 'views'`);
-  if (recorded.getRowObjectsJS()[0]?.sha256 === sha256) return;
+  if (recorded.getRowObjectsJS()[0]?.sha256 === sha256) return false;
   await conn.run('BEGIN TRANSACTION');
   try {
     await conn.run(sql);
     await conn.run(`INSERT OR REPLACE INTO sync.definitions (name, sha256, applied_at) VALUES ('views', $1, now())`, [sha256]);
     await conn.run('COMMIT');
+    return true;
   } catch (error) {
     await conn.run('ROLLBACK');
     const reason = error instanceof Error ? error.message : String(error);

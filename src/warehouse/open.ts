@@ -8,7 +8,8 @@ import { dirname, join, resolve, sep } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { duckdb } from './duckdb.js';
-import { DamagedWarehouseError, errorMessage, GexwhError, LockError, UnsafeWarehouseError, UsageError } from '../core/errors.js';
+import { DamagedWarehouseError, errorMessage, GexwhError, LockError, NotAWarehouseError, UnsafeWarehouseError, UsageError } from '../core/errors.js';
+import { hasDuckDbHeader, isDamagedFileMessage } from './identity.js';
 import { migrate, type MigrateOptions } from './migrations.js';
 
 export interface Warehouse {
@@ -57,10 +58,7 @@ function isLockMessage(message: string): boolean {
   return /Could not set lock on file/i.test(message);
 }
 
-/** DuckDB's words for a file that is not a database or whose blocks fail their checksums. */
-export function isDamagedFileMessage(message: string): boolean {
-  return /not a valid DuckDB database file|Corrupt database file/i.test(message);
-}
+export { isDamagedFileMessage };
 
 /** A damaged-file error, whether already mapped by openWarehouse or raw from a later query. */
 export function isDamagedWarehouseError(error: unknown): boolean {
@@ -68,7 +66,9 @@ export function isDamagedWarehouseError(error: unknown): boolean {
   return error instanceof Error && !(error instanceof GexwhError) && isDamagedFileMessage(error.message);
 }
 
-function damagedError(dbPath: string, cause: unknown): DamagedWarehouseError {
+function damagedError(dbPath: string, cause: unknown): DamagedWarehouseError | NotAWarehouseError {
+  // Only a file of DuckDB's own format can be a damaged warehouse: anything else is the wrong --db.
+  if (!hasDuckDbHeader(dbPath)) return notAWarehouseError(dbPath, cause);
   // The raw archive is the source of truth: say how to get the tables back from it.
   return new DamagedWarehouseError(
     `the warehouse ${dbPath} is not a valid DuckDB file (damaged or not a database); the raw archive is untouched: ` +
@@ -83,6 +83,10 @@ function damagedError(dbPath: string, cause: unknown): DamagedWarehouseError {
 function refuseFolder(dbPath: string): void {
   if (!statSync(dbPath, { throwIfNoEntry: false })?.isDirectory()) return;
   throw new UsageError(`--db ${dbPath} is a folder; --db names the warehouse file, e.g. --db ${dbPath.replace(/\/+$/, '')}/gex.duckdb`, { db: dbPath });
+}
+
+function notAWarehouseError(dbPath: string, cause: unknown): NotAWarehouseError {
+  return new NotAWarehouseError(`${dbPath} is not a DuckDB database (it does not start with a DuckDB file header): check --db`, { db: dbPath }, { cause });
 }
 
 /**

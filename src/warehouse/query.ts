@@ -188,7 +188,7 @@ function watchCancel(connection: DuckDBConnection, options: QueryOptions): Cance
     repeat = setInterval(() => connection.interrupt(), INTERRUPT_REPEAT_MS);
     controller.abort(error);
   };
-  const onSignal = () => stop(new InterruptedError(signalName(options.signal?.reason), `query cancelled (${signalName(options.signal?.reason)})`));
+  const onSignal = () => stop(new InterruptedError(signalName(options.signal?.reason), { message: `query cancelled (${signalName(options.signal?.reason)})` }));
   if (options.signal?.aborted) onSignal();
   else options.signal?.addEventListener('abort', onSignal, { once: true });
   const seconds = options.timeoutSeconds;

@@ -22,6 +22,8 @@ export interface RebuildResult {
   runId: number;
   /** Where a damaged warehouse file (and its WAL) was kept; empty when none was damaged. */
   damagedCopies: string[];
+  /** Set when --force replaced a --db that was not a warehouse of gexwh (kept in damagedCopies). */
+  replaced?: boolean;
   /** Archive entries that are not daily files of the layout, left alone (source 'archive' only). */
   skipped: string[];
 }

@@ -11,10 +11,11 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { errorMessage, LockError, UsageError } from '../core/errors.js';
-import { archivedPathOf, type ArchiveVerdict, groupByFile, judgeArchive, loadInputOf } from './archive-check.js';
+import { errorMessage, LockError, NotAWarehouseError, UsageError } from '../core/errors.js';
+import { identifyDbFile } from './identity.js';
+import { archivedRelativeOf, groupByFile } from './archive-check.js';
+import { expectVersion, loadArchived, type ArchivedCandidate, type FoundBytes, type NotLoaded, type Verdict } from './archived-load.js';
 import { type LedgerRow, listLedger } from './ledger.js';
-import { loadFiles, type LoadInput } from './loader.js';
 import { acquireSyncLock } from './lock.js';
 import { rebuildSessionCloses } from './session-closes.js';
 import { isDamagedFileMessage, isDamagedWarehouseError, openWarehouse, type Warehouse } from './open.js';
@@ -23,8 +24,8 @@ import { finishRun, startRun } from './runs.js';
 import type { FileKind } from '../core/file-kinds.js';
 import { fileVersionKey } from '../core/pairs.js';
 import { scanArchive } from '../core/archive/walk.js';
-import { hashFile } from '../core/archive/hash.js';
 import type { RebuildProblem, RebuildResult } from './rebuild-result.js';
+import type { OnProgress } from '../core/progress.js';
 
 export interface RebuildOptions {
   dbPath: string;
@@ -33,7 +34,11 @@ export interface RebuildOptions {
   lockWaitSeconds?: number;
   /** Wait this long for another process (a reader) to let the warehouse go (default 0), then LockError. */
   warehouseWaitSeconds?: number;
+  /** Replace a --db that is not a warehouse of gexwh (kept aside, never deleted). */
+  force?: boolean;
   now?: () => Date;
+  /** Told as files are loaded (files done of those to rebuild). */
+  onProgress?: OnProgress;
 }
 
 export async function rebuildWarehouse(options: RebuildOptions): Promise<RebuildResult> {
@@ -51,13 +56,31 @@ export async function rebuildWarehouse(options: RebuildOptions): Promise<Rebuild
     });
   }
   const now = options.now ?? (() => new Date());
+  const replace = await mayReplace(options);
   const lock = await acquireSyncLock(options.dbPath, { waitSeconds: options.lockWaitSeconds ?? 0 });
   try {
+    if (replace) return await rebuildFromArchive({ ...options, now, damagedCopies: await setAsideDamaged(options.dbPath, now(), 'replaced'), replaced: true });
     if (!existsSync(resolve(options.dbPath))) return await rebuildFromArchive({ ...options, now, damagedCopies: [] });
     return await rebuildExisting(options, now);
   } finally {
     await lock.release();
   }
+}
+
+/**
+ * A --db that exists and is not a warehouse of gexwh (a text file, another program's database) is the
+ * wrong path: refused before anything is written (exit 2), unless --force, which keeps it aside.
+ * Returns true when it is to be replaced.
+ */
+async function mayReplace(options: RebuildOptions): Promise<boolean> {
+  const kind = await identifyDbFile(options.dbPath);
+  if (kind !== 'not_duckdb' && kind !== 'foreign') return false;
+  if (options.force) return true;
+  const what = kind === 'not_duckdb' ? 'it is not a DuckDB database' : 'it is a DuckDB database of another program (no sync.migrations table)';
+  throw new NotAWarehouseError(
+    `rebuild: refusing to replace ${options.dbPath}: ${what}; nothing was changed. Check --db, or pass --force to keep the file aside as ${options.dbPath}.replaced-<UTC time> and create the warehouse there from the archive`,
+    { db: options.dbPath },
+  );
 }
 
 /** The ledger-based rebuild; a warehouse DuckDB cannot read is set aside and recreated from the archive. */
@@ -66,7 +89,7 @@ async function rebuildExisting(options: RebuildOptions, now: () => Date): Promis
   try {
     warehouse = await openHeldWarehouse(options);
     await readEveryTable(warehouse.connection);
-    const result = await rebuildOn(warehouse.connection, options.archiveRoot, now);
+    const result = await rebuildOn(warehouse.connection, options.archiveRoot, now, options.onProgress);
     // A damaged block the scan cannot reach (an index) fails the loads that touch it; the copy kept
     // aside then holds the loads that did commit.
     if (!result.problems.some((problem) => isDamagedFileMessage(problem.detail))) return result;
@@ -112,22 +135,27 @@ export async function readEveryTable(conn: DuckDBConnection): Promise<void> {
 }
 
 /** Rebuilds on an open, writable connection whose sync lock the caller holds. */
-export async function rebuildOn(conn: DuckDBConnection, archiveRoot: string, now: () => Date = () => new Date()): Promise<RebuildResult> {
+export async function rebuildOn(conn: DuckDBConnection, archiveRoot: string, now: () => Date = () => new Date(), onProgress?: OnProgress): Promise<RebuildResult> {
   const runId = await startRun(conn, { command: 'rebuild', options: { archive: resolve(archiveRoot) }, startedAt: now() });
   try {
-    const plan = await planRebuild(conn, archiveRoot);
+    const candidates = await rebuildCandidates(conn);
     const orphanRowsRemoved = await removeOrphanRows(conn);
-    const report = await loadFiles(conn, plan.inputs, { reload: true, now });
+    const report = await loadArchived(conn, archiveRoot, candidates, judgeRebuild, {
+      reload: true,
+      now,
+      command: 'gexwh rebuild',
+      onProgress: (done) => onProgress?.(done, candidates.length),
+    });
     const problems = [
-      ...plan.problems,
+      ...report.notLoaded.flatMap((missed) => problemsOfNotLoaded(missed)),
       ...report.failed.map(({ input, error }) => problemOf(input, 'load_failed', error)),
-    ];
+    ].sort(byFile);
     const result: RebuildResult = {
       source: 'ledger', filesReloaded: report.loaded.length, rowsLoaded: report.rowsLoaded, orphanRowsRemoved, problems, runId, damagedCopies: [], skipped: [],
     };
     await finishRun(conn, runId, {
       outcome: problems.length > 0 ? 'partial' : 'ok',
-      filesPlanned: plan.inputs.length,
+      filesPlanned: report.loaded.length + report.failed.length + report.skipped.length,
       filesLoaded: report.loaded.length,
       filesFailed: problems.length,
       rowsLoaded: report.rowsLoaded,
@@ -141,35 +169,42 @@ export async function rebuildOn(conn: DuckDBConnection, archiveRoot: string, now
   }
 }
 
-interface RebuildPlan {
-  inputs: LoadInput[];
-  problems: RebuildProblem[];
+/** One file of the ledger to rebuild: its versions, and what the manifest says of their rows. */
+interface RebuildCandidate extends ArchivedCandidate {
+  versions: LedgerRow[];
+  manifestRows: Map<string, number>;
 }
 
-/** Which version of each file to load from the archive, and what cannot be rebuilt. */
-async function planRebuild(conn: DuckDBConnection, archiveRoot: string): Promise<RebuildPlan> {
+async function rebuildCandidates(conn: DuckDBConnection): Promise<RebuildCandidate[]> {
   const manifestRows = await manifestRowCounts(conn);
-  const plan: RebuildPlan = { inputs: [], problems: [] };
-  for (const versions of groupByFile(await listLedger(conn))) {
+  return groupByFile(await listLedger(conn)).flatMap((versions) => {
     const first = versions[0];
-    if (!first) continue;
-    const path = archivedPathOf(archiveRoot, first);
-    const found = await hashFile(path);
-    const choice = chooseVersion(versions, found?.sha256);
-    if (!choice) continue; // nothing loaded or loadable of this file: nothing to rebuild
-    const verdict = judgeArchive(choice, found);
-    if (verdict !== 'ok') {
-      plan.problems.push(problemOf(choice, verdict, archiveDetail(verdict, path, choice, found)));
-      continue;
-    }
-    const rows = choice.rows ?? manifestRows.get(fileVersionKey(choice));
-    if (rows === undefined) {
-      plan.problems.push(problemOf(choice, 'unknown_rows', `${path}: neither the ledger nor the manifest knows its row count`));
-      continue;
-    }
-    plan.inputs.push(loadInputOf(choice, path, rows));
+    // A file never loaded nor loadable (superseded, failed_verify) has nothing to rebuild.
+    if (!first || !versions.some((v) => v.status === 'loaded' || v.status === 'failed_load')) return [];
+    return [{ exchange: first.exchange, symbol: first.symbol, sessionDate: first.sessionDate, file: first.file, relativePath: archivedRelativeOf(first), versions, manifestRows }];
+  });
+}
+
+/** The version the archived bytes are, loaded; none of them: the loaded version's bytes are missing (quarantined). */
+function judgeRebuild(candidate: RebuildCandidate, found: FoundBytes): Verdict {
+  const choice = chooseVersion(candidate.versions, found.sha256);
+  if (!choice) return { refuse: 'nothing to rebuild' };
+  const rows = choice.rows ?? candidate.manifestRows.get(fileVersionKey(choice));
+  if (rows === undefined) return { refuse: `unknown_rows: neither the ledger nor the manifest knows its row count` };
+  return expectVersion(choice, found, { rows, downloadedAt: choice.downloadedAt ?? new Date() }, 'the ledger');
+}
+
+/** What rebuild reports of a file it did not load: its rows are kept as they are. */
+function problemsOfNotLoaded(missed: NotLoaded<RebuildCandidate>): RebuildProblem[] {
+  const { candidate, kind, detail } = missed;
+  const loaded = candidate.versions.find((v) => v.status === 'loaded');
+  if (kind === 'refused') {
+    return detail.startsWith('unknown_rows: ') ? [problemOf(candidate, 'unknown_rows', `${candidate.relativePath}: ${detail.slice('unknown_rows: '.length)}`)] : [];
   }
-  return plan;
+  // A missing copy of a file never loaded is nothing to rebuild; a link out of the archive is always named.
+  if (kind === 'missing' && loaded === undefined) return [];
+  const verdict = kind === 'mismatch' ? 'hash_mismatch' : kind;
+  return [problemOf(candidate, verdict, `${detail}; its rows are kept as they are`)];
 }
 
 /**
@@ -220,10 +255,9 @@ export async function removeOrphanRows(conn: DuckDBConnection): Promise<number> 
   }
 }
 
-function archiveDetail(verdict: ArchiveVerdict, path: string, expected: LedgerRow, found: { sha256: string; bytes: number } | undefined): string {
-  if (verdict === 'missing') return `${path} is missing; its rows are kept as they are`;
-  if (verdict === 'hash_mismatch') return `${path} has sha256 ${found?.sha256 ?? '?'}, the ledger says ${expected.sha256}; its rows are kept`;
-  return `${path} has ${found?.bytes ?? '?'} bytes, the ledger says ${expected.bytes ?? '?'}; its rows are kept`;
+function byFile(a: RebuildProblem, b: RebuildProblem): number {
+  const key = (p: RebuildProblem) => `${p.exchange}|${p.symbol}|${p.session_date}|${p.file}`;
+  return key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0;
 }
 
 function problemOf(

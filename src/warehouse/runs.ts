@@ -118,3 +118,14 @@ export async function lastRun(conn: DuckDBConnection, command?: string): Promise
     error: row.error === null ? null : String(row.error),
   };
 }
+
+/** Credits the recorded runs spent: since midnight UTC (when the quota resets) and in all. */
+export async function creditsSpent(conn: DuckDBConnection): Promise<{ sinceMidnightUtc: number; allRuns: number }> {
+  const reader = await conn.runAndReadAll(
+    `SELECT coalesce(sum(credits_spent) FILTER (WHERE started_at >= date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'), 0)::BIGINT AS today,
+            coalesce(sum(credits_spent), 0)::BIGINT AS total
+       FROM sync.runs`,
+  );
+  const row = reader.getRowObjectsJS()[0];
+  return { sinceMidnightUtc: Number(row?.today ?? 0), allRuns: Number(row?.total ?? 0) };
+}

@@ -4,7 +4,7 @@ import { LockError } from '../core/errors.js';
 import { checkSelectionNames, type NameSelection } from '../core/known-names.js';
 import { heldPairs, HELD_SOURCE } from './held-pairs.js';
 import { openReader, openWarehouse, type Warehouse } from './open.js';
-import { lastRun, type RunRow } from './runs.js';
+import { creditsSpent, lastRun, type RunRow } from './runs.js';
 import { upsertCoverage } from './manifest.js';
 
 type Row = Record<string, unknown>;
@@ -13,6 +13,8 @@ export interface WarehouseStatus {
   pairs: Row[];
   lastRun: RunRow | undefined;
   lastSync: RunRow | undefined;
+  /** Credits spent by the runs recorded in the warehouse. */
+  creditsSpent?: { sinceMidnightUtc: number; allRuns: number };
   /** Set when another process holds the warehouse read-write, so nothing of it could be read. */
   held?: string;
 }
@@ -92,7 +94,7 @@ export async function readWarehouseStatus(db: string, freshCoverage: Row[] | und
     const chosen = pairs
       .filter((row) => (!filter.exchanges || filter.exchanges.includes(String(row.exchange))) && (!filter.symbols || filter.symbols.includes(String(row.symbol))))
       .map((row) => ({ ...row, state: pairState(row) }));
-    return { pairs: chosen, lastRun: await lastRun(conn), lastSync: await lastRun(conn, 'sync') };
+    return { pairs: chosen, lastRun: await lastRun(conn), lastSync: await lastRun(conn, 'sync'), creditsSpent: await creditsSpent(conn) };
   } finally {
     warehouse.close();
   }

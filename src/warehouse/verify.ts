@@ -7,15 +7,15 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { UsageError } from '../core/errors.js';
-import { archivedPathOf, groupByFile, judgeArchive, loadInputOf } from './archive-check.js';
+import { archivedRelativeOf, copyRelativeOf, describeLook, foundSha, groupByFile, hashArchived, judgeArchive, type ArchiveLook } from './archive-check.js';
+import { expectVersion, loadArchived, type ArchivedCandidate } from './archived-load.js';
 import { rowCountMismatches, type RowCountMismatch } from './row-count-mismatches.js';
 import { type LedgerRow, listLedger } from './ledger.js';
-import { loadFiles, type LoadInput } from './loader.js';
 import { acquireSyncLock } from './lock.js';
 import { openWarehouse } from './open.js';
 import { chooseVersion, removeOrphanRows } from './rebuild.js';
 import { fileKey } from '../core/pairs.js';
-import { type FileDigest, hashFile } from '../core/archive/hash.js';
+import type { OnProgress } from '../core/progress.js';
 
 export interface VerifyOptions {
   dbPath: string;
@@ -24,6 +24,8 @@ export interface VerifyOptions {
   /** With repair: wait this long for a running sync's lock (default 0). */
   lockWaitSeconds?: number;
   now?: () => Date;
+  /** Told after each file is checked (files of the ledger, and their bytes). */
+  onProgress?: OnProgress;
 }
 
 export type VerifyProblemKind =
@@ -33,7 +35,9 @@ export type VerifyProblemKind =
   | 'manifest_mismatch' // the manifest lists another sha256 than the loaded one (a rebuilt file: sync fetches it)
   | 'row_count_mismatch' // the table holds another number of rows than the loaded file had
   | 'unexplained_rows' // rows of a session no loaded file of that kind explains
-  | 'failed_load'; // the newest version of a file never loaded
+  | 'failed_load' // the newest version of a file never loaded
+  | 'outside_archive' // the archived path leads out of the archive (a link) or is recorded outside it: not followed
+  | 'unreadable'; // the archived file cannot be opened (permissions, not a regular file)
 
 export interface VerifyProblem {
   kind: VerifyProblemKind;
@@ -58,7 +62,7 @@ export async function verifyWarehouse(options: VerifyOptions): Promise<VerifyRep
   if (!options.repair) {
     const warehouse = await openWarehouse(options.dbPath, { readOnly: true });
     try {
-      const inspection = await inspect(warehouse.connection, options.archiveRoot, new Map());
+      const inspection = await inspect(warehouse.connection, options.archiveRoot, new Map(), options.onProgress);
       return { checked: inspection.checked, problems: inspection.problems, repaired: [] };
     } finally {
       warehouse.close();
@@ -68,7 +72,7 @@ export async function verifyWarehouse(options: VerifyOptions): Promise<VerifyRep
   try {
     const warehouse = await openWarehouse(options.dbPath);
     try {
-      return await verifyAndRepairOn(warehouse.connection, options.archiveRoot, options.now ?? (() => new Date()));
+      return await verifyAndRepairOn(warehouse.connection, options.archiveRoot, options.now ?? (() => new Date()), options.onProgress);
     } finally {
       warehouse.close();
     }
@@ -78,40 +82,57 @@ export async function verifyWarehouse(options: VerifyOptions): Promise<VerifyRep
 }
 
 /** Verify, repair what the archive allows, verify again (on a writable connection, lock held). */
-export async function verifyAndRepairOn(conn: DuckDBConnection, archiveRoot: string, now: () => Date = () => new Date()): Promise<VerifyReport> {
-  const digests = new Map<string, FileDigest | undefined>();
-  const before = await inspect(conn, archiveRoot, digests);
+export async function verifyAndRepairOn(conn: DuckDBConnection, archiveRoot: string, now: () => Date = () => new Date(), onProgress?: OnProgress): Promise<VerifyReport> {
+  const looks = new Map<string, ArchiveLook>();
+  const before = await inspect(conn, archiveRoot, looks, onProgress);
   if (before.problems.length === 0) return { checked: before.checked, problems: [], repaired: [] };
   if (before.problems.some((p) => p.kind === 'unexplained_rows')) await removeOrphanRows(conn);
-  if (before.fixes.length > 0) await loadFiles(conn, before.fixes, { reload: true, now });
-  // Repair does not touch the archive, so the digests of the first pass still hold.
-  const after = await inspect(conn, archiveRoot, digests);
+  if (before.fixes.length > 0) {
+    // Hashed again as it loads: a copy changed since the first pass is quarantined, not loaded.
+    const judge = (fix: RepairCandidate, found: Parameters<typeof expectVersion>[1]) =>
+      expectVersion(fix.version, found, { rows: fix.rows, downloadedAt: fix.version.downloadedAt ?? now() }, 'the ledger');
+    const repaired = await loadArchived(conn, archiveRoot, before.fixes, judge, { reload: true, now, command: 'gexwh verify --repair' });
+    for (const missed of repaired.notLoaded) looks.delete(missed.candidate.relativePath);
+  }
+  const after = await inspect(conn, archiveRoot, looks);
   const left = new Set(after.problems.map(problemId));
   return { checked: after.checked, problems: after.problems, repaired: before.problems.filter((p) => !left.has(problemId(p))) };
+}
+
+/** A version repair reloads: the loaded or a failed-to-load version whose archived copy is intact. */
+interface RepairCandidate extends ArchivedCandidate {
+  version: LedgerRow;
+  rows: number;
 }
 
 interface Inspection {
   checked: number;
   problems: VerifyProblem[];
   /** The intact archived version to reload for each file with a problem. */
-  fixes: LoadInput[];
+  fixes: RepairCandidate[];
 }
 
-async function inspect(conn: DuckDBConnection, archiveRoot: string, digests: Map<string, FileDigest | undefined>): Promise<Inspection> {
+async function inspect(conn: DuckDBConnection, archiveRoot: string, looks: Map<string, ArchiveLook>, onProgress?: OnProgress): Promise<Inspection> {
   const manifest = await manifestShas(conn);
   const mismatches = new Map((await rowCountMismatches(conn)).map((m) => [fileKey(m), m]));
   const inspection: Inspection = { checked: 0, problems: [], fixes: [] };
-  for (const versions of groupByFile(await listLedger(conn))) {
+  const look = async (relative: string) => {
+    if (!looks.has(relative)) looks.set(relative, await hashArchived(archiveRoot, relative));
+    return looks.get(relative)!;
+  };
+  const files = groupByFile(await listLedger(conn));
+  const meter = progressOver(files, onProgress);
+  for (const versions of files) {
     const first = versions[0];
     if (!first) continue;
-    const path = archivedPathOf(archiveRoot, first);
-    if (!digests.has(path)) digests.set(path, await hashFile(path));
-    const found = digests.get(path);
-    const problems = await inspectFile(versions, path, found, manifest, mismatches);
+    const relative = archivedRelativeOf(first);
+    const found = await look(relative);
+    meter(versions);
+    const problems = await inspectFile(versions, found, manifest, mismatches, { root: archiveRoot, look });
     if (problems === undefined) continue;
     inspection.checked += 1;
     inspection.problems.push(...problems);
-    const fix = problems.length > 0 ? repairInput(versions, path, found) : undefined;
+    const fix = problems.length > 0 ? repairCandidate(versions, relative, found) : undefined;
     if (fix) inspection.fixes.push(fix);
   }
   for (const orphan of mismatches.values()) {
@@ -121,36 +142,48 @@ async function inspect(conn: DuckDBConnection, archiveRoot: string, digests: Map
   return inspection;
 }
 
+/** A progress callback over the ledger's files: each one checked adds its bytes (those of its newest version). */
+function progressOver(files: readonly (readonly LedgerRow[])[], onProgress: OnProgress | undefined): (versions: readonly LedgerRow[]) => void {
+  const bytesOf = (versions: readonly LedgerRow[]) => versions[versions.length - 1]?.bytes ?? 0;
+  const totalBytes = files.reduce((sum, versions) => sum + bytesOf(versions), 0);
+  let done = 0;
+  let bytes = 0;
+  return (versions) => {
+    done += 1;
+    bytes += bytesOf(versions);
+    onProgress?.(done, files.length, bytes, totalBytes);
+  };
+}
+
 /** One file's problems: of its loaded version, else of a newest failed_load; undefined when neither is there to check. */
 async function inspectFile(
   versions: readonly LedgerRow[],
-  path: string,
-  found: FileDigest | undefined,
+  found: ArchiveLook,
   manifest: Map<string, string>,
   mismatches: Map<string, RowCountMismatch>,
+  archive: { root: string; look: (relative: string) => Promise<ArchiveLook> },
 ): Promise<VerifyProblem[] | undefined> {
   const loaded = versions.find((v) => v.status === 'loaded');
   if (loaded) {
-    const problems = checkLoaded(loaded, path, found, manifest.get(fileKey(loaded)));
+    const problems = checkLoaded(loaded, found, manifest.get(fileKey(loaded)));
     const counts = mismatches.get(fileKey(loaded));
     if (counts) problems.push(problem('row_count_mismatch', loaded, `the table holds ${counts.actual} rows of this file, the ledger says ${counts.expected}`));
     return problems;
   }
   const newest = versions[versions.length - 1];
   if (newest?.status !== 'failed_load') return undefined;
+  const never = problem('failed_load', newest, `never loaded: ${newest.error ?? 'no error recorded'}`);
   // A newer version waits under its own pending name beside the loaded one (src/sync/versions.ts).
-  const copyPath = newest.archivePath ?? path;
-  const copy = copyPath === path ? found : await hashFile(copyPath);
-  return [problem('failed_load', newest, `never loaded: ${newest.error ?? 'no error recorded'}`), ...checkFailedCopy(newest, copyPath, copy)];
+  const copy = copyRelativeOf(newest, archive.root);
+  if ('refused' in copy) return [never, problem('outside_archive', newest, `the ledger's archive path is refused: ${copy.refused}; the next sync downloads it again (1 credit, within the budget)`)];
+  return [never, ...checkFailedCopy(newest, await archive.look(copy.relative))];
 }
 
 /** Archive and manifest checks of the loaded version (pure). */
-export function checkLoaded(loaded: LedgerRow, path: string, found: FileDigest | undefined, manifestSha: string | undefined): VerifyProblem[] {
+export function checkLoaded(loaded: LedgerRow, found: ArchiveLook, manifestSha: string | undefined): VerifyProblem[] {
   const problems: VerifyProblem[] = [];
   const verdict = judgeArchive(loaded, found);
-  if (verdict === 'missing') problems.push(problem('missing_archive', loaded, `${path} is missing`));
-  if (verdict === 'hash_mismatch') problems.push(problem('hash_mismatch', loaded, `${path} has sha256 ${found?.sha256 ?? '?'}, the ledger says ${loaded.sha256}`));
-  if (verdict === 'size_mismatch') problems.push(problem('size_mismatch', loaded, `${path} has ${found?.bytes ?? '?'} bytes, the ledger says ${loaded.bytes ?? '?'}`));
+  if (verdict !== 'ok') problems.push(problem(verdictKind(verdict), loaded, describeLook(verdict, found, loaded, 'the ledger')));
   if (manifestSha !== undefined && manifestSha !== loaded.sha256) {
     problems.push(problem('manifest_mismatch', loaded, `the manifest lists sha256 ${manifestSha}, the loaded version is ${loaded.sha256} (run gexwh sync to fetch it)`));
   }
@@ -158,21 +191,22 @@ export function checkLoaded(loaded: LedgerRow, path: string, found: FileDigest |
 }
 
 /** A failed_load version is loaded again from its archived copy: say when that copy is gone or wrong (pure). */
-export function checkFailedCopy(failed: LedgerRow, path: string, found: FileDigest | undefined): VerifyProblem[] {
-  const next = 'the next sync downloads it again (1 credit, within the budget)';
+export function checkFailedCopy(failed: LedgerRow, found: ArchiveLook): VerifyProblem[] {
   const verdict = judgeArchive(failed, found);
-  if (verdict === 'missing') return [problem('missing_archive', failed, `${path} is missing (a failed_load version); ${next}`)];
-  if (verdict === 'hash_mismatch' || verdict === 'size_mismatch') {
-    return [problem(verdict, failed, `${path} has sha256 ${found?.sha256 ?? '?'} and ${found?.bytes ?? '?'} bytes, the failed_load version is ${failed.sha256}; ${next}`)];
-  }
-  return [];
+  if (verdict === 'ok') return [];
+  const detail = describeLook(verdict, found, failed, 'the failed_load version');
+  return [problem(verdictKind(verdict), failed, `${detail} (a failed_load version); the next sync downloads it again (1 credit, within the budget)`)];
+}
+
+function verdictKind(verdict: Exclude<ReturnType<typeof judgeArchive>, 'ok'>): VerifyProblemKind {
+  return verdict === 'missing' ? 'missing_archive' : verdict;
 }
 
 /** The version repair can load: the loaded or a failed-to-load version whose archive is intact. */
-function repairInput(versions: readonly LedgerRow[], path: string, found: FileDigest | undefined): LoadInput | undefined {
-  const choice = chooseVersion(versions, found?.sha256);
+function repairCandidate(versions: readonly LedgerRow[], relativePath: string, found: ArchiveLook): RepairCandidate | undefined {
+  const choice = chooseVersion(versions, foundSha(found));
   if (!choice || choice.rows === null || judgeArchive(choice, found) !== 'ok') return undefined;
-  return loadInputOf(choice, path, choice.rows);
+  return { exchange: choice.exchange, symbol: choice.symbol, sessionDate: choice.sessionDate, file: choice.file, relativePath, version: choice, rows: choice.rows };
 }
 
 async function manifestShas(conn: DuckDBConnection): Promise<Map<string, string>> {

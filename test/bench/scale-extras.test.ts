@@ -9,10 +9,10 @@ import { removeDir, tempDir } from '../../bench/fixture.js';
 
 describe('scale extras', () => {
   it('--extras alone means all three measurements; a list picks some; an unknown name is refused', () => {
-    expect([...parseExtrasParts(undefined)]).toEqual(['storage', 'export', 'nightly']);
-    expect([...parseExtrasParts('--runs')]).toEqual(['storage', 'export', 'nightly']);
+    expect([...parseExtrasParts(undefined)]).toEqual(['storage', 'export', 'nightly', 'incremental']);
+    expect([...parseExtrasParts('--runs')]).toEqual(['storage', 'export', 'nightly', 'incremental']);
     expect([...parseExtrasParts('storage,nightly')]).toEqual(['storage', 'nightly']);
-    expect(() => parseExtrasParts('storage,disk')).toThrow(/storage, export, nightly.*"disk"/);
+    expect(() => parseExtrasParts('storage,disk')).toThrow(/storage, export, nightly, incremental.*"disk"/);
   });
 
 
@@ -30,7 +30,9 @@ describe('scale extras', () => {
       const lines: string[] = [];
       const report = await scaleExtras({ db, runs: 1, lastSession: '2026-11-23', expirations: 4, strikes: 10 }, (l) => lines.push(l));
       for (const table of ['levels', 'strikes_total', 'strikes_by_expiry']) expect(report).toMatch(new RegExp(`\\| ${table} \\| [\\d,]+ \\| [\\d.]+ \\| [\\d.]+ \\| [\\d.]+× \\|`));
-      expect(report).toMatch(/exportWarehouse.*\| \d+ MB \| [\d.]+× time/);
+      expect(report).toMatch(/exportWarehouse.*\| \d+ MB \| [\d.]+× time \| [\d.]+–[\d.]+ \|/);
+      expect(report).toMatch(/incremental export of one new session .*\| \d+ MB \| — \|/);
+      expect(lines.filter((l) => /incremental 2027-03-0\d: .* 12 partitions written/.test(l))).toHaveLength(1);
       expect(lines.filter((l) => l.includes('nightly 2026-11-24'))).toHaveLength(2);
       const after = await openWarehouse(db);
       try {

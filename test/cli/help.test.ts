@@ -30,6 +30,8 @@ describe('--help', () => {
       for (const name of ['--db', '--archive', '--base-url', '--api-key-file', '--config', '--json', '--quiet', '--verbose']) expect(help).toContain(name);
       for (const env of ['GEXWH_DB', 'GEXWH_ARCHIVE', 'GEX_BASE_URL', 'GEX_API_KEY']) expect(help).toContain(env);
       expect(help).toMatch(new RegExp(`Example:\\n  \\$ npx gexwh ${command.name()}\\b`));
+      // Users pay per file and per request: the example says what it spends.
+      expect(help).toMatch(/Example:\n  \$ .*\n    (buys|costs) /);
     });
   }
 
@@ -38,6 +40,6 @@ describe('--help', () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('Global Options:');
     expect(result.stdout).toMatch(/config:\s+maxCredits\]/);
-    expect(result.stdout).toContain('$ npx gexwh sync');
+    expect(result.stdout).toContain('$ npx gexwh sync --symbol BTC,SPY --max-credits 50\n    buys at most 50 daily files (1 credit each): BTC on combined, SPY on tradfi');
   });
 });

@@ -55,14 +55,21 @@ describe('a mistyped name is an error, not a quiet success', () => {
     expect(fromConfig.stderr).toContain('ETC: no history in the coverage; did you mean BTC?');
   });
 
-  it('plan says when a symbol would cost credits on several venues, per venue; scoped to one venue it does not', async () => {
+  it('plan and sync say when a symbol costs credits on several venues, per venue; one venue by default, so no note', async () => {
     const ws = workspace();
-    const wide = await runCli(['plan', '--db', ws.db, '--archive', ws.archive, '--symbol', 'btc'], { env: env() });
+    const wide = await runCli(['plan', '--db', ws.db, '--archive', ws.archive, '--symbol', 'btc', '--exchange', 'all-venues'], { env: env() });
     expect(wide.code).toBe(0);
-    expect(wide.stdout).toContain('note: BTC: 5 venues would each cost credits: bybit 9, combined 9, deribit 9, derive 9, okx 9; pick one with --exchange (combined is the sum of the single venues)');
-    const scoped = await runCli(['plan', '--db', ws.db, '--archive', ws.archive, '--symbol', 'btc', '--exchange', 'deribit'], { env: env() });
+    const note = 'note: BTC: 5 venues would each cost credits: bybit 9, combined 9, deribit 9, derive 9, okx 9; pick one with --exchange (combined is the sum of the single venues)';
+    expect(wide.stdout).toContain(note);
+    const scoped = await runCli(['plan', '--db', ws.db, '--archive', ws.archive, '--symbol', 'btc'], { env: env() });
     expect(scoped.code).toBe(0);
+    expect(scoped.stdout).toMatch(/^combined +BTC +9 /m);
     expect(scoped.stdout).not.toContain('venues would each cost credits');
+    const before = credits();
+    const bought = await runCli(['sync', '--db', ws.db, '--archive', ws.archive, '--symbol', 'btc', '--exchange', 'deribit,okx', '--max-credits', '2'], { env: env() });
+    expect(bought.code, bought.stderr).toBe(0);
+    expect(bought.stdout).toContain('note: BTC: 2 venues would each cost credits: deribit 9, okx 9; pick one with --exchange');
+    expect(credits() - before).toBe(2);
   });
 
   it('status and export check their filters against the warehouse, offline too', async () => {

@@ -24,8 +24,9 @@ afterAll(async () => {
 const quote = (s: string) => `'${s.replaceAll("'", "'\\''")}'`;
 
 /** Runs the CLI with a pseudo-terminal as its stdout and stderr; resolves with everything it drew. */
-function runUnderTty(args: readonly string[], env: Record<string, string>): Promise<{ code: number | null; output: string }> {
-  const command = [process.execPath, CLI_PATH, ...args].map(quote).join(' ');
+function runUnderTty(args: readonly string[], env: Record<string, string>, columns?: number): Promise<{ code: number | null; output: string }> {
+  // The pseudo-terminal is 0 columns wide (unknown) unless told otherwise.
+  const command = `${columns === undefined ? '' : `stty cols ${columns} rows 24; `}${[process.execPath, CLI_PATH, ...args].map(quote).join(' ')}`;
   return new Promise((resolve, reject) => {
     const child = spawn('script', ['-qec', command, '/dev/null'], { env: { ...process.env, ...env, COLUMNS: '200' }, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
@@ -109,6 +110,30 @@ describe('progress', () => {
     emulator.faults.clear();
     expect(run.code, run.output).toBe(0);
     expect(run.output).toMatch(/capturing live snapshots {2}[12]\/3/);
+  });
+
+  it('rebuild, verify and report count their files on a terminal, per file, cut to its width; nothing on a pipe', async () => {
+    const env = { GEX_BASE_URL: emulator.baseUrl, GEX_API_KEY: emulator.keys.pro };
+    const local = ['--db', join(dir, 'long.duckdb'), '--archive', join(dir, 'long-raw')];
+    const synced = await runCli(['sync', ...local, '--exchange', 'deribit', '--symbol', 'BTC'], { env });
+    expect(synced.code, synced.stderr).toBe(0);
+    // Drawn from the first update on (not after a second), so the test does not hang on timing.
+    const now = { GEXWH_PROGRESS_AFTER_MS: '0' };
+    const rebuild = await runUnderTty(['rebuild', ...local], now);
+    expect(rebuild.code, rebuild.output).toBe(0);
+    expect(rebuild.output).toMatch(/rebuilding from the archive {2}\d\/9 /);
+    const verify = await runUnderTty(['verify', ...local], now);
+    expect(verify.output).toMatch(/verifying the archive {2}\d\/9 .*KB/);
+    const report = await runUnderTty(['report', ...local, '--out', join(dir, 'long.html')], now);
+    expect(report.code, report.output).toBe(0);
+    expect(report.output).toMatch(/drawing the report {2}\d+\/\d+ /);
+    // A narrow terminal: every drawn line is cut to its width.
+    const narrow = await runUnderTty(['verify', ...local], now, 30);
+    const drawn = narrow.output.split('\r').filter((line) => line.includes('verifying'));
+    expect(drawn.length).toBeGreaterThan(0);
+    for (const line of drawn) expect(line.replace('\x1b[K', '').length, line).toBeLessThan(30);
+    const piped = await runCli(['verify', ...local], { env: now });
+    expect(piped.stderr).toBe('');
   });
 
   it("counts a single pair's manifest files against the coverage's estimate on a terminal, and nowhere else", async () => {

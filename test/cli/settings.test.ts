@@ -1,9 +1,9 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AuthError, UsageError } from '../../src/core/errors.js';
-import { loadConfigFile, readApiKey, resolveGlobals } from '../../src/cli/settings.js';
+import { findConfigFile, loadConfig, loadConfigFile, readApiKey, resolveGlobals } from '../../src/cli/settings.js';
 
 let dir: string;
 beforeEach(() => {
@@ -50,9 +50,22 @@ describe('precedence', () => {
     const env = { GEXWH_DB: 'from-env.duckdb' };
     expect(resolveGlobals({ config, db: 'from-flag.duckdb' }, env).db).toBe('from-flag.duckdb');
     expect(resolveGlobals({ config }, env).db).toBe('from-env.duckdb');
-    expect(resolveGlobals({ config }, {}).db).toBe('from-config.duckdb');
-    expect(resolveGlobals({ config }, {}).archive).toBe('config-raw');
-    expect(resolveGlobals({ config: configFile({}) }, {}).archive).toBe('data/raw');
+    // A config file's relative paths, and the defaults, are in its folder; flags and env stay as given.
+    expect(resolveGlobals({ config }, {}).db).toBe(join(dir, 'from-config.duckdb'));
+    expect(resolveGlobals({ config }, {}).archive).toBe(join(dir, 'config-raw'));
+    expect(resolveGlobals({ config: configFile({}) }, {}).archive).toBe(join(dir, 'data/raw'));
+    expect(resolveGlobals({ config: configFile({ db: '/abs/gex.duckdb' }) }, {}).db).toBe('/abs/gex.duckdb');
+  });
+
+  it('without --config the nearest gexwh.config.json up the tree is used, as git finds .git', () => {
+    const nested = join(dir, 'a', 'b');
+    mkdirSync(nested, { recursive: true });
+    expect(findConfigFile(nested)).toBeUndefined();
+    const path = configFile({ db: 'here.duckdb' });
+    expect(findConfigFile(nested)).toBe(path);
+    expect(loadConfig(undefined, nested)).toEqual({ path, values: { db: 'here.duckdb' } });
+    writeFileSync(join(dir, 'a', 'gexwh.config.json'), '{}');
+    expect(findConfigFile(nested)).toBe(join(dir, 'a', 'gexwh.config.json'));
   });
 
   it('rejects a base URL with another scheme or user info', () => {

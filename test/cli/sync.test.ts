@@ -46,7 +46,7 @@ describe('gexwh sync (CLI)', () => {
     const ws = workspace();
     const first = await runCli(['sync', '--db', ws.db, '--archive', ws.archive, '--exchange', 'deribit', '--symbol', 'BTC'], { env: env() });
     expect(first.code).toBe(0);
-    expect(first.stdout).toMatch(/^sync ok: 9 file\(s\) loaded/);
+    expect(first.stdout).toMatch(/^created a new warehouse at .*gex\.duckdb\nsync ok: 9 file\(s\) loaded/);
     const second = await runCli(['sync', '--json', '--db', ws.db, '--archive', ws.archive, '--exchange', 'deribit', '--symbol', 'BTC'], { env: env() });
     expect(second.code).toBe(0);
     const summary = JSON.parse(second.stdout) as { credits_spent: number; requests_spent: number; files_loaded: number };

@@ -1,7 +1,7 @@
 // Failures a user can cause or meet, as they meet them through the built CLI: each says what happened,
 // names the path or host, and says what to do, with its own exit code (2: fix the input; 6: the API
 // or storage is down, nothing was lost) instead of "unexpected failure" (exit 1).
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -29,7 +29,8 @@ describe('a path the user named, refused by the file system: exit 2 naming the p
     writeFileSync(file, 'mine');
     const run = await runCli(['export', ...local, '--out', file]);
     expect(run.code, run.stderr).toBe(2);
-    expect(run.stderr).toContain(`${file} (or a folder on its way) is a file where a folder is expected; give a folder path`);
+    expect(run.stderr).toContain(`export: --out ${file} is a file; --out names a folder (made if missing)`);
+    expect(readFileSync(file, 'utf8')).toBe('mine');
     expect(run.stderr).not.toMatch(/unexpected failure/);
   });
 
@@ -124,6 +125,52 @@ describe('doctor and status speak of what the user has', () => {
     expect(bybit).toMatchObject({ files_missing: null, state: 'never synced' });
     const text = await runCli(['status', ...local], { env });
     expect(text.stdout).toMatch(/^bybit\s+BTC\s.*never synced$/m);
+  });
+});
+
+describe('verify says what to do about each problem', () => {
+  it('a changed archive copy: verify --repair cannot fix it, and says the rows are intact and the copy comes from a backup', async () => {
+    // A copy of the synced warehouse and archive (paths in the ledger are relative to the archive).
+    const copy = join(bench.dir, 'verify-copy');
+    cpSync(bench.archive, join(copy, 'raw'), { recursive: true });
+    cpSync(bench.dbPath, join(copy, 'gex.duckdb'));
+    const folder = join(copy, 'raw', 'deribit', 'BTC');
+    const levels = readdirSync(folder).find((name) => name.endsWith('_levels.csv.gz'))!;
+    const bytes = readFileSync(join(folder, levels));
+    bytes[bytes.length - 10]! ^= 0xff;
+    writeFileSync(join(folder, levels), bytes);
+    const run = await runCli(['verify', '--repair', '--json', '--db', join(copy, 'gex.duckdb'), '--archive', join(copy, 'raw')]);
+    expect(run.code, run.stderr).toBe(4);
+    const report = JSON.parse(run.stdout) as { problems: { kind: string; next: string }[] };
+    expect(report.problems.map((p) => p.kind)).toContain('hash_mismatch');
+    expect(report.problems.find((p) => p.kind === 'hash_mismatch')!.next).toMatch(/rows of this file are intact, but gexwh rebuild could not restore them from this copy: restore the file from a backup/);
+    expect(run.stderr).toMatch(/that the archive could not repair; each says what to do next/);
+  });
+
+  it('a wrong --archive: every copy missing is said as such', async () => {
+    const run = await runCli(['verify', '--db', bench.dbPath, '--archive', join(bench.dir, 'not-the-archive')]);
+    expect(run.code, run.stderr).toBe(4);
+    expect(run.stdout).toMatch(/missing_archive: .*\n {4}next: check that --archive is the folder the syncs wrote to/);
+    expect(run.stderr).toContain(`every archived file is missing from ${join(bench.dir, 'not-the-archive')}: is --archive the folder the syncs wrote to?`);
+  });
+});
+
+describe('deferred files say what deferred them', () => {
+  it('--max-credits, --reserve-credits: named with what to expect, in the text and as deferred_by', async () => {
+    const fresh = ['--db', join(bench.dir, 'deferred.duckdb'), '--archive', join(bench.dir, 'deferred-raw'), '--exchange', 'deribit', '--symbol', 'BTC'];
+    const capped = await runCli(['sync', ...fresh, '--max-credits', '1'], { env });
+    expect(capped.code, capped.stderr).toBe(0);
+    expect(capped.stdout).toMatch(/1 file\(s\) loaded .*, 0 failed, 5 deferred by --max-credits \(1 credit\(s\) this run\); the next run goes on;/);
+    expect(capped.stdout).not.toMatch(/until the credits reset/);
+
+    const me = JSON.parse((await runCli(['me', '--json'], { env })).stdout) as { quota: { history_files: { remaining: number } } };
+    const reserve = String(me.quota.history_files.remaining - 2);
+    const reserved = await runCli(['sync', ...fresh, '--reserve-credits', reserve, '--json'], { env });
+    expect(reserved.code, reserved.stderr).toBe(0);
+    const summary = JSON.parse(reserved.stdout) as { files_deferred: number; deferred_by: string[]; plan: { limited_by: string } };
+    expect(summary).toMatchObject({ files_deferred: 3, deferred_by: ['reserve-credits'], plan: { limited_by: 'reserve-credits' } });
+    const text = await runCli(['plan', ...fresh, '--reserve-credits', reserve], { env });
+    expect(text.stdout).toMatch(/3 deferred by --reserve-credits \(the credits it keeps stay unspent until the reset at \S+\)/);
   });
 });
 

@@ -9,6 +9,7 @@ it('each kind of error has its stable code; an API error its slug; anything else
     partial: new errors.PartialFailureError('x'),
     integrity: new errors.IntegrityError('x'),
     damaged_warehouse: new errors.DamagedWarehouseError('x'),
+    not_a_warehouse: new errors.NotAWarehouseError('x'),
     api_schema: new errors.ApiSchemaError('/me', 'x'),
     network: new errors.NetworkError('x'),
     unsafe_response: new errors.UnsafeResponseError('x'),
@@ -21,5 +22,6 @@ it('each kind of error has its stable code; an API error its slug; anything else
   };
   for (const [code, error] of Object.entries(codes)) expect(errors.errorCodeOf(error), code).toBe(code);
   expect(errors.errorCodeOf(new errors.RefusedQueryError('x'))).toBe('usage');
+  expect(errors.exitCodeOf(new errors.NotAWarehouseError('x'))).toBe(2);
   expect(errors.errorCodeOf('a string')).toBe('unexpected');
 });

@@ -3,7 +3,7 @@ import {
   ApiError, AuthError, BodyTooLargeError, ChecksFailedError, DamagedWarehouseError, errorCodeOf, errorMessage, exitCodeOf, ExitCode,
   InflatedTooLargeError, IntegrityError, InterruptedError, JournalError, LinkAnswerLostError, LinkExpiredError, LiveJournalError,
   LocalWriteError, LockError, NetworkError, ApiUnavailableError, ObjectStoreError, PartialFailureError, QueryTimeoutError, QuotaExceededError, RefusedQueryError,
-  UnsafeResponseError, UnsafeWarehouseError, UsageError,
+  UnsafeResponseError, UnsafeWarehouseError, UsageError, usageErrorOfFs,
 } from '../../src/core/errors.js';
 
 describe('exit codes, decided in one place', () => {
@@ -19,7 +19,7 @@ describe('exit codes, decided in one place', () => {
     [new IntegrityError('x'), ExitCode.partial, 'integrity'],
     [new InterruptedError('SIGINT'), ExitCode.sigint, 'interrupted'],
     [new InterruptedError('SIGTERM'), ExitCode.sigterm, 'interrupted'],
-    [new InterruptedError('SIGINT', 'query cancelled (SIGINT)'), ExitCode.sigint, 'interrupted'],
+    [new InterruptedError('SIGINT', { message: 'query cancelled (SIGINT)' }), ExitCode.sigint, 'interrupted'],
     [new QueryTimeoutError('x'), 124, 'timeout'],
     [new UnsafeWarehouseError('x'), ExitCode.usage, 'unsafe_warehouse'],
     [new DamagedWarehouseError('x'), ExitCode.unexpected, 'damaged_warehouse'],
@@ -54,5 +54,25 @@ describe('errorMessage', () => {
     expect(errorMessage('plain')).toBe('plain');
     expect(errorMessage(42)).toBe('42');
     expect(errorMessage(undefined)).toBe('undefined');
+  });
+});
+
+describe('usageErrorOfFs', () => {
+  const fsError = (code: string, extra: Record<string, string>) => Object.assign(new Error(`${code}: x`), { code, ...extra });
+
+  it('names the path the user gave (a rename names its destination) and the fix, as a usage error', () => {
+    const rename = usageErrorOfFs(fsError('EISDIR', { syscall: 'rename', path: '/o/.chart.svg.1.tmp', dest: '/o/chart.svg' }));
+    expect(rename).toBeInstanceOf(UsageError);
+    expect(rename?.message).toBe('/o/chart.svg is a folder where a file is expected; give a file path');
+    expect(rename?.hints).toEqual({ path: '/o/chart.svg', code: 'EISDIR' });
+    expect(usageErrorOfFs(fsError('EEXIST', { syscall: 'mkdir', path: '/o/file' }))?.message).toMatch(/^\/o\/file \(or a folder on its way\) is a file where a folder is expected/);
+    expect(usageErrorOfFs(fsError('EROFS', { syscall: 'open', path: '/ro/x' }))?.message).toMatch(/read-only file system/);
+  });
+
+  it('leaves alone what the user cannot fix by a path: no path, another code, our own errors', () => {
+    expect(usageErrorOfFs(fsError('EISDIR', {}))).toBeUndefined();
+    expect(usageErrorOfFs(fsError('ENOENT', { path: '/x' }))).toBeUndefined();
+    expect(usageErrorOfFs(fsError('EEXIST', { syscall: 'open', path: '/x' }))).toBeUndefined();
+    expect(usageErrorOfFs(new UsageError('already ours'))).toBeUndefined();
   });
 });

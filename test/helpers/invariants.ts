@@ -4,6 +4,7 @@
 // runs of a crash loop without changing what the next run sees.
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
+import { isAbsolute, join } from 'node:path';
 import { openWarehouse } from '../../src/warehouse/index.js';
 import { listFiles } from './sync.js';
 
@@ -59,7 +60,7 @@ export async function inspectWarehouse(dbPath: string, archiveRoot: string): Pro
       orphanRows: orphans.map((r) => r.k),
       duplicateRows: Number(dup?.n ?? 0),
       doubleLoaded: twice?.n ?? 0,
-      archiveProblems: archived.filter((f) => !archivedIntact(f.archive_path, f.sha256)).map((f) => f.archive_path ?? '(no path)'),
+      archiveProblems: archived.filter((f) => !archivedIntact(archiveRoot, f.archive_path, f.sha256)).map((f) => f.archive_path ?? '(no path)'),
       tempFiles: (await listFiles(archiveRoot)).filter((f) => f.endsWith('.part')),
     };
   } finally {
@@ -67,8 +68,11 @@ export async function inspectWarehouse(dbPath: string, archiveRoot: string): Pro
   }
 }
 
-function archivedIntact(path: string | null, sha256: string): boolean {
-  if (path === null || !existsSync(path)) return false;
+/** The ledger records paths relative to the archive root (an absolute one is a problem in itself). */
+function archivedIntact(archiveRoot: string, recorded: string | null, sha256: string): boolean {
+  if (recorded === null || isAbsolute(recorded) || recorded.split(/[\\/]/).includes('..')) return false;
+  const path = join(archiveRoot, recorded);
+  if (!existsSync(path)) return false;
   return createHash('sha256').update(readFileSync(path)).digest('hex') === sha256;
 }
 

@@ -148,7 +148,9 @@ describe('another process holds the warehouse through a whole sync', () => {
       for (const f of before) expect(served(f.session_date, f.file), `${f.session_date} ${f.file}`).toBe(0);
       for (const f of paid) {
         expect(served(f.sessionDate, f.file), `${f.sessionDate} ${f.file}`).toBe(1);
-        expect(sha256Of(f.archivePath)).toBe(f.sha256);
+        // Recorded relative to the archive root, never to the folder the sync ran in.
+        expect(f.archivePath).toBe(`deribit/BTC/${f.sessionDate}_${f.file}.csv.gz`);
+        expect(sha256Of(join(ws.archive, f.archivePath))).toBe(f.sha256);
         expect(reference.state.manifest).toContainEqual(expect.stringContaining(`${f.sessionDate}/${f.file}/`));
         expect(reference.state.manifest.some((k) => k.endsWith(`/${f.sha256}`))).toBe(true);
       }

@@ -135,7 +135,7 @@ describe('JSON bodies below the minimum rate', () => {
     const c = client(api, { timeouts: { bodyMs: 300, minBytesPerSecond: 1000 }, retry: { maxAttempts: 2, baseDelayMs: 1 } });
     const error = await c.me().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(NetworkError);
-    expect((error as Error).message).toMatch(/after 2 attempt\(s\): body too slow: \d+ bytes\/s after \d+ s, below the 1000 bytes\/s minimum/);
+    expect((error as Error).message).toMatch(/could not be reached \(\/me: body too slow: \d+ bytes\/s after \d+ s, below the 1000 bytes\/s minimum\) after 2 attempt\(s\)/);
     expect(api.requests()).toBe(2);
   });
 });

@@ -192,20 +192,48 @@ describe('gexwh capture against the emulator', () => {
     }
   });
 
-  it('the same as_of captured twice adds no rows; the next 15-minute slot adds a new capture', async () => {
+  it('a second capture in the same 15-minute slot spends nothing and says so; --force buys it again; the next slot captures', async () => {
     rig = await startRig();
+    const { emulator } = rig;
     const first = await rig.capture({ byStrike: true });
+    const spent = emulator.counters.requests(emulator.keys.pro);
+    expect(spent).toBe(first.requestsSpent);
     const again = await rig.capture({ byStrike: true });
-    expect(again.requestsSpent).toBe(first.requestsSpent);
-    expect(again.rowsInserted).toEqual({ live_levels: 0, term_structure: 0, live_strikes: 0 });
+    expect(again.requestsSpent).toBe(0);
+    expect(emulator.counters.requests(emulator.keys.pro)).toBe(spent);
+    expect(again.targets.map((t) => [t.symbol, t.status, t.requests, t.plannedRequests])).toEqual([
+      ['BTC', 'skipped', 0, 0],
+      ['SPY', 'skipped', 0, 0],
+    ]);
+    expect(again.targets[0]!.reason).toBe('the 15-minute slot from 2026-03-11T14:00:00.000Z is already captured (as_of 2026-03-11T14:00:00.000Z): 0 requests; --force captures again');
     expect(await rig.count('live_levels')).toBe(2);
-    expect(await rig.count('live_strikes')).toBe(first.rowsInserted.live_strikes);
+
+    // --force pays for the same as_of, which adds no rows.
+    const forced = await rig.capture({ byStrike: true, force: true });
+    expect(forced.requestsSpent).toBe(first.requestsSpent);
+    expect(forced.rowsInserted).toEqual({ live_levels: 0, term_structure: 0, live_strikes: 0 });
 
     rig.emulator.clock.advance(15 * 60_000);
     const next = await rig.capture({ byStrike: true });
     expect(next.rowsInserted.live_levels).toBe(2);
     expect(await rig.count('live_levels')).toBe(4);
     expect(await rig.count('term_structure')).toBe(first.rowsInserted.term_structure + next.rowsInserted.term_structure);
+  });
+
+  it('a slot still waiting in the live journal (the warehouse was held) is not bought again either', async () => {
+    rig = await startRig();
+    const { emulator } = rig;
+    // As a capture beside a process holding the warehouse leaves it: the snapshot journaled, not loaded.
+    await rig.capture({ symbols: ['BTC'] });
+    const live = join(rig.dir, 'raw', '_live');
+    await fs.rm(join(live, 'pending'), { recursive: true, force: true });
+    await fs.rename(join(live, 'loaded'), join(live, 'pending'));
+    await fs.rm(rig.dbPath, { force: true });
+    const spent = emulator.counters.requests(emulator.keys.pro);
+    const again = await rig.capture({ symbols: ['BTC'], dryRun: true });
+    expect(again.targets[0]).toMatchObject({ status: 'skipped', plannedRequests: 0 });
+    expect(existsSync(rig.dbPath)).toBe(false);
+    expect(emulator.counters.requests(emulator.keys.pro)).toBe(spent);
   });
 
   it('closed TradFi is skipped for free at night and on weekends, unless --force', async () => {
@@ -222,7 +250,7 @@ describe('gexwh capture against the emulator', () => {
     expect(forced.rowsInserted.term_structure).toBeGreaterThan(0);
   });
 
-  it('just after the close: the closing snapshot is taken once, later runs spend only /levels', async () => {
+  it('just after the close: the closing snapshot is taken once, later runs in its slot spend nothing', async () => {
     rig = await startRig('2026-03-11T20:05:00Z'); // 16:05 New York
     const first = await rig.capture({ symbols: ['SPY'] });
     expect(first.targets[0]).toMatchObject({ status: 'captured', marketOpen: false, requests: 2 });
@@ -231,7 +259,7 @@ describe('gexwh capture against the emulator', () => {
 
     rig.emulator.clock.advance(5 * 60_000);
     const second = await rig.capture({ symbols: ['SPY'] });
-    expect(second.targets[0]).toMatchObject({ status: 'skipped', requests: 1 });
+    expect(second.targets[0]).toMatchObject({ status: 'skipped', requests: 0 });
     expect(second.targets[0]!.reason).toMatch(/already captured/);
     expect(await rig.count('term_structure')).toBe(termRows);
   });

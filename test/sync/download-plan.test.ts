@@ -184,9 +184,12 @@ describe('planSync and the budget', () => {
     expect(btcPair.toDownload + btcPair.deferred).toBe(9);
   });
 
-  it('keeps the reserve unspent', () => {
+  it('keeps the reserve unspent, and names it as what cut the budget', () => {
     const plan = planSync(input({ budget: { creditsRemaining: 10, creditsLimit: 20, reserve: 4 } }));
     expect(plan.toDownload).toHaveLength(6);
+    expect(plan.budget.limitedBy).toBe('reserve-credits');
+    // A reserve that leaves more than --max-credits: the cap is what cut.
+    expect(planSync(input({ budget: { creditsRemaining: 10, creditsLimit: 20, reserve: 4, maxCredits: 3 } })).budget.limitedBy).toBe('max-credits');
   });
 
   it('spends nothing when the reserve exceeds what remains', () => {
@@ -214,9 +217,10 @@ describe('planSync and the budget', () => {
   it('assumes the daily limit when the remaining count is unknown', () => {
     expect(creditBudget({ creditsRemaining: null, creditsLimit: 20, reserve: 5 })).toEqual({
       available: 15,
-      limitedBy: 'quota',
+      limitedBy: 'reserve-credits',
       remainingUnknown: true,
     });
+    expect(creditBudget({ creditsRemaining: null, creditsLimit: 20, reserve: 0 })).toMatchObject({ available: 20, limitedBy: 'quota' });
   });
 
   it('never spends credits on reloads from the archive', () => {

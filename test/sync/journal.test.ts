@@ -1,11 +1,10 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { emptyJournal, journalPath, readJournal, runOf, withFiles, withoutApplied, writeJournal, type JournaledFile } from '../../src/sync/journal.js';
+import { checkEntries, emptyJournal, inspectJournal, journalPath, readJournal, runOf, withFiles, withoutApplied, writeJournal, type JournaledFile } from '../../src/sync/journal.js';
 import { applyJournal, heldMessage } from '../../src/sync/load-pending.js';
 import { writeArchived, withDb } from '../warehouse/archive-fixtures.js';
 import { BTC, makeTempDir, query } from '../warehouse/fixtures.js';
-import { JournalError } from '../../src/core/errors.js';
 
 const cleanups: (() => void)[] = [];
 afterEach(() => cleanups.splice(0).forEach((c) => c()));
@@ -17,7 +16,7 @@ function tempDir(): string {
 
 const fileA: JournaledFile = {
   exchange: 'bybit', symbol: 'BTC', sessionDate: '2026-11-20', file: 'levels', sha256: 'a'.repeat(64), bytes: 10, rows: 2,
-  archivePath: '/x/bybit/BTC/2026-11-20_levels.csv.gz', downloadedAt: '2026-11-21T00:00:00.000Z',
+  archivePath: 'bybit/BTC/2026-11-20_levels.csv.gz', downloadedAt: '2026-11-21T00:00:00.000Z',
 };
 
 describe('the journal file', () => {
@@ -30,14 +29,22 @@ describe('the journal file', () => {
     expect(readdirSync(join(archive, '_journal'))).toEqual(['pending.json']);
   });
 
-  it('a damaged journal is an error naming it, never read as empty', async () => {
+  it('a journal that is not JSON reads as empty with the reason naming it, and the next write keeps it aside', async () => {
     const archive = tempDir();
     mkdirSync(join(archive, '_journal'));
     writeFileSync(journalPath(archive), '{"version":1,"files":[');
-    await expect(readJournal(archive)).rejects.toThrow(JournalError);
-    await expect(readJournal(archive)).rejects.toThrow(journalPath(archive));
-    writeFileSync(journalPath(archive), JSON.stringify({ version: 1, files: [{ exchange: 'bybit' }], listings: [], runs: [] }));
-    await expect(readJournal(archive)).rejects.toThrow(/unexpected shape/);
+    const read = await inspectJournal(archive);
+    expect(read.journal).toEqual(emptyJournal());
+    expect(read.unreadable).toContain(journalPath(archive));
+    expect(read.unreadable).toMatch(/is not valid JSON/);
+    writeFileSync(journalPath(archive), 'x\u001b[31m'); // the parser quotes the text: escaped, never raw on a terminal
+    expect((await inspectJournal(archive)).unreadable).not.toContain('\u001b');
+    writeFileSync(journalPath(archive), '{"version":1,"files":[');
+    await writeJournal(archive, withFiles(emptyJournal(), [fileA]));
+    const kept = readdirSync(join(archive, '_journal')).filter((name) => name.startsWith('pending.json.unreadable-'));
+    expect(kept).toHaveLength(1);
+    expect(readFileSync(join(archive, '_journal', kept[0]!), 'utf8')).toBe('{"version":1,"files":[');
+    expect((await readJournal(archive)).files).toEqual([fileA]);
   });
 
   it('keeps one entry per file version and removes what was applied', () => {
@@ -94,5 +101,48 @@ describe('applyJournal', () => {
       expect(await query(wh, `SELECT count(*)::INT n FROM sync.manifest`)).toEqual([{ n: 1 }]);
     });
     expect(existsSync(journalPath(archive))).toBe(true);
+  });
+});
+
+describe('checkEntries: each entry on its own, by the name rules of coverage rows', () => {
+  const good = { ...fileA, archivePath: 'bybit/BTC/2026-11-20_levels.csv.gz' };
+  const listing = { exchange: 'bybit', symbol: 'BTC', listedAt: '2026-11-21T00:00:00.000Z', rows: [{ session_date: '2026-11-20', file: 'levels', rows: 2, bytes: 10, sha256: 'a'.repeat(64), schema_version: 1 }] };
+  it.each([
+    ['an unknown venue', { ...good, exchange: 'kraken' }, /^exchange: expected a history venue: bybit, deribit/],
+    ['a venue that climbs out', { ...good, exchange: '../../x' }, /^exchange: /],
+    ['a symbol with markup and ESC', { ...good, symbol: '<script>\u001b[31m' }, /^symbol: expected a symbol of 1 to 32 characters/],
+    ['a lower-case symbol', { ...good, symbol: 'btc' }, /^symbol: /],
+    ['a date that does not exist', { ...good, sessionDate: '2026-02-30' }, /^sessionDate: expected a date YYYY-MM-DD/],
+    ['an unknown file kind', { ...good, file: 'quotes' }, /^file: /],
+    ['a sha256 that is not 64 hex digits', { ...good, sha256: 'A'.repeat(64) }, /^sha256: expected 64 lower-case hex digits/],
+    ['a negative size', { ...good, bytes: -1 }, /^bytes: /],
+    ['a path outside the archive', { ...good, archivePath: '/etc/passwd' }, /^archivePath: "\/etc\/passwd" leaves the archive/],
+    ['a path that is another file\'s', { ...good, archivePath: 'bybit/BTC/2026-11-19_levels.csv.gz' }, /^archivePath: .* is not the archive name of/],
+  ])('refuses a file entry with %s, keeps the others', (_, bad, reason) => {
+    const read = checkEntries({ version: 1, files: [good, bad], listings: [listing], runs: [] }, '/srv/raw', '2026-11-21T00:00:00.000Z');
+    expect(read.journal.files).toEqual([good]);
+    expect(read.journal.listings).toHaveLength(1);
+    expect(read.journal.rejected).toEqual([{ kind: 'file', reason: expect.stringMatching(reason), rejectedAt: '2026-11-21T00:00:00.000Z', entry: bad }]);
+    expect(read.warnings).toEqual([expect.stringMatching(/^journal file entry 2 \(.*\) refused: .*; kept in the journal's rejected list, never used$/)]);
+    expect(read.warnings[0]).not.toContain('\u001b');
+  });
+
+  it('refuses listings and runs the same way, and keeps what an earlier read refused', () => {
+    const earlier = { kind: 'run', reason: 'old', rejectedAt: '2026-11-20T00:00:00.000Z', entry: {} };
+    const run = runOf({ command: 'sync', options: {}, startedAt: new Date('2026-11-21T00:00:00Z') }, { outcome: 'locked' });
+    const read = checkEntries(
+      { version: 1, files: [], listings: [listing, { ...listing, symbol: 'B/C' }, { ...listing, rows: [{ ...listing.rows[0], file: 'x' }] }], runs: [run, { ...run, command: 'rm -rf' }], rejected: [earlier] },
+      '/srv/raw',
+      '2026-11-21T00:00:00.000Z',
+    );
+    expect(read.journal.listings).toEqual([listing]);
+    expect(read.journal.runs).toEqual([run]);
+    expect(read.journal.rejected.map((r) => [r.kind, r.reason])).toEqual([
+      ['run', 'old'],
+      ['listing', expect.stringMatching(/^symbol: /)],
+      ['listing', expect.stringMatching(/^rows\.0\.file: expected a file kind/)],
+      ['run', expect.stringMatching(/^command: expected a command name/)],
+    ]);
+    expect(read.warnings).toHaveLength(3);
   });
 });

@@ -39,14 +39,52 @@ describe('names checked before anything is spent', () => {
     expect(summary.creditsSpent).toBe(1);
   });
 
-  it('plan names every venue a symbol would cost credits on', async () => {
+  it('plan names every venue a symbol would cost credits on, when every venue is asked for', async () => {
     bench = await startBench();
-    const summary = await bench.sync({ symbol: 'btc' }, { dryRun: true, command: 'plan' });
+    const summary = await bench.sync({ symbol: 'btc', exchange: 'all-venues' }, { dryRun: true, command: 'plan' });
     expect(summary.venueSpread).toEqual([
       { symbol: 'BTC', venues: ['bybit', 'combined', 'deribit', 'derive', 'okx'].map((exchange) => ({ exchange, credits: 9 })) },
     ]);
     const scoped = await bench.sync({ symbol: 'btc', exchange: 'deribit' }, { dryRun: true, command: 'plan' });
     expect(scoped.venueSpread).toEqual([]);
+  });
+});
+
+describe('one venue per symbol unless more are named', () => {
+  const pairsOf = (summary: { plan: { pairs: { exchange: string; symbol: string; toDownload: number }[] } }) =>
+    summary.plan.pairs.filter((p) => p.toDownload > 0).map((p) => `${p.exchange}/${p.symbol}`);
+
+  it('without --exchange a symbol resolves as the API resolves all: combined for a coin, tradfi for a ticker', async () => {
+    bench = await startBench();
+    const summary = await bench.sync({ symbol: 'BTC,SPY', maxCredits: 12 });
+    expect(pairsOf(summary)).toEqual(['combined/BTC', 'tradfi/SPY']);
+    expect(summary.venueSpread).toEqual([]);
+    const bought = await bench.query<{ exchange: string }>(`SELECT DISTINCT exchange FROM sync.files ORDER BY 1`);
+    expect(bought.map((row) => row.exchange)).toEqual(['combined', 'tradfi']);
+    // No symbol named either: every symbol, still one venue each.
+    const all = await bench.sync({}, { dryRun: true, command: 'plan' });
+    expect(all.plan.pairs.map((p) => `${p.exchange}/${p.symbol}`)).toEqual(['combined/BTC', 'tradfi/SPY']);
+  });
+
+  it('several venues only when named, or with all-venues; all-venues takes no other name', async () => {
+    bench = await startBench();
+    const named = await bench.sync({ symbol: 'BTC', exchange: 'deribit,okx' }, { dryRun: true, command: 'plan' });
+    expect(named.plan.pairs.map((p) => p.exchange)).toEqual(['deribit', 'okx']);
+    const every = await bench.sync({ symbol: 'BTC', exchange: 'ALL-VENUES' }, { dryRun: true, command: 'plan' });
+    expect(every.plan.pairs.map((p) => p.exchange)).toEqual(['bybit', 'combined', 'deribit', 'derive', 'okx']);
+    await expect(bench.sync({ symbol: 'BTC', exchange: 'all-venues,deribit' })).rejects.toThrow('--exchange: all-venues buys every venue and takes no other name');
+    await expect(bench.sync({ symbol: 'BTC', exchange: 'all' })).rejects.toThrow(/the venue the API's "all" gives: combined for a crypto coin, tradfi for a TradFi ticker; all-venues buys every venue/);
+  });
+
+  it('a symbol whose default venue has no history is an error naming the venues that have it; nothing spent', async () => {
+    bench = await startBench();
+    const real = (await bench.client().get('/history/coverage')).body as { data: Record<string, unknown>[]; meta: unknown };
+    const body = JSON.stringify({ ...real, data: real.data.filter((row) => !(row.exchange === 'combined' && row.symbol === 'BTC')) });
+    bench.emulator.faults.add({ match: /\/history\/coverage/, times: Infinity, action: { kind: 'body', status: 200, body } });
+    await expect(bench.sync({ symbol: 'BTC' })).rejects.toThrow(
+      'BTC: no history on combined or tradfi, the venue a symbol takes without --exchange; BTC has history on bybit, deribit, derive, okx: name one with --exchange',
+    );
+    expect(bench.emulator.counters.credits(bench.emulator.keys.pro)).toBe(0);
   });
 });
 

@@ -1,11 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { InterruptedError, LockError, PartialFailureError } from '../../src/core/errors.js';
 import type { FetchReport } from '../../src/sync/fetch.js';
-import type { Plan } from '../../src/sync/download-plan.js';
 import {
   abortSignalName,
   downloadWarnings,
-  failedRunCounts,
+  failureOutcome,
   loadedOutcome,
   partialFailureMessage,
   runAlreadyRecorded,
@@ -48,26 +47,22 @@ describe('the message of a partial run', () => {
 });
 
 describe('a failed run', () => {
-  it('is recorded unless the error recorded it already', () => {
-    expect(runAlreadyRecorded(new PartialFailureError('x'))).toBe(true);
-    expect(runAlreadyRecorded(new InterruptedError('SIGINT'))).toBe(true);
-    expect(runAlreadyRecorded(new LockError('held'))).toBe(true);
-    expect(runAlreadyRecorded(new Error('boom'))).toBe(false);
+  const summary = { outcome: 'partial', plan: {} };
+
+  it('is recorded unless the error carries the summary of the record already written', () => {
+    expect(runAlreadyRecorded(new PartialFailureError('x', {}, { cause: summary }))).toBe(true);
+    expect(runAlreadyRecorded(new InterruptedError('SIGINT', { cause: summary }))).toBe(true);
+    expect(runAlreadyRecorded(new LockError('held', {}, { cause: summary }))).toBe(true);
+    // A stop during the listing, a lock error from elsewhere, anything else: not recorded yet.
+    expect(runAlreadyRecorded(new InterruptedError('SIGINT'))).toBe(false);
+    expect(runAlreadyRecorded(new LockError('held'))).toBe(false);
+    expect(runAlreadyRecorded(new Error('boom', { cause: 'x' }))).toBe(false);
     expect(runAlreadyRecorded('a string')).toBe(false);
   });
 
-  it('counts what it had spent and planned when it stopped', () => {
-    const fetched = { creditsSpent: 3, bytesDownloaded: 900 } as FetchReport;
-    const plan = { toDownload: [{}, {}], toReload: [{}] } as Plan;
-    expect(failedRunCounts(new Error('disk'), 7, fetched, plan)).toEqual({
-      outcome: 'failed',
-      requestsSpent: 7,
-      creditsSpent: 3,
-      bytesDownloaded: 900,
-      filesPlanned: 3,
-      error: 'disk',
-    });
-    expect(failedRunCounts('odd', 1, undefined, undefined)).toMatchObject({ creditsSpent: 0, bytesDownloaded: 0, filesPlanned: 0, error: 'odd' });
+  it('is recorded interrupted when a stop signal ended it, else failed', () => {
+    expect(failureOutcome(new InterruptedError('SIGTERM'))).toBe('interrupted');
+    expect(failureOutcome(new Error('disk'))).toBe('failed');
   });
 });
 

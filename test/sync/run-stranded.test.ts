@@ -1,6 +1,7 @@
 // Paid files are never stranded: a failed_load file is hashed again from the archive before it is
 // loaded again; a missing or wrong copy goes back to the downloads within the budget; verify says so.
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { verifyWarehouse } from '../../src/warehouse/verify.js';
 import { startBench, type Bench } from '../helpers/sync.js';
@@ -26,7 +27,7 @@ async function markFailedLoad(b: Bench): Promise<{ path: string; levelsRows: num
   const [{ n }] = (await b.query<{ n: number }>(`SELECT count(*)::INTEGER AS n FROM levels WHERE session_date = DATE '${SESSION}'`)) as [{ n: number }];
   await b.query(`DELETE FROM levels WHERE session_date = DATE '${SESSION}'`);
   await b.query(`UPDATE sync.files SET status = 'failed_load', loaded_at = NULL, error = 'disk error' WHERE session_date = DATE '${SESSION}' AND file = 'levels'`);
-  return { path: row!.archive_path, levelsRows: n };
+  return { path: join(b.archive, row!.archive_path), levelsRows: n };
 }
 
 async function levelsOf(b: Bench): Promise<number> {

@@ -57,13 +57,14 @@ describe('a newer version of an archived file', () => {
       `SELECT sha256, status, archive_path FROM sync.files WHERE session_date = DATE '2026-03-10' AND file = 'levels' ORDER BY status`,
     );
     expect(ledger).toEqual([
-      { sha256: newSha, status: 'loaded', archive_path: plain },
+      { sha256: newSha, status: 'loaded', archive_path: 'deribit/BTC/2026-03-10_levels.csv.gz' }, // relative to the archive root
       { sha256: oldSha, status: 'superseded', archive_path: null },
     ]);
     expect((await verifyWarehouse({ dbPath: b.dbPath, archiveRoot: b.archive })).problems).toEqual([]);
 
     // A crash between a load's commit and the move: the loaded version is still under its pending
-    // name and the ledger points there. The next sync finishes the move from the ledger, for free.
+    // name and the ledger points there (here as an older version recorded it: an absolute path inside
+    // the archive). The next sync finishes the move from the ledger, for free.
     renameSync(plain, join(folder, pending[0]!));
     await b.query(`UPDATE sync.files SET archive_path = '${join(folder, pending[0]!)}' WHERE sha256 = '${newSha}'`);
     const again = await b.sync(SELECTION);
@@ -71,6 +72,6 @@ describe('a newer version of an archived file', () => {
     expect((await hashFile(plain)).sha256).toBe(newSha);
     expect(existsSync(join(folder, pending[0]!))).toBe(false);
     const [row] = await b.query<{ archive_path: string }>(`SELECT archive_path FROM sync.files WHERE sha256 = '${newSha}'`);
-    expect(row!.archive_path).toBe(plain);
+    expect(row!.archive_path).toBe('deribit/BTC/2026-03-10_levels.csv.gz');
   });
 });

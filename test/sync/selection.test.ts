@@ -10,6 +10,7 @@ import {
   parseOrder,
   parseSymbols,
   parseSyncSelection,
+  parseSyncVenues,
   splitList,
 } from '../../src/sync/selection.js';
 
@@ -45,6 +46,26 @@ describe('parseExchanges', () => {
     [',', /--exchange: empty list/],
   ])('rejects %j', (input, message) => {
     expect(usageMessage(() => parseExchanges(input))).toMatch(message);
+  });
+});
+
+describe('parseSyncVenues', () => {
+  it.each([
+    [undefined, {}],
+    ['Deribit,okx', { exchanges: ['deribit', 'okx'] }],
+    ['all-venues', { allVenues: true }],
+    [['ALL-VENUES'], { allVenues: true }],
+  ] as const)('%j → %j', (input, expected) => {
+    expect(parseSyncVenues(input)).toEqual(expected);
+  });
+
+  it.each([
+    ['all-venues,deribit', /^--exchange: all-venues buys every venue and takes no other name; got all-venues, deribit$/],
+    ['all', /allowed: bybit, deribit, okx, derive, combined, tradfi or all-venues \(without --exchange each symbol takes the venue the API's "all" gives/],
+    ['all-venue', /did you mean all-venues\?$/],
+    ['', /--exchange: empty list; allowed: .* or all-venues$/],
+  ])('rejects %j', (input, message) => {
+    expect(usageMessage(() => parseSyncVenues(input))).toMatch(message);
   });
 });
 

@@ -21,8 +21,8 @@ import { BTC, makeTempDir, query, writeFixture, type Market } from './fixtures.j
 const BUCKET = 'gex-share';
 const SESSIONS: Market[] = ['2026-11-16', '2026-11-17', '2026-11-18', '2026-11-19', '2026-11-20'].map((sessionDate) => ({ ...BTC, sessionDate }));
 const SPY: Market = { exchange: 'tradfi', symbol: 'SPY', sessionDate: '2026-11-20' };
-/** Objects every run rewrites: runs/data.parquet, views.sql, trino.sql, athena.sql, spark.sql, the manifest. */
-const EVERY_RUN = 6;
+/** Objects every run rewrites: runs/data.parquet, views.sql, trino.sql, athena.sql, spark.sql, clickhouse.sql, the manifest. */
+const EVERY_RUN = 7;
 const GEX_KEY = 'gex_live_TESTKEY_never_to_the_store_0123456789';
 
 let s3: LocalS3;

@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } f
 import { join, relative, sep } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
-  copyRuns, exportOn, exportWarehouse, normalizeExportOptions, onlyFileIn, partitionPath, stalePartitions,
+  copyRuns, exportOn, exportWarehouse, ledgerPartitions, normalizeExportOptions, onlyFileIn, partitionPath, scannedPartitions, stalePartitions, tableLayout,
   type ExportedPartition, type Partition,
 } from '../../src/warehouse/export.js';
 import { loadFiles } from '../../src/warehouse/loader.js';
@@ -199,13 +199,52 @@ describe('the partitioned write', () => {
     await withDb(expectExportEqualsTables);
   });
 
-  it('a staging folder left by a crashed run is removed, and its files never look like data', async () => {
+  it('a staging folder left by a crashed run is named, not removed (the export cannot prove it wrote it), and its files never look like data', async () => {
     const leftover = join(outDir, '.gexwh-export-deadbeef0000', 'exchange=bybit', 'symbol=BTC', 'session_date=2026-11-20');
     mkdirSync(leftover, { recursive: true });
     writeFileSync(join(leftover, 'data_0.tmp'), 'half a file');
-    await exportWarehouse({ dbPath, outDir });
-    expect(existsSync(join(outDir, '.gexwh-export-deadbeef0000'))).toBe(false);
-    expect(allFiles(outDir)).toHaveLength(9);
-    expect(allFiles(outDir).every((path) => path.endsWith('/data.parquet'))).toBe(true);
+    const result = await exportWarehouse({ dbPath, outDir });
+    expect(existsSync(join(leftover, 'data_0.tmp'))).toBe(true);
+    expect(result.warnings).toHaveLength(1);
+    expect(result.warnings[0]).toContain('.gexwh-export-deadbeef0000');
+    expect(allFiles(outDir).filter((path) => !path.startsWith('.gexwh-export-'))).toHaveLength(9);
+    expect(allFiles(outDir).every((path) => path.endsWith('/data.parquet') || path.startsWith('.gexwh-export-'))).toBe(true);
+  });
+});
+
+// An incremental export must not scan a multi-year table to learn its partitions: the ledger says
+// which file versions each partition holds and how many rows. The ledger's answer must be the scan's,
+// fingerprints included (so exports made before keep their partitions), and any count that does not
+// add up sends the export back to the scan.
+describe('partitions from the ledger', () => {
+  const both = (wh: Warehouse, table: 'levels' | 'strikes_total' | 'strikes_by_expiry', filters: Parameters<typeof normalizeExportOptions>[0] = { outDir }) =>
+    tableLayout(wh.connection, table).then(async (layout) => {
+      const selection = normalizeExportOptions(filters);
+      return { ledger: await ledgerPartitions(wh.connection, table, selection, layout), scan: await scannedPartitions(wh.connection, table, selection, layout) };
+    });
+
+  it("are the scan's, fingerprints included, with and without filters, api fills counted", async () => {
+    await withDb(async (wh) => {
+      // A fill of a session without a file: rows whose source is api, counted apart from the ledger's.
+      await wh.connection.run(`INSERT INTO levels (exchange, symbol, session_date, timestamp_utc, type, expiration, source)
+                               VALUES ('bybit', 'BTC', DATE '2026-11-23', TIMESTAMPTZ '2026-11-23 10:00:00+00', 'intraday', 'TOTAL', 'api')`);
+      for (const table of FILE_KINDS) {
+        const { ledger, scan } = await both(wh, table);
+        expect(scan.length).toBeGreaterThanOrEqual(3);
+        expect(ledger, table).toEqual(scan);
+        const filtered = await both(wh, table, { outDir, since: '2026-11-21', symbols: ['BTC'] });
+        expect(filtered.ledger, table).toEqual(filtered.scan);
+        expect(filtered.scan.length).toBeLessThan(scan.length);
+      }
+    });
+  });
+
+  it('step aside when the table does not hold what the ledger says (rows deleted by hand)', async () => {
+    await withDb(async (wh) => {
+      await wh.connection.run(`DELETE FROM strikes_total WHERE session_date = DATE '2026-11-21' AND strike = (SELECT min(strike) FROM strikes_total)`);
+      const { ledger, scan } = await both(wh, 'strikes_total');
+      expect(ledger).toBeNull();
+      expect(scan.find((p) => p.sessionDate === '2026-11-21')).toBeDefined();
+    });
   });
 });

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/core/errors.js';
@@ -154,5 +154,76 @@ describe('exportWarehouse', () => {
 
   it('a missing warehouse is a usage error (the flags are checked where they are parsed: test/cli/export-flags.test.ts)', async () => {
     await expect(exportWarehouse({ dbPath: join(dir, 'missing.duckdb'), outDir })).rejects.toBeInstanceOf(UsageError);
+  });
+});
+
+// A tampered warehouse, or a user's own files in the export folder: the export removes only files its
+// own last manifest lists, at the paths it makes from valid names, inside --out (links followed).
+describe('export removes nothing it did not write', () => {
+  const SPY_LEVELS = 'levels/exchange=tradfi/symbol=SPY/session_date=2026-11-20/data.parquet';
+  const dropSpyLevels = (sql = '') => withDb(async (wh) => {
+    if (sql) await wh.connection.run(sql);
+    await wh.connection.run(`DELETE FROM levels WHERE symbol = 'SPY'`);
+  });
+
+  it('a ledger row pointing outside --out: the file there stays, the run says so', async () => {
+    await run();
+    const victim = join(dir, 'victim.txt');
+    writeFileSync(victim, 'not gexwh\'s');
+    await dropSpyLevels(`UPDATE sync.exports SET path = '${victim}' WHERE table_name = 'levels' AND symbol = 'SPY'`);
+    const result = await run();
+    expect(result.partitionsRemoved).toBe(1);
+    expect(readFileSync(victim, 'utf8')).toBe("not gexwh's");
+    expect(result.warnings).toEqual([`export: left ${victim} in place: the export ledger names it, but the last manifest of ${outDir} does not list it as one of its files`]);
+    // The ledger row is gone all the same: the next run has nothing to say.
+    expect((await run()).warnings).toEqual([]);
+  });
+
+  it('a ledger row whose names climb out of the folder is not followed', async () => {
+    await run();
+    // exchange = 'tradfi/../../../elsewhere': the path the ledger records resolves to <dir>/elsewhere/...
+    const victim = join(dir, 'elsewhere', 'symbol=SPY', 'session_date=2026-11-20', 'data.parquet');
+    mkdirSync(join(victim, '..'), { recursive: true });
+    writeFileSync(victim, 'precious');
+    const climbing = `${outDir}/levels/exchange=tradfi/../../../elsewhere/symbol=SPY/session_date=2026-11-20/data.parquet`;
+    await dropSpyLevels(`UPDATE sync.exports SET exchange = 'tradfi/../../../elsewhere', path = '${climbing}' WHERE table_name = 'levels' AND symbol = 'SPY'`);
+    const result = await run();
+    expect(readFileSync(victim, 'utf8')).toBe('precious');
+    expect(result.warnings).toEqual([`export: left ${climbing} in place: the export ledger names it, but the last manifest of ${outDir} does not list it as one of its files`]);
+  });
+
+  it('a file the last manifest does not list is not removed, even at a path the export makes', async () => {
+    await run();
+    // The manifest is replaced by one that lists nothing (a user's edit, or another tool's export).
+    const manifest = join(outDir, '_gexwh_export.json');
+    writeFileSync(manifest, JSON.stringify({ manifest_version: 1, objects: [] }));
+    await dropSpyLevels();
+    const result = await run();
+    expect(existsSync(join(outDir, SPY_LEVELS))).toBe(true);
+    expect(result.warnings).toHaveLength(1);
+  });
+
+  it('a partition folder that is a link to somewhere else: the file behind it stays', async () => {
+    await run();
+    const elsewhere = join(dir, 'elsewhere');
+    mkdirSync(elsewhere);
+    writeFileSync(join(elsewhere, 'data.parquet'), 'someone else\'s');
+    const folder = join(outDir, SPY_LEVELS, '..');
+    renameSync(folder, `${folder}.moved`);
+    symlinkSync(elsewhere, folder);
+    await dropSpyLevels();
+    const result = await run();
+    expect(readFileSync(join(elsewhere, 'data.parquet'), 'utf8')).toBe("someone else's");
+    expect(result.warnings).toEqual([`export: left ${join(outDir, SPY_LEVELS)} in place: it is not a file inside ${outDir}`]);
+  });
+
+  it("a user's folder named like the staging folder is left whole and named; the run's own staging folder is gone", async () => {
+    const mine = join(outDir, '.gexwh-export-mine');
+    mkdirSync(join(mine, 'notes'), { recursive: true });
+    writeFileSync(join(mine, 'notes', 'todo.txt'), 'keep me');
+    const result = await run();
+    expect(readFileSync(join(mine, 'notes', 'todo.txt'), 'utf8')).toBe('keep me');
+    expect(result.warnings).toEqual([`export: ${mine} looks like the staging folder of a cut export; gexwh leaves it alone: remove it when no export is running`]);
+    expect(readdirSync(outDir).filter((name) => name.startsWith('.'))).toEqual(['.gexwh-export-mine']);
   });
 });

@@ -5,7 +5,7 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { DamagedWarehouseError } from '../../src/core/errors.js';
+import { DamagedWarehouseError, NotAWarehouseError } from '../../src/core/errors.js';
 import { openWarehouse } from '../../src/warehouse/open.js';
 import { rebuildWarehouse } from '../../src/warehouse/rebuild.js';
 import { compactUtcStamp, setAsideDamaged } from '../../src/warehouse/rebuild-from-archive.js';
@@ -142,7 +142,9 @@ describe('rebuild of a damaged warehouse', () => {
     expect(credits).toBe(files);
     const db = copyOf(bench);
     damage(db, 0, 64 * 1024);
-    await rebuildWarehouse({ dbPath: db, archiveRoot: bench.archive, now: () => AT });
+    // Its headers all gone, the file is no longer recognisably DuckDB's: rebuild replaces it only on --force.
+    await expect(rebuildWarehouse({ dbPath: db, archiveRoot: bench.archive, now: () => AT })).rejects.toBeInstanceOf(NotAWarehouseError);
+    await rebuildWarehouse({ dbPath: db, archiveRoot: bench.archive, now: () => AT, force: true });
 
     const next = await bench.sync(PAIR, { dbPath: db });
     expect(bench.emulator.counters.credits(bench.emulator.keys.pro)).toBe(credits);

@@ -27,7 +27,7 @@ export function registerCapture(program: Command): void {
     .option('--exchange <list>', 'current-data venues: bybit, deribit, okx, derive, binance, all, tradfi or a + subset (default: all for crypto, tradfi for TradFi)', listOption)
     .option('--symbol <list>', 'symbols, e.g. BTC,SPY (repeatable, comma list; default: the config\'s symbol)', listOption)
     .option('--by-strike', 'also capture /gex/by-strike-enhanced for every expiration (one request each)')
-    .option('--force', 'capture even when the market is closed')
+    .option('--force', 'capture even when the market is closed or the 15-minute slot is already held (which costs requests for no new rows)')
     .option('--dry-run', 'show the targets and their request cost; spend nothing')
     .option('--max-requests <n>', 'spend at most N quota requests in this run')
     .option('--wait-lock <seconds>', 'wait up to N seconds for another process holding the warehouse (default 60); the snapshots are journaled first', integerOption(0, 86_400))

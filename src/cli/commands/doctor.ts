@@ -1,5 +1,6 @@
 // `gexwh doctor`: is this machine ready for a nightly sync? Key, plan, quota, clock, warehouse, lock,
 // archive, disk and config file, each with a verdict and a fix. Exit 0 only when every check passes.
+import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { fail, pass, type Check } from '../../doctor/checks.js';
 import { ChecksFailedError, GexwhError } from '../../core/errors.js';
@@ -35,18 +36,18 @@ export function registerDoctor(program: Command): void {
 
 /** The settings, even from a broken config file (then its defaults), and the config file's verdict. */
 function settingsAndConfigCheck(flags: GlobalFlags): { settings: GlobalSettings; config: Check } {
-  const path = flags.config ?? DEFAULT_CONFIG_PATH;
   try {
     const settings = resolveGlobals(flags);
-    const used = flags.config !== undefined || Object.keys(settings.config).length > 0;
-    return { settings, config: pass('config', used ? `${path} is valid` : `no ${DEFAULT_CONFIG_PATH} (defaults apply)`) };
+    const which = settings.configPath === undefined ? `no ${DEFAULT_CONFIG_PATH} here or in a parent folder (defaults apply)` : `${settings.configPath} is valid`;
+    return { settings, config: pass('config', `${which}; warehouse ${resolve(settings.db)}, archive ${resolve(settings.archive)}`) };
   } catch (error) {
     const message = error instanceof GexwhError ? error.message : String(error);
+    const none = { path: undefined, values: {} };
     let settings: GlobalSettings;
     try {
-      settings = resolveGlobals(flags, process.env, {});
+      settings = resolveGlobals(flags, process.env, none);
     } catch {
-      settings = resolveGlobals({ ...flags, baseUrl: undefined }, { ...process.env, GEX_BASE_URL: undefined }, {});
+      settings = resolveGlobals({ ...flags, baseUrl: undefined }, { ...process.env, GEX_BASE_URL: undefined }, none);
     }
     return { settings, config: fail('config', message, 'fix the field named above (gexwh sync --help lists the config keys)') };
   }

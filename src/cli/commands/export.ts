@@ -26,6 +26,7 @@ export function registerExport(program: Command): void {
       const [{ exportWarehouse }, { createTaskProgress }] = await Promise.all([import('../../warehouse/index.js'), import('../progress.js')]);
       const progress = createTaskProgress(ctx, 'export');
       const result = await exportWarehouse({ dbPath: ctx.settings.db, ...checked, onProgress: progress.onProgress }).finally(() => progress.done());
+      for (const warning of result.warnings) ctx.out.warn(warning);
       ctx.out.result(result, () =>
         [
           formatTable(result.tables as unknown as Record<string, unknown>[]),

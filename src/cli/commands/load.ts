@@ -12,8 +12,15 @@ export function registerLoad(program: Command): void {
     .option('--wait-lock <seconds>', `wait up to N seconds for another process to let the warehouse go (default ${DEFAULT_WAIT_LOCK_SECONDS})`, integerOption(0, 86_400))
     .action(async (flags: { waitLock?: number }, command: Command) => {
       const ctx = contextOf(command);
-      const { loadWaiting } = await import('../../sync/load-pending.js');
-      const result = await loadWaiting({ dbPath: ctx.settings.db, archiveRoot: ctx.settings.archive, waitSeconds: flags.waitLock ?? DEFAULT_WAIT_LOCK_SECONDS, signal: ctx.signal });
+      const [{ loadWaiting }, { createTaskProgress }] = await Promise.all([import('../../sync/load-pending.js'), import('../progress.js')]);
+      const progress = createTaskProgress(ctx, 'load');
+      const result = await loadWaiting({
+        dbPath: ctx.settings.db,
+        archiveRoot: ctx.settings.archive,
+        waitSeconds: flags.waitLock ?? DEFAULT_WAIT_LOCK_SECONDS,
+        signal: ctx.signal,
+        onProgress: progress.onProgress,
+      }).finally(() => progress.done());
       ctx.out.result(result, () =>
         [
           `load: ${result.filesLoaded} file(s) loaded from the archive's journal (${result.rowsLoaded} rows), ${result.filesFailed.length} failed, ` +

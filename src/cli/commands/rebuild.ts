@@ -9,23 +9,33 @@ export function registerRebuild(program: Command): void {
   program
     .command('rebuild')
     .description('recreate the data tables from the raw archive alone (no network, no credit)')
+    .option('--force', 'replace a --db that is not a warehouse of gexwh (a text file, another program\'s database): it is kept aside as <db>.replaced-<UTC time>')
     .option('--wait-lock <seconds>', `wait up to N seconds for another process holding the warehouse (default ${DEFAULT_WAIT_LOCK_SECONDS}) or a running sync (default: exit 5 at once)`, integerOption(0, 86_400))
-    .action(async (flags: { waitLock?: number }, command: Command) => {
+    .action(async (flags: { waitLock?: number; force?: boolean }, command: Command) => {
       const ctx = contextOf(command);
-      const [{ rebuildWarehouse }, { restoreLiveTables }] = await Promise.all([import('../../warehouse/index.js'), import('../../sync/load-pending.js')]);
+      const [{ rebuildWarehouse }, { restoreLiveTables }, { createTaskProgress }] = await Promise.all([
+        import('../../warehouse/index.js'),
+        import('../../sync/load-pending.js'),
+        import('../progress.js'),
+      ]);
+      const progress = createTaskProgress(ctx, 'rebuild');
       const result = await rebuildWarehouse({
         dbPath: ctx.settings.db,
         archiveRoot: ctx.settings.archive,
         lockWaitSeconds: flags.waitLock ?? 0,
         warehouseWaitSeconds: flags.waitLock ?? DEFAULT_WAIT_LOCK_SECONDS,
-      });
+        force: flags.force === true,
+        onProgress: progress.onProgress,
+      }).finally(() => progress.done());
       // The live tables come back from the capture journal (<archive>/_live), as the data tables from the archive.
       const live = await restoreLiveTables({ dbPath: ctx.settings.db, archiveRoot: ctx.settings.archive, waitSeconds: flags.waitLock ?? DEFAULT_WAIT_LOCK_SECONDS, signal: ctx.signal });
       const liveRows = live.inserted.live_levels + live.inserted.term_structure + live.inserted.live_strikes;
       const fromArchive = result.source === 'archive';
       ctx.out.result({ ...result, live }, () =>
         [
-          ...(result.damagedCopies.length > 0
+          ...(result.replaced
+            ? [`rebuild: ${ctx.settings.db} was not a warehouse of gexwh; kept as ${result.damagedCopies.join(' and ')} (--force); created from the archive alone.`]
+            : result.damagedCopies.length > 0
             ? [`rebuild: the warehouse ${ctx.settings.db} was damaged; kept as ${result.damagedCopies.join(' and ')}; recreated from the archive alone.`,
                `  levels rows fetched by --fill-levels (source api), if any, are not archived: the next sync --fill-levels fetches them again.`]
             : fromArchive ? [`rebuild: no warehouse at ${ctx.settings.db}; created from the archive alone.`] : []),

@@ -43,12 +43,19 @@ export function registerReport(program: Command): void {
         rangePct: parseRange(flags.range),
       };
       if (!existsSync(resolve(ctx.settings.db))) throw new UsageError(`report: no warehouse at ${ctx.settings.db} (run gexwh sync first, or pass --db)`, { db: ctx.settings.db });
-      const [{ buildReport }, { writeWhole }, { openReader }] = await Promise.all([import('../../charts/index.js'), import('../../charts/write.js'), import('../../warehouse/index.js')]);
+      const [{ buildReport }, { writeWhole }, { openReader }, { createTaskProgress }] = await Promise.all([
+        import('../../charts/index.js'),
+        import('../../charts/write.js'),
+        import('../../warehouse/index.js'),
+        import('../progress.js'),
+      ]);
       const warehouse = await openReader(ctx.settings.db);
+      const progress = createTaskProgress(ctx, 'report');
       let report: Awaited<ReturnType<typeof buildReport>>;
       try {
-        report = await buildReport(warehouse.connection, request, look);
+        report = await buildReport(warehouse.connection, request, look, progress.onProgress);
       } finally {
+        progress.done();
         warehouse.close();
       }
       writeWhole(flags.out, report.html);

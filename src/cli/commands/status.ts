@@ -9,6 +9,7 @@ import { listOption } from '../parse.js';
 import type { RunRow } from '../../warehouse/index.js';
 import type { WarehouseStatus } from '../../warehouse/status.js';
 import type { WaitingSummary } from '../../sync/load-pending.js';
+import type { Inflight } from '../../sync/spend-log.js';
 import { contextOf, type CommandContext } from '../context.js';
 import { formatTable, type Row } from '../output.js';
 import { escapeLine } from '../terminal.js';
@@ -33,43 +34,89 @@ export function registerStatus(program: Command): void {
       }
       // Parsed before any request; the names are then checked against the warehouse (with the fresh coverage when the API answered).
       const filter = { ...optional('exchanges', parseExchanges(flags.exchange)), ...optional('symbols', parseSymbols(flags.symbol)) };
-      const [{ readWarehouseStatus }, { readJournal }, { listSnapshots }, { waitingOf }] = await Promise.all([
+      const [{ readWarehouseStatus }, { inspectJournal }, { listSnapshots }, { waitingOf }, { readInflight, inflightPath }] = await Promise.all([
         import('../../warehouse/status.js'),
         import('../../sync/journal.js'),
         import('../../sync/live-journal.js'),
         import('../../sync/load-pending.js'),
+        import('../../sync/spend-log.js'),
       ]);
       const remote = await fetchRemote(ctx);
       // The journal is read first and alone: it answers even when another process holds the warehouse.
       const snapshots = (await listSnapshots(ctx.settings.archive, 'pending')).length;
-      const waiting = waitingOf(await readJournal(ctx.settings.archive), ctx.settings.archive, snapshots);
+      const read = await inspectJournal(ctx.settings.archive);
+      const waiting = waitingOf(read, ctx.settings.archive, snapshots);
+      const stopped = stoppedRunOf(await readInflight(ctx.settings.archive), inflightPath(ctx.settings.archive));
       const local = await readWarehouseStatus(ctx.settings.db, remote.coverage, filter);
+      const credits = creditsOf(local, read.journal.runs, stopped);
       const result = {
         pairs: local.pairs,
         waiting_to_load: waiting,
+        stopped_run: stopped ?? null,
+        credits_spent: credits,
         warehouse_held: local.held ?? null,
         last_run: local.lastRun ?? null,
         last_sync: local.lastSync ?? null,
         quota: remote.quota ?? null,
         note: remote.note ?? null,
       };
-      ctx.out.result(result, () => statusText(local, remote, waiting));
+      ctx.out.result(result, () => statusText(local, remote, waiting, stopped, credits));
     });
 }
 
-function statusText(local: WarehouseStatus, remote: Remote, waiting: WaitingSummary): string {
+/** A sync that stopped hard (second signal, kill -9) or is running now: what its log holds. */
+interface StoppedRun {
+  files: number;
+  bytes: number;
+  credits: number;
+  startedAt: string;
+  runId: number | null;
+  log: string;
+}
+
+function stoppedRunOf(left: Inflight | undefined, log: string): StoppedRun | undefined {
+  if (left === undefined) return undefined;
+  const bytes = left.files.reduce((sum, file) => sum + file.bytes, 0);
+  return { files: left.files.length, bytes, credits: left.run.creditsSpent, startedAt: left.run.startedAt, runId: left.run.runId ?? null, log };
+}
+
+/** Credits from the run records: the warehouse's, and those still in the journal (not yet loaded there). */
+function creditsOf(local: WarehouseStatus, journalRuns: readonly { creditsSpent: number }[], stopped: StoppedRun | undefined) {
+  const notYetRecorded = journalRuns.reduce((sum, run) => sum + run.creditsSpent, 0) + (stopped?.credits ?? 0);
+  return { sinceMidnightUtc: local.creditsSpent?.sinceMidnightUtc ?? null, allRuns: local.creditsSpent?.allRuns ?? null, inJournal: notYetRecorded };
+}
+
+function statusText(local: WarehouseStatus, remote: Remote, waiting: WaitingSummary, stopped: StoppedRun | undefined, credits: ReturnType<typeof creditsOf>): string {
   const lines = local.held ? [`warehouse: ${local.held}`, ''] : [formatTable(local.pairs), ''];
   if (waiting.files > 0 || waiting.runs > 0) lines.push(describeWaiting(waiting));
+  if (stopped) lines.push(describeStopped(stopped));
   if (waiting.snapshots > 0) lines.push(`waiting to load: ${waiting.snapshots} live snapshot(s) journaled by capture; the next capture, sync or gexwh load loads them`);
-  lines.push(...runLines(local));
+  if (waiting.problem !== null) lines.push(`journal: ${waiting.problem}`);
+  if (waiting.rejected > 0) lines.push(`journal: ${waiting.rejected} entry(ies) refused (never loaded; kept in its rejected list): ${waiting.rejectedReasons.join('; ')}`);
+  lines.push(...runLines(local, stopped));
+  lines.push(creditsLine(credits));
   if (remote.quota) lines.push(quotaLine(remote.quota));
   if (remote.note) lines.push(`note: ${remote.note}`);
   return lines.join('\n');
 }
 
-function runLines(local: WarehouseStatus): string[] {
+function describeStopped(stopped: StoppedRun): string {
+  return (
+    `waiting to load: ${stopped.files} paid file(s) (${stopped.bytes} bytes) of a sync started ${stopped.startedAt} that stopped before it finished ` +
+    `(or is running now), ${stopped.credits} credit(s) recorded as spent; the next gexwh sync or gexwh load loads them for 0 credits. Log: ${stopped.log}`
+  );
+}
+
+function creditsLine(credits: ReturnType<typeof creditsOf>): string {
+  const recorded = credits.allRuns === null ? 'the warehouse cannot be read' : `${credits.sinceMidnightUtc} since midnight UTC, ${credits.allRuns} by all recorded runs`;
+  return `credits spent: ${recorded}${credits.inJournal > 0 ? `; ${credits.inJournal} more by runs waiting in the journal` : ''}`;
+}
+
+function runLines(local: WarehouseStatus, stopped: StoppedRun | undefined): string[] {
   const lines: string[] = [];
-  if (local.lastRun) lines.push(`last run: ${describeRun(local.lastRun)}`);
+  // The warehouse's row of a run that stopped hard is still open; its log has what it spent.
+  if (local.lastRun && stopped?.runId === local.lastRun.runId) lines.push(`last run: sync stopped before it finished at ${local.lastRun.startedAt}; ${stopped.credits} credits, ${stopped.files} paid file(s) waiting`);
+  else if (local.lastRun) lines.push(`last run: ${describeRun(local.lastRun)}`);
   // Captures run every few minutes; the nightly sync's outcome must not scroll out of sight.
   if (local.lastSync && local.lastSync.runId !== local.lastRun?.runId) lines.push(`last sync: ${describeRun(local.lastSync)}`);
   if (!local.lastSync) lines.push('no sync has run on this warehouse yet');

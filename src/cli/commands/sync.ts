@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { parseSyncSelection, type RawSyncSelection, type SyncSelection } from '../../sync/selection.js';
 import type { SyncOptions, SyncSummary } from '../../sync/run.js';
-import { LockError, PartialFailureError } from '../../core/errors.js';
+import { InterruptedError, LockError, PartialFailureError } from '../../core/errors.js';
 import { contextOf, type CommandContext } from '../context.js';
 import { addTableOptions } from '../options.js';
 
@@ -80,7 +80,7 @@ export async function syncAction(ctx: CommandContext, flags: SyncFlags, dryRun: 
     printSummary(ctx, summary, formatSummary);
   } catch (error) {
     progress.done();
-    if ((error instanceof PartialFailureError || error instanceof LockError) && isSummary(error.cause)) printSummary(ctx, error.cause, formatSummary);
+    if ((error instanceof PartialFailureError || error instanceof LockError || error instanceof InterruptedError) && isSummary(error.cause)) printSummary(ctx, error.cause, formatSummary);
     throw error;
   } finally {
     await close();

@@ -9,6 +9,7 @@ import { SYMBOL_PATTERN, SYMBOL_RULE } from '../names.js';
 import { EXCHANGES, type Exchange } from '../pairs.js';
 
 const ARCHIVE_SUFFIX = '.csv.gz';
+const SHA256 = /^[0-9a-f]{64}$/;
 /** The name of a sync's temp file (the `.part` of an interrupted write looks the same). */
 export const TEMP_NAME = /^\..+\.[0-9a-f]{12}\.part$/;
 
@@ -56,10 +57,26 @@ export function archivePath(root: string, exchange: string, symbol: string, sess
  * read only the plain name, so until the new version is loaded they see the old one, whole.
  */
 export function pendingVersionPath(root: string, exchange: string, symbol: string, sessionDate: string, file: string, sha256: string): string {
-  if (!/^[0-9a-f]{64}$/.test(sha256)) throw new UnsafeResponseError(`archive: refusing sha256 ${describe(sha256)}; expected 64 hex digits`);
+  if (!SHA256.test(sha256)) throw new UnsafeResponseError(`archive: refusing sha256 ${describe(sha256)}; expected 64 hex digits`);
   const plain = archivePath(root, exchange, symbol, sessionDate, file);
   return join(dirname(plain), `${sessionDate}_${file}.${sha256.slice(0, 12)}${ARCHIVE_SUFFIX}`);
 }
+
+/** `<exchange>/<symbol>/<date>_<file>.csv.gz`: the path the tool records, relative to the archive root. */
+export function relativeArchivePath(key: { exchange: string; symbol: string; sessionDate: string; file: string }): string {
+  checkParts(key.exchange, key.symbol, key.sessionDate, key.file);
+  return `${key.exchange}/${key.symbol}/${key.sessionDate}_${key.file}${ARCHIVE_SUFFIX}`;
+}
+
+/** The pending name of a newer version (see pendingVersionPath), relative to the archive root. */
+export function relativePendingPath(key: { exchange: string; symbol: string; sessionDate: string; file: string }, sha256: string): string {
+  if (!SHA256.test(sha256)) throw new UnsafeResponseError(`archive: refusing sha256 ${describe(sha256)}; expected 64 hex digits`);
+  checkParts(key.exchange, key.symbol, key.sessionDate, key.file);
+  return `${key.exchange}/${key.symbol}/${key.sessionDate}_${key.file}.${sha256.slice(0, 12)}${ARCHIVE_SUFFIX}`;
+}
+
+/** Folders of the archive root that hold the tool's own state, not daily files. */
+export const RESERVED_FOLDERS = ['_journal', '_live', '_quarantine'] as const;
 
 /** The key of an archived file from its path relative to the root, or null if it is not one. */
 export function parseArchivePath(relativePath: string): ArchivedFileKey | null {

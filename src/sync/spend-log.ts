@@ -1,0 +1,176 @@
+// What a running sync has spent, written down as it is spent: each paid file link (its credits) before
+// the download starts and each paid file once it is in the archive, in `<archive>/_journal/inflight.json`.
+// A run that ends normally loads its files, writes its run record and removes the log; one that is
+// stopped hard (a second Ctrl-C, kill -9, a crash) leaves it, and the next sync, `gexwh load` or
+// `status` finds it: the paid files wait in the journal to be loaded for 0 credits, and the run record
+// keeps the credits the API counted. The log is rewritten whole (temp + rename) on every change;
+// without fsync on purpose: it guards against the process dying, not the machine (the archived files
+// themselves are fsynced, and the archive check finds them again after a power cut).
+import { promises as fs } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { z } from 'zod';
+import type { RunCounts } from '../warehouse/index.js';
+import { JOURNAL_FOLDER, runOf, updateJournal, withFiles, type JournaledFile, type JournaledRun } from './journal.js';
+import type { VerifiedFile } from './fetch.js';
+import { tempPathFor } from './archive-writes.js';
+/** The start of a run, as its record keeps it. */
+interface RunStart {
+  command: string;
+  options: Record<string, unknown>;
+  startedAt: Date;
+}
+
+const INFLIGHT_NAME = 'inflight.json';
+
+/** Why a run record came from the log: the process ended before it could write one. */
+export const STOPPED_HARD = 'the process stopped before the run finished (a second signal, kill -9 or a crash); the credits were recorded as they were spent';
+
+const inflightSchema = z.object({
+  version: z.literal(1),
+  run: z.object({ command: z.string(), startedAt: z.string(), creditsSpent: z.number().int().nonnegative() }).passthrough(),
+  files: z.array(z.object({ exchange: z.string(), symbol: z.string(), sessionDate: z.string(), file: z.string(), sha256: z.string(), archivePath: z.string() }).passthrough()),
+});
+
+/** What the log of a run holds: its record so far and the paid files it archived. */
+export interface Inflight {
+  version: 1;
+  run: JournaledRun;
+  files: JournaledFile[];
+}
+
+export function inflightPath(archiveRoot: string): string {
+  return join(archiveRoot, JOURNAL_FOLDER, INFLIGHT_NAME);
+}
+
+export interface SpendLog {
+  /** A file link was paid; resolves once that is written down. */
+  credit(credits: number): Promise<void>;
+  /** A paid file is in the archive; resolves once that is written down. */
+  archived(file: VerifiedFile): Promise<void>;
+  /** Counts of the run record besides credits (requests, planned files), written with the next change. */
+  note(counts: Partial<RunCounts>): void;
+  readonly creditsSpent: number;
+  /** The run record as written down so far (outcome interrupted: what a hard stop leaves). */
+  counts(): RunCounts;
+  /** The paid files written down so far, in the order they arrived. */
+  files(): VerifiedFile[];
+  /** Writes the empty log before any link is paid: an archive that cannot take it fails here, for free. */
+  ready(): Promise<void>;
+  /** The run is recorded elsewhere and its files are loaded or journaled: the log goes. */
+  close(): Promise<void>;
+}
+
+/** Starts the log of one run (the caller holds the sync lock: one log at a time). */
+export function openSpendLog(archiveRoot: string, start: RunStart & { runId?: number }, requestsSpent: () => number = () => 0): SpendLog {
+  const path = inflightPath(archiveRoot);
+  const files: VerifiedFile[] = [];
+  let counts: RunCounts = { outcome: 'interrupted', creditsSpent: 0, error: STOPPED_HARD };
+  let wanted = 0;
+  let written = 0;
+  let writing: Promise<void> | undefined;
+
+  const snapshot = (): Inflight => ({ version: 1, run: runOf(start, { ...counts, requestsSpent: requestsSpent() }), files: files.map(journaledOf) });
+  // Writes coalesce: a change waits for a write that started after it, so each caller's change is
+  // on disk when its promise resolves, and concurrent downloads share writes.
+  const flush = async (): Promise<void> => {
+    const mine = ++wanted;
+    while (written < mine) {
+      if (writing === undefined) {
+        const upTo = wanted;
+        writing = writeWhole(path, snapshot()).then(() => void (written = upTo));
+        writing.finally(() => (writing = undefined)).catch(() => undefined);
+      }
+      await writing;
+    }
+  };
+  return {
+    credit(credits) {
+      counts = { ...counts, creditsSpent: (counts.creditsSpent ?? 0) + credits };
+      return flush();
+    },
+    archived(file) {
+      files.push(file);
+      counts = { ...counts, bytesDownloaded: (counts.bytesDownloaded ?? 0) + file.bytes };
+      return flush();
+    },
+    note(more) {
+      counts = { ...counts, ...more };
+    },
+    get creditsSpent() {
+      return counts.creditsSpent ?? 0;
+    },
+    counts: () => ({ ...counts, requestsSpent: requestsSpent() }),
+    ready: () => flush(),
+    files: () => [...files],
+    async close() {
+      await writing?.catch(() => undefined);
+      await fs.rm(path, { force: true });
+      // The journal folder goes with the log when nothing else waits in it, as a sync left it before.
+      await fs.rmdir(dirname(path)).catch(() => undefined);
+    },
+  };
+}
+
+function journaledOf(file: VerifiedFile): JournaledFile {
+  return {
+    exchange: file.exchange,
+    symbol: file.symbol,
+    sessionDate: file.sessionDate,
+    file: file.file,
+    sha256: file.sha256,
+    bytes: file.bytes,
+    rows: file.rows,
+    archivePath: file.archivePath,
+    downloadedAt: file.downloadedAt.toISOString(),
+  };
+}
+
+async function writeWhole(path: string, value: Inflight): Promise<void> {
+  // tempPathFor makes the folder naming the real error (EROFS, EACCES), so a read-only archive stops the run.
+  const temp = tempPathFor(path);
+  await fs.writeFile(temp, `${JSON.stringify(value)}\n`, { flag: 'wx' });
+  try {
+    await fs.rename(temp, path);
+  } catch (error) {
+    await fs.rm(temp, { force: true });
+    throw error;
+  }
+}
+
+/** A log left by a run that stopped hard, as status shows it; undefined when there is none. */
+export async function readInflight(archiveRoot: string): Promise<Inflight | undefined> {
+  let text: string;
+  try {
+    text = await fs.readFile(inflightPath(archiveRoot), 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+  let parsed;
+  try {
+    parsed = inflightSchema.safeParse(JSON.parse(text));
+  } catch {
+    return undefined;
+  }
+  return parsed.success ? (parsed.data as unknown as Inflight) : undefined;
+}
+
+/**
+ * Moves what a run that stopped hard left (its paid files, its run record) into the journal, where
+ * the next load picks them up; the caller holds the sync lock, so no run is writing the log. A log
+ * that cannot be read is set aside with a note; its files are still found by the archive check.
+ */
+export async function adoptStoppedRun(archiveRoot: string): Promise<{ files: number; credits: number; note?: string }> {
+  const path = inflightPath(archiveRoot);
+  const left = await readInflight(archiveRoot);
+  if (left === undefined) {
+    const stray = await fs.stat(path).catch(() => undefined);
+    if (stray === undefined) return { files: 0, credits: 0 };
+    const aside = `${path}.unreadable-${Date.now()}`;
+    await fs.rename(path, aside);
+    return { files: 0, credits: 0, note: `the log of a stopped run could not be read and was set aside as ${aside}; its archived files are still used for 0 credits` };
+  }
+  await updateJournal(archiveRoot, (journal) => ({ ...withFiles(journal, left.files), runs: [...journal.runs, left.run] }));
+  await fs.rm(path, { force: true });
+  return { files: left.files.length, credits: left.run.creditsSpent };
+}

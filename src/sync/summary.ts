@@ -1,0 +1,180 @@
+// The last stage of a sync, pure: its run record and the summary the CLI prints, made from the values
+// the stages handed on (the plan, what was fetched, what was loaded).
+import type { RunCounts, RunOutcome } from '../warehouse/index.js';
+import { venueSpread, type VenueSpread } from '../core/known-names.js';
+import type { SkippedCoverageRow } from './coverage.js';
+import type { Plan, PlannedFile } from './download-plan.js';
+import type { FetchReport, QuotaStop, VerifiedFile } from './fetch.js';
+import type { FillLevelsReport } from './fill-levels.js';
+
+export interface SyncSummary {
+  command: 'sync' | 'plan';
+  outcome: RunOutcome;
+  dryRun: boolean;
+  plan: {
+    toDownload: number;
+    toReload: number;
+    deferred: number;
+    alreadyLoaded: number;
+    creditsAvailable: number | null;
+    limitedBy: string;
+    pairs: Plan['pairs'];
+    files: PlannedFile[];
+  };
+  manifestsListed: number;
+  filesLoaded: number;
+  filesFailed: { exchange: string; symbol: string; sessionDate: string; file: string; status: string; error: string }[];
+  filesDeferred: number;
+  rowsLoaded: number;
+  creditsSpent: number;
+  /** File link requests whose answer was lost: each may have cost a credit on top of creditsSpent. */
+  linksLost: number;
+  requestsSpent: number;
+  bytesDownloaded: number;
+  creditsRemaining: number | null;
+  creditsReset?: string;
+  quotaStop?: QuotaStop;
+  /** --fill-levels: sessions, windows, requests (pages) and rows inserted. */
+  levelsFilled?: FillLevelsReport;
+  /** The local write error (disk full, read-only archive) that stopped the downloads. */
+  archiveWriteError?: string;
+  /** What deferred files, first the run's own stops, then the plan's budget; absent when none was deferred. */
+  deferredBy?: DeferralCause[];
+  /** A stop signal cut the run short; paid files not loaded wait in the journal for the next run. */
+  interrupted?: boolean;
+  /** Files an earlier run paid for but could not load (the warehouse was held), loaded by this run for 0 credits. */
+  loadedFromJournal?: number;
+  /** Paid files this run did not load (stopped or held): they wait in the journal, 0 credits to load. */
+  filesWaiting?: number;
+  warnings: string[];
+  /** Coverage rows (or pairs whose manifest could not be read) set aside this run; each is also a warning. */
+  skippedPairs: SkippedCoverageRow[];
+  /** Symbols whose files this run pays for on several venues, with the credits per venue. */
+  venueSpread: VenueSpread[];
+}
+
+/** What the load stage did: files loaded (this run's and the journal's), failed, and left waiting. */
+export interface LoadReport {
+  loaded: number;
+  rows: number;
+  failed: { file: PlannedFile; error: string }[];
+  /** Files a stop signal kept from loading (they wait in the journal). */
+  notLoaded: VerifiedFile[];
+  /** Loaded from the journal (earlier runs' paid files), included in loaded and rows. */
+  fromJournal: number;
+}
+
+export const NOTHING_LOADED: LoadReport = { loaded: 0, rows: 0, failed: [], notLoaded: [], fromJournal: 0 };
+
+export function emptyFetch(): FetchReport {
+  return { verified: [], failed: [], deferred: [], creditsSpent: 0, linksLost: 0, bytesDownloaded: 0, interrupted: false };
+}
+
+/** The run's facts, as the stages left them. */
+export interface RunFacts {
+  command: 'sync' | 'plan';
+  dryRun: boolean;
+  plan: Plan;
+  manifestsListed: number;
+  fetched: FetchReport;
+  loaded: LoadReport;
+  requestsSpent: number;
+  me: { creditsRemaining: number | null; creditsReset?: string };
+  quotaStop: QuotaStop | undefined;
+  warnings: string[];
+  skipped: SkippedCoverageRow[];
+  outcome: RunOutcome;
+  levelsFilled?: FillLevelsReport;
+}
+
+function failedFiles(facts: RunFacts): SyncSummary['filesFailed'] {
+  return [
+    ...facts.fetched.failed.map((f) => ({ exchange: f.exchange, symbol: f.symbol, sessionDate: f.sessionDate, file: f.file, status: 'failed_verify', error: f.error })),
+    ...facts.loaded.failed.map(({ file, error }) => ({ exchange: file.exchange, symbol: file.symbol, sessionDate: file.sessionDate, file: file.file, status: 'failed_load', error })),
+  ];
+}
+
+function planPart(facts: RunFacts): SyncSummary['plan'] {
+  const { plan } = facts;
+  return {
+    toDownload: plan.toDownload.length,
+    toReload: plan.toReload.length,
+    deferred: plan.deferred.length,
+    alreadyLoaded: plan.alreadyLoaded,
+    creditsAvailable: plan.budget.available,
+    limitedBy: plan.budget.limitedBy,
+    pairs: plan.pairs,
+    files: facts.dryRun ? [...plan.toDownload, ...plan.toReload] : [],
+  };
+}
+
+/** Why files wait for a later run: the run's own stops (a full archive, a signal, a 429), or the plan's bound. */
+export type DeferralCause = 'archive-write' | 'interrupted' | 'rate-limit' | 'max-credits' | 'reserve-credits' | 'quota';
+
+export function deferralCauses(facts: Pick<RunFacts, 'fetched' | 'outcome' | 'quotaStop' | 'plan'>): DeferralCause[] {
+  const causes: DeferralCause[] = [];
+  if (facts.fetched.deferred.length > 0) {
+    if (facts.fetched.localWriteError) causes.push('archive-write');
+    else if (facts.outcome === 'interrupted') causes.push('interrupted');
+    else if (facts.quotaStop) causes.push('rate-limit');
+  }
+  const bound = facts.plan.budget.limitedBy;
+  if (facts.plan.deferred.length > 0 && bound !== 'unlimited') causes.push(bound);
+  return causes;
+}
+
+/** Optional fields, present only when they say something. */
+function extras(facts: RunFacts): Partial<SyncSummary> {
+  const { fetched, loaded, quotaStop, me } = facts;
+  const reset = quotaStop?.resetAt ?? me.creditsReset;
+  return {
+    ...(reset ? { creditsReset: reset } : {}),
+    ...(facts.plan.deferred.length + fetched.deferred.length > 0 ? { deferredBy: deferralCauses(facts) } : {}),
+    ...(quotaStop ? { quotaStop } : {}),
+    ...(fetched.localWriteError ? { archiveWriteError: fetched.localWriteError } : {}),
+    ...(facts.outcome === 'interrupted' ? { interrupted: true } : {}),
+    ...(loaded.fromJournal > 0 ? { loadedFromJournal: loaded.fromJournal } : {}),
+    ...(loaded.notLoaded.length > 0 ? { filesWaiting: loaded.notLoaded.length } : {}),
+    ...(facts.levelsFilled ? { levelsFilled: facts.levelsFilled } : {}),
+  };
+}
+
+export function summarize(facts: RunFacts): SyncSummary {
+  const { fetched, loaded, me } = facts;
+  return {
+    command: facts.command,
+    outcome: facts.outcome,
+    dryRun: facts.dryRun,
+    plan: planPart(facts),
+    manifestsListed: facts.manifestsListed,
+    filesLoaded: loaded.loaded,
+    filesFailed: failedFiles(facts),
+    filesDeferred: facts.plan.deferred.length + fetched.deferred.length,
+    rowsLoaded: loaded.rows,
+    creditsSpent: fetched.creditsSpent,
+    linksLost: fetched.linksLost,
+    requestsSpent: facts.requestsSpent,
+    bytesDownloaded: fetched.bytesDownloaded,
+    creditsRemaining: me.creditsRemaining === null ? null : Math.max(0, me.creditsRemaining - fetched.creditsSpent),
+    ...extras(facts),
+    warnings: facts.warnings,
+    skippedPairs: facts.skipped,
+    venueSpread: venueSpread(facts.plan.pairs),
+  };
+}
+
+/** The run record (sync.runs) of a summary. */
+export function runCounts(summary: SyncSummary): RunCounts {
+  return {
+    outcome: summary.outcome,
+    creditsSpent: summary.creditsSpent,
+    linksLost: summary.linksLost,
+    requestsSpent: summary.requestsSpent,
+    filesPlanned: summary.plan.toDownload + summary.plan.toReload,
+    filesLoaded: summary.filesLoaded,
+    filesFailed: summary.filesFailed.length,
+    filesDeferred: summary.filesDeferred,
+    rowsLoaded: summary.rowsLoaded,
+    bytesDownloaded: summary.bytesDownloaded,
+  };
+}

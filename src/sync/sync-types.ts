@@ -1,0 +1,54 @@
+// The shapes a sync exchanges with its callers: what it needs from the API, its options, the events
+// it reports while it runs. The run itself is src/sync/run.ts.
+import type { Market } from '../time/sessions.js';
+import type { CoverageListing } from './coverage.js';
+import type { PlannedFile } from './download-plan.js';
+import type { Downloader, QuotaStop } from './fetch.js';
+import type { HistoryLevelsFetcher } from './fill-levels.js';
+import type { ManifestPageFetcher } from './manifest.js';
+import type { SyncSelection } from './selection.js';
+
+/** What the sync needs from the API (src/sync/api-port.ts adapts the client to it). */
+export interface SyncApi {
+  me(): Promise<{ markets: Market[]; creditsLimit: number; creditsRemaining: number | null; creditsReset?: string }>;
+  /** The usable coverage rows, and those set aside with their reason. */
+  coverage(): Promise<CoverageListing>;
+  manifestPage: ManifestPageFetcher;
+  download: Downloader;
+  quotaStopOf(error: unknown): QuotaStop | undefined;
+  /** Quota-counted requests this client has made so far. */
+  requestsSpent(): number;
+  /** /history/levels pages, for --fill-levels. */
+  historyLevels?: HistoryLevelsFetcher;
+}
+
+export interface SyncOptions {
+  command: 'sync' | 'plan';
+  dbPath: string;
+  archiveRoot: string;
+  selection: SyncSelection;
+  dryRun: boolean;
+  fullRescan: boolean;
+  /** Fill levels of sessions without a levels file from /history/levels. */
+  fillLevels: boolean;
+  waitLockSeconds?: number;
+  /** Effective options, stored in sync.runs (no secrets). */
+  recordedOptions: Record<string, unknown>;
+}
+
+export interface SyncEvents {
+  phase?(name: 'coverage' | 'manifests' | 'plan' | 'download' | 'load' | 'fill' | 'capture', detail?: string): void;
+  file?(event: { file: PlannedFile; outcome: 'verified' | 'failed' | 'deferred'; bytes: number }): void;
+  /**
+   * Manifest rows (files) listed so far, against about how many the listing windows hold (the
+   * listing returns no totals: an estimate from the coverage's session counts, which may be passed).
+   */
+  manifestFilesListed?(listed: number, estimate: number): void;
+  /** Files of this run's load done (loaded, skipped or failed) out of all it loads. */
+  loadDone?(done: number, total: number): void;
+  /** Capture targets done (captured, failed or cut short) out of all the run captures. */
+  targetsDone?(done: number, total: number): void;
+  warn?(message: string): void;
+  /** A stop signal arrived: what the run does now (said at once, before it is done). */
+  stopping?(message: string): void;
+}
