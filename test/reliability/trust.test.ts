@@ -13,7 +13,7 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiClient } from '../../src/api/index.js';
 import { PartialFailureError } from '../../src/core/errors.js';
-import { startEmulator, type Emulator } from '../../src/emulator/index.js';
+import { startEmulator, type Emulator } from '../../emulator/index.js';
 import { syncApiFrom } from '../../src/sync/api-port.js';
 import { runSync } from '../../src/sync/run.js';
 import { parseSyncSelection } from '../../src/sync/selection.js';
