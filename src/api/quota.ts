@@ -29,6 +29,12 @@ export interface QuotaSpent {
   credits: number;
 }
 
+/** Raised by a Downloader when a quota bucket is exhausted (429). */
+export interface QuotaStop {
+  bucket: QuotaBucketName;
+  resetAt?: string;
+}
+
 export type HeaderBag = Record<string, string | string[] | undefined>;
 
 const HEADER_PREFIX: Record<QuotaBucketName, string> = {

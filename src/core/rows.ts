@@ -43,3 +43,26 @@ export interface LedgerEntry {
   status: FileStatus;
   archivePath?: string | null;
 }
+
+/** One file version to fetch (or reload); shaped like the warehouse's LedgerFile. */
+export interface PlannedFile {
+  exchange: string;
+  symbol: string;
+  sessionDate: string;
+  file: FileKind;
+  sha256: string;
+  bytes: number;
+  rows: number;
+  schemaVersion: number;
+  /** sha256 of the loaded older version this file supersedes (a rebuilt file). */
+  replaces?: string;
+  /** The status of an earlier failed attempt at this very version. */
+  retryOf?: 'failed_verify' | 'failed_load';
+}
+
+export interface VerifiedFile extends PlannedFile {
+  archivePath: string;
+  downloadedAt: Date;
+  /** True when the archive already held this exact version: no credit spent. */
+  fromArchive: boolean;
+}

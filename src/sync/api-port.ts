@@ -6,12 +6,13 @@ import { maxInflatedBytes } from '../api/inflate-meter.js';
 import { type ApiClient, type FileLink } from '../api/index.js';
 import { BodyTooLargeError, LinkAnswerLostError, LinkExpiredError, QuotaExceededError, UnsafeResponseError } from '../core/errors.js';
 import { usableCoverage } from './coverage.js';
-import { BodyMismatchError, PaidDownloadError, type DownloadResult, type LinkBudget, type QuotaStop } from './fetch.js';
+import { BodyMismatchError, PaidDownloadError, type DownloadResult, type LinkBudget } from './fetch.js';
 import { historyLevelsFetcherFrom } from './fill-levels.js';
-import type { PlannedFile } from './download-plan.js';
 import type { SyncApi } from './sync-types.js';
 import type { Market } from '../time/sessions.js';
 import { fileVersionKey } from '../core/pairs.js';
+import type { QuotaStop } from '../api/quota.js';
+import type { PlannedFile } from '../core/rows.js';
 
 /** Link requests for one file whose answers may be lost before it gives up (as many as the client's retry policy tries). */
 const MAX_LOST_ANSWERS = 5;

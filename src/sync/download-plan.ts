@@ -8,7 +8,7 @@ import { isIsoDate } from '../time/dates.js';
 import { marketOf, type Market } from '../time/sessions.js';
 import { FILE_KINDS, type FileKind, type Order } from './selection.js';
 import { fileKey, fileVersionKey, isDefaultVenue, type Pair, pairKey } from '../core/pairs.js';
-import type { LedgerEntry, StoredManifestRow } from '../core/rows.js';
+import type { LedgerEntry, StoredManifestRow, PlannedFile } from '../core/rows.js';
 
 export interface PlanSelection {
   /** History venues; undefined = every venue of the coverage (or the default ones, below). */
@@ -55,22 +55,6 @@ export interface PlanInput {
    * (a failed load's copy is intact, nothing else is archived).
    */
   archived?: ReadonlySet<string>;
-}
-
-/** One file version to fetch (or reload); shaped like the warehouse's LedgerFile. */
-export interface PlannedFile {
-  exchange: string;
-  symbol: string;
-  sessionDate: string;
-  file: FileKind;
-  sha256: string;
-  bytes: number;
-  rows: number;
-  schemaVersion: number;
-  /** sha256 of the loaded older version this file supersedes (a rebuilt file). */
-  replaces?: string;
-  /** The status of an earlier failed attempt at this very version. */
-  retryOf?: 'failed_verify' | 'failed_load';
 }
 
 export interface PairPlan extends Pair {

@@ -6,13 +6,14 @@
 import { createHash } from 'node:crypto';
 import { createReadStream, promises as fs } from 'node:fs';
 import pLimit from 'p-limit';
-import { commitToArchive, tempPathFor } from './archive-writes.js';
-import { archivedCopyPath, archivedCopyRelative } from './versions.js';
+import { commitToArchive, tempPathFor } from '../core/archive/writes.js';
+import { archivedCopyPath, archivedCopyRelative } from '../journal/versions.js';
 import { hashArchived } from '../core/archive/pin.js';
 import { folderLeavesArchive } from '../core/archive/confine.js';
 import { dirname } from 'node:path';
-import type { PlannedFile } from './download-plan.js';
 import { errorMessage } from '../core/errors.js';
+import type { PlannedFile, VerifiedFile } from '../core/rows.js';
+import type { QuotaStop } from '../api/quota.js';
 
 export interface DownloadResult {
   bytes: number;
@@ -73,19 +74,6 @@ export class PaidDownloadError extends Error {
   }
 }
 
-/** Raised by a Downloader when a quota bucket is exhausted (429). */
-export interface QuotaStop {
-  bucket: 'requests' | 'files';
-  resetAt?: string;
-}
-
-export interface VerifiedFile extends PlannedFile {
-  archivePath: string;
-  downloadedAt: Date;
-  /** True when the archive already held this exact version: no credit spent. */
-  fromArchive: boolean;
-}
-
 export interface FailedFile extends PlannedFile {
   status: 'failed_verify';
   error: string;
@@ -117,7 +105,7 @@ export interface FetchOptions {
   /** Credits this run may spend (the plan's budget); undefined or null = unlimited. */
   creditsAvailable?: number | null;
   onFile?: (event: { file: PlannedFile; outcome: 'verified' | 'failed' | 'deferred'; bytes: number }) => void;
-  /** Where credits and paid files are written down as they are spent (src/sync/spend-log.ts). */
+  /** Where credits and paid files are written down as they are spent (src/journal/spend-log.ts). */
   spend?: { credit(credits: number): Promise<void>; archived(file: VerifiedFile): Promise<void> };
 }
 

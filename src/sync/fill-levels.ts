@@ -9,10 +9,10 @@ import { InterruptedError } from '../core/errors.js';
 import { marketOf } from '../time/sessions.js';
 import { openWarehouse, type HistoryLevelsRow } from '../warehouse/index.js';
 import { readLevelsFillState, writeApiLevels } from '../warehouse/levels-fill.js';
-import type { QuotaStop } from './fetch.js';
 import { FILL_GRANULARITY, fillRange, planFillWindows, sessionsToFill, type FillWindow } from './fill-windows.js';
 import { pairKey } from '../core/pairs.js';
 import type { CoverageRow } from '../core/rows.js';
+import type { QuotaStop } from '../api/quota.js';
 
 export interface HistoryLevelsPage {
   rows: HistoryLevelsRow[];

@@ -6,10 +6,10 @@ import type { ListingState } from '../warehouse/index.js';
 import { abortSignalName } from './run-outcome.js';
 import { estimateListingRows, listPair, planListing, type ListingPlan } from './manifest.js';
 import { describeSkipped, pairOnlyFailure, type SkippedCoverageRow } from './coverage.js';
-import type { QuotaStop } from './fetch.js';
 import type { SyncApi, SyncOptions } from './sync-types.js';
 import { type Pair, pairKey } from '../core/pairs.js';
 import type { CoverageRow, ManifestRow } from '../core/rows.js';
+import type { QuotaStop } from '../api/quota.js';
 
 export interface ManifestListing {
   /** Rows and complete_from by pair key, for the pairs whose manifest was listed. */

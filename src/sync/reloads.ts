@@ -5,8 +5,9 @@
 // paid again. The planner (download-plan.ts) does the budget arithmetic with these facts.
 
 import { isArchived } from './fetch.js';
-import type { Plan, PlannedFile } from './download-plan.js';
+import type { Plan } from './download-plan.js';
 import { fileVersionKey } from '../core/pairs.js';
+import type { PlannedFile } from '../core/rows.js';
 
 /** The versions among `files` whose archived copy is intact, by fileVersionKey. */
 export async function archivedVersions(files: readonly PlannedFile[], archiveRoot: string): Promise<Set<string>> {

@@ -6,15 +6,15 @@
 // a run stopped at any point leaves every paid file loaded or waiting in the journal.
 import { InterruptedError, PartialFailureError } from '../core/errors.js';
 import { acquireSyncLock, recordFileStatus } from '../warehouse/index.js';
-import { journalFiles, journalListings, journalRun, plannedOf, recordRun, type PendingManifests, type RunStartRecord } from './held.js';
+import { journalFiles, journalListings, journalRun, plannedOf, recordRun, type PendingManifests, type RunStartRecord } from '../journal/held.js';
 import { abortSignalName, downloadWarnings, failureOutcome, loadedOutcome, partialFailureMessage, runAlreadyRecorded } from './run-outcome.js';
-import { applyJournal, DEFAULT_WAIT_LOCK_SECONDS, heldError } from './load-pending.js';
+import { applyJournal, DEFAULT_WAIT_LOCK_SECONDS, heldError } from '../journal/load-pending.js';
 import { openStore, type SyncStore } from './state-source.js';
-import { openSpendLog, type SpendLog } from './spend-log.js';
+import { openSpendLog, type SpendLog } from '../journal/spend-log.js';
 import { announceStops } from './stop-notice.js';
-import { removeStaleTemps } from './archive-writes.js';
-import { promoteLoadedVersions } from './versions.js';
-import { fetchFiles, localWriteErrorOf, type FetchReport, type VerifiedFile } from './fetch.js';
+import { removeStaleTemps } from '../core/archive/writes.js';
+import { promoteLoadedVersions } from '../journal/versions.js';
+import { fetchFiles, localWriteErrorOf, type FetchReport } from './fetch.js';
 import { fillLevelsForSync, type FillLevelsReport } from './fill-levels.js';
 import { listMovedManifests, type ManifestListing } from './listing.js';
 import { filesToCheck, planSync, selectPairs, type Plan } from './download-plan.js';
@@ -25,7 +25,7 @@ import type { SyncApi, SyncEvents, SyncOptions } from './sync-types.js';
 import { describeSkipped, type SkippedCoverageRow } from './coverage.js';
 import { checkSelectionNames, knownFromCoverage } from '../core/known-names.js';
 import type { Pair } from '../core/pairs.js';
-import type { CoverageRow } from '../core/rows.js';
+import type { CoverageRow, VerifiedFile } from '../core/rows.js';
 
 export type { SyncApi, SyncEvents, SyncOptions } from './sync-types.js';
 export type { SyncSummary } from './summary.js';
@@ -99,7 +99,7 @@ async function runLocked(input: RunInput): Promise<SyncSummary> {
 async function runStages(stages: Stages): Promise<SyncSummary> {
   const listing = await listStage(stages);
   const plan = await planStage(stages, listing);
-  const pending: PendingManifests = { listings: journalListings(listing.listed, stages.store.mode), stored: stages.store.mode === 'warehouse' };
+  const pending: PendingManifests = { listings: journalListings(listing.listed, stages.store.mode === 'archive'), stored: stages.store.mode === 'warehouse' };
   if (stages.options.dryRun) return await dryRunRecord(stages, listing, plan, pending);
   const fetched = await fetchStage(stages, plan);
   const loaded = await loadStage(stages, plan, fetched, pending);

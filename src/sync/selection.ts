@@ -7,6 +7,7 @@ import { closestNames } from '../core/known-names.js';
 import { isApiDate, MAX_YEAR, MIN_YEAR } from '../time/dates.js';
 import { FILE_KINDS, type FileKind } from '../core/file-kinds.js';
 import { type Exchange, EXCHANGES } from '../core/pairs.js';
+import { type ListInput, splitList } from '../core/lists.js';
 
 export { EXCHANGES as HISTORY_EXCHANGES, FILE_KINDS, SYMBOL_PATTERN, type Exchange, type FileKind };
 
@@ -16,18 +17,8 @@ export type Order = (typeof ORDERS)[number];
 export const DEFAULT_CONCURRENCY = 4;
 export const MAX_CONCURRENCY = 32;
 
-/** A list option as it arrives: one comma list, repeated values (each maybe a comma list), or absent. */
-export type ListInput = string | readonly string[] | undefined;
 /** A count as it arrives: a flag's text or a config number. */
 export type CountInput = string | number | undefined;
-
-/** Splits comma lists and repeated values, trims, drops empty items and duplicates (first wins). */
-export function splitList(input: ListInput): string[] {
-  if (input === undefined) return [];
-  const values = typeof input === 'string' ? [input] : input;
-  const items = values.flatMap((value) => value.split(',')).map((item) => item.trim()).filter((item) => item !== '');
-  return [...new Set(items)];
-}
 
 function allowedText(allowed: readonly string[]): string {
   return allowed.join(', ');

@@ -3,15 +3,15 @@
 // user's selection maps onto the planner's and the name check's.
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { readPlanState, recordListing, upsertManifest } from '../warehouse/index.js';
-import { loadSyncFiles } from './load-pending.js';
-import { archivedCopyPath } from './versions.js';
-import type { VerifiedFile } from './fetch.js';
+import { loadSyncFiles } from '../journal/load-pending.js';
+import { archivedCopyPath } from '../journal/versions.js';
 import type { ManifestListing } from './listing.js';
 import type { Plan, PlanInput } from './download-plan.js';
 import type { LoadReport } from './summary.js';
 import type { SyncApi } from './sync-types.js';
 import type { SyncSelection } from './selection.js';
 import { DEFAULT_VENUES, type Pair } from '../core/pairs.js';
+import type { VerifiedFile } from '../core/rows.js';
 
 /** Stores the listed manifests where the plan reads them (the warehouse, or the copy). */
 export async function storeListing(conn: DuckDBConnection, listed: ManifestListing['listed']): Promise<void> {
@@ -46,7 +46,7 @@ export async function planInputOf(conn: DuckDBConnection, pairs: Pair[], selecti
 
 /**
  * Loads `files`: those this run downloaded as they are (hashed on the wire), archived copies hashed
- * again as they load (src/sync/load-pending.ts); those a stop signal kept from loading are returned
+ * again as they load (src/journal/load-pending.ts); those a stop signal kept from loading are returned
  * as not loaded.
  */
 export async function loadVerified(

@@ -1,6 +1,6 @@
 // The first stop signal is answered at once with what the run does now: which depends on the phase it
 // is in (a paid download is finished, a load stops after the file in flight). A second signal aborts
-// (src/cli/main.ts); what was paid is written down as it was spent (src/sync/spend-log.ts).
+// (src/cli/main.ts); what was paid is written down as it was spent (src/journal/spend-log.ts).
 import { abortSignalName } from './run-outcome.js';
 import type { SyncEvents } from './sync-types.js';
 

@@ -3,9 +3,11 @@
 import type { RunCounts, RunOutcome } from '../warehouse/index.js';
 import { venueSpread, type VenueSpread } from '../core/known-names.js';
 import type { SkippedCoverageRow } from './coverage.js';
-import type { Plan, PlannedFile } from './download-plan.js';
-import type { FetchReport, QuotaStop, VerifiedFile } from './fetch.js';
+import type { Plan } from './download-plan.js';
+import type { FetchReport } from './fetch.js';
 import type { FillLevelsReport } from './fill-levels.js';
+import type { PlannedFile, VerifiedFile } from '../core/rows.js';
+import type { QuotaStop } from '../api/quota.js';
 
 export interface SyncSummary {
   command: 'sync' | 'plan';

@@ -2,11 +2,12 @@
 // it reports while it runs. The run itself is src/sync/run.ts.
 import type { Market } from '../time/sessions.js';
 import type { CoverageListing } from './coverage.js';
-import type { PlannedFile } from './download-plan.js';
-import type { Downloader, QuotaStop } from './fetch.js';
+import type { Downloader } from './fetch.js';
 import type { HistoryLevelsFetcher } from './fill-levels.js';
 import type { ManifestPageFetcher } from './manifest.js';
 import type { SyncSelection } from './selection.js';
+import type { PlannedFile } from '../core/rows.js';
+import type { QuotaStop } from '../api/quota.js';
 
 /** What the sync needs from the API (src/sync/api-port.ts adapts the client to it). */
 export interface SyncApi {

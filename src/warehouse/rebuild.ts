@@ -47,7 +47,7 @@ export async function rebuildWarehouse(options: RebuildOptions): Promise<Rebuild
   }
   const warehouseMissing = !existsSync(resolve(options.dbPath));
   // Before the lock creates any folder: a mistyped --db with an empty archive must write nothing.
-  // `_live` holds the journaled live snapshots (src/sync/live-journal.ts): a capture-only archive.
+  // `_live` holds the journaled live snapshots (src/journal/live-journal.ts): a capture-only archive.
   const liveJournal = existsSync(join(resolve(options.archiveRoot), '_live'));
   if (warehouseMissing && !liveJournal && (await scanArchive(options.archiveRoot)).files.length === 0) {
     throw new UsageError(`rebuild: no warehouse at ${options.dbPath} and no archived file under ${options.archiveRoot}`, {

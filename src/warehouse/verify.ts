@@ -173,7 +173,7 @@ async function inspectFile(
   const newest = versions[versions.length - 1];
   if (newest?.status !== 'failed_load') return undefined;
   const never = problem('failed_load', newest, `never loaded: ${newest.error ?? 'no error recorded'}`);
-  // A newer version waits under its own pending name beside the loaded one (src/sync/versions.ts).
+  // A newer version waits under its own pending name beside the loaded one (src/journal/versions.ts).
   const copy = copyRelativeOf(newest, archive.root);
   if ('refused' in copy) return [never, problem('outside_archive', newest, `the ledger's archive path is refused: ${copy.refused}; the next sync downloads it again (1 credit, within the budget)`)];
   return [never, ...checkFailedCopy(newest, await archive.look(copy.relative))];

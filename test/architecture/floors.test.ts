@@ -41,7 +41,7 @@ describe('the floor check itself', () => {
     const found = checkFloors(tree).map((v) => [v.kind, v.file, v.detail]);
     expect(found).toEqual(
       expect.arrayContaining([
-        ['up a floor', 'src/core/shape.ts', 'src/core/shape.ts imports src/sync/run.ts: up from floor 3 (core) to floor 5 (sync)'],
+        ['up a floor', 'src/core/shape.ts', 'src/core/shape.ts imports src/sync/run.ts: up from floor 3 (core) to floor 6 (sync)'],
         ['across a floor', 'src/api/client.ts', expect.stringContaining('src/api/client.ts imports src/warehouse/table.ts')],
         ['out of a folder apart', 'emulator/server.ts', 'emulator/server.ts imports src/sync/run.ts; emulator may import only src/calendar'],
         ['no floor', 'src/stray/x.ts', expect.stringContaining('stands on no floor')],

@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { fc, test } from '@fast-check/vitest';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
-import { loadWaiting } from '../../src/sync/load-pending.js';
+import { loadWaiting } from '../../src/journal/load-pending.js';
 import { openWarehouse, upsertManifest } from '../../src/warehouse/index.js';
 import { buildMigratedWarehouse, seedWarehouse } from '../helpers/migrated-warehouse.js';
 import { HEADERS, rowsFor, toCsv, type Row } from '../warehouse/fixtures.js';

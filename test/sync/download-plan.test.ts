@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { creditBudget, planSync, selectPairs, type PlanInput, type PlannedFile } from '../../src/sync/download-plan.js';
+import { creditBudget, planSync, selectPairs, type PlanInput } from '../../src/sync/download-plan.js';
 import type { FileKind } from '../../src/sync/selection.js';
-import type { LedgerEntry, StoredManifestRow } from '../../src/core/rows.js';
+import type { LedgerEntry, StoredManifestRow, PlannedFile } from '../../src/core/rows.js';
 
 const ALL_FILES: FileKind[] = ['levels', 'strikes_total', 'strikes_by_expiry'];
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { BodyMismatchError, downloadFailureOf, PaidDownloadError, type QuotaStop } from '../../src/sync/fetch.js';
+import { BodyMismatchError, downloadFailureOf, PaidDownloadError } from '../../src/sync/fetch.js';
+import type { QuotaStop } from '../../src/api/quota.js';
 
 class QuotaHit extends Error {}
 const quotaStopOf = (error: unknown): QuotaStop | undefined => (error instanceof QuotaHit ? { bucket: 'files', resetAt: '2026-01-02T00:00:00Z' } : undefined);

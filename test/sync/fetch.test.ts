@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BodyMismatchError, PaidDownloadError, fetchFiles, localWriteErrorOf, spareCredits, type Downloader } from '../../src/sync/fetch.js';
-import type { PlannedFile } from '../../src/sync/download-plan.js';
+import type { PlannedFile } from '../../src/core/rows.js';
 
 let root: string;
 beforeEach(() => {

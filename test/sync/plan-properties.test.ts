@@ -6,10 +6,10 @@
 import { createHash } from 'node:crypto';
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect } from 'vitest';
-import { filesToCheck, planSync, type Plan, type PlanInput, type PlannedFile } from '../../src/sync/download-plan.js';
+import { filesToCheck, planSync, type Plan, type PlanInput } from '../../src/sync/download-plan.js';
 import { fileVersionKey, type Pair } from '../../src/core/pairs.js';
 import { FILE_KINDS, type FileKind } from '../../src/core/file-kinds.js';
-import type { LedgerEntry, StoredManifestRow } from '../../src/core/rows.js';
+import type { LedgerEntry, StoredManifestRow, PlannedFile } from '../../src/core/rows.js';
 
 const PAIRS: Pair[] = [
   { exchange: 'combined', symbol: 'BTC' },

@@ -1,18 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { usageMessage } from '../helpers/errors.js';
-import {
-  parseConcurrency,
-  parseCount,
-  parseDate,
-  parseDateRange,
-  parseExchanges,
-  parseFiles,
-  parseOrder,
-  parseSymbols,
-  parseSyncSelection,
-  parseSyncVenues,
-  splitList,
-} from '../../src/sync/selection.js';
+import { parseConcurrency, parseCount, parseDate, parseDateRange, parseExchanges, parseFiles, parseOrder, parseSymbols, parseSyncSelection, parseSyncVenues } from '../../src/sync/selection.js';
+import { splitList } from '../../src/core/lists.js';
 
 
 describe('splitList', () => {

@@ -2,8 +2,8 @@
 // --by-strike) live_strikes; meant for a cron entry every 15 minutes (docs/capture.md).
 import type { Command } from 'commander';
 import { LockError, PartialFailureError, UsageError } from '../../core/errors.js';
-import type { CaptureSummary } from '../../sync/capture.js';
-import { parseCaptureVenues } from '../../sync/capture-targets.js';
+import type { CaptureSummary } from '../../capture/capture.js';
+import { parseCaptureVenues } from '../../capture/capture-targets.js';
 import { parseCount, parseSymbols } from '../../sync/selection.js';
 import { contextOf, type CommandContext } from '../context.js';
 import { formatTable } from '../output.js';
@@ -41,11 +41,16 @@ async function captureAction(ctx: CommandContext, flags: CaptureFlags): Promise<
   if (symbols === undefined) throw new UsageError('capture needs symbols: --symbol BTC,SPY or "symbol" in the config file');
   const exchanges = parseCaptureVenues(flags.exchange);
   const maxRequests = parseCount(flags.maxRequests ?? config.maxRequests, '--max-requests');
-  const [{ runCapture }, { createClient }, { createProgress }] = await Promise.all([import('../../sync/capture.js'), import('../api-client.js'), import('../progress.js')]);
+  const [{ runCapture }, { captureApiFrom }, { createClient }, { createProgress }] = await Promise.all([
+    import('../../capture/capture.js'),
+    import('../../capture/api-port.js'),
+    import('../api-client.js'),
+    import('../progress.js'),
+  ]);
   const client = createClient(ctx);
   const progress = createProgress(ctx, flags.dryRun === true);
   try {
-    const summary = await runCapture(client, {
+    const summary = await runCapture(captureApiFrom(client), {
       dbPath: ctx.settings.db,
       archiveRoot: ctx.settings.archive,
       ...(flags.keepDays !== undefined ? { keepDays: flags.keepDays } : {}),

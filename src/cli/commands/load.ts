@@ -1,7 +1,7 @@
 // `gexwh load`: the paid files a held-out sync left in the archive's journal, loaded for 0 credits.
 import type { Command } from 'commander';
 import { PartialFailureError } from '../../core/errors.js';
-import { DEFAULT_WAIT_LOCK_SECONDS } from '../../sync/wait-lock.js';
+import { DEFAULT_WAIT_LOCK_SECONDS } from '../../journal/wait-lock.js';
 import { contextOf } from '../context.js';
 import { integerOption } from '../parse.js';
 
@@ -12,7 +12,7 @@ export function registerLoad(program: Command): void {
     .option('--wait-lock <seconds>', `wait up to N seconds for another process to let the warehouse go (default ${DEFAULT_WAIT_LOCK_SECONDS})`, integerOption(0, 86_400))
     .action(async (flags: { waitLock?: number }, command: Command) => {
       const ctx = contextOf(command);
-      const [{ loadWaiting }, { createTaskProgress }] = await Promise.all([import('../../sync/load-pending.js'), import('../progress.js')]);
+      const [{ loadWaiting }, { createTaskProgress }] = await Promise.all([import('../../journal/load-pending.js'), import('../progress.js')]);
       const progress = createTaskProgress(ctx, 'load');
       const result = await loadWaiting({
         dbPath: ctx.settings.db,

@@ -1,7 +1,7 @@
 // `gexwh rebuild`: the data tables from the raw archive alone, the live tables from the capture journal.
 import type { Command } from 'commander';
 import { IntegrityError } from '../../core/errors.js';
-import { DEFAULT_WAIT_LOCK_SECONDS } from '../../sync/wait-lock.js';
+import { DEFAULT_WAIT_LOCK_SECONDS } from '../../journal/wait-lock.js';
 import { contextOf } from '../context.js';
 import { integerOption } from '../parse.js';
 
@@ -15,7 +15,7 @@ export function registerRebuild(program: Command): void {
       const ctx = contextOf(command);
       const [{ rebuildWarehouse }, { restoreLiveTables }, { createTaskProgress }] = await Promise.all([
         import('../../warehouse/index.js'),
-        import('../../sync/load-pending.js'),
+        import('../../journal/load-pending.js'),
         import('../progress.js'),
       ]);
       const progress = createTaskProgress(ctx, 'rebuild');

@@ -8,8 +8,8 @@ import { parseExchanges, parseSymbols } from '../../sync/selection.js';
 import { listOption } from '../parse.js';
 import type { RunRow } from '../../warehouse/index.js';
 import type { WarehouseStatus } from '../../warehouse/status.js';
-import type { WaitingSummary } from '../../sync/load-pending.js';
-import type { Inflight } from '../../sync/spend-log.js';
+import type { WaitingSummary } from '../../journal/load-pending.js';
+import type { Inflight } from '../../journal/spend-log.js';
 import { contextOf, type CommandContext } from '../context.js';
 import { formatTable, type Row } from '../output.js';
 import { escapeLine } from '../terminal.js';
@@ -36,10 +36,10 @@ export function registerStatus(program: Command): void {
       const filter = { ...optional('exchanges', parseExchanges(flags.exchange)), ...optional('symbols', parseSymbols(flags.symbol)) };
       const [{ readWarehouseStatus }, { inspectJournal }, { listSnapshots }, { waitingOf }, { readInflight, inflightPath }] = await Promise.all([
         import('../../warehouse/status.js'),
-        import('../../sync/journal.js'),
-        import('../../sync/live-journal.js'),
-        import('../../sync/load-pending.js'),
-        import('../../sync/spend-log.js'),
+        import('../../journal/journal.js'),
+        import('../../journal/live-journal.js'),
+        import('../../journal/load-pending.js'),
+        import('../../journal/spend-log.js'),
       ]);
       const remote = await fetchRemote(ctx);
       // The journal is read first and alone: it answers even when another process holds the warehouse.

@@ -3,7 +3,7 @@ import type { EndpointMeta, GexByStrikeData, LevelsData, TermEntry, TermOiData }
 import { sessionDateOf, type Market } from '../time/sessions.js';
 import { LEVELS_FIELDS } from '../warehouse/layouts.js';
 import type { LiveRow } from '../warehouse/live.js';
-import { isoOfExpirationCode } from './capture-targets.js';
+import { isoOfExpirationCode } from '../time/expiration-code.js';
 
 type LiveMeta = EndpointMeta<'levels'>;
 

@@ -5,9 +5,9 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, promises as fs } from 'node:fs';
 import { basename, dirname, join, resolve, sep } from 'node:path';
-import { TEMP_NAME } from '../core/archive/layout.js';
-import { scanArchive } from '../core/archive/walk.js';
-import { syncFolder } from '../core/archive/fsync.js';
+import { TEMP_NAME } from './layout.js';
+import { scanArchive } from './walk.js';
+import { syncFolder } from './fsync.js';
 
 export { syncFolder };
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { QuotaExceededError } from '../../src/api/index.js';
 import { ApiError, AuthError } from '../../src/core/errors.js';
-import { BudgetReached, stopReason, targetErrorKind } from '../../src/sync/capture.js';
+import { BudgetReached, stopReason, targetErrorKind } from '../../src/capture/capture.js';
 
 describe('what an error during one capture target means for the run', () => {
   const quota = new QuotaExceededError('quota_exceeded', 'no requests left', '/levels', {}, 'requests');

@@ -3,12 +3,9 @@
 // found the warehouse held (or was stopped), for the next sync or `gexwh load` to load for 0 credits.
 import { finishRun, recordListing, startRun, upsertManifest, type RunCounts } from '../warehouse/index.js';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import type { VerifiedFile } from './fetch.js';
 import { runOf, updateJournal, withFiles, type JournaledFile, type JournaledListing } from './journal.js';
-import type { PlannedFile } from './download-plan.js';
 import { archivedCopyRelative } from './versions.js';
-import type { StateMode } from './state-source.js';
-import type { ManifestRow } from '../core/rows.js';
+import type { ManifestRow, VerifiedFile, PlannedFile } from '../core/rows.js';
 
 export interface RunStartRecord {
   command: string;
@@ -22,11 +19,14 @@ export interface PendingManifests {
   stored: boolean;
 }
 
-/** The listed manifests as journal entries (from an archive-only listing, sync.listings is not touched). */
-export function journalListings(listed: Map<string, { rows: ManifestRow[]; completeFrom: string | null }>, mode: StateMode, at: Date = new Date()): JournaledListing[] {
+/**
+ * The listed manifests as journal entries. A listing made without the warehouse (`archiveOnly`) keeps
+ * no `completeFrom`: it must not tell sync.listings that a window was listed in full.
+ */
+export function journalListings(listed: Map<string, { rows: ManifestRow[]; completeFrom: string | null }>, archiveOnly: boolean, at: Date = new Date()): JournaledListing[] {
   return [...listed].map(([key, { rows, completeFrom }]) => {
     const [exchange, symbol] = key.split('|') as [string, string];
-    return { exchange, symbol, rows, listedAt: at.toISOString(), ...(mode === 'archive' ? {} : { completeFrom }) };
+    return { exchange, symbol, rows, listedAt: at.toISOString(), ...(archiveOnly ? {} : { completeFrom }) };
   });
 }
 

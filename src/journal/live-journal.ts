@@ -14,8 +14,8 @@ import { VENUE_PATTERN } from '../core/names.js';
 import { ENDPOINT_SCHEMAS, MarketSchema, SymbolSchema } from '../api/schemas.js';
 import { writeLiveCapture, type LiveRows, type LiveTable } from '../warehouse/live.js';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { liveLevelsRow, liveStrikeRows, termStructureRows, type CaptureKey } from './capture-rows.js';
-import { syncFolder } from './archive-writes.js';
+import { liveLevelsRow, liveStrikeRows, termStructureRows, type CaptureKey } from './live-rows.js';
+import { syncFolder } from '../core/archive/writes.js';
 import { pairKey } from '../core/pairs.js';
 import { readFolder } from '../core/archive/walk.js';
 

@@ -1,8 +1,8 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { checkEntries, emptyJournal, inspectJournal, journalPath, readJournal, runOf, withFiles, withoutApplied, writeJournal, type JournaledFile } from '../../src/sync/journal.js';
-import { applyJournal, heldMessage } from '../../src/sync/load-pending.js';
+import { checkEntries, emptyJournal, inspectJournal, journalPath, readJournal, runOf, withFiles, withoutApplied, writeJournal, type JournaledFile } from '../../src/journal/journal.js';
+import { applyJournal, heldMessage } from '../../src/journal/load-pending.js';
 import { writeArchived, withDb } from '../warehouse/archive-fixtures.js';
 import { BTC, makeTempDir, query } from '../warehouse/fixtures.js';
 

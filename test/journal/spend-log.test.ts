@@ -4,9 +4,9 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { readJournal } from '../../src/sync/journal.js';
-import { adoptStoppedRun, inflightPath, openSpendLog, readInflight, STOPPED_HARD } from '../../src/sync/spend-log.js';
-import type { VerifiedFile } from '../../src/sync/fetch.js';
+import { readJournal } from '../../src/journal/journal.js';
+import { adoptStoppedRun, inflightPath, openSpendLog, readInflight, STOPPED_HARD } from '../../src/journal/spend-log.js';
+import type { VerifiedFile } from '../../src/core/rows.js';
 
 let root: string;
 beforeEach(() => {

@@ -10,7 +10,7 @@ import { promises as fs } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import { redactSecrets, type RunCounts, type RunOutcome } from '../warehouse/index.js';
-import { syncFolder } from './archive-writes.js';
+import { syncFolder } from '../core/archive/writes.js';
 import { FILE_KINDS, isFileKind } from '../core/file-kinds.js';
 import { EXCHANGES, fileVersionKey, isExchange } from '../core/pairs.js';
 import { SYMBOL_PATTERN, SYMBOL_RULE } from '../core/names.js';

@@ -6,11 +6,11 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { join } from 'node:path';
 import { forgetArchivePath, loadedPendingCopies, recordArchiveMove } from '../warehouse/index.js';
-import { promoteVersion } from './archive-writes.js';
-import type { PlannedFile } from './download-plan.js';
+import { promoteVersion } from '../core/archive/writes.js';
 import { relativeArchivePath, relativePendingPath } from '../core/archive/layout.js';
 import { readRecordedPath } from '../core/archive/recorded-path.js';
 import { locateInArchive } from '../core/archive/confine.js';
+import type { PlannedFile } from '../core/rows.js';
 
 /** Where this version is (or goes) in the archive: the pending name when it replaces a loaded version. */
 export function archivedCopyPath(root: string, file: PlannedFile): string {

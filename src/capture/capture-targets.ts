@@ -13,7 +13,7 @@ import { UsageError } from '../core/errors.js';
 import { closestNames } from '../core/known-names.js';
 import { isNyseEarlyClose, isNyseTradingDay, NYSE_EARLY_CLOSE } from '../calendar/nyse.js';
 import { NEW_YORK, type Market } from '../time/sessions.js';
-import { splitList, type ListInput } from './selection.js';
+import { splitList, type ListInput } from '../core/lists.js';
 
 export const CRYPTO_LIVE_VENUES = ['bybit', 'deribit', 'okx', 'derive', 'binance'] as const;
 const AGGREGATES = ['all', 'combined'] as const;
@@ -112,17 +112,4 @@ export function heldSlotOf(target: CaptureTarget, held: ReadonlyMap<string, stri
 /** Requests one target costs: /levels, /gex/term-oi, and one /gex/by-strike-enhanced per expiration. */
 export function targetCost(byStrike: boolean, expirations: number): number {
   return 2 + (byStrike ? expirations : 0);
-}
-
-const MONTHS = ['JAN', 'FEB', 'MAR', 'APR', 'MAY', 'JUN', 'JUL', 'AUG', 'SEP', 'OCT', 'NOV', 'DEC'];
-
-/** DDMMMYY (the API's expiration code) → YYYY-MM-DD, or null when it names no date. */
-export function isoOfExpirationCode(code: string): string | null {
-  const match = /^(\d{1,2})([A-Z]{3})(\d{2})$/.exec(code.toUpperCase());
-  if (!match) return null;
-  const month = MONTHS.indexOf(match[2]!);
-  if (month < 0) return null;
-  const iso = `20${match[3]}-${String(month + 1).padStart(2, '0')}-${match[1]!.padStart(2, '0')}`;
-  const date = new Date(`${iso}T00:00:00Z`);
-  return !Number.isNaN(date.getTime()) && date.toISOString().slice(0, 10) === iso ? iso : null;
 }

@@ -2,8 +2,8 @@ import { existsSync, mkdirSync, mkdtempSync, promises, readFileSync, readdirSync
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { archivePath } from '../../src/core/archive/layout.js';
-import { commitToArchive, removeStaleTemps, tempPathFor } from '../../src/sync/archive-writes.js';
+import { archivePath } from '../../../src/core/archive/layout.js';
+import { commitToArchive, removeStaleTemps, tempPathFor } from '../../../src/core/archive/writes.js';
 
 let root: string;
 

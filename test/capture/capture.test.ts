@@ -6,9 +6,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createApiClient, type ApiClient } from '../../src/api/index.js';
 import { startEmulator, type Emulator } from '../../emulator/index.js';
 import { UsageError } from '../../src/core/errors.js';
-import { captureTargets, isoOfExpirationCode, parseCaptureVenues, tradfiClearlyClosed } from '../../src/sync/capture-targets.js';
-import { runCapture, type CaptureOptions } from '../../src/sync/capture.js';
+import { captureTargets, parseCaptureVenues, tradfiClearlyClosed } from '../../src/capture/capture-targets.js';
+import { captureApiFrom } from '../../src/capture/api-port.js';
+import { runCapture, type CaptureOptions } from '../../src/capture/capture.js';
 import { openWarehouse } from '../../src/warehouse/index.js';
+import { isoOfExpirationCode } from '../../src/time/expiration-code.js';
 
 describe('capture plan (pure)', () => {
   it('parses current-data venues, subsets included, and names what is allowed', () => {
@@ -85,7 +87,7 @@ async function startRig(now = NOW): Promise<Rig> {
     dbPath,
     client,
     capture: (options = {}) =>
-      runCapture(client, { dbPath, archiveRoot: join(dir, 'raw'), symbols: ['BTC', 'SPY'], byStrike: false, force: false, dryRun: false, signal: new AbortController().signal, ...options }),
+      runCapture(captureApiFrom(client), { dbPath, archiveRoot: join(dir, 'raw'), symbols: ['BTC', 'SPY'], byStrike: false, force: false, dryRun: false, signal: new AbortController().signal, ...options }),
     async count(table) {
       const warehouse = await openWarehouse(dbPath);
       try {
@@ -300,7 +302,7 @@ describe('gexwh capture against the emulator', () => {
     const bad = createApiClient({ baseUrl: rig.emulator.baseUrl, apiKey: `gex_${'0'.repeat(32)}` });
     try {
       await expect(
-        runCapture(bad, { dbPath: rig.dbPath, archiveRoot: join(rig.dir, 'raw'), symbols: ['BTC'], byStrike: false, force: false, dryRun: false, signal: new AbortController().signal }),
+        runCapture(captureApiFrom(bad), { dbPath: rig.dbPath, archiveRoot: join(rig.dir, 'raw'), symbols: ['BTC'], byStrike: false, force: false, dryRun: false, signal: new AbortController().signal }),
       ).rejects.toThrow();
     } finally {
       await bad.close();

@@ -1,4 +1,4 @@
-// Loading what the archive's journal holds (src/sync/journal.ts) into the warehouse: the manifests a
+// Loading what the archive's journal holds (src/journal/journal.ts) into the warehouse: the manifests a
 // held-out sync listed, its paid files, its run record. No network and no credit. Used first by every
 // sync that can write the warehouse, and by `gexwh load`. Idempotent: a file whose version is already
 // loaded is skipped by the loader, a run already recorded is not recorded twice, so a crash between
@@ -43,9 +43,8 @@ import {
   type RejectedEntry,
 } from './journal.js';
 import { fileKey } from '../core/pairs.js';
-import type { StoredManifestRow } from '../core/rows.js';
+import type { StoredManifestRow, VerifiedFile } from '../core/rows.js';
 import { archivedCopyRelative, promoteLoadedVersions } from './versions.js';
-import type { VerifiedFile } from './fetch.js';
 import { adoptStoppedRun } from './spend-log.js';
 import type { OnProgress } from '../core/progress.js';
 
@@ -329,7 +328,7 @@ export interface LoadCommandResult {
 export async function loadWaiting(options: LoadCommandOptions): Promise<LoadCommandResult> {
   const lock = await acquireSyncLock(options.dbPath, { waitSeconds: options.waitSeconds });
   try {
-    // What a sync stopped hard left (src/sync/spend-log.ts) joins the journal first.
+    // What a sync stopped hard left (src/journal/spend-log.ts) joins the journal first.
     await adoptStoppedRun(options.archiveRoot);
     const journal = await readJournal(options.archiveRoot);
     let warehouse: Warehouse;

@@ -11,8 +11,8 @@ import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import type { RunCounts } from '../warehouse/index.js';
 import { JOURNAL_FOLDER, runOf, updateJournal, withFiles, type JournaledFile, type JournaledRun } from './journal.js';
-import type { VerifiedFile } from './fetch.js';
-import { tempPathFor } from './archive-writes.js';
+import { tempPathFor } from '../core/archive/writes.js';
+import type { VerifiedFile } from '../core/rows.js';
 /** The start of a run, as its record keeps it. */
 interface RunStart {
   command: string;

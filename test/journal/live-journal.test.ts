@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiClient, type ApiClient } from '../../src/api/index.js';
 import { startEmulator, type Emulator } from '../../emulator/index.js';
-import { journalSnapshot, listSnapshots, pruneLoadedSnapshots, readSnapshot, rowsOf, snapshotPath, type LiveSnapshot } from '../../src/sync/live-journal.js';
+import { journalSnapshot, listSnapshots, pruneLoadedSnapshots, readSnapshot, rowsOf, snapshotPath, type LiveSnapshot } from '../../src/journal/live-journal.js';
 import { LiveJournalError } from '../../src/core/errors.js';
 
 let emulator: Emulator;

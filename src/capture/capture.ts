@@ -5,24 +5,23 @@
 //
 // A closed market (market_open false) is skipped after /levels unless --force, except that its
 // last snapshot (the close) is taken once when term_structure does not hold that as_of yet. Each
-// target's snapshot is written to the live journal (src/sync/live-journal.ts) as soon as it is taken,
+// target's snapshot is written to the live journal (src/journal/live-journal.ts) as soon as it is taken,
 // without the warehouse; then the journal is loaded (rows in one transaction) with the run's
 // sync.runs row, waiting up to --wait-lock for another process holding the warehouse. Held past
 // that, the snapshots stay journaled and the capture exits 5: nothing is lost.
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { existsSync } from 'node:fs';
-import { type ApiClient } from '../api/index.js';
+import type { CaptureApi } from './api-port.js';
 import { ApiError, AuthError, GexwhError, InterruptedError, LockError, PartialFailureError, QuotaExceededError } from '../core/errors.js';
 import { finishRun, openWarehouse, startRun, type RunCounts, type RunOutcome, type Warehouse } from '../warehouse/index.js';
 import { latestTermCaptures, type LiveTable } from '../warehouse/live.js';
 import { captureSlotStart, captureTargets, heldSlotOf, targetCost, tradfiClearlyClosed, type CaptureTarget } from './capture-targets.js';
-import type { CaptureKey } from './capture-rows.js';
-import type { QuotaStop } from './fetch.js';
-import { journalRun } from './held.js';
-import { journalSnapshot, listSnapshots, loadLiveJournal, pendingTermCaptures, pruneLoadedSnapshots, type LiveSnapshot } from './live-journal.js';
-import { holderPidOf, openWaiting } from './load-pending.js';
-import type { SyncEvents } from './sync-types.js';
+import type { CaptureKey } from '../journal/live-rows.js';
+import { journalRun } from '../journal/held.js';
+import { journalSnapshot, listSnapshots, loadLiveJournal, pendingTermCaptures, pruneLoadedSnapshots, type LiveSnapshot } from '../journal/live-journal.js';
+import { holderPidOf, openWaiting } from '../journal/load-pending.js';
 import { pairKey } from '../core/pairs.js';
+import type { QuotaStop } from '../api/quota.js';
 
 export interface CaptureOptions {
   dbPath: string;
@@ -42,7 +41,13 @@ export interface CaptureOptions {
   waitSeconds?: number;
   warn?(message: string): void;
   /** Progress: the capture phase and its targets done. */
-  events?: Pick<SyncEvents, 'phase' | 'targetsDone'>;
+  events?: CaptureEvents;
+}
+
+/** Progress events of a capture: its phase, and how many targets are done. */
+export interface CaptureEvents {
+  phase?(name: 'capture', detail?: string): void;
+  targetsDone?(done: number, total: number): void;
 }
 
 export type TargetStatus = 'planned' | 'captured' | 'skipped' | 'failed' | 'not_reached';
@@ -81,27 +86,27 @@ export interface CaptureSummary {
 /** Thrown between requests when --max-requests is reached. */
 export class BudgetReached extends Error {}
 
-export async function runCapture(client: ApiClient, options: CaptureOptions): Promise<CaptureSummary> {
+export async function runCapture(api: CaptureApi, options: CaptureOptions): Promise<CaptureSummary> {
   const startedAt = new Date();
   const warnings: string[] = [];
   const warn = (message: string) => {
     warnings.push(message);
     options.warn?.(message);
   };
-  const coins = await client.coins();
+  const coins = await api.coins();
   const serverTime = coins.meta.timestamp;
   const { targets, warnings: selectionWarnings } = captureTargets(options.symbols, options.exchanges, coins.data.markets);
   selectionWarnings.forEach(warn);
 
   const held = await heldCaptures(options);
-  const reports = await planTargets(client, targets, options, new Date(serverTime), held);
+  const reports = await planTargets(api, targets, options, new Date(serverTime), held);
   const summary = plannedSummary(options, serverTime, reports, warnings);
   const toCapture = reports.filter((r) => r.status === 'planned');
   if (options.dryRun || toCapture.length === 0) return summary;
 
-  const spentBefore = client.spent().requests;
-  const fatal = await captureAll(client, toCapture, options, summary, held, warn);
-  summary.requestsSpent = client.spent().requests - spentBefore;
+  const spentBefore = api.requestsSpent();
+  const fatal = await captureAll(api, toCapture, options, summary, held, warn);
+  summary.requestsSpent = api.requestsSpent() - spentBefore;
   const failed = reports.filter((r) => r.status === 'failed');
   // Paid snapshots are written even when the run stops on an error. A refused key wrote nothing
   // and records nothing: the warehouse is not the place for a failed login.
@@ -130,7 +135,7 @@ function plannedSummary(options: CaptureOptions, serverTime: string, reports: Ta
 
 /** Captures the targets in order; returns the error that ended the run early, if one did. */
 async function captureAll(
-  client: ApiClient,
+  api: CaptureApi,
   toCapture: TargetReport[],
   options: CaptureOptions,
   summary: CaptureSummary,
@@ -147,7 +152,7 @@ async function captureAll(
       report.reason = stopReason(summary.stoppedBy, options.maxRequests);
       continue;
     }
-    const fatal = await captureJournaled(client, report, options, summary, held, spender, warn);
+    const fatal = await captureJournaled(api, report, options, summary, held, spender, warn);
     if (fatal !== undefined) return fatal;
   }
   return undefined;
@@ -155,7 +160,7 @@ async function captureAll(
 
 /** One target, its snapshot journaled whatever happens; returns an error that ends the run. */
 async function captureJournaled(
-  client: ApiClient,
+  api: CaptureApi,
   report: TargetReport,
   options: CaptureOptions,
   summary: CaptureSummary,
@@ -165,7 +170,7 @@ async function captureJournaled(
 ): Promise<unknown> {
   const draft: SnapshotDraft = { strikes: [] };
   try {
-    await captureTarget(client, report, options, held, draft, spender, warn);
+    await captureTarget(api, report, options, held, draft, spender, warn);
     return undefined;
   } catch (error) {
     return settleTargetError(error, report, options, summary, warn);
@@ -243,7 +248,7 @@ function freeSkipReason(target: CaptureTarget, held: ReadonlyMap<string, string>
 }
 
 /** Free calls only: the TradFi hours filter, the slots already held, and /expirations for the by-strike cost. */
-async function planTargets(client: ApiClient, targets: CaptureTarget[], options: CaptureOptions, serverNow: Date, held: ReadonlyMap<string, string>): Promise<TargetReport[]> {
+async function planTargets(api: CaptureApi, targets: CaptureTarget[], options: CaptureOptions, serverNow: Date, held: ReadonlyMap<string, string>): Promise<TargetReport[]> {
   const reports: TargetReport[] = [];
   for (const target of targets) {
     const report: TargetReport = { ...target, status: 'planned', plannedRequests: 0, requests: 0 };
@@ -256,7 +261,7 @@ async function planTargets(client: ApiClient, targets: CaptureTarget[], options:
     }
     if (options.byStrike) {
       try {
-        report.expirations = (await client.expirations(target.exchange, target.symbol)).data.expirations;
+        report.expirations = (await api.expirations(target.exchange, target.symbol)).data.expirations;
       } catch (error) {
         if (isFatal(error)) throw error;
         report.status = 'failed';
@@ -295,7 +300,7 @@ interface SnapshotDraft {
 }
 
 async function captureTarget(
-  client: ApiClient,
+  api: CaptureApi,
   report: TargetReport,
   options: CaptureOptions,
   held: ReadonlyMap<string, string>,
@@ -304,7 +309,7 @@ async function captureTarget(
   warn: (message: string) => void,
 ): Promise<void> {
   spend.next(report);
-  const levels = await client.levels(report.exchange, report.symbol);
+  const levels = await api.levels(report.exchange, report.symbol);
   const key: CaptureKey = { exchange: levels.meta.exchange_resolved, symbol: levels.meta.symbol.toUpperCase(), market: report.market };
   report.resolved = key.exchange;
   report.asOf = levels.meta.as_of;
@@ -321,13 +326,13 @@ async function captureTarget(
   }
 
   spend.next(report);
-  const term = await client.termOi(report.exchange, report.symbol);
+  const term = await api.termOi(report.exchange, report.symbol);
   draft.term = { data: term.data, meta: term.meta };
 
   for (const code of report.expirations ?? []) {
     spend.next(report);
     try {
-      const profile = await client.gexByStrike(report.exchange, report.symbol, code);
+      const profile = await api.gexByStrike(report.exchange, report.symbol, code);
       draft.strikes.push({ code, response: { data: profile.data, meta: profile.meta } });
     } catch (error) {
       // An expiration can expire between /expirations and this call: note it, keep the rest.
