@@ -41,6 +41,7 @@ describe('copyRuns (pure)', () => {
     expect(shape([a1, a2, a4, c1])).toEqual([
       ['2026-11-01', '2026-11-02', 'BTC@01 BTC@02 SPY@02', false], ['2026-11-04', '2026-11-04', 'BTC@04', true],
     ]);
+    expect(shape([a1, b1, a2])).toEqual([['2026-11-01', '2026-11-02', 'BTC@01 BTC@02 ETH@01', false]]);
   });
 
   it('runs hold at most max partitions, a crowded date is cut into keyed runs, and nothing stale means no run', () => {
@@ -271,6 +272,22 @@ describe('the partitioned write', () => {
     rmSync(levels2, { recursive: true });
     const again = await exportWarehouse({ dbPath, outDir });
     expect(again.tables[0]).toMatchObject({ table: 'levels', partitionsWritten: 2, partitionsSkipped: 1 });
+    await withDb(expectExportEqualsTables);
+  });
+
+  it('a failed run still records what earlier runs put in place (the ledger is written in batches): the rerun writes only the rest', async () => {
+    await exportWarehouse({ dbPath, outDir });
+    const BTC4: Market = { ...BTC, sessionDate: '2026-11-23' };
+    await withDb(async (wh) => {
+      expect((await loadFiles(wh.connection, FILE_KINDS.map((kind) => writeFixture(dir, kind, BTC4)))).failed).toEqual([]);
+    });
+    // The last table's new partition cannot be renamed into place: a folder stands there.
+    const blocked = partitionPath(outDir, 'strikes_by_expiry', 'parquet', 'bybit', 'BTC', '2026-11-23');
+    mkdirSync(join(blocked, 'blocker'), { recursive: true });
+    await expect(exportWarehouse({ dbPath, outDir })).rejects.toThrow();
+    rmSync(blocked, { recursive: true });
+    const again = await exportWarehouse({ dbPath, outDir });
+    expect(again.tables.slice(0, 3).map((t) => [t.table, t.partitionsWritten])).toEqual([['levels', 0], ['strikes_total', 0], ['strikes_by_expiry', 1]]);
     await withDb(expectExportEqualsTables);
   });
 
