@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { createMarketModel } from '../emulator/market/model.js';
 import type { FileKind } from '../emulator/market/types.js';
+import { duckdb } from '../src/warehouse/duckdb.js';
 import { exportWarehouse } from '../src/warehouse/export.js';
 import { loadFiles, openWarehouse, type LoadInput } from '../src/warehouse/index.js';
 import { KINDS, removeDir, tempDir } from './fixture.js';
@@ -102,6 +103,38 @@ function folderBytes(dir: string): number {
   return total;
 }
 
+/** What an export folder holds: data files, hive partitions, partitions split over several files, rows (from the Parquet footers). */
+interface OutputShape {
+  files: number;
+  partitions: number;
+  split: number;
+  rows: number;
+}
+
+async function outputShape(dir: string): Promise<OutputShape> {
+  const shape: OutputShape = { files: 0, partitions: 0, split: 0, rows: 0 };
+  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (!entry.isDirectory() || !entry.name.startsWith('session_date=')) continue;
+    const files = readdirSync(join(entry.parentPath, entry.name)).length;
+    shape.partitions += 1;
+    shape.files += files;
+    if (files > 1) shape.split += 1;
+  }
+  const footers = await duckdb.DuckDBInstance.create(':memory:');
+  try {
+    const conn = await footers.connect();
+    const glob = join(dir, '*', 'exchange=*', 'symbol=*', 'session_date=*', '*.parquet').replaceAll("'", "''");
+    const reader = await conn.runAndReadAll(`SELECT coalesce(sum(num_rows), 0)::BIGINT AS n FROM parquet_file_metadata('${glob}')`);
+    shape.rows = Number(reader.getRowObjectsJS()[0]?.n ?? 0);
+  } finally {
+    footers.closeSync();
+  }
+  return shape;
+}
+
+const fmtShape = (shape: OutputShape): string =>
+  `${shape.files} files for ${shape.partitions} partitions (${shape.split} split), ${shape.rows.toLocaleString('en-US')} rows`;
+
 /** One raw COPY per table of the same rows and options as export, opening the warehouse as export does. */
 async function rawCopy(db: string, out: string): Promise<void> {
   mkdirSync(out, { recursive: true });
@@ -118,6 +151,8 @@ interface Duel {
   b: number[];
   aBytes: number;
   bBytes: number;
+  aShape?: OutputShape;
+  bShape?: OutputShape;
   /** The machine's 1-minute load average after each run (the machine may be shared). */
   load: number[];
 }
@@ -132,11 +167,12 @@ export async function exportDuel(db: string, scratch: string, runs: number, log:
     for (const who of run % 2 === 0 ? (['export', 'copy'] as const) : (['copy', 'export'] as const)) {
       const out = join(scratch, `out-${who}-${run}`);
       const { ms } = await timed(() => (who === 'export' ? exportWarehouse({ dbPath: db, outDir: out, tables: [...KINDS] }).then(() => undefined) : rawCopy(db, out)));
-      const bytes = folderBytes(out);
-      if (who === 'export') (duel.a.push(ms), (duel.aBytes = bytes));
-      else (duel.b.push(ms), (duel.bBytes = bytes));
       duel.load.push(load1());
-      log(`  export run ${run + 1} ${who}: ${Math.round(ms)} ms, ${fmtMb(bytes)}, load ${duel.load.at(-1)}`);
+      const bytes = folderBytes(out);
+      const shape = await outputShape(out);
+      if (who === 'export') (duel.a.push(ms), (duel.aBytes = bytes), (duel.aShape = shape));
+      else (duel.b.push(ms), (duel.bBytes = bytes), (duel.bShape = shape));
+      log(`  export run ${run + 1} ${who}: ${Math.round(ms)} ms, ${fmtMb(bytes)}, ${fmtShape(shape)}, load ${duel.load.at(-1)}`);
       await removeDir(out);
     }
   }
@@ -227,8 +263,8 @@ export async function scaleExtras(args: ExtrasArgs, log: (line: string) => void)
     const duelRows = [
       ...(parts.has('export')
         ? [
-            ['`exportWarehouse` (as `gexwh export`), levels + strikes tables', formatSample(exp.a), fmtMb(exp.aBytes), `${(median(exp.a) / median(exp.b)).toFixed(2)}× time`, loadRange(exp.load)],
-            [`raw \`COPY … (${COPY_OPTIONS})\``, formatSample(exp.b), fmtMb(exp.bBytes), '—', ''],
+            ['`exportWarehouse` (as `gexwh export`), levels + strikes tables', formatSample(exp.a), `${fmtMb(exp.aBytes)}${exp.aShape ? `; ${fmtShape(exp.aShape)}` : ''}`, `${(median(exp.a) / median(exp.b)).toFixed(2)}× time`, loadRange(exp.load)],
+            [`raw \`COPY … (${COPY_OPTIONS})\``, formatSample(exp.b), `${fmtMb(exp.bBytes)}${exp.bShape ? `; ${fmtShape(exp.bShape)}` : ''}`, '—', ''],
           ]
         : []),
       ...(parts.has('nightly')

@@ -177,7 +177,8 @@ export async function exportOn(conn: DuckDBConnection, selection: ExportSelectio
     const plans = [];
     for (const table of selection.tables) plans.push(await planTable(conn, table, state));
     state.filesTotal = plans.reduce((n, plan) => n + plan.stale.length, 0) + 1;
-    for (const plan of plans) tables.push(await exportTable(conn, plan, state));
+    await writeTables(conn, plans, state);
+    for (const plan of plans) tables.push(await forgetGone(conn, plan, state));
     const runsFile = await writeRunsFile(conn, state);
     await writeDescription(conn, state, runsFile);
     for (const relative of state.gone) {
@@ -236,37 +237,57 @@ export function stalePartitions(
   });
 }
 
-/** Partitions written by one COPY: one (exchange, symbol), consecutive session dates. */
+/**
+ * Partitions written by one COPY: the stale partitions of consecutive session dates (of the dates
+ * the selection holds), whatever their pairs, so one new session of every pair is one COPY.
+ */
 export interface CopyRun {
-  exchange: string;
-  symbol: string;
   firstDate: string;
   lastDate: string;
   partitions: Partition[];
+  /**
+   * Every partition of the selection between firstDate and lastDate is in the run, so the filter
+   * and the date range alone select its rows; otherwise the COPY also joins the run's keys.
+   */
+  whole: boolean;
 }
 
 /**
- * Cuts the stale partitions into runs of consecutive partitions of one (exchange, symbol), at most
- * `max` each (pure). `partitions` is every partition of the selection in (exchange, symbol,
- * session_date) order, so a run holds exactly the table's rows of its pair between its first and
- * last date: its COPY needs only a range predicate, which zone maps serve (a semi-join with the
- * list of partitions cost ~8% more CPU).
+ * Cuts the stale partitions into runs of consecutive session dates, at most `max` partitions each
+ * (pure). `partitions` is every partition of the selection: a date with nothing stale ends a run,
+ * so a run's date range never reads a session it does not write. The date range is what zone maps
+ * serve (a table grows session by session, whatever the pair); a date with more stale partitions
+ * than `max` is cut into several runs, each joined with its keys.
  */
 export function copyRuns(partitions: readonly Partition[], stale: ReadonlySet<Partition>, max: number): CopyRun[] {
   const runs: CopyRun[] = [];
-  let open: CopyRun | null = null; // the run the next stale partition may extend
-  for (const partition of partitions) {
-    if (!stale.has(partition)) {
-      open = null;
-    } else if (open && open.exchange === partition.exchange && open.symbol === partition.symbol && open.partitions.length < max) {
-      open.partitions.push(partition);
-      open.lastDate = partition.sessionDate;
-    } else {
-      open = { exchange: partition.exchange, symbol: partition.symbol, firstDate: partition.sessionDate, lastDate: partition.sessionDate, partitions: [partition] };
-      runs.push(open);
+  let open: CopyRun | null = null; // the run the next date's stale partitions may extend
+  for (const [date, all] of byDate(partitions)) {
+    const due = all.filter((partition) => stale.has(partition));
+    if (due.length === 0) open = null;
+    else if (open && open.partitions.length + due.length <= max) extendRun(open, date, due, all.length);
+    else {
+      for (let at = 0; at < due.length; at += max) runs.push((open = { firstDate: date, lastDate: date, partitions: due.slice(at, at + max), whole: due.length === all.length && due.length <= max }));
     }
   }
   return runs;
+}
+
+function extendRun(run: CopyRun, date: string, due: Partition[], held: number): void {
+  run.partitions.push(...due);
+  run.lastDate = date;
+  run.whole &&= due.length === held;
+}
+
+/** The partitions grouped by session date, oldest first. */
+function byDate(partitions: readonly Partition[]): Array<[string, Partition[]]> {
+  const dates = new Map<string, Partition[]>();
+  for (const partition of partitions) {
+    const list = dates.get(partition.sessionDate);
+    if (list) list.push(partition);
+    else dates.set(partition.sessionDate, [partition]);
+  }
+  return [...dates.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
 }
 
 interface TablePlan {
@@ -288,26 +309,55 @@ async function planTable(conn: DuckDBConnection, table: ExportTable, state: RunS
   return { table, partitions, exported, stale, pathOf };
 }
 
-async function exportTable(conn: DuckDBConnection, plan: TablePlan, state: RunState): Promise<ExportTableCounts> {
-  const { table, partitions, exported, stale, pathOf } = plan;
-  const { selection } = state;
-  // Local: a run's files are hashed and renamed while DuckDB writes the next run (its threads wait on
-  // the disk and finish files one by one; the main thread is idle meanwhile), at most one run behind,
-  // so staging holds at most two runs. Object storage: one run at a time, each upload recorded as it
-  // lands, so a cut run resumes from what the ledger says.
-  let behind: Promise<Placed> = Promise.resolve([]);
+/**
+ * Writes every table's stale partitions, run by run. Local: a run's files are hashed and renamed
+ * while DuckDB writes the next run, the next table's first run included (its threads wait on the
+ * disk and finish files one by one; the main thread is idle meanwhile), at most one run behind, so
+ * staging holds at most two runs. Object storage: one run at a time, each upload recorded as it
+ * lands, so a cut run resumes from what the ledger says.
+ */
+async function writeTables(conn: DuckDBConnection, plans: readonly TablePlan[], state: RunState): Promise<void> {
+  let behind: Promise<Placed | null> = Promise.resolve(null);
+  let unrecorded: Placed[] = [];
   try {
-    for (const run of copyRuns(partitions, new Set(stale), PARTITIONS_PER_COPY)) {
-      const staged = await stageRun(conn, table, run, state);
-      await recordExports(conn, table, state, await behind, pathOf);
-      behind = placeRun(conn, table, staged, pathOf, state);
-      behind.catch(() => undefined); // awaited below; meanwhile a failure must not count as unhandled
-      if (!state.target.local) await behind;
+    for (const plan of plans) {
+      for (const run of copyRuns(plan.partitions, new Set(plan.stale), PARTITIONS_PER_COPY)) {
+        const staged = await stageRun(conn, plan.table, run, state);
+        unrecorded = await recordSome(conn, state, [...unrecorded, await behind], LEDGER_BATCH);
+        behind = placeRun(conn, plan, staged, state);
+        behind.catch(() => undefined); // awaited below; meanwhile a failure must not count as unhandled
+        if (!state.target.local) await behind;
+      }
     }
-    await recordExports(conn, table, state, await behind, pathOf);
+    await recordSome(conn, state, [...unrecorded, await behind], 0);
+  } catch (error) {
+    // What is in place stays known, so the rerun does not write it again; the failure is what the caller sees.
+    await recordSome(conn, state, unrecorded, 0).catch(() => undefined);
+    throw error;
   } finally {
     await behind.catch(() => undefined); // never leave a rename running into the staging cleanup
   }
+}
+
+/**
+ * Partitions put in place are recorded in the export ledger this many at a time: each statement
+ * commits (~50 ms however few its rows), which a 24-month export would pay for each of its ~120
+ * runs. A cut run loses at most this many rows, whose files the rerun writes again.
+ */
+const LEDGER_BATCH = 512;
+
+/** Records the placed partitions once there are at least `atLeast` of them; returns those it left for later. */
+async function recordSome(conn: DuckDBConnection, state: RunState, placed: ReadonlyArray<Placed | null>, atLeast: number): Promise<Placed[]> {
+  const waiting = placed.filter((run): run is Placed => run !== null && run.partitions.length > 0);
+  if (waiting.reduce((n, run) => n + run.partitions.length, 0) < Math.max(atLeast, 1)) return waiting;
+  await recordExports(conn, state, waiting);
+  return [];
+}
+
+/** Forgets the partitions whose rows left the table (their files go once the new manifest is written); the table's counts. */
+async function forgetGone(conn: DuckDBConnection, plan: TablePlan, state: RunState): Promise<ExportTableCounts> {
+  const { table, partitions, exported, stale } = plan;
+  const { selection } = state;
   const current = new Set(partitions.map(partitionKey));
   const gone = [...exported.values()].filter((partition) => !current.has(partitionKey(partition)));
   for (const partition of gone) {
@@ -339,6 +389,20 @@ export function removablePath(table: ExportTable, format: ExportFormat, partitio
   if (!VENUE_PATTERN.test(exchange) || !isSymbol(symbol) || !isIsoDate(sessionDate)) return null;
   const relative = partitionRelativePath(table, format, exchange, symbol, sessionDate);
   return partition.path === target.pathOf(relative) && target.listed().has(relative) ? relative : null;
+}
+
+/**
+ * The rows of a run's own partitions (parameters $8..$10), for a run that does not hold every
+ * partition of its dates: a semi-join after the date range, which zone maps serve first.
+ */
+const RUN_KEYS = `(exchange, symbol, session_date) IN (SELECT unnest($8::VARCHAR[]), unnest($9::VARCHAR[]), CAST(unnest($10::VARCHAR[]) AS DATE))`;
+
+function runKeyParams(run: CopyRun) {
+  return [
+    duckdb.listValue(run.partitions.map((p) => p.exchange)),
+    duckdb.listValue(run.partitions.map((p) => p.symbol)),
+    duckdb.listValue(run.partitions.map((p) => p.sessionDate)),
+  ];
 }
 
 /** The selection's filters over (exchange, symbol, session_date) as SQL on parameters $1..$4. */
@@ -510,8 +574,11 @@ function leftoverStaging(outDir: string): string[] {
     .map((name) => `export: ${join(outDir, name)} looks like the staging folder of a cut export; gexwh leaves it alone: remove it when no export is running`);
 }
 
-/** Partitions put in place and not yet recorded in the export ledger. */
-type Placed = Array<Partition & StoredFile>;
+/** A table's partitions put in place and not yet recorded in the export ledger. */
+interface Placed {
+  plan: TablePlan;
+  partitions: Array<Partition & StoredFile>;
+}
 
 /** A run's partitions written to the staging folder, each as one file. */
 interface StagedRun {
@@ -531,9 +598,9 @@ async function stageRun(conn: DuckDBConnection, table: ExportTable, run: CopyRun
   try {
     // `table` is one of EXPORT_TABLES; the values are parameters.
     await conn.run(
-      `COPY (SELECT * FROM ${table} WHERE exchange = $1 AND symbol = $2 AND session_date BETWEEN $3::DATE AND $4::DATE)
-         TO $5 (${COPY_OPTIONS[selection.format]}, PARTITION_BY (exchange, symbol, session_date), WRITE_PARTITION_COLUMNS true, FILE_EXTENSION 'tmp')`,
-      [run.exchange, run.symbol, run.firstDate, run.lastDate, folder],
+      `COPY (SELECT * FROM ${table} WHERE ${FILTER} AND session_date BETWEEN $5::DATE AND $6::DATE${run.whole ? '' : ` AND ${RUN_KEYS}`})
+         TO $7 (${COPY_OPTIONS[selection.format]}, PARTITION_BY (exchange, symbol, session_date), WRITE_PARTITION_COLUMNS true, FILE_EXTENSION 'tmp')`,
+      [...filterParams(selection), run.firstDate, run.lastDate, folder, ...(run.whole ? [] : runKeyParams(run))],
     );
     const files = [];
     for (const partition of run.partitions) {
@@ -555,15 +622,15 @@ async function stageRun(conn: DuckDBConnection, table: ExportTable, run: CopyRun
  * after a cut knows them; local ones are returned and recorded by the caller per run (a rename
  * cannot be half done), on the connection's own turn: never while DuckDB writes the next run.
  */
-async function placeRun(conn: DuckDBConnection, table: ExportTable, staged: StagedRun, pathOf: (partition: Partition) => string, state: RunState): Promise<Placed> {
+async function placeRun(conn: DuckDBConnection, plan: TablePlan, staged: StagedRun, state: RunState): Promise<Placed> {
   const { target } = state;
   try {
-    const placed: Placed = [];
+    const placed: Placed = { plan, partitions: [] };
     for (const { partition, file } of staged.files) {
-      const stored = await target.place(file, pathOf(partition), partition.fingerprint);
+      const stored = await target.place(file, plan.pathOf(partition), partition.fingerprint);
       progress(state, stored.bytes);
-      placed.push({ ...partition, ...stored });
-      if (!target.local) await recordExports(conn, table, state, placed.splice(0), pathOf);
+      placed.partitions.push({ ...partition, ...stored });
+      if (!target.local) await recordExports(conn, state, [{ plan, partitions: placed.partitions.splice(0) }]);
     }
     return placed;
   } finally {
@@ -660,31 +727,26 @@ async function writeDescription(conn: DuckDBConnection, state: RunState, runsFil
 }
 
 /** The export ledger rows of placed partitions, in one statement. */
-async function recordExports(
-  conn: DuckDBConnection,
-  table: ExportTable,
-  state: RunState,
-  partitions: ReadonlyArray<Partition & StoredFile>,
-  pathOf: (partition: Partition) => string,
-): Promise<void> {
-  if (partitions.length === 0) return;
+async function recordExports(conn: DuckDBConnection, state: RunState, placed: readonly Placed[]): Promise<void> {
+  const rows = placed.flatMap(({ plan, partitions }) => partitions.map((partition) => ({ ...partition, table: plan.table, path: plan.pathOf(partition) })));
+  if (rows.length === 0) return;
   await conn.run(
     `INSERT OR REPLACE INTO sync.exports (out_dir, table_name, exchange, symbol, session_date, format, fingerprint, rows, path, exported_at, sha256, bytes)
-     SELECT $1, $2, unnest($3::VARCHAR[]), unnest($4::VARCHAR[]), CAST(unnest($5::VARCHAR[]) AS DATE), $6,
+     SELECT $1, unnest($2::VARCHAR[]), unnest($3::VARCHAR[]), unnest($4::VARCHAR[]), CAST(unnest($5::VARCHAR[]) AS DATE), $6,
             unnest($7::VARCHAR[]), unnest($8::BIGINT[]), unnest($9::VARCHAR[]), $10::TIMESTAMPTZ, unnest($11::VARCHAR[]), unnest($12::BIGINT[])`,
     [
       state.target.root,
-      table,
-      duckdb.listValue(partitions.map((p) => p.exchange)),
-      duckdb.listValue(partitions.map((p) => p.symbol)),
-      duckdb.listValue(partitions.map((p) => p.sessionDate)),
+      duckdb.listValue(rows.map((p) => p.table)),
+      duckdb.listValue(rows.map((p) => p.exchange)),
+      duckdb.listValue(rows.map((p) => p.symbol)),
+      duckdb.listValue(rows.map((p) => p.sessionDate)),
       state.selection.format,
-      duckdb.listValue(partitions.map((p) => p.fingerprint)),
-      duckdb.listValue(partitions.map((p) => p.rows)),
-      duckdb.listValue(partitions.map(pathOf)),
+      duckdb.listValue(rows.map((p) => p.fingerprint)),
+      duckdb.listValue(rows.map((p) => p.rows)),
+      duckdb.listValue(rows.map((p) => p.path)),
       state.now().toISOString(),
-      duckdb.listValue(partitions.map((p) => p.sha256)),
-      duckdb.listValue(partitions.map((p) => p.bytes)),
+      duckdb.listValue(rows.map((p) => p.sha256)),
+      duckdb.listValue(rows.map((p) => p.bytes)),
     ],
   );
 }

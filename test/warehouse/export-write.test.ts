@@ -4,6 +4,7 @@
 // inside the files, nothing half-written or staged left behind after a failure or a crash.
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
+import type { DuckDBConnection } from '@duckdb/node-api';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   copyRuns, exportOn, exportWarehouse, ledgerPartitions, normalizeExportOptions, onlyFileIn, partitionPath, scannedPartitions, stalePartitions, tableLayout,
@@ -24,23 +25,32 @@ describe('copyRuns (pure)', () => {
   const b1 = part('bybit', 'ETH', '2026-11-01');
   const c1 = part('tradfi', 'SPY', '2026-11-02');
   const all = [a1, a2, a3, a4, b1, c1];
+  const key = (p: Partition) => `${p.symbol}@${p.sessionDate.slice(8)}`;
   const shape = (stale: Partition[], max = 64) =>
-    copyRuns(all, new Set(stale), max).map((run) => [run.exchange, run.symbol, run.firstDate, run.lastDate, run.partitions.length]);
+    copyRuns(all, new Set(stale), max).map((run) => [run.firstDate, run.lastDate, run.partitions.map(key).sort().join(' '), run.whole]);
 
-  it('one run per pair when everything is stale', () => {
-    expect(shape(all)).toEqual([
-      ['bybit', 'BTC', '2026-11-01', '2026-11-04', 4], ['bybit', 'ETH', '2026-11-01', '2026-11-01', 1], ['tradfi', 'SPY', '2026-11-02', '2026-11-02', 1],
-    ]);
+  it('one run over every pair when everything is stale: the date range alone selects it', () => {
+    expect(shape(all)).toEqual([['2026-11-01', '2026-11-04', 'BTC@01 BTC@02 BTC@03 BTC@04 ETH@01 SPY@02', true]]);
   });
 
-  it('a fresh partition between two stale ones splits the run, so a date range never covers it', () => {
+  it('one new session of every pair is one run, whatever the pairs', () => {
+    expect(shape([a2, c1])).toEqual([['2026-11-02', '2026-11-02', 'BTC@02 SPY@02', true]]);
+  });
+
+  it('a date with nothing stale ends a run; a date only partly stale joins the keys', () => {
     expect(shape([a1, a2, a4, c1])).toEqual([
-      ['bybit', 'BTC', '2026-11-01', '2026-11-02', 2], ['bybit', 'BTC', '2026-11-04', '2026-11-04', 1], ['tradfi', 'SPY', '2026-11-02', '2026-11-02', 1],
+      ['2026-11-01', '2026-11-02', 'BTC@01 BTC@02 SPY@02', false], ['2026-11-04', '2026-11-04', 'BTC@04', true],
     ]);
+    expect(shape([a1, b1, a2])).toEqual([['2026-11-01', '2026-11-02', 'BTC@01 BTC@02 ETH@01', false]]);
   });
 
-  it('runs hold at most max partitions, and nothing stale means no run', () => {
-    expect(shape([a1, a2, a3, a4], 3)).toEqual([['bybit', 'BTC', '2026-11-01', '2026-11-03', 3], ['bybit', 'BTC', '2026-11-04', '2026-11-04', 1]]);
+  it('runs hold at most max partitions, a crowded date is cut into keyed runs, and nothing stale means no run', () => {
+    expect(shape([a1, a2, a3, a4], 3)).toEqual([['2026-11-01', '2026-11-03', 'BTC@01 BTC@02 BTC@03', false], ['2026-11-04', '2026-11-04', 'BTC@04', true]]);
+    expect(shape(all, 1)).toEqual([
+      ['2026-11-01', '2026-11-01', 'BTC@01', false], ['2026-11-01', '2026-11-01', 'ETH@01', false],
+      ['2026-11-02', '2026-11-02', 'BTC@02', false], ['2026-11-02', '2026-11-02', 'SPY@02', false],
+      ['2026-11-03', '2026-11-03', 'BTC@03', true], ['2026-11-04', '2026-11-04', 'BTC@04', true],
+    ]);
     expect(shape([])).toEqual([]);
   });
 });
@@ -112,13 +122,39 @@ function allFiles(root: string): string[] {
 }
 
 /** Every table read back from its files must equal the table (both ways, duplicates counted). */
-async function expectExportEqualsTables(wh: Warehouse): Promise<void> {
-  for (const table of FILE_KINDS) {
+async function expectExportEqualsTables(wh: Warehouse, tables: readonly string[] = FILE_KINDS): Promise<void> {
+  for (const table of tables) {
     const source = `read_parquet('${join(outDir, table, '**', '*.parquet')}', hive_partitioning = true)`;
     const differing = await query(wh, `SELECT count(*)::INTEGER AS n FROM (
         (SELECT * FROM ${table} EXCEPT ALL SELECT * FROM ${source}) UNION ALL (SELECT * FROM ${source} EXCEPT ALL SELECT * FROM ${table}))`);
     expect(differing, table).toEqual([{ n: 0 }]);
   }
+}
+
+/** The connection, with every partitioned COPY it runs recorded (statement and parameters). */
+function recordingCopies(conn: DuckDBConnection, copies: Array<{ sql: string; params: unknown[] }>): DuckDBConnection {
+  return new Proxy(conn, {
+    get(target, prop, receiver) {
+      const value: unknown = Reflect.get(target, prop, receiver);
+      if (typeof value !== 'function') return value;
+      return (sql: unknown, params?: unknown[]) => {
+        if (prop === 'run' && typeof sql === 'string' && sql.includes('PARTITION_BY')) copies.push({ sql, params: params ?? [] });
+        return (value as (...args: unknown[]) => unknown).call(target, sql, params);
+      };
+    },
+  });
+}
+
+/** The partitions a recorded COPY's query selects, by running that query alone with the same parameters. */
+async function rowsSelectedBy(wh: Warehouse, copy: { sql: string; params: unknown[] }): Promise<string[][]> {
+  const inner = /^\s*COPY \((SELECT .*)\)\s+TO \$7 /s.exec(copy.sql)?.[1];
+  expect(inner, copy.sql).toBeDefined();
+  const reader = await wh.connection.runAndReadAll(
+    // $7 is the COPY's folder: named here too, so the parameters are the COPY's own.
+    `SELECT DISTINCT exchange, symbol, session_date::VARCHAR FROM (${inner}) WHERE $7::VARCHAR IS NOT NULL ORDER BY ALL`,
+    copy.params as never,
+  );
+  return reader.getRowsJS().map((row) => row.map(String));
 }
 
 beforeEach(async () => {
@@ -174,6 +210,46 @@ describe('the partitioned write', () => {
     expect(readdirSync(outDir).filter((name) => name.startsWith('.'))).toEqual([]);
   });
 
+  it('one new session of two pairs is one partitioned COPY per table, which selects exactly its partitions', async () => {
+    await exportWarehouse({ dbPath, outDir });
+    const BTC4: Market = { ...BTC, sessionDate: '2026-11-23' };
+    const SPY4: Market = { exchange: 'tradfi', symbol: 'SPY', sessionDate: '2026-11-23' };
+    await withDb(async (wh) => {
+      const report = await loadFiles(wh.connection, [BTC4, SPY4].flatMap((market) => FILE_KINDS.map((kind) => writeFixture(dir, kind, market))));
+      expect(report.failed).toEqual([]);
+      const copies: Array<{ sql: string; params: unknown[] }> = [];
+      const result = await exportOn(recordingCopies(wh.connection, copies), normalizeExportOptions({ outDir }));
+      expect(result.tables.slice(0, 3).map((t) => [t.table, t.partitionsWritten, t.partitionsSkipped])).toEqual(FILE_KINDS.map((table) => [table, 2, 3]));
+      expect(copies).toHaveLength(3);
+      for (const copy of copies) expect(await rowsSelectedBy(wh, copy)).toEqual([['bybit', 'BTC', '2026-11-23'], ['tradfi', 'SPY', '2026-11-23']]);
+      await expectExportEqualsTables(wh);
+    });
+  });
+
+  it('a session only partly stale is written by a COPY joined with its keys: the fresh pair of that date is not read', async () => {
+    const SPY: Market = { exchange: 'tradfi', symbol: 'SPY', sessionDate: '2026-11-22' };
+    await withDb(async (wh) => {
+      expect((await loadFiles(wh.connection, FILE_KINDS.map((kind) => writeFixture(dir, kind, SPY)))).failed).toEqual([]);
+    });
+    await exportWarehouse({ dbPath, outDir, tables: ['levels'] });
+    const before = statSync(partitionPath(outDir, 'levels', 'parquet', 'bybit', 'BTC', '2026-11-22')).mtimeMs;
+    await withDb(async (wh) => {
+      // A new version of SPY's levels of 11-22 (BTC's of that date unchanged) and BTC's levels of a new day.
+      const report = await loadFiles(wh.connection, [
+        writeFixture(dir, 'levels', SPY, { rows: levelsRows(SPY, 3), name: 'spy-v2.csv.gz' }),
+        writeFixture(dir, 'levels', { ...BTC, sessionDate: '2026-11-23' }),
+      ]);
+      expect(report.failed).toEqual([]);
+      const copies: Array<{ sql: string; params: unknown[] }> = [];
+      const result = await exportOn(recordingCopies(wh.connection, copies), normalizeExportOptions({ outDir, tables: ['levels'] }));
+      expect(result.partitionsWritten).toBe(2);
+      expect(copies).toHaveLength(1);
+      expect(await rowsSelectedBy(wh, copies[0]!)).toEqual([['bybit', 'BTC', '2026-11-23'], ['tradfi', 'SPY', '2026-11-22']]);
+      await expectExportEqualsTables(wh, ['levels']);
+    });
+    expect(statSync(partitionPath(outDir, 'levels', 'parquet', 'bybit', 'BTC', '2026-11-22')).mtimeMs).toBe(before);
+  });
+
   it('a failed rename leaves the other files as they were, no staging folder, and the next run catches up', async () => {
     await exportWarehouse({ dbPath, outDir });
     const levels2 = partitionPath(outDir, 'levels', 'parquet', 'bybit', 'BTC', '2026-11-21');
@@ -196,6 +272,22 @@ describe('the partitioned write', () => {
     rmSync(levels2, { recursive: true });
     const again = await exportWarehouse({ dbPath, outDir });
     expect(again.tables[0]).toMatchObject({ table: 'levels', partitionsWritten: 2, partitionsSkipped: 1 });
+    await withDb(expectExportEqualsTables);
+  });
+
+  it('a failed run still records what earlier runs put in place (the ledger is written in batches): the rerun writes only the rest', async () => {
+    await exportWarehouse({ dbPath, outDir });
+    const BTC4: Market = { ...BTC, sessionDate: '2026-11-23' };
+    await withDb(async (wh) => {
+      expect((await loadFiles(wh.connection, FILE_KINDS.map((kind) => writeFixture(dir, kind, BTC4)))).failed).toEqual([]);
+    });
+    // The last table's new partition cannot be renamed into place: a folder stands there.
+    const blocked = partitionPath(outDir, 'strikes_by_expiry', 'parquet', 'bybit', 'BTC', '2026-11-23');
+    mkdirSync(join(blocked, 'blocker'), { recursive: true });
+    await expect(exportWarehouse({ dbPath, outDir })).rejects.toThrow();
+    rmSync(blocked, { recursive: true });
+    const again = await exportWarehouse({ dbPath, outDir });
+    expect(again.tables.slice(0, 3).map((t) => [t.table, t.partitionsWritten])).toEqual([['levels', 0], ['strikes_total', 0], ['strikes_by_expiry', 1]]);
     await withDb(expectExportEqualsTables);
   });
 
