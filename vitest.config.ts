@@ -21,7 +21,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     // dt-sql-parser's ESM build imports folders and files without extensions, which Node's ESM loader
-    // refuses; inlined, Vite resolves them (test/warehouse/export-ddl.test.ts).
+    // refuses; inlined, Vite resolves them (test/export/ddl.test.ts).
     server: { deps: { inline: ['dt-sql-parser'] } },
     projects: [
       {

@@ -7,7 +7,7 @@ import { mkdirSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { exportOn, normalizeExportOptions } from '../src/warehouse/export.js';
+import { exportOn, normalizeExportOptions } from '../src/export/export.js';
 import { loadFiles, openWarehouse } from '../src/warehouse/index.js';
 import { KINDS, removeDir, tempDir } from './fixture.js';
 import { emulatorSession } from './scale-extras.js';

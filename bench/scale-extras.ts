@@ -13,7 +13,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { createMarketModel } from '../emulator/market/model.js';
 import type { FileKind } from '../emulator/market/types.js';
 import { duckdb } from '../src/warehouse/duckdb.js';
-import { exportWarehouse } from '../src/warehouse/export.js';
+import { exportWarehouse } from '../src/export/export.js';
 import { loadFiles, openWarehouse, type LoadInput } from '../src/warehouse/index.js';
 import { KINDS, removeDir, tempDir } from './fixture.js';
 import { DEFAULT_SHAPE, SCALE_PAIRS, isTradfiSession, type ScalePair } from './scale-warehouse.js';

@@ -6,7 +6,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { exportWarehouse } from '../src/warehouse/export.js';
+import { exportWarehouse } from '../src/export/export.js';
 import { openWarehouse } from '../src/warehouse/index.js';
 import type { BenchConfig } from './config.js';
 import { EXCHANGE, SYMBOL, removeDir, startFixture, tempDir } from './fixture.js';

@@ -5,9 +5,9 @@ import { UsageError } from '../core/errors.js';
 import { isIsoDate } from '../time/dates.js';
 import { SYMBOL_PATTERN, SYMBOL_RULE } from '../core/names.js';
 import { EXCHANGES, isExchange } from '../core/pairs.js';
-import type { ExportOptions } from '../warehouse/export.js';
-import { EXPORT_FORMATS, EXPORT_TABLES, type ExportTable } from '../warehouse/export-tables.js';
-import { isS3Url, parseS3Url } from '../warehouse/s3-url.js';
+import type { ExportOptions } from '../export/export.js';
+import { EXPORT_FORMATS, EXPORT_TABLES, type ExportTable } from '../export/tables.js';
+import { isS3Url, parseS3Url } from '../export/s3-url.js';
 
 export interface ExportFlags {
   out: string;

@@ -18,12 +18,8 @@ export {
 export { LEVELS_FIELDS } from './layouts.js';
 export { insertApiLevels, type HistoryLevelsRow } from './levels-api.js';
 export { rowCountMismatches, type RowCountMismatch } from './row-count-mismatches.js';
-// Analysis surface: query, export, rebuild, verify (the CLI's query|export|rebuild|verify commands).
+// Analysis surface: query, rebuild, verify (the CLI's query|rebuild|verify commands).
 export { runQuery, runQueryOn, withQuery, copyQueryToParquet, type QueryResult, type QueryColumn, type QueryRows, type QueryOptions } from './query.js';
-export {
-  exportWarehouse, exportOn, normalizeExportOptions, partitionPath, EXPORT_FORMATS,
-  type ExportOptions, type ExportResult, type ExportTableCounts, type ExportFormat, type ExportSelection,
-} from './export.js';
 export { rebuildWarehouse, rebuildOn, type RebuildOptions } from './rebuild.js';
 export type { RebuildResult, RebuildProblem } from './rebuild-result.js';
 export {

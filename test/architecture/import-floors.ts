@@ -13,6 +13,7 @@ export const FLOORS: Readonly<Record<string, number>> = {
   cli: 7,
   sync: 6,
   capture: 6,
+  export: 6,
   doctor: 6,
   charts: 6,
   journal: 5,

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { asyncBufferFromFile, parquetMetadataAsync, parquetReadObjects } from 'hyparquet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { exportWarehouse, partitionPath, VIEWS_SQL } from '../../src/warehouse/export.js';
+import { exportWarehouse, partitionPath, VIEWS_SQL } from '../../src/export/export.js';
 import { openWarehouse, STORAGE_COMPATIBILITY } from '../../src/warehouse/open.js';
 import { loadDemoHistory } from '../helpers/demo-warehouse.js';
 import { makeTempDir, query } from './fixtures.js';

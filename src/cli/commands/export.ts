@@ -23,7 +23,7 @@ export function registerExport(program: Command): void {
       const ctx = contextOf(command);
       // Every given value is checked (an empty --since too), before any file is touched.
       const checked = checkExportFlags(flags);
-      const [{ exportWarehouse }, { createTaskProgress }] = await Promise.all([import('../../warehouse/index.js'), import('../progress.js')]);
+      const [{ exportWarehouse }, { createTaskProgress }] = await Promise.all([import('../../export/export.js'), import('../progress.js')]);
       const progress = createTaskProgress(ctx, 'export');
       const result = await exportWarehouse({ dbPath: ctx.settings.db, ...checked, onProgress: progress.onProgress }).finally(() => progress.done());
       for (const warning of result.warnings) ctx.out.warn(warning);

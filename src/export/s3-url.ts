@@ -1,4 +1,4 @@
-// s3://bucket/prefix addresses (pure): kept apart from export-s3.ts so that checking an --out does
+// s3://bucket/prefix addresses (pure): kept apart from s3.ts so that checking an --out does
 // not load the AWS SDK, which every command would otherwise pay for at start.
 import { UsageError } from '../core/errors.js';
 

@@ -8,14 +8,14 @@ import { join } from 'node:path';
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLICKHOUSE_FILE, CLICKHOUSE_VIEW_NAMES, clickhouseStatements } from '../../src/warehouse/export-clickhouse.js';
-import { s3Client } from '../../src/warehouse/export-s3.js';
-import { exportWarehouse, EXPORT_TABLES } from '../../src/warehouse/export.js';
+import { CLICKHOUSE_FILE, CLICKHOUSE_VIEW_NAMES, clickhouseStatements } from '../../src/export/clickhouse.js';
+import { s3Client } from '../../src/export/s3.js';
+import { exportWarehouse, EXPORT_TABLES } from '../../src/export/export.js';
 import { openWarehouse, type Warehouse } from '../../src/warehouse/open.js';
 import { loadChdb, type ChdbSession } from '../helpers/chdb.js';
 import { loadDemoHistory } from '../helpers/demo-warehouse.js';
 import { S3_KEY, startLocalS3, type LocalS3 } from '../helpers/s3.js';
-import { makeTempDir } from './fixtures.js';
+import { makeTempDir } from '../warehouse/fixtures.js';
 
 const BUCKET = 'gex-share';
 const DATABASES = { local: 'export_local', s3: 'export_s3' } as const;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/core/errors.js';
-import { normalizeExportOptions } from '../../src/warehouse/export.js';
-import { isS3Url, parseS3Url } from '../../src/warehouse/s3-url.js';
+import { normalizeExportOptions } from '../../src/export/export.js';
+import { isS3Url, parseS3Url } from '../../src/export/s3-url.js';
 import { checkExportFlags } from '../../src/cli/export-flags.js';
 
 describe('s3:// addresses', () => {

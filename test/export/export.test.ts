@@ -2,10 +2,10 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync,
 import { join, relative, sep } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/core/errors.js';
-import { exportWarehouse, partitionPath, type ExportOptions } from '../../src/warehouse/export.js';
+import { exportWarehouse, partitionPath, type ExportOptions } from '../../src/export/export.js';
 import { loadFiles, type LoadInput } from '../../src/warehouse/loader.js';
 import { openWarehouse, type Warehouse } from '../../src/warehouse/open.js';
-import { BTC, levelsRows, makeTempDir, query, writeFixture, type Market } from './fixtures.js';
+import { BTC, levelsRows, makeTempDir, query, writeFixture, type Market } from '../warehouse/fixtures.js';
 import { FILE_KINDS } from '../../src/core/file-kinds.js';
 
 const BTC2: Market = { ...BTC, sessionDate: '2026-11-21' };

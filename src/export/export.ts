@@ -10,24 +10,24 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { duckdb } from './duckdb.js';
+import { duckdb } from '../warehouse/duckdb.js';
 import { UsageError } from '../core/errors.js';
 import { isIsoDate } from '../time/dates.js';
-import { LIVE_TABLES } from './live.js';
-import { openWarehouse } from './open.js';
+import { LIVE_TABLES } from '../warehouse/live.js';
+import { openWarehouse } from '../warehouse/open.js';
 import { checkSelectionNames } from '../core/known-names.js';
-import { heldPairs, HELD_SOURCE } from './held-pairs.js';
-import { exportViewsSql, tableColumns, type ExportedTable } from './export-views.js';
-import { localTarget, type ExportTarget, type RecordedFile, type StoredFile } from './export-target.js';
-import { exportManifest, MANIFEST_FILE, type ManifestObject } from './export-manifest.js';
-import { ENGINE_FILES, engineSql, type Engine } from './export-ddl.js';
-import { CLICKHOUSE_FILE, clickhouseSql } from './export-clickhouse.js';
-import type { S3Options } from './export-s3.js';
+import { heldPairs, HELD_SOURCE } from '../warehouse/held-pairs.js';
+import { exportViewsSql, tableColumns, type ExportedTable } from './views.js';
+import { localTarget, type ExportTarget, type RecordedFile, type StoredFile } from './target.js';
+import { exportManifest, MANIFEST_FILE, type ManifestObject } from './manifest.js';
+import { ENGINE_FILES, engineSql, type Engine } from './ddl.js';
+import { CLICKHOUSE_FILE, clickhouseSql } from './clickhouse.js';
+import type { S3Options } from './s3.js';
 import { isS3Url, parseS3Url } from './s3-url.js';
-import { EXPORT_TABLES, isHistoryTable, type ExportFormat, type ExportTable } from './export-tables.js';
+import { EXPORT_TABLES, isHistoryTable, type ExportFormat, type ExportTable } from './tables.js';
 import { isSymbol, VENUE_PATTERN } from '../core/names.js';
 
-export { EXPORT_FORMATS, EXPORT_TABLES, type ExportFormat, type ExportTable } from './export-tables.js';
+export { EXPORT_FORMATS, EXPORT_TABLES, type ExportFormat, type ExportTable } from './tables.js';
 
 /** The file of DuckDB statements every export writes at its root. */
 export const VIEWS_SQL = 'views.sql';
@@ -125,7 +125,7 @@ export async function exportWarehouse(options: ExportOptions): Promise<ExportRes
   if (!existsSync(resolve(options.dbPath))) throw new UsageError(`export: no warehouse at ${options.dbPath}`, { db: options.dbPath });
   // The bucket is checked (and the credentials tried) before the warehouse is opened or a file written.
   // The AWS SDK loads only for an s3:// export: importing it took ~1 s on the shared 2-core machine, which every command would pay at start.
-  const target = isS3Url(selection.outDir) ? await (await import('./export-s3.js')).s3Target(selection.outDir, options.s3 ?? {}) : localTarget(selection.outDir);
+  const target = isS3Url(selection.outDir) ? await (await import('./s3.js')).s3Target(selection.outDir, options.s3 ?? {}) : localTarget(selection.outDir);
   const warehouse = await openWarehouse(options.dbPath);
   try {
     // A mistyped name would export nothing and say so quietly: name it, with the closest held names.

@@ -1,7 +1,7 @@
 // What an export can write: its formats and tables. A leaf module, so the CLI can validate
 // `gexwh export` flags (and show them in --help) without loading DuckDB.
 import { FILE_KINDS } from '../core/file-kinds.js';
-import { LIVE_TABLES } from './live.js';
+import { LIVE_TABLES } from '../warehouse/live.js';
 
 export const EXPORT_FORMATS = ['parquet', 'csv'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];

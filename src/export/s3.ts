@@ -12,10 +12,10 @@ import {
 import { Upload } from '@aws-sdk/lib-storage';
 import pLimit from 'p-limit';
 import { ObjectStoreAuthError, ObjectStoreBucketError, ObjectStoreError } from '../core/errors.js';
-import { hashFile, hashText, listedPaths, type ExportTarget, type RecordedFile } from './export-target.js';
-import { MANIFEST_FILE, manifestHashes } from './export-manifest.js';
+import { hashFile, hashText, listedPaths, type ExportTarget, type RecordedFile } from './target.js';
+import { MANIFEST_FILE, manifestHashes } from './manifest.js';
 import { parseS3Url, type S3Location } from './s3-url.js';
-import { clickhouseS3Url } from './export-clickhouse.js';
+import { clickhouseS3Url } from './clickhouse.js';
 
 export interface S3Options {
   /** An S3-compatible endpoint, e.g. http://localhost:9000 (default: AWS, from the region). */

@@ -3,8 +3,8 @@
 // the warehouse's own sql/views.sql follows word for word, so the views and macros a reader of the
 // export gets cannot drift from the warehouse's. The table columns come from the warehouse's catalog.
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { duckdb } from './duckdb.js';
-import { viewDefinitions } from './migrations.js';
+import { duckdb } from '../warehouse/duckdb.js';
+import { viewDefinitions } from '../warehouse/migrations.js';
 
 export interface ExportColumn {
   name: string;

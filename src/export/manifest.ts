@@ -1,7 +1,7 @@
 // `_gexwh_export.json`: the last file an export writes. It lists every object of the export (path
 // under the root, table, partition, rows, bytes, sha256) with the warehouse's schema version and
 // the time, so a reader (or a job that copies the export) can take exactly a finished export.
-import { latestVersion } from './migrations.js';
+import { latestVersion } from '../warehouse/migrations.js';
 
 export const MANIFEST_FILE = '_gexwh_export.json';
 

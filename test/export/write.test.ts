@@ -9,10 +9,10 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   copyRuns, exportOn, exportWarehouse, ledgerPartitions, normalizeExportOptions, onlyFileIn, partitionPath, scannedPartitions, stalePartitions, tableLayout,
   type ExportedPartition, type Partition,
-} from '../../src/warehouse/export.js';
+} from '../../src/export/export.js';
 import { loadFiles } from '../../src/warehouse/loader.js';
 import { openWarehouse, type Warehouse } from '../../src/warehouse/open.js';
-import { BTC, levelsRows, makeTempDir, query, writeFixture, type Market } from './fixtures.js';
+import { BTC, levelsRows, makeTempDir, query, writeFixture, type Market } from '../warehouse/fixtures.js';
 import { FILE_KINDS } from '../../src/core/file-kinds.js';
 
 const part = (exchange: string, symbol: string, sessionDate: string, fingerprint = 'f'): Partition => ({ exchange, symbol, sessionDate, rows: 1, fingerprint });

@@ -3,7 +3,7 @@
 // they cannot drift from the tables. No engine runs them in the tests: dt-sql-parser's Trino, Hive
 // (Athena's DDL) and Spark grammars parse every statement. Those engines have no DuckDB macros: the README and
 // docs/sharing.md give the point-in-time queries written for them.
-import { PARTITION_COLUMNS, type ExportedTable } from './export-views.js';
+import { PARTITION_COLUMNS, type ExportedTable } from './views.js';
 
 export type Engine = 'trino' | 'athena' | 'spark';
 

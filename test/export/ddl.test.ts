@@ -8,11 +8,11 @@ import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
 import { HiveSQL, SparkSQL, TrinoSQL } from 'dt-sql-parser';
 import { describe, expect, it } from 'vitest';
-import { ddlName, ENGINE_SCHEMA, engineSql, engineType, type Engine } from '../../src/warehouse/export-ddl.js';
-import { exportedTables } from '../../src/warehouse/export.js';
-import { PARTITION_COLUMNS, type ExportedTable } from '../../src/warehouse/export-views.js';
+import { ddlName, ENGINE_SCHEMA, engineSql, engineType, type Engine } from '../../src/export/ddl.js';
+import { exportedTables } from '../../src/export/export.js';
+import { PARTITION_COLUMNS, type ExportedTable } from '../../src/export/views.js';
 import { openWarehouse } from '../../src/warehouse/open.js';
-import { makeTempDir } from './fixtures.js';
+import { makeTempDir } from '../warehouse/fixtures.js';
 
 async function warehouseTables(): Promise<ExportedTable[]> {
   const { dir, cleanup } = makeTempDir();

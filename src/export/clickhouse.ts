@@ -5,7 +5,7 @@
 // written for ClickHouse, and levels_asof / strikes_asof become parameterized views. A test runs the
 // file in chDB and checks every table and view against the warehouse (row counts and checksums), and
 // that every view and macro of sql/views.sql has its counterpart here.
-import { PARTITION_COLUMNS, type ExportColumn, type ExportedTable } from './export-views.js';
+import { PARTITION_COLUMNS, type ExportColumn, type ExportedTable } from './views.js';
 
 export const CLICKHOUSE_FILE = 'clickhouse.sql';
 

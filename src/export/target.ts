@@ -1,12 +1,12 @@
 // Where an export's files go. The export writes each partition to a local temp file first (DuckDB's
 // COPY), then hands it to a target that puts it in place whole: a local folder (a rename on the same
-// file system) or an object store (one upload per object, see export-s3.ts).
+// file system) or an object store (one upload per object, see s3.ts).
 import { createHash } from 'node:crypto';
 import { createReadStream, existsSync, lstatSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { dirname, join, sep } from 'node:path';
-import { MANIFEST_FILE, manifestHashes } from './export-manifest.js';
-import type { ClickHouseSource } from './export-clickhouse.js';
+import { MANIFEST_FILE, manifestHashes } from './manifest.js';
+import type { ClickHouseSource } from './clickhouse.js';
 
 /** A file as it was put in place: what the manifest lists. */
 export interface StoredFile {
