@@ -8,7 +8,6 @@ import {
   ApiUnavailableError,
   AuthError,
   LinkAnswerLostError,
-  LinkExpiredError,
   NetworkError,
   outageHints,
   outageMessage,
@@ -30,8 +29,8 @@ import {
   redactSecret,
   type Timeouts,
 } from './http.js';
-import { checkFileLocation, isLoopbackHost, locationPolicyFor, type LocationPolicy } from './location.js';
-import { API_PREFIX, canonicalRawPath, costsFileCredit, type RawApiPath } from './raw-path.js';
+import { checkFileLocation, locationPolicyFor, type LocationPolicy } from './location.js';
+import { API_PREFIX, costsFileCredit } from './raw-path.js';
 import {
   costOfPath,
   parseQuotaHeaders,
@@ -39,10 +38,10 @@ import {
   parseReset,
   quotaOfResponse,
   QuotaTracker,
-  type QuotaBucketName,
   type QuotaSnapshot,
   type QuotaSpent,
 } from './quota.js';
+import { bucketOf429, checkFileRef, errorBodyOf, normaliseRawPath, parseBaseUrl, parseJson, parseRetryAfter, pathOf, queryString, type Query, type RawResponse } from './request-parts.js';
 import { decide, retryPolicy, sleep as realSleep, type RetryPolicy, type Sleep } from './retry.js';
 import {
   ENDPOINT_SCHEMAS,
@@ -53,7 +52,7 @@ import {
   parseCoverageRows,
   type RejectedCoverageRow,
 } from './schemas.js';
-import { FILE_KINDS, type FileKind } from '../core/file-kinds.js';
+import type { FileKind } from '../core/file-kinds.js';
 import type { CoverageRow } from '../core/rows.js';
 
 export const API_KEY_PATTERN = /^gex_[A-Za-z0-9_-]{32}$/;
@@ -95,34 +94,13 @@ export interface RawApiResponse {
   quota: QuotaSnapshot;
 }
 
-export interface FileRef {
-  exchange: string;
-  coin: string;
-  date: string;
-  file: FileKind;
-}
-
 export interface FileLink {
   location: URL;
   issuedAt: Date;
   quota: QuotaSnapshot;
 }
 
-export interface DownloadFileResult extends DownloadResult {
-  /** Every link obtained costs one credit: 1, or 2 when the first link expired. */
-  creditsSpent: number;
-  extraCredits: number;
-}
-
-export type Query = Record<string, string | undefined>;
-
-interface RawResponse {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: Buffer;
-  /** How many attempts it took (an answer that stayed 5xx took every one the policy allows). */
-  attempts?: number;
-}
+export type { Query } from './request-parts.js';
 
 export function createApiClient(options: ApiClientOptions): ApiClient {
   return new ApiClient(options);
@@ -283,24 +261,6 @@ export class ApiClient {
     return this.storage.download(location, tempPath, { ...options, issuedAt, ...(stopRetries ? { stopRetries } : {}) });
   }
 
-  /** Link → download; when the link expired before the file arrived, one new link (one more credit). */
-  async downloadFile(ref: FileRef, tempPath: string, options: Omit<DownloadOptions, 'issuedAt'> = {}): Promise<DownloadFileResult> {
-    let creditsSpent = 0;
-    const fetchOnce = async (): Promise<DownloadResult> => {
-      const link = await this.requestFileLink(ref.exchange, ref.coin, ref.date, ref.file);
-      creditsSpent += 1;
-      return this.downloadToFile(link, tempPath, options);
-    };
-    let result: DownloadResult;
-    try {
-      result = await fetchOnce();
-    } catch (error) {
-      if (!(error instanceof LinkExpiredError)) throw error;
-      result = await fetchOnce();
-    }
-    return { ...result, creditsSpent, extraCredits: creditsSpent - 1 };
-  }
-
   // ---- raw (gexwh api PATH) ----
 
   /** One authenticated GET of any API path (with or without the /api/v1 prefix); the parsed JSON. */
@@ -458,86 +418,6 @@ export class ApiClient {
     if (this.signal && signal) return AbortSignal.any([this.signal, signal]);
     return signal ?? this.signal;
   }
-}
-
-// ---- pure helpers ----
-
-function parseBaseUrl(value: string): URL {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new UsageError('the API base URL is not an absolute URL (expected e.g. https://api.example.com)');
-  }
-  if (url.username !== '' || url.password !== '') throw new UsageError('the API base URL must not contain user info');
-  if (url.protocol === 'https:') return url;
-  if (url.protocol === 'http:' && isLoopbackHost(url.hostname)) return url;
-  throw new UsageError(`the API base URL must use https (plain http only to a loopback host, the key would travel in clear): ${url.protocol}//${url.host}`);
-}
-
-/** "/levels/deribit%2Bderive/BTC": each segment encoded, so nothing a caller passes can change the path. */
-export function pathOf(...segments: string[]): string {
-  return `/${segments.map((s) => encodeURIComponent(s)).join('/')}`;
-}
-
-function queryString(query: Query): string {
-  const params = new URLSearchParams();
-  for (const [key, value] of Object.entries(query)) if (value !== undefined) params.append(key, value);
-  const text = params.toString();
-  return text === '' ? '' : `?${text}`;
-}
-
-function parseJson(body: Buffer, endpoint: string): unknown {
-  try {
-    return JSON.parse(body.toString('utf8'));
-  } catch {
-    throw new ApiSchemaError(endpoint, 'the answer is not valid JSON');
-  }
-}
-
-function errorBodyOf(response: RawResponse): { slug: string; message: string; hints: Record<string, unknown> } {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(response.body.toString('utf8'));
-  } catch {
-    parsed = undefined;
-  }
-  if (typeof parsed === 'object' && parsed !== null && typeof (parsed as { error?: unknown }).error === 'string') {
-    const { error, message, ...hints } = parsed as Record<string, unknown>;
-    return { slug: error as string, message: typeof message === 'string' ? message : `HTTP ${response.status}`, hints };
-  }
-  return { slug: `http_${response.status}`, message: `HTTP ${response.status} without an API error body`, hints: {} };
-}
-
-/**
- * Retry-After as whole seconds from now: delta-seconds or an HTTP date; undefined when absent,
- * unreadable, or not in the future.
- */
-export function parseRetryAfter(value: string | undefined, nowMs: number): number | undefined {
-  if (value === undefined) return undefined;
-  const text = value.trim();
-  const seconds = /^\d+$/.test(text) ? Number(text) : Math.ceil((Date.parse(text) - nowMs) / 1000);
-  return Number.isFinite(seconds) && seconds > 0 ? seconds : undefined;
-}
-
-function bucketOf429(slug: string, headers: Record<string, string | string[] | undefined>): QuotaBucketName {
-  if (slug === 'history_files_limit_exceeded') return 'files';
-  if (slug === 'rate_limit_exceeded') return 'requests';
-  return firstHeader(headers, 'x-history-files-limit') !== undefined ? 'files' : 'requests';
-}
-
-function checkFileRef(date: string, file: string): void {
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(date)) throw new UsageError(`file date must be YYYY-MM-DD, got "${date}"`);
-  if (!(FILE_KINDS as readonly string[]).includes(file)) {
-    throw new UsageError(`file must be one of ${FILE_KINDS.join(', ')}, got "${file}"`);
-  }
-}
-
-function normaliseRawPath(rawPath: string, query: Query): { path: RawApiPath; query: Query } {
-  const path = canonicalRawPath(rawPath);
-  const merged: Query = { ...path.query };
-  for (const [key, value] of Object.entries(query)) if (value !== undefined) merged[key] = value;
-  return { path, query: merged };
 }
 
 function definedOnly<T extends object>(value: T): Partial<T> {

@@ -1,6 +1,7 @@
 // Public surface of the API client, for the CLI and sync.
-export { ApiClient, createApiClient, API_KEY_PATTERN, pathOf, type CoverageResponse } from './client.js';
-export type { ApiClientOptions, ApiResponse, RawApiResponse, FileRef, FileLink, DownloadFileResult, Query } from './client.js';
+export { ApiClient, createApiClient, API_KEY_PATTERN, type CoverageResponse } from './client.js';
+export type { ApiClientOptions, ApiResponse, RawApiResponse, FileLink, Query } from './client.js';
+export { pathOf } from './request-parts.js';
 export type { DownloadOptions, DownloadResult } from './download.js';
 export { DEFAULT_LINK_LIFETIME_MS } from './download.js';
 export { QuotaExceededError, LinkExpiredError, LinkAnswerLostError } from '../core/errors.js';

@@ -4,7 +4,7 @@
 // tightly here. Numbers the spec types as "number" are accepted as null too where a real market can
 // lack them (an empty side of the book), since a null there is data, not a broken payload.
 import { z } from 'zod';
-import { FILE_KINDS, type FileKind } from '../core/file-kinds.js';
+import { FILE_KINDS } from '../core/file-kinds.js';
 import { SYMBOL_PATTERN, SYMBOL_RULE, VENUE_PATTERN } from '../core/names.js';
 import type { CoverageRow, ManifestRow } from '../core/rows.js';
 

@@ -4,7 +4,7 @@
 import { accessSync, constants, existsSync, readdirSync, readFileSync, statfsSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { createApiClient, type ApiClient } from '../api/index.js';
-import { ApiError, AuthError, errorMessage } from '../core/errors.js';
+import { ApiError, AuthError } from '../core/errors.js';
 import { appliedVersions, latestVersion, lockPathFor, openReader, type Warehouse } from '../warehouse/index.js';
 import { isStale, parseLockInfo } from '../warehouse/lock.js';
 import { clockCheck, diskCheck, fail, pass, quotaCheck, type Check } from './checks.js';

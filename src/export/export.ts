@@ -13,112 +13,23 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { duckdb } from '../warehouse/duckdb.js';
 import { UsageError } from '../core/errors.js';
 import { isIsoDate } from '../time/dates.js';
-import { LIVE_TABLES } from '../warehouse/live.js';
 import { openWarehouse } from '../warehouse/open.js';
 import { checkSelectionNames } from '../core/known-names.js';
 import { heldPairs, HELD_SOURCE } from '../warehouse/held-pairs.js';
 import { exportViewsSql, tableColumns, type ExportedTable } from './views.js';
-import { localTarget, type ExportTarget, type RecordedFile, type StoredFile } from './target.js';
+import { localTarget, type ExportTarget, type StoredFile } from './target.js';
 import { exportManifest, MANIFEST_FILE, type ManifestObject } from './manifest.js';
 import { ENGINE_FILES, engineSql, type Engine } from './ddl.js';
 import { CLICKHOUSE_FILE, clickhouseSql } from './clickhouse.js';
-import type { S3Options } from './s3.js';
-import { isS3Url, parseS3Url } from './s3-url.js';
-import { EXPORT_TABLES, isHistoryTable, type ExportFormat, type ExportTable } from './tables.js';
+import { isS3Url } from './s3-url.js';
+import { EXPORT_TABLES, type ExportFormat, type ExportTable } from './tables.js';
 import { isSymbol, VENUE_PATTERN } from '../core/names.js';
+import { copyRuns, partitionKey, stalePartitions, type CopyRun, type ExportedPartition, type Partition } from './copy-runs.js';
+import { normalizeExportOptions, partitionRelativePath, RUNS_TABLE, VIEWS_SQL, type ExportOptions, type ExportResult, type ExportSelection, type ExportTableCounts } from './options.js';
+import { FILTER, filterParams, listExported, listPartitions, RUN_KEYS, runKeyParams } from './partitions.js';
 
 export { EXPORT_FORMATS, EXPORT_TABLES, type ExportFormat, type ExportTable } from './tables.js';
-
-/** The file of DuckDB statements every export writes at its root. */
-export const VIEWS_SQL = 'views.sql';
-
-/** The sync runs, one small file rewritten by every export: a reader's answer to "how fresh is this?". */
-export const RUNS_TABLE = 'runs';
-
-export interface ExportOptions {
-  dbPath: string;
-  outDir: string;
-  /** Default parquet. */
-  format?: ExportFormat;
-  /** Subset of EXPORT_TABLES (default all). */
-  tables?: readonly ExportTable[];
-  /** Session dates, inclusive, YYYY-MM-DD. */
-  since?: string;
-  until?: string;
-  exchanges?: readonly string[];
-  symbols?: readonly string[];
-  /** Rewrite every selected partition, whatever the export ledger says. */
-  full?: boolean;
-  /** For an s3:// --out: endpoint, path-style addressing (credentials come from the AWS chain). */
-  s3?: S3Options;
-  /** Called after each file put in place: files done of the files this run writes, bytes so far. */
-  onProgress?: (done: number, total: number, bytes: number) => void;
-  now?: () => Date;
-}
-
-export interface ExportTableCounts {
-  table: ExportTable;
-  partitionsWritten: number;
-  partitionsSkipped: number;
-  /** Partitions whose rows are gone from the table: file and ledger row removed. */
-  partitionsRemoved: number;
-  rowsWritten: number;
-}
-
-export interface ExportResult {
-  /** The folder, or the s3:// prefix. */
-  outDir: string;
-  format: ExportFormat;
-  tables: ExportTableCounts[];
-  partitionsWritten: number;
-  partitionsSkipped: number;
-  partitionsRemoved: number;
-  rowsWritten: number;
-  /** Bytes of the files put in place by this run (partitions, runs, views.sql, manifest). */
-  bytesWritten: number;
-  /** What the run left alone and the user may want to look at (never removed: the export did not write it, or cannot prove it did). */
-  warnings: string[];
-}
-
-/** The validated selection (pure). */
-export interface ExportSelection {
-  outDir: string;
-  format: ExportFormat;
-  tables: ExportTable[];
-  since: string | null;
-  until: string | null;
-  exchanges: string[] | null;
-  symbols: string[] | null;
-  full: boolean;
-}
-
-/** Fills the defaults and folds case and repeats; the values are checked where the flags are parsed (src/cli/export-flags.ts). */
-export function normalizeExportOptions(options: Omit<ExportOptions, 'dbPath' | 'now'>): ExportSelection {
-  return {
-    outDir: isS3Url(options.outDir) ? options.outDir.replace(/\/+$/, '') : resolve(options.outDir),
-    format: options.format ?? 'parquet',
-    tables: nonEmpty(options.tables) ?? [...EXPORT_TABLES],
-    since: options.since ?? null,
-    until: options.until ?? null,
-    exchanges: nonEmpty(options.exchanges?.map((e) => e.toLowerCase())),
-    symbols: nonEmpty(options.symbols?.map((s) => s.toUpperCase())),
-    full: options.full === true,
-  };
-}
-
-function nonEmpty<T extends string>(values: readonly T[] | undefined): T[] | null {
-  return values && values.length > 0 ? [...new Set(values)] : null;
-}
-
-/** `<table>/exchange=X/symbol=Y/session_date=D/data.<format>` under the root (parts are validated upstream). */
-export function partitionRelativePath(table: ExportTable, format: ExportFormat, exchange: string, symbol: string, sessionDate: string): string {
-  return `${table}/exchange=${exchange}/symbol=${symbol}/session_date=${sessionDate}/data.${format}`;
-}
-
-/** The partition's file under a local export folder. */
-export function partitionPath(outDir: string, table: ExportTable, format: ExportFormat, exchange: string, symbol: string, sessionDate: string): string {
-  return join(outDir, partitionRelativePath(table, format, exchange, symbol, sessionDate));
-}
+export { normalizeExportOptions, partitionPath, type ExportOptions, type ExportResult, type ExportSelection, type ExportTableCounts } from './options.js';
 
 export async function exportWarehouse(options: ExportOptions): Promise<ExportResult> {
   const selection = normalizeExportOptions(options);
@@ -200,94 +111,6 @@ export async function exportOn(conn: DuckDBConnection, selection: ExportSelectio
     bytesWritten: state.bytes,
     warnings: state.warnings,
   };
-}
-
-export interface Partition {
-  exchange: string;
-  symbol: string;
-  sessionDate: string;
-  rows: number;
-  fingerprint: string;
-}
-
-export interface ExportedPartition extends RecordedFile {
-  exchange: string;
-  symbol: string;
-  sessionDate: string;
-  fingerprint: string;
-}
-
-const partitionKey = (p: { exchange: string; symbol: string; sessionDate: string }): string => `${p.exchange}|${p.symbol}|${p.sessionDate}`;
-
-/**
- * The partitions to write (pure apart from `exists`): new ones, changed fingerprints, moved paths,
- * files deleted by hand, or all with `full`. The rest are skipped.
- */
-export function stalePartitions(
-  partitions: readonly Partition[],
-  exported: ReadonlyMap<string, ExportedPartition>,
-  pathOf: (partition: Partition) => string,
-  full: boolean,
-  exists: (path: string) => boolean = existsSync,
-): Partition[] {
-  return partitions.filter((partition) => {
-    const previous = exported.get(partitionKey(partition));
-    const path = pathOf(partition);
-    return full || previous?.fingerprint !== partition.fingerprint || previous.path !== path || !exists(path);
-  });
-}
-
-/**
- * Partitions written by one COPY: the stale partitions of consecutive session dates (of the dates
- * the selection holds), whatever their pairs, so one new session of every pair is one COPY.
- */
-export interface CopyRun {
-  firstDate: string;
-  lastDate: string;
-  partitions: Partition[];
-  /**
-   * Every partition of the selection between firstDate and lastDate is in the run, so the filter
-   * and the date range alone select its rows; otherwise the COPY also joins the run's keys.
-   */
-  whole: boolean;
-}
-
-/**
- * Cuts the stale partitions into runs of consecutive session dates, at most `max` partitions each
- * (pure). `partitions` is every partition of the selection: a date with nothing stale ends a run,
- * so a run's date range never reads a session it does not write. The date range is what zone maps
- * serve (a table grows session by session, whatever the pair); a date with more stale partitions
- * than `max` is cut into several runs, each joined with its keys.
- */
-export function copyRuns(partitions: readonly Partition[], stale: ReadonlySet<Partition>, max: number): CopyRun[] {
-  const runs: CopyRun[] = [];
-  let open: CopyRun | null = null; // the run the next date's stale partitions may extend
-  for (const [date, all] of byDate(partitions)) {
-    const due = all.filter((partition) => stale.has(partition));
-    if (due.length === 0) open = null;
-    else if (open && open.partitions.length + due.length <= max) extendRun(open, date, due, all.length);
-    else {
-      for (let at = 0; at < due.length; at += max) runs.push((open = { firstDate: date, lastDate: date, partitions: due.slice(at, at + max), whole: due.length === all.length && due.length <= max }));
-    }
-  }
-  return runs;
-}
-
-function extendRun(run: CopyRun, date: string, due: Partition[], held: number): void {
-  run.partitions.push(...due);
-  run.lastDate = date;
-  run.whole &&= due.length === held;
-}
-
-/** The partitions grouped by session date, oldest first. */
-function byDate(partitions: readonly Partition[]): Array<[string, Partition[]]> {
-  const dates = new Map<string, Partition[]>();
-  for (const partition of partitions) {
-    const list = dates.get(partition.sessionDate);
-    if (list) list.push(partition);
-    else dates.set(partition.sessionDate, [partition]);
-  }
-  return [...dates.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
 }
 
 interface TablePlan {
@@ -389,157 +212,6 @@ export function removablePath(table: ExportTable, format: ExportFormat, partitio
   if (!VENUE_PATTERN.test(exchange) || !isSymbol(symbol) || !isIsoDate(sessionDate)) return null;
   const relative = partitionRelativePath(table, format, exchange, symbol, sessionDate);
   return partition.path === target.pathOf(relative) && target.listed().has(relative) ? relative : null;
-}
-
-/**
- * The rows of a run's own partitions (parameters $8..$10), for a run that does not hold every
- * partition of its dates: a semi-join after the date range, which zone maps serve first.
- */
-const RUN_KEYS = `(exchange, symbol, session_date) IN (SELECT unnest($8::VARCHAR[]), unnest($9::VARCHAR[]), CAST(unnest($10::VARCHAR[]) AS DATE))`;
-
-function runKeyParams(run: CopyRun) {
-  return [
-    duckdb.listValue(run.partitions.map((p) => p.exchange)),
-    duckdb.listValue(run.partitions.map((p) => p.symbol)),
-    duckdb.listValue(run.partitions.map((p) => p.sessionDate)),
-  ];
-}
-
-/** The selection's filters over (exchange, symbol, session_date) as SQL on parameters $1..$4. */
-const FILTER = `($1::VARCHAR[] IS NULL OR list_contains($1::VARCHAR[], exchange))
-            AND ($2::VARCHAR[] IS NULL OR list_contains($2::VARCHAR[], symbol))
-            AND ($3::DATE IS NULL OR session_date >= $3::DATE)
-            AND ($4::DATE IS NULL OR session_date <= $4::DATE)`;
-
-function filterParams(selection: ExportSelection) {
-  return [
-    selection.exchanges ? duckdb.listValue(selection.exchanges) : null,
-    selection.symbols ? duckdb.listValue(selection.symbols) : null,
-    selection.since,
-    selection.until,
-  ];
-}
-
-/**
- * Partitions with rows, and a fingerprint of what they hold: the loaded file versions (sha256),
- * the row count, for levels the api rows (a fill adds rows without a file), and the column layout
- * (a migration adding a column re-exports everything). A history table's partitions come from the
- * ledger when its row counts add up to the table's (a count DuckDB answers from metadata); else,
- * and for the live tables, from a scan grouping the whole table (seconds at multi-year scale, which
- * an incremental export of one day cannot afford).
- */
-async function listPartitions(conn: DuckDBConnection, table: ExportTable, selection: ExportSelection): Promise<Partition[]> {
-  const layout = await tableLayout(conn, table);
-  if (isHistoryTable(table)) {
-    const fromLedger = await ledgerPartitions(conn, table, selection, layout);
-    if (fromLedger !== null) return fromLedger;
-  }
-  return scannedPartitions(conn, table, selection, layout);
-}
-
-/** The fingerprint of a partition, the same text whichever way its parts were found. */
-const FINGERPRINT = `sha256(concat_ws('|', $6, coalesce(shas, '-'), rows::VARCHAR, api_rows::VARCHAR,
-                             coalesce(strftime(api_last, '%Y-%m-%dT%H:%M:%S.%fZ'), '-')))`;
-
-const toPartition = (row: Record<string, unknown>): Partition => ({
-  exchange: String(row.exchange),
-  symbol: String(row.symbol),
-  sessionDate: String(row.session_date),
-  rows: Number(row.rows),
-  fingerprint: String(row.fingerprint),
-});
-
-/**
- * A history table's partitions from the ledger: each loaded file's rows, plus (levels) the api fill
- * rows, which the loader keeps apart from file sessions. Trusted only when their sum is the table's
- * row count under the same filter; any difference (rows deleted or added by hand, a ledger without
- * row counts) returns null and the caller scans. A change that keeps every count, such as an UPDATE,
- * is not seen; the scan's fingerprint, built from the same counts, does not see it either.
- */
-export async function ledgerPartitions(conn: DuckDBConnection, table: ExportTable, selection: ExportSelection, layout: string): Promise<Partition[] | null> {
-  const api =
-    table === 'levels'
-      ? `SELECT exchange, symbol, session_date, count(*)::BIGINT AS api_rows, max(timestamp_utc) AS api_last FROM levels WHERE source = 'api' AND ${FILTER} GROUP BY ALL`
-      : `SELECT NULL::VARCHAR AS exchange, NULL::VARCHAR AS symbol, NULL::DATE AS session_date, 0::BIGINT AS api_rows, NULL::TIMESTAMPTZ AS api_last WHERE false`;
-  // `table` comes from EXPORT_TABLES (validated), never from user text.
-  const reader = await conn.runAndReadAll(
-    `WITH loaded AS (
-       SELECT exchange, symbol, session_date, string_agg(sha256, ',' ORDER BY sha256) AS shas, sum(rows)::BIGINT AS file_rows, count(rows) = count(*) AS counted
-         FROM sync.files WHERE status = 'loaded' AND file = $5 AND ${FILTER} GROUP BY ALL
-     ), api AS (${api}), parts AS (
-       SELECT exchange, symbol, session_date, shas, coalesce(file_rows, 0) + coalesce(api_rows, 0) AS rows, coalesce(api_rows, 0) AS api_rows, api_last, coalesce(counted, true) AS counted
-         FROM loaded FULL JOIN api USING (exchange, symbol, session_date)
-     )
-     SELECT exchange, symbol, session_date::VARCHAR AS session_date, rows, counted, ${FINGERPRINT} AS fingerprint
-       FROM parts WHERE rows > 0 OR NOT counted
-      ORDER BY exchange, symbol, session_date`,
-    [...filterParams(selection), table, layout],
-  );
-  const rows = reader.getRowObjectsJS();
-  if (rows.some((row) => row.counted !== true)) return null;
-  const filtered = selection.exchanges || selection.symbols || selection.since || selection.until;
-  const counted = await conn.runAndReadAll(`SELECT count(*)::BIGINT AS n FROM ${table}${filtered ? ` WHERE ${FILTER}` : ''}`, filtered ? filterParams(selection) : []);
-  const expected = rows.reduce((sum, row) => sum + Number(row.rows), 0);
-  return Number(counted.getRowObjectsJS()[0]?.n) === expected ? rows.map(toPartition) : null;
-}
-
-/** Partitions by a scan grouping the table: always right, and a read of the whole table. */
-export async function scannedPartitions(conn: DuckDBConnection, table: ExportTable, selection: ExportSelection, layout: string): Promise<Partition[]> {
-  // Rows a partition gains without a file: levels' api fills, and every live capture (insert-only,
-  // so the count and the latest capture time change with each new one).
-  const apiColumns =
-    table === 'levels'
-      ? `count(*) FILTER (WHERE source = 'api')::BIGINT AS api_rows, max(timestamp_utc) FILTER (WHERE source = 'api') AS api_last`
-      : isHistoryTable(table)
-        ? `0::BIGINT AS api_rows, NULL::TIMESTAMPTZ AS api_last`
-        : `count(*)::BIGINT AS api_rows, max(captured_at) AS api_last`;
-  // `table` comes from EXPORT_TABLES (validated), never from user text.
-  const reader = await conn.runAndReadAll(
-    `WITH parts AS (
-       SELECT exchange, symbol, session_date, count(*)::BIGINT AS rows, ${apiColumns}
-         FROM ${table} WHERE ${FILTER} GROUP BY exchange, symbol, session_date
-     ), loaded AS (
-       SELECT exchange, symbol, session_date, string_agg(sha256, ',' ORDER BY sha256) AS shas
-         FROM sync.files WHERE status = 'loaded' AND file = $5 GROUP BY exchange, symbol, session_date
-     )
-     SELECT exchange, symbol, session_date::VARCHAR AS session_date, rows, ${FINGERPRINT} AS fingerprint
-       FROM parts LEFT JOIN loaded USING (exchange, symbol, session_date)
-      ORDER BY exchange, symbol, session_date`,
-    [...filterParams(selection), table, layout],
-  );
-  return reader.getRowObjectsJS().map(toPartition);
-}
-
-export async function tableLayout(conn: DuckDBConnection, table: ExportTable): Promise<string> {
-  const reader = await conn.runAndReadAll(
-    // duckdb_columns(), not information_schema.columns (a view over it, 5x slower); same text.
-    `SELECT string_agg(column_name || ' ' || data_type, ',' ORDER BY column_index) AS layout
-       FROM duckdb_columns() WHERE database_name = current_database() AND schema_name = 'main' AND table_name = $1`,
-    [table],
-  );
-  return String(reader.getRowObjectsJS()[0]?.layout ?? '');
-}
-
-async function listExported(conn: DuckDBConnection, table: ExportTable, selection: ExportSelection): Promise<Map<string, ExportedPartition>> {
-  const reader = await conn.runAndReadAll(
-    `SELECT exchange, symbol, session_date::VARCHAR AS session_date, fingerprint, path, sha256, bytes
-       FROM sync.exports WHERE ${FILTER} AND out_dir = $5 AND table_name = $6 AND format = $7`,
-    [...filterParams(selection), selection.outDir, table, selection.format],
-  );
-  const result = new Map<string, ExportedPartition>();
-  for (const row of reader.getRowObjectsJS()) {
-    const partition = {
-      exchange: String(row.exchange),
-      symbol: String(row.symbol),
-      sessionDate: String(row.session_date),
-      fingerprint: String(row.fingerprint),
-      path: String(row.path),
-      sha256: row.sha256 === null ? null : String(row.sha256),
-      bytes: row.bytes === null ? null : Number(row.bytes),
-    };
-    result.set(partitionKey(partition), partition);
-  }
-  return result;
 }
 
 /**

@@ -7,6 +7,9 @@ import type { ServerResponse } from 'node:http';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createApiClient, type ApiClient, type ApiClientOptions } from '../../src/api/client.js';
 import { ApiError, ApiSchemaError, LinkExpiredError, NetworkError, QuotaExceededError, UnsafeResponseError, UsageError } from '../../src/core/errors.js';
+import type { PlannedFile } from '../../src/core/rows.js';
+import { syncApiFrom } from '../../src/sync/api-port.js';
+import { PaidDownloadError } from '../../src/sync/fetch.js';
 import { KEY, RESET } from './fixtures.js';
 import { sendJson, startServer, type Handler, type TestServer } from './server.js';
 
@@ -56,6 +59,19 @@ async function setup(
   return { api, storage, client, temp: join(dir, '2025-03-03_levels.csv.gz.part') };
 }
 
+/** One file as the client serves it: its link (one credit), then the key-free download. */
+async function linkThenDownload(client: ApiClient, temp: string, options: { expectedBytes?: number } = {}) {
+  const link = await client.requestFileLink('deribit', 'BTC', '2025-03-03', 'levels');
+  return client.downloadToFile(link, temp, options);
+}
+
+/** One file as a sync fetches it (src/sync/api-port.ts): an expired link is renewed once, for one more credit. */
+function downloadThroughSyncPort(client: ApiClient, temp: string) {
+  const file: PlannedFile = { exchange: 'deribit', symbol: 'BTC', sessionDate: '2025-03-03', file: 'levels', sha256: SHA, bytes: FILE.length, rows: 2000, schemaVersion: 1 };
+  const budget = { paid: async () => {}, answerLost: () => {}, takeExtraCredit: () => false };
+  return syncApiFrom(client).download(file, temp, new AbortController().signal, budget);
+}
+
 function serveFile(res: ServerResponse, body: Buffer = FILE): void {
   res.writeHead(200, { 'content-type': 'application/gzip', 'content-length': body.length });
   res.end(body);
@@ -69,7 +85,6 @@ function serveTruncated(res: ServerResponse): void {
 
 const fileHandler: Handler = (_req, res) => serveFile(res);
 
-const REF = { exchange: 'deribit', coin: 'BTC', date: '2025-03-03', file: 'levels' } as const;
 
 describe('requestFileLink', () => {
   it('GETs the file path with the key, does not follow the 302, returns the link and the credit quota', async () => {
@@ -212,8 +227,9 @@ describe('downloadToFile', () => {
 
   it('retries a truncated body with the same link', async () => {
     const { api, storage, client, temp } = await setup((_req, res, i) => (i === 0 ? serveTruncated(res) : serveFile(res)));
-    const result = await client.downloadFile(REF, temp, { expectedBytes: FILE.length });
-    expect(result).toEqual({ bytes: FILE.length, sha256: SHA, creditsSpent: 1, extraCredits: 0 });
+    const result = await linkThenDownload(client, temp, { expectedBytes: FILE.length });
+    expect(result).toEqual({ bytes: FILE.length, sha256: SHA });
+    expect(client.spent().credits).toBe(1);
     expect(storage.requests.map((r) => r.url)).toEqual([
       '/files/2025-03-03_levels.csv.gz?link=1&sig=s3cr3t',
       '/files/2025-03-03_levels.csv.gz?link=1&sig=s3cr3t',
@@ -227,7 +243,7 @@ describe('downloadToFile', () => {
       res.writeHead(500);
       res.end('oops');
     });
-    const error = await client.downloadFile(REF, temp).catch((e: unknown) => e);
+    const error = await linkThenDownload(client, temp).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(NetworkError);
     expect((error as Error).message).not.toContain('s3cr3t');
     expect(storage.requests).toHaveLength(3);
@@ -241,7 +257,7 @@ describe('downloadToFile', () => {
       res.writeHead(404);
       res.end('NoSuchKey');
     });
-    await expect(client.downloadFile(REF, temp)).rejects.toThrow(NetworkError);
+    await expect(linkThenDownload(client, temp)).rejects.toThrow(NetworkError);
     expect(storage.requests).toHaveLength(1);
   });
 
@@ -258,7 +274,7 @@ describe('downloadToFile', () => {
   });
 });
 
-describe('expired links', () => {
+describe('expired links, renewed by the sync\'s port', () => {
   it('storage 403 "expired" → one new link (a counted extra credit), then success', async () => {
     const { api, storage, client, temp } = await setup((req, res) => {
       if (req.url?.includes('link=1')) {
@@ -268,8 +284,8 @@ describe('expired links', () => {
       }
       serveFile(res);
     });
-    const result = await client.downloadFile(REF, temp, { expectedBytes: FILE.length });
-    expect(result).toEqual({ bytes: FILE.length, sha256: SHA, creditsSpent: 2, extraCredits: 1 });
+    const result = await downloadThroughSyncPort(client, temp);
+    expect(result).toEqual({ bytes: FILE.length, sha256: SHA, creditsSpent: 2 });
     expect(api.requests).toHaveLength(2);
     expect(storage.requests.map((r) => new URL(r.url, 'http://x').searchParams.get('link'))).toEqual(['1', '2']);
     expect(client.spent().credits).toBe(2);
@@ -294,20 +310,23 @@ describe('expired links', () => {
       },
       { client: { now: () => now } },
     );
-    const error = await client.downloadFile(REF, temp).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(LinkExpiredError);
+    const error = await downloadThroughSyncPort(client, temp).catch((e: unknown) => e);
+    // Both links were paid, so the failure carries the credits it cost.
+    expect(error).toBeInstanceOf(PaidDownloadError);
+    expect((error as PaidDownloadError).creditsSpent).toBe(2);
+    expect((error as PaidDownloadError).cause).toBeInstanceOf(LinkExpiredError);
     expect(api.requests).toHaveLength(2); // the original link and one renewal
     expect(storage.requests).toHaveLength(4); // two attempts per link before each expired
     expect(client.spent().credits).toBe(2);
   });
 });
 
-describe('downloadFile errors from the API side', () => {
+describe('link errors from the API side', () => {
   it('passes ApiError through without downloading', async () => {
     const { storage, client, temp } = await setup(fileHandler, {
       apiHandler: (_req, res) => sendJson(res, 400, { error: 'invalid_param', message: 'bad', valid_values: ['levels'] }),
     });
-    const error = await client.downloadFile(REF, temp).catch((e: unknown) => e);
+    const error = await linkThenDownload(client, temp).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ApiError);
     expect((error as ApiError).hints).toEqual({ valid_values: ['levels'] });
     expect(storage.requests).toHaveLength(0);

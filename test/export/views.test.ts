@@ -6,10 +6,11 @@ import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { duckdb } from '../../src/warehouse/duckdb.js';
-import { exportWarehouse, VIEWS_SQL } from '../../src/export/export.js';
+import { exportWarehouse } from '../../src/export/export.js';
 import { openWarehouse, type Warehouse } from '../../src/warehouse/open.js';
 import { loadDemoHistory } from '../helpers/demo-warehouse.js';
 import { makeTempDir } from '../warehouse/fixtures.js';
+import { VIEWS_SQL } from '../../src/export/options.js';
 
 const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
 

@@ -6,14 +6,13 @@ import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } f
 import { join, relative, sep } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  copyRuns, exportOn, exportWarehouse, ledgerPartitions, normalizeExportOptions, onlyFileIn, partitionPath, scannedPartitions, stalePartitions, tableLayout,
-  type ExportedPartition, type Partition,
-} from '../../src/export/export.js';
+import { exportOn, exportWarehouse, normalizeExportOptions, onlyFileIn, partitionPath } from '../../src/export/export.js';
 import { loadFiles } from '../../src/warehouse/loader.js';
 import { openWarehouse, type Warehouse } from '../../src/warehouse/open.js';
 import { BTC, levelsRows, makeTempDir, query, writeFixture, type Market } from '../warehouse/fixtures.js';
 import { FILE_KINDS } from '../../src/core/file-kinds.js';
+import { copyRuns, stalePartitions, type ExportedPartition, type Partition } from '../../src/export/copy-runs.js';
+import { ledgerPartitions, scannedPartitions, tableLayout } from '../../src/export/partitions.js';
 
 const part = (exchange: string, symbol: string, sessionDate: string, fingerprint = 'f'): Partition => ({ exchange, symbol, sessionDate, rows: 1, fingerprint });
 

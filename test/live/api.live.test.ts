@@ -78,7 +78,8 @@ describe.skipIf(!enabled)('live API (read-only)', () => {
     const dir = mkdtempSync(join(tmpdir(), 'gexwh-live-'));
     try {
       const path = join(dir, 'file.csv.gz.part');
-      const result = await client.downloadFile({ exchange: pair.exchange, coin: pair.symbol, date: row.session_date, file: row.file }, path);
+      const link = await client.requestFileLink(pair.exchange, pair.symbol, row.session_date, row.file);
+      const result = await client.downloadToFile(link, path, { expectedBytes: row.bytes });
       expect(result).toMatchObject({ bytes: row.bytes, sha256: row.sha256 });
       const bytes = readFileSync(path);
       expect(createHash('sha256').update(bytes).digest('hex')).toBe(row.sha256);

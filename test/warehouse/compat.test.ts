@@ -8,10 +8,11 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { asyncBufferFromFile, parquetMetadataAsync, parquetReadObjects } from 'hyparquet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { exportWarehouse, partitionPath, VIEWS_SQL } from '../../src/export/export.js';
+import { exportWarehouse, partitionPath } from '../../src/export/export.js';
 import { openWarehouse, STORAGE_COMPATIBILITY } from '../../src/warehouse/open.js';
 import { loadDemoHistory } from '../helpers/demo-warehouse.js';
 import { makeTempDir, query } from './fixtures.js';
+import { VIEWS_SQL } from '../../src/export/options.js';
 
 const run = promisify(execFile);
 const READER = new URL('../helpers/duckdb14-reader.mjs', import.meta.url).pathname;

@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, mkdtempSync, promises, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { archivePath } from '../../../src/core/archive/layout.js';
 import { commitToArchive, removeStaleTemps, tempPathFor } from '../../../src/core/archive/writes.js';
