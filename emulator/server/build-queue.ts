@@ -1,7 +1,7 @@
 // Which queued file build a free worker takes next. Each worker keeps the chains of the sessions it
 // built last (its own market caches), and the three files of a session share those chains: built on
-// one worker, a 12 x 120 session's files cost about two thirds of what they cost built on different
-// workers (642 ms against 984 ms). So a worker takes its own session's files first, then a file of a
+// one worker, a session's files cost about two thirds of what they cost built on different workers.
+// So a worker takes its own session's files first, then a file of a
 // session no other worker is on, and only then whatever waits longest.
 
 export interface QueuedBuild {

@@ -162,7 +162,7 @@ function createPool(options: MarketOptions, size: number): Pool {
 
   // Warm-up waits while a request waits for a build, and then keeps to one worker at a time: the
   // other cores stay for requests and for the client that is usually syncing on the same machine
-  // (every worker warming slowed a 60-day sync 2.6x).
+  // (every worker warming at once slowed a 60-day sync several times over).
   const running = (isUrgent: boolean) => [...busy.values()].some((item) => item.urgent === isUrgent);
   const takeFor = (worker: Worker): Queued | undefined => {
     const queue = urgent.length > 0 ? urgent : running(true) || running(false) ? [] : background;

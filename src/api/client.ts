@@ -64,7 +64,7 @@ export interface ApiClientOptions {
   userAgent?: string;
   timeouts?: Partial<Timeouts>;
   retry?: Partial<RetryPolicy> & { sleep?: Sleep };
-  /** Cap of a JSON answer (default 64 MiB). */
+  /** Cap of a JSON answer (default 16 MiB; a manifest page 2 MiB). */
   maxJsonBytes?: number;
   /** How long a presigned link is trusted (default 15 min). */
   linkLifetimeMs?: number;

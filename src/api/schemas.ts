@@ -19,7 +19,7 @@ export const FileKindSchema = z.enum(FILE_KINDS);
 
 /** History venue names are path segments in the archive: lower-case letters and digits only. */
 export const HistoryExchangeSchema = z.string().regex(VENUE_PATTERN, 'expected a venue name [a-z0-9]');
-/** Symbols are path segments too: the one symbol pattern of src/names.ts. */
+/** Symbols are path segments too: the one symbol pattern of src/core/names.ts. */
 export const SymbolSchema = z.string().regex(SYMBOL_PATTERN, `expected a symbol of ${SYMBOL_RULE}`);
 export const Sha256Schema = z.string().regex(/^[0-9a-fA-F]{64}$/, 'expected 64 hex digits').transform((s) => s.toLowerCase());
 export const MarketSchema = z.enum(['crypto', 'tradfi']);

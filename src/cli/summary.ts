@@ -16,7 +16,7 @@ export function formatBytes(bytes: number): string {
 }
 
 // Thousands separators by hand: the first toLocaleString of a process loads ICU's number formats,
-// about 30 ms of a no-op sync.
+// a visible share of a no-op sync.
 const n = (value: number) => (Number.isInteger(value) ? String(value).replace(/\B(?=(\d{3})+(?!\d))/g, ',') : value.toLocaleString('en-US'));
 
 export function formatSummary(s: SyncSummary): string {

@@ -2,7 +2,7 @@
 // `<out>/<table>/exchange=X/symbol=Y/session_date=D/data.<parquet|csv>`, one file per partition.
 // The partitions to write go out in one partitioned COPY per table (per 64 partitions) into a hidden
 // staging folder, then each file is renamed into place, so a rerun replaces rather than adds and a
-// crash never leaves half a partition (one COPY per partition was 0.54x a raw COPY). sync.exports remembers
+// crash never leaves half a partition (a COPY per partition is much slower: bench/RESULTS.md). sync.exports remembers
 // each partition's fingerprint: a rerun writes only new or changed sessions, `full` rewrites all,
 // and partitions whose rows left the table are removed. The files keep the partition columns too,
 // so each file is self-describing and read_parquet(..., hive_partitioning = true) types them right.
@@ -35,7 +35,7 @@ export async function exportWarehouse(options: ExportOptions): Promise<ExportRes
   const selection = normalizeExportOptions(options);
   if (!existsSync(resolve(options.dbPath))) throw new UsageError(`export: no warehouse at ${options.dbPath}`, { db: options.dbPath });
   // The bucket is checked (and the credentials tried) before the warehouse is opened or a file written.
-  // The AWS SDK loads only for an s3:// export: importing it took ~1 s on the shared 2-core machine, which every command would pay at start.
+  // The AWS SDK loads only for an s3:// export: importing it is slow, and every command would pay for it at start.
   const target = isS3Url(selection.outDir) ? await (await import('./s3.js')).s3Target(selection.outDir, options.s3 ?? {}) : localTarget(selection.outDir);
   const warehouse = await openWarehouse(options.dbPath);
   try {
@@ -164,7 +164,7 @@ async function writeTables(conn: DuckDBConnection, plans: readonly TablePlan[], 
 
 /**
  * Partitions put in place are recorded in the export ledger this many at a time: each statement
- * commits (~50 ms however few its rows), which a 24-month export would pay for each of its ~120
+ * commits (a fixed cost however few its rows), which a multi-year export would pay for each of its
  * runs. A cut run loses at most this many rows, whose files the rerun writes again.
  */
 const LEDGER_BATCH = 512;

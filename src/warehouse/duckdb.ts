@@ -1,5 +1,5 @@
 // @duckdb/node-api is CommonJS. Imported from ESM, Node lexes each of the ~50 files its index
-// re-exports to find their named exports, ~100 ms of every command's start; require skips that.
+// re-exports to find their named exports, a noticeable part of every command's start; require skips that.
 // Values come from here; types are still imported from the package with `import type`.
 import { createRequire } from 'node:module';
 

@@ -1,4 +1,4 @@
-// Versioned schema migrations: sql/NNN_name.sql files applied in order, each in one transaction
+// Versioned schema migrations: the numbered files of sql/ (001_schema.sql, ...) applied in order, each in one transaction
 // together with its row in sync.migrations, so a crash never leaves a half-applied version. Then the
 // views and macros: sql/views.sql, their one definition, applied again whenever its text changes.
 import { createHash } from 'node:crypto';

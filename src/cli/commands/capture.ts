@@ -1,5 +1,5 @@
 // `gexwh capture`: snapshots the current-data endpoints into live_levels, term_structure and (with
-// --by-strike) live_strikes; meant for a cron entry every 15 minutes (docs/capture.md).
+// --by-strike) live_strikes; meant for a cron entry every 15 minutes (README "Live capture"; options and tables in docs/reference.md and docs/warehouse.md).
 import type { Command } from 'commander';
 import { LockError, PartialFailureError, UsageError } from '../../core/errors.js';
 import type { CaptureSummary } from '../../capture/capture.js';

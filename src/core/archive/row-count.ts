@@ -17,7 +17,7 @@ export class CsvRecordCounter {
   push(chunk: Uint8Array): void {
     const bytes = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
     // Most files quote nothing and end lines with LF: native searches instead of a loop per byte
-    // (319 MB of CSV: 2.3 s -> 1.2 s, about what gunzip alone costs).
+    // (about halves the count's time, to about what gunzip alone costs).
     if (!this.quoted && !bytes.includes(QUOTE) && !bytes.includes(CR)) this.pushPlainLines(bytes);
     else this.pushBytes(bytes);
   }
