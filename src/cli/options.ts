@@ -158,7 +158,7 @@ const SHARED: readonly OptionSpec[] = [
     description: 'output format',
     commands: ['query', 'export'],
     uses: {
-      query: { description: 'table, csv, json or jsonl', default: 'table; json also with --json' },
+      query: { description: 'table, csv, json or jsonl', default: 'table (json with --json)' },
       export: { description: 'parquet or csv', default: 'parquet' },
     },
   },
@@ -219,7 +219,7 @@ const OWN: readonly OptionSpec[] = [
   { flags: '-q, --query <key=value...>', description: 'query parameters', default: 'none', commands: ['api'] },
 
   { flags: '--max-rows <n>', description: 'table: print at most N rows and say how many were left out; 0: all', default: `${TERMINAL_MAX_ROWS} on a terminal, else all`, parse: integerOption(0), commands: ['query'] },
-  { flags: '--read-dir <folder>', description: 'also let the SQL read files under this folder, e.g. an export (repeatable; never writes)', default: 'none, only the warehouse', parse: collectOption, commands: ['query'] },
+  { flags: '--read-dir <folder>', description: 'also let the SQL read files under this folder, e.g. an export (repeatable; never writes)', default: 'none: only the warehouse', parse: collectOption, commands: ['query'] },
   {
     flags: '--timeout <seconds>',
     description: 'cancel the statement after this many seconds (exit 124); 0: no limit',
