@@ -291,18 +291,23 @@ export function commandsOf(spec: OptionSpec): readonly string[] {
 export function useOf(spec: OptionSpec, command: string): CommandOption | undefined {
   if (!commandsOf(spec).includes(command)) return undefined;
   const use = spec.uses?.[command] ?? {};
-  const readsConfig = spec.config !== undefined && (spec.configCommands ?? commandsOf(spec)).includes(command);
   const parse = use.parse ?? spec.parse;
+  // A required option has no default, whatever the entry says for the commands where it may be left out.
   const fallback = use.default ?? (use.required ? undefined : spec.default);
+  const configKey = readsConfig(spec, command) ? configKeyOf(spec) : undefined;
   return {
     spec,
     flags: use.flags ?? spec.flags,
     description: use.description ?? spec.description,
-    ...(fallback !== undefined ? { default: fallback } : {}),
     required: use.required === true,
+    ...(fallback !== undefined ? { default: fallback } : {}),
     ...(parse !== undefined ? { parse } : {}),
-    ...(readsConfig ? { configKey: configKeyOf(spec) } : {}),
+    ...(configKey !== undefined ? { configKey } : {}),
   };
+}
+
+function readsConfig(spec: OptionSpec, command: string): boolean {
+  return spec.config !== undefined && (spec.configCommands ?? commandsOf(spec)).includes(command);
 }
 
 /** Every option of a command ('global': the program's own), in the table's order. */
