@@ -1,21 +1,6 @@
-// What every command's --help shows beyond commander's list: one example per command, and the
-// default of each option outside the option table (options.ts) that did not say it.
-import type { Command, Option } from 'commander';
-import { specOf } from './options.js';
-
-/**
- * Defaults of the options registered outside the option table (options.ts writes the note of its
- * own entries): `command --flag` first, then `--flag`.
- */
-const DEFAULTS: Record<string, string> = {
-  'export --exchange': 'every exchange',
-  'export --symbol': 'every symbol',
-  '--since': 'the oldest session',
-  '--until': 'the newest session',
-  '--max-requests': 'no cap beyond the day\'s quota',
-  '--query': 'none',
-  '--now': 'the real clock',
-};
+// What every command's --help shows beyond its options (whose notes, defaults included, come from
+// the option table, options.ts): one example per command.
+import type { Command } from 'commander';
 
 /**
  * One example per command, as a user types it after `npm install gexwh`, and what it buys: file
@@ -41,22 +26,9 @@ export const EXAMPLES: Record<string, { run: string; buys: string }> = {
   report: { run: 'npx gexwh report --out report.html', buys: 'buys nothing: one page from the local warehouse' },
 };
 
-function takesValue(option: Option): boolean {
-  return option.required || option.optional;
-}
-
-/** The default of an option outside the table that its description does not already say. */
-function defaultNote(command: Command, option: Option): string {
-  const flag = option.long ?? option.short ?? '';
-  if (specOf(command.name(), flag) || !takesValue(option) || /default/i.test(option.description)) return '';
-  const known = DEFAULTS[`${command.name()} ${flag}`] ?? DEFAULTS[flag];
-  return known ? ` [default: ${known}]` : '';
-}
-
-/** Adds the defaults and the example to every command of the program. */
+/** Adds the example to every command of the program. */
 export function completeHelp(program: Command): void {
   for (const command of program.commands) {
-    for (const option of command.options as Option[]) option.description += defaultNote(command, option);
     const example = EXAMPLES[command.name()];
     if (example) command.addHelpText('after', `\nExample:\n  $ ${example.run}\n    ${example.buys}\n`);
   }

@@ -1,17 +1,35 @@
 // Options declared once: each entry gives the flags, what the option means, its default as the help
 // and the docs say it, the environment variable and config-file key that may hold it, its value
-// parser, and the commands that take it. Commander's registration, each command's --help, the config
-// file's schema and the option tables of docs/reference.md (checked by test/cli/options.test.ts) all
-// read this table: adding an option is one entry.
+// parser, and the commands that take it (with their own words where the option means more there).
+// Commander's registration, each command's --help, the config file's schema, the config fallback of
+// each command and the option tables of the docs (checked by test/cli/options.test.ts) all read
+// this table: adding an option is one entry.
 import { Option, type Command } from 'commander';
 import { z } from 'zod';
-import { integerOption, listOption, secondsOption } from './parse.js';
+import { DEFAULTS as CHART } from '../charts/request.js';
+import { DEFAULT_WAIT_LOCK_SECONDS } from '../journal/wait-lock.js';
+import { collectOption, integerOption, listOption, secondsOption } from './parse.js';
+
+// Commander's own parser type: each parser returns its own value type.
+type Parser = (value: string, previous: any) => any;
+
+/** What an option is on one command when it differs from the entry. */
+export interface OptionUse {
+  /** Commander's flags with this command's value name (`--out <dir>`); the long flag stays the entry's. */
+  flags?: string;
+  description?: string;
+  default?: string;
+  /** Must be given (commander refuses the command without it). */
+  required?: boolean;
+  /** A narrower parser of the same value, where this command allows less (demo's --days). */
+  parse?: Parser;
+}
 
 export interface OptionSpec {
   /** Commander's flags, e.g. `--db <path>`. */
   flags: string;
   description: string;
-  /** The default in words, as --help and docs/reference.md show it; absent for a switch that is off. */
+  /** The default in words, as --help and the docs show it; absent for a switch that is off. */
   default?: string;
   /** The environment variable read when the flag is absent. */
   env?: string;
@@ -19,11 +37,26 @@ export interface OptionSpec {
   config?: z.ZodType;
   /** The config file's key when the flag's own name would be too vague there (`--timeout` → queryTimeout). */
   configKey?: string;
+  /** The commands that fall back to the config file's value; absent: every command that takes it. */
+  configCommands?: readonly string[];
   /** Commander's value parser: rejects a bad value naming what is allowed. */
-  // Commander's own parser type: each parser returns its own value type.
-  parse?: (value: string, previous: any) => any;
+  parse?: Parser;
   /** The commands that take it; 'global' for the options of every command. */
   commands: 'global' | readonly string[];
+  /** What differs by command. */
+  uses?: Readonly<Record<string, OptionUse>>;
+}
+
+/** An entry as one command takes it. */
+export interface CommandOption {
+  spec: OptionSpec;
+  flags: string;
+  description: string;
+  default?: string;
+  required: boolean;
+  parse?: Parser;
+  /** The config file's key this command falls back to, if any. */
+  configKey?: string;
 }
 
 const listOfStrings = z.union([z.string(), z.array(z.string())]).transform((v) => (Array.isArray(v) ? v : [v]));
@@ -31,8 +64,16 @@ const count = z.int().nonnegative();
 const SYNC = ['sync', 'plan'] as const;
 /** A week: longer is surely a typo. */
 const SECONDS_LIMIT = 604_800;
+/** A day: the longest wait for a warehouse or a lock. */
+const waitLock = integerOption(0, 86_400);
 
-export const OPTIONS: readonly OptionSpec[] = [
+/** Rows the query table shows on a terminal unless --max-rows says otherwise. */
+export const TERMINAL_MAX_ROWS = 1000;
+/** The emulator's market when `gexwh emulate` is not told otherwise. */
+export const EMULATE_DEFAULTS = { seed: 42, days: 30, expirations: 12, strikes: 120 } as const;
+export const DEMO_DAYS = 5;
+
+const GLOBAL: readonly OptionSpec[] = [
   { flags: '--db <path>', description: 'DuckDB warehouse file', default: 'data/gex.duckdb', env: 'GEXWH_DB', config: z.string().min(1), commands: 'global' },
   { flags: '--archive <dir>', description: 'raw archive folder', default: 'data/raw', env: 'GEXWH_ARCHIVE', config: z.string().min(1), commands: 'global' },
   { flags: '--base-url <url>', description: 'API root that holds /api/v1', default: '(none)', env: 'GEX_BASE_URL', config: z.string().min(1), commands: 'global' },
@@ -42,34 +83,143 @@ export const OPTIONS: readonly OptionSpec[] = [
   { flags: '--json', description: 'machine-readable result on stdout (errors too), logs on stderr', commands: 'global' },
   { flags: '--quiet', description: 'no progress or info lines', commands: 'global' },
   { flags: '--verbose', description: 'more detail, stacks of unexpected errors', commands: 'global' },
+];
 
+/** The options several commands share: one parser and one config rule each, the words by command. */
+const SHARED: readonly OptionSpec[] = [
   {
     flags: '--exchange <list>',
     description: 'history venues: bybit, deribit, okx, derive, combined, tradfi, or all-venues for every venue; each venue costs its own credits (repeatable, comma list)',
-    default: "config, else one venue per symbol as the API resolves all: combined for a crypto coin, tradfi for a TradFi ticker",
+    default: 'config, else one venue per symbol as the API resolves all: combined for a crypto coin, tradfi for a TradFi ticker',
     config: listOfStrings,
+    configCommands: SYNC,
     parse: listOption,
-    commands: SYNC,
+    commands: [...SYNC, 'status', 'export', 'capture', 'chart', 'report'],
+    uses: {
+      status: { description: 'only these history venues (repeatable, comma list)', default: 'every pair held' },
+      export: { description: 'history venues (repeatable, comma list)', default: 'every exchange' },
+      capture: { description: 'current-data venues: bybit, deribit, okx, derive, binance, all, tradfi or a + subset (repeatable, comma list)', default: 'all for crypto, tradfi for TradFi' },
+      chart: { flags: '--exchange <venue>', description: 'history venue, one, e.g. deribit, tradfi', required: true },
+      report: { description: 'only these venues (repeatable, comma list)', default: 'every pair with levels' },
+    },
   },
-  { flags: '--symbol <list>', description: 'symbols, e.g. BTC,SPY (repeatable, comma list)', default: "config, else every symbol of your plan's markets", config: listOfStrings, parse: listOption, commands: SYNC },
+  {
+    flags: '--symbol <list>',
+    description: 'symbols, e.g. BTC,SPY (repeatable, comma list)',
+    default: "config, else every symbol of your plan's markets",
+    config: listOfStrings,
+    configCommands: [...SYNC, 'capture'],
+    parse: listOption,
+    commands: [...SYNC, 'status', 'export', 'capture', 'chart', 'report'],
+    uses: {
+      status: { description: 'only these symbols (repeatable, comma list)', default: 'every pair held' },
+      export: { description: 'symbols (repeatable, comma list)', default: 'every symbol' },
+      capture: { default: 'none; required here or in the config file' },
+      chart: { flags: '--symbol <symbol>', description: 'symbol, one, e.g. BTC, SPY', required: true },
+      report: { description: 'only these symbols (repeatable, comma list)', default: 'every pair with levels' },
+    },
+  },
+  { flags: '--since <date>', description: 'first session date, YYYY-MM-DD (inclusive)', default: 'none', config: z.string(), configCommands: SYNC, commands: [...SYNC, 'export'] },
+  { flags: '--until <date>', description: 'last session date, YYYY-MM-DD (inclusive)', default: 'none', config: z.string(), configCommands: SYNC, commands: [...SYNC, 'export'] },
+  { flags: '--max-requests <n>', description: 'spend at most N quota requests in this run', default: 'none', config: count, commands: [...SYNC, 'capture'] },
+  {
+    flags: '--wait-lock <seconds>',
+    description: 'wait up to N seconds for another process holding the warehouse',
+    parse: waitLock,
+    commands: [...SYNC, 'capture', 'load', 'rebuild', 'verify'],
+    uses: {
+      sync: { description: 'wait up to N seconds for the warehouse to load paid files when another process holds it, and for another running sync', default: `${DEFAULT_WAIT_LOCK_SECONDS} for the load, 0 for another sync` },
+      plan: { description: 'wait up to N seconds for the warehouse to load paid files when another process holds it, and for another running sync', default: `${DEFAULT_WAIT_LOCK_SECONDS} for the load, 0 for another sync` },
+      capture: { description: 'wait up to N seconds for another process holding the warehouse; the snapshots are journaled first', default: '60' },
+      load: { description: 'wait up to N seconds for another process to let the warehouse go', default: String(DEFAULT_WAIT_LOCK_SECONDS) },
+      rebuild: { description: 'wait up to N seconds for another process holding the warehouse, or for a running sync', default: `${DEFAULT_WAIT_LOCK_SECONDS} for a holder, 0 for a running sync` },
+      verify: { description: 'with --repair: wait up to N seconds for a running sync', default: '0' },
+    },
+  },
+  {
+    flags: '--dry-run',
+    description: 'plan only: spend no credit (same as gexwh plan)',
+    commands: ['sync', 'capture'],
+    uses: { capture: { description: 'show the targets and their request cost; spend nothing' } },
+  },
+  {
+    flags: '--out <path>',
+    description: 'where the result goes',
+    commands: ['query', 'export', 'chart', 'report'],
+    uses: {
+      query: { flags: '--out <file>', description: 'write the result to FILE.csv, .json, .jsonl or .parquet (temp file, then rename) instead of printing it', default: 'print' },
+      export: { flags: '--out <dir>', description: 'output folder, or s3://bucket/prefix (credentials from the AWS chain: env, profile, instance role)', required: true },
+      chart: { flags: '--out <file>', description: 'output file; .svg or .png says the format', required: true },
+      report: { flags: '--out <file>', description: 'the HTML file to write (.html)', required: true },
+    },
+  },
+  {
+    flags: '--format <format>',
+    description: 'output format',
+    commands: ['query', 'export'],
+    uses: {
+      query: { description: 'table, csv, json or jsonl', default: 'table (json with --json)' },
+      export: { description: 'parquet or csv', default: 'parquet' },
+    },
+  },
+  {
+    flags: '--force',
+    description: 'do it anyway',
+    commands: ['query', 'rebuild', 'capture'],
+    uses: {
+      query: { description: 'with --out: replace an existing file' },
+      rebuild: { description: "replace a --db that is not a warehouse of gexwh (a text file, another program's database): it is kept aside as <db>.replaced-<UTC time>" },
+      capture: { description: 'capture even when the market is closed or the 15-minute slot is already held (which costs requests for no new rows)' },
+    },
+  },
+  {
+    flags: '--days <n>',
+    description: 'days of emulated history before now',
+    parse: integerOption(1, 3650),
+    commands: ['emulate', 'demo'],
+    uses: { emulate: { default: String(EMULATE_DEFAULTS.days) }, demo: { default: String(DEMO_DAYS), parse: integerOption(1, 60) } },
+  },
+  {
+    flags: '--now <iso>',
+    description: 'the emulated clock at start, an ISO 8601 instant (it then ticks in real time)',
+    default: 'the wall clock',
+    commands: ['emulate', 'demo'],
+    uses: { demo: { description: 'the emulated clock, an ISO 8601 instant, for a reproducible demo' } },
+  },
+  {
+    flags: '--sessions <n>',
+    description: `levels, walls, netgex: sessions to draw when --from is not given`,
+    default: String(CHART.sessions),
+    parse: integerOption(1, 10_000),
+    commands: ['chart', 'report'],
+    uses: { report: { description: 'sessions per pair: the window of the charts and of the profile slider', parse: integerOption(1, 366) } },
+  },
+  {
+    flags: '--range <pct>',
+    description: 'profile, oi: strikes within this percent of spot',
+    default: `${CHART.rangePct}%`,
+    commands: ['chart', 'report'],
+    uses: { report: { description: 'profile strikes within this percent of spot' } },
+  },
+  { flags: '--width <px>', description: 'image width in pixels', default: String(CHART.width), commands: ['chart', 'report'] },
+  { flags: '--height <px>', description: 'image height in pixels', default: String(CHART.height), commands: ['chart', 'report'] },
+  { flags: '--theme <theme>', description: 'light or dark', default: CHART.theme, commands: ['chart', 'report'] },
+];
+
+/** The options of one command each. */
+const OWN: readonly OptionSpec[] = [
   { flags: '--files <list>', description: 'file kinds: levels, strikes_total, strikes_by_expiry', default: 'all three', config: listOfStrings, parse: listOption, commands: SYNC },
-  { flags: '--since <date>', description: 'first session date, YYYY-MM-DD (inclusive)', default: 'none', config: z.string(), commands: SYNC },
-  { flags: '--until <date>', description: 'last session date, YYYY-MM-DD (inclusive)', default: 'none', config: z.string(), commands: SYNC },
   { flags: '--max-credits <n>', description: 'spend at most N file credits in this run', default: 'none', config: count, commands: SYNC },
-  { flags: '--reserve-credits <n>', description: "leave N file credits of the day unspent", default: '0', config: count, commands: SYNC },
-  { flags: '--max-requests <n>', description: 'spend at most N quota requests in this run', default: 'none', config: count, commands: SYNC },
+  { flags: '--reserve-credits <n>', description: 'leave N file credits of the day unspent', default: '0', config: count, commands: SYNC },
   { flags: '--concurrency <n>', description: 'parallel downloads, 1 to 32', default: '4', config: z.int().min(1).max(32), commands: SYNC },
   { flags: '--order <order>', description: 'newest or oldest sessions first', default: 'newest', config: z.enum(['newest', 'oldest']), commands: SYNC },
   { flags: '--fill-levels', description: 'fill levels of sessions without a levels file from /history/levels (request quota)', config: z.boolean(), commands: SYNC },
   { flags: '--full-rescan', description: 're-list whole manifests to catch rebuilt files', commands: SYNC },
-  {
-    flags: '--wait-lock <seconds>',
-    description: 'wait up to N seconds for the warehouse to load paid files when another process holds it, and for another running sync',
-    default: '300 for the load, 0 for another sync',
-    parse: integerOption(0, 86_400),
-    commands: SYNC,
-  },
-  { flags: '--dry-run', description: 'plan only: spend no credit (same as gexwh plan)', commands: ['sync'] },
+
+  { flags: '-q, --query <key=value...>', description: 'query parameters', default: 'none', commands: ['api'] },
+
+  { flags: '--max-rows <n>', description: 'table: print at most N rows and say how many were left out; 0: all', default: `${TERMINAL_MAX_ROWS} on a terminal, else all`, parse: integerOption(0), commands: ['query'] },
+  { flags: '--read-dir <folder>', description: 'also let the SQL read files under this folder, e.g. an export (repeatable; never writes)', default: 'none: only the warehouse', parse: collectOption, commands: ['query'] },
   {
     flags: '--timeout <seconds>',
     description: 'cancel the statement after this many seconds (exit 124); 0: no limit',
@@ -79,7 +229,39 @@ export const OPTIONS: readonly OptionSpec[] = [
     parse: secondsOption(SECONDS_LIMIT),
     commands: ['query'],
   },
+
+  { flags: '--table <list>', description: 'levels, strikes_total, strikes_by_expiry, live_levels, term_structure, live_strikes', default: 'all', parse: listOption, commands: ['export'] },
+  { flags: '--full', description: 'rewrite every selected partition, not only new or changed sessions', commands: ['export'] },
+  { flags: '--s3-endpoint <url>', description: 'an S3-compatible endpoint for an s3:// --out (MinIO, R2, Ceph), e.g. http://localhost:9000', default: 'AWS', commands: ['export'] },
+  { flags: '--s3-force-path-style', description: 'address the bucket in the URL path (http://host/bucket/key), as most S3-compatible stores need', commands: ['export'] },
+
+  { flags: '--repair', description: 'reload files whose archive copy is intact', commands: ['verify'] },
+
+  { flags: '--by-strike', description: 'also capture /gex/by-strike-enhanced for every expiration (one request each)', commands: ['capture'] },
+  {
+    flags: '--keep-days <n>',
+    description: 'delete journaled snapshots older than N days once loaded',
+    default: 'keep them, so rebuild can recreate the live tables',
+    parse: integerOption(1, 100_000),
+    commands: ['capture'],
+  },
+
+  { flags: '--at <instant>', description: 'profile, oi, term: the last capture at or before this ISO 8601 instant, never after', default: 'the latest capture', commands: ['chart'] },
+  { flags: '--max-staleness <duration>', description: 'profile, oi, term, with --at: ignore a capture older than this, e.g. 30m, 2h, 1d', default: 'no limit', commands: ['chart'] },
+  { flags: '--expiration <TOTAL|date>', description: 'profile, oi: TOTAL (all expirations) or one expiration date YYYY-MM-DD', default: CHART.expiration, commands: ['chart'] },
+  { flags: '--net', description: 'profile: one bar of net GEX per strike instead of call and put bars', commands: ['chart'] },
+  { flags: '--from <date>', description: 'levels, walls, netgex: first session YYYY-MM-DD', default: '--sessions back from --to', commands: ['chart'] },
+  { flags: '--to <date>', description: 'levels, walls, netgex: last session YYYY-MM-DD', default: 'the latest held', commands: ['chart'] },
+
+  { flags: '--port <n>', description: 'API port', default: 'any free port', parse: integerOption(0, 65535), commands: ['emulate'] },
+  { flags: '--storage-port <n>', description: 'storage (presigned link) port', default: 'any free port', parse: integerOption(0, 65535), commands: ['emulate'] },
+  { flags: '--seed <n>', description: 'seed of the synthetic market', default: String(EMULATE_DEFAULTS.seed), parse: integerOption(0), commands: ['emulate'] },
+  { flags: '--symbols <list>', description: 'symbols to serve, comma list', default: 'BTC,ETH,SOL,SPY,QQQ', parse: listOption, commands: ['emulate'] },
+  { flags: '--expirations <n>', description: 'expirations per chain', default: String(EMULATE_DEFAULTS.expirations), parse: integerOption(1, 60), commands: ['emulate'] },
+  { flags: '--strikes <n>', description: 'strikes per chain', default: String(EMULATE_DEFAULTS.strikes), parse: integerOption(3, 1000), commands: ['emulate'] },
 ];
+
+export const OPTIONS: readonly OptionSpec[] = [...GLOBAL, ...SHARED, ...OWN];
 
 /** `--max-credits <n>` → `maxCredits`: the name commander gives the value, and the config file's key. */
 export function keyOf(spec: OptionSpec): string {
@@ -100,32 +282,72 @@ export function configShape(): Record<string, z.ZodOptional<z.ZodType>> {
   return Object.fromEntries(OPTIONS.filter((spec) => spec.config).map((spec) => [configKeyOf(spec), spec.config!.optional()]));
 }
 
-/** The help line's note: the default, the environment variable and the config key, as they apply. */
-export function noteOf(spec: OptionSpec): string {
+/** The commands of an entry; the program's own options are 'global'. */
+export function commandsOf(spec: OptionSpec): readonly string[] {
+  return spec.commands === 'global' ? ['global'] : spec.commands;
+}
+
+/** The entry as this command takes it, or undefined when the command does not take it. */
+export function useOf(spec: OptionSpec, command: string): CommandOption | undefined {
+  if (!commandsOf(spec).includes(command)) return undefined;
+  const use = spec.uses?.[command] ?? {};
+  const parse = use.parse ?? spec.parse;
+  // A required option has no default, whatever the entry says for the commands where it may be left out.
+  const fallback = use.default ?? (use.required ? undefined : spec.default);
+  const configKey = readsConfig(spec, command) ? configKeyOf(spec) : undefined;
+  return {
+    spec,
+    flags: use.flags ?? spec.flags,
+    description: use.description ?? spec.description,
+    required: use.required === true,
+    ...(fallback !== undefined ? { default: fallback } : {}),
+    ...(parse !== undefined ? { parse } : {}),
+    ...(configKey !== undefined ? { configKey } : {}),
+  };
+}
+
+function readsConfig(spec: OptionSpec, command: string): boolean {
+  return spec.config !== undefined && (spec.configCommands ?? commandsOf(spec)).includes(command);
+}
+
+/** Every option of a command ('global': the program's own), in the table's order. */
+export function optionsOf(command: string): CommandOption[] {
+  return OPTIONS.flatMap((spec) => useOf(spec, command) ?? []);
+}
+
+/** The help line's note: the environment variable, the default and the config key, as they apply. */
+export function noteOf(option: CommandOption): string {
   const parts = [
-    ...(spec.env ? [`env ${spec.env}`] : []),
-    ...(spec.default ? [`default: ${spec.default}`] : []),
-    ...(spec.config ? [`config: ${configKeyOf(spec)}`] : []),
+    ...(option.spec.env ? [`env ${option.spec.env}`] : []),
+    ...(option.default !== undefined ? [`default: ${option.default}`] : []),
+    ...(option.configKey !== undefined ? [`config: ${option.configKey}`] : []),
   ];
   return parts.length > 0 ? ` [${parts.join('; ')}]` : '';
 }
 
-function optionOf(spec: OptionSpec): Option {
-  const option = new Option(spec.flags, spec.description + noteOf(spec));
-  if (spec.parse) option.argParser(spec.parse);
-  return option;
+function commanderOption(option: CommandOption): Option {
+  const made = new Option(option.flags, option.description + noteOf(option));
+  if (option.parse) made.argParser(option.parse);
+  if (option.required) made.makeOptionMandatory();
+  return made;
 }
 
 /** Adds the table's options of this command ('global': the program's own) to it. */
 export function addTableOptions(command: Command, name: string): Command {
-  for (const spec of OPTIONS) {
-    const takes = spec.commands === 'global' ? name === 'global' : spec.commands.includes(name);
-    if (takes) command.addOption(optionOf(spec));
-  }
+  for (const option of optionsOf(name)) command.addOption(commanderOption(option));
   return command;
 }
 
-/** The spec of a command's option, by its long flag (`--concurrency`), if the table holds it. */
-export function specOf(command: string, longFlag: string): OptionSpec | undefined {
-  return OPTIONS.find((spec) => spec.commands !== 'global' && spec.commands.includes(command) && longFlagOf(spec) === longFlag);
+/**
+ * The flags of a command with the config file's values filled in where the flag was not given and
+ * the table says this command reads that key: flag > config file, one rule for every command.
+ */
+export function withConfig<T extends object>(command: string, flags: T, config: object): T {
+  const filled: Record<string, unknown> = { ...(flags as Record<string, unknown>) };
+  const values = config as Record<string, unknown>;
+  for (const option of optionsOf(command)) {
+    const key = keyOf(option.spec);
+    if (option.configKey !== undefined && filled[key] === undefined && values[option.configKey] !== undefined) filled[key] = values[option.configKey];
+  }
+  return filled as T;
 }

@@ -1,4 +1,4 @@
-// The command tree: the global options from the option table (options.ts), one module per command.
+// The command tree: one module per command, every option (global or a command's) from the option table (options.ts).
 import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { addTableOptions } from './options.js';
@@ -22,6 +22,8 @@ export function buildProgram(): Command {
     .configureOutput({ outputError: (text, write) => write(escapeBlock(text)) })
     .exitOverride();
   registerCommands(program);
+  // Every command's options come from the option table, whatever its module registers.
+  for (const command of program.commands) addTableOptions(command, command.name());
   completeHelp(program);
   for (const command of program.commands) command.exitOverride().showHelpAfterError(`(run gexwh ${command.name()} --help for usage)`);
   return program;

@@ -1,36 +1,115 @@
 // The option table (src/cli/options.ts) against what commander registers, the config file accepts
-// and the docs say.
+// and the docs say: every command's options, each in its docs table with its default, and nothing
+// documented that a command does not take.
 import { readFileSync } from 'node:fs';
 import type { Command, Option } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { configKeyOf, configShape, longFlagOf, OPTIONS } from '../../src/cli/options.js';
+import { configKeyOf, configShape, longFlagOf, OPTIONS, optionsOf as tableOptionsOf, useOf, withConfig } from '../../src/cli/options.js';
 import { buildProgram } from '../../src/cli/program.js';
 import { ConfigFileSchema } from '../../src/cli/settings.js';
+import { runCliInProcess } from '../helpers/cli.js';
 
 const read = (path: string) => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8');
 const reference = read('docs/reference.md');
 const readme = read('README.md');
 
-/** The rows of the docs' markdown tables. */
-const tableRows = reference.split('\n').filter((line) => line.startsWith('|'));
-
 function optionsOf(command: Command): Option[] {
   return command.options as Option[];
 }
 
+/** The text of a section: from its heading to the next heading of the same level or above. */
+function section(text: string, heading: string): string {
+  const start = text.indexOf(`\n${heading}`);
+  if (start < 0) throw new Error(`no section "${heading}"`);
+  const level = heading.split(' ')[0]!;
+  const rest = text.slice(start + heading.length + 1);
+  const next = rest.search(new RegExp(`\\n#{1,${level.length}} `));
+  return next < 0 ? rest : rest.slice(0, next);
+}
+
+interface DocRow {
+  commands: readonly string[];
+  flags: string[];
+  text: string;
+  where: string;
+}
+
+const cellsOf = (line: string) => line.split(/(?<!\\)\|/).slice(1, -1).map((cell) => cell.trim());
+
+/**
+ * The option rows of the markdown tables of a section whose header has an `option` column: its
+ * flags, and the commands it is for (a `command` column, else the section's, narrowed by "(sync only)").
+ */
+function docRows(text: string, commands: readonly string[], where: string): DocRow[] {
+  const rows: DocRow[] = [];
+  const tables = text.split(/\n(?!\|)/).map((chunk) => chunk.split('\n').filter((line) => line.startsWith('|'))).filter((lines) => lines.length > 2);
+  for (const [header, , ...body] of tables) {
+    const names = cellsOf(header!);
+    const optionAt = names.indexOf('option');
+    const commandAt = names.indexOf('command');
+    if (optionAt < 0) continue;
+    for (const line of body) {
+      const cells = cellsOf(line);
+      const cell = cells[optionAt]!;
+      const only = /\((\w+) only\)/.exec(cell)?.[1];
+      const named = commandAt < 0 ? commands : (cells[commandAt]!.match(/`([a-z]+)/g) ?? []).map((name) => name.slice(1));
+      const flags = (cell.match(/--[a-z][a-z0-9-]+/g) ?? []).filter((flag) => flag !== '--help' && flag !== '--version');
+      rows.push({ commands: only ? [only] : named, flags, text: line, where });
+    }
+  }
+  return rows;
+}
+
+const charts = read('docs/charts.md');
+const OTHERS = section(reference, "## Other commands' options");
+/** Where each command's options are documented. */
+const DOCUMENTED: DocRow[] = [
+  ...docRows(section(reference, '## Global options and commands'), ['global'], 'docs/reference.md, Global options'),
+  ...docRows(section(reference, '## `sync` and `plan` options'), ['sync', 'plan'], 'docs/reference.md, sync and plan options'),
+  ...docRows(section(reference, '## Export'), ['export'], 'docs/reference.md, Export'),
+  ...docRows(section(reference, '## Live captures: `gexwh capture`'), ['capture'], 'docs/reference.md, Live captures'),
+  ...docRows(OTHERS, [], "docs/reference.md, Other commands' options"),
+  // docs/reference.md sends chart, report and emulate to their own pages (checked below).
+  ...docRows(section(charts, '## `gexwh chart <kind>`'), ['chart'], 'docs/charts.md, chart'),
+  ...docRows(section(charts, '## `gexwh report --out report.html`'), ['report'], 'docs/charts.md, report'),
+  ...docRows(section(read('docs/emulator.md'), '## Options'), ['emulate'], 'docs/emulator.md, Options'),
+];
+
 describe('the option table', () => {
   const program = buildProgram();
+  const holders: [string, Command][] = [['global', program], ...program.commands.map((c) => [c.name(), c] as [string, Command])];
 
-  it('registers each entry on exactly the commands it names, with its note in --help', () => {
-    for (const spec of OPTIONS) {
-      const flag = longFlagOf(spec);
-      const holders = spec.commands === 'global' ? [program] : spec.commands.map((name) => program.commands.find((c) => c.name() === name)!);
-      for (const holder of holders) {
-        const option = optionsOf(holder).find((o) => o.long === flag);
-        expect(option, `${holder.name()} ${flag}`).toBeDefined();
-        if (spec.default) expect(option!.description).toContain(`default: ${spec.default}`);
-        if (spec.env) expect(option!.description).toContain(`env ${spec.env}`);
+  it('is every option of every command: commander registers the table and nothing else', () => {
+    for (const [name, holder] of holders) {
+      const registered = optionsOf(holder).map((o) => o.long).filter((flag) => flag !== '--version');
+      expect(registered, name).toEqual(tableOptionsOf(name).map((o) => longFlagOf(o.spec)));
+    }
+  });
+
+  it('registers each entry with its note in --help, required where the table says so, never with a default typed into its words', () => {
+    for (const [name, holder] of holders) {
+      for (const option of tableOptionsOf(name)) {
+        const registered = optionsOf(holder).find((o) => o.long === longFlagOf(option.spec))!;
+        expect(registered.flags, `${name} ${registered.long}`).toBe(option.flags);
+        expect(registered.mandatory, `${name} ${registered.long}`).toBe(option.required);
+        expect(option.description, `${name} ${registered.long}`).not.toMatch(/default/i);
+        if (option.default) expect(registered.description).toContain(`default: ${option.default}`);
+        if (option.spec.env) expect(registered.description).toContain(`env ${option.spec.env}`);
+        if (option.configKey) expect(registered.description).toContain(`config: ${option.configKey}`);
+        else expect(registered.description).not.toContain('config: ');
+        // A value option that may be left out says what it is then.
+        if ((registered.required || registered.optional) && !registered.mandatory) expect(option.default, `${name} ${registered.long}`).toBeDefined();
       }
+    }
+  });
+
+  it('a use of an entry keeps its long flag and names a command that takes it', () => {
+    for (const spec of OPTIONS) {
+      for (const [command, use] of Object.entries(spec.uses ?? {})) {
+        expect(useOf(spec, command), `${longFlagOf(spec)} on ${command}`).toBeDefined();
+        if (use.flags) expect(longFlagOf({ ...spec, flags: use.flags })).toBe(longFlagOf(spec));
+      }
+      for (const command of spec.configCommands ?? []) expect(useOf(spec, command), `${longFlagOf(spec)} read from config by ${command}`).toBeDefined();
     }
   });
 
@@ -42,18 +121,49 @@ describe('the option table', () => {
     expect(ConfigFileSchema.safeParse({ symbol: 'BTC', order: 'oldest' }).success).toBe(true);
   });
 
-  it('every entry is in a table of docs/reference.md with its default', () => {
-    for (const spec of OPTIONS) {
-      const flag = longFlagOf(spec);
-      const rows = tableRows.filter((row) => row.includes(`\`${flag}`) || row.includes(`${flag} `));
-      expect(rows.length, `${flag} in docs/reference.md`).toBeGreaterThan(0);
-      if (spec.default) expect(rows.some((row) => row.includes(spec.default!)), `${flag}: default "${spec.default}" in its row`).toBe(true);
+  it('one config rule: a flag wins, else the config value, on the commands that read that key only', () => {
+    const config = { exchange: ['deribit'], symbol: ['BTC'], since: '2026-01-01', maxRequests: 7, queryTimeout: 30 };
+    expect(withConfig('sync', { symbol: ['ETH'] }, config)).toEqual({ symbol: ['ETH'], exchange: ['deribit'], since: '2026-01-01', maxRequests: 7 });
+    // capture's venues are current-data venues: the history venues of the config are not theirs.
+    expect(withConfig('capture', {}, config)).toEqual({ symbol: ['BTC'], maxRequests: 7 });
+    expect(withConfig('export', {}, config)).toEqual({});
+    expect(withConfig('query', {}, config)).toEqual({ timeout: 30 });
+  });
+
+  it('every option of every command is in its docs table, with its default', () => {
+    for (const [name] of holders) {
+      const rows = DOCUMENTED.filter((row) => row.commands.includes(name));
+      for (const option of tableOptionsOf(name)) {
+        const flag = longFlagOf(option.spec);
+        const withFlag = rows.filter((row) => row.flags.includes(flag));
+        expect.soft(withFlag.length, `${name} ${flag} in the docs`).toBeGreaterThan(0);
+        if (option.default && withFlag.length > 0) expect.soft(withFlag.some((row) => row.text.includes(option.default!)), `${name} ${flag}: default "${option.default}" in ${withFlag[0]!.where}`).toBe(true);
+      }
+    }
+  });
+
+  it('every option a docs table gives a command is one the command takes', () => {
+    const taken = new Map(holders.map(([name]) => [name, new Set(tableOptionsOf(name).map((o) => longFlagOf(o.spec)))]));
+    for (const row of DOCUMENTED) {
+      for (const command of row.commands) {
+        expect(taken.has(command), `${row.where}: no command "${command}"`).toBe(true);
+        for (const flag of row.flags) expect.soft(taken.get(command)!.has(flag), `${row.where}: ${command} ${flag}`).toBe(true);
+      }
+    }
+  });
+
+  it("docs/reference.md names every command in its options tables, or sends it to the page that has them", () => {
+    const named = new Set(DOCUMENTED.filter((row) => row.where.startsWith('docs/reference.md')).flatMap((row) => row.commands));
+    const sent = { chart: 'charts.md', report: 'charts.md', emulate: 'emulator.md' } as Record<string, string>;
+    for (const command of program.commands.map((c) => c.name())) {
+      if (sent[command]) expect.soft(OTHERS, command).toMatch(new RegExp(`\\| \`${command}\` \\| see \\[${sent[command]}\\]`));
+      else expect.soft(named.has(command), `${command} in docs/reference.md`).toBe(true);
     }
   });
 
   it('the config file section lists every config key', () => {
-    const section = reference.slice(reference.indexOf('## Config file'), reference.indexOf('## Exit codes'));
-    for (const spec of OPTIONS.filter((s) => s.config)) expect(section, configKeyOf(spec)).toContain(`\`${configKeyOf(spec)}\``);
+    const config = section(reference, '## Config file');
+    for (const spec of OPTIONS.filter((s) => s.config)) expect(config, configKeyOf(spec)).toContain(`\`${configKeyOf(spec)}\``);
   });
 
   it('nothing is documented that does not exist', () => {
@@ -65,5 +175,11 @@ describe('the option table', () => {
       const unknown = [...documented].filter((flag) => !known.has(flag) && !absentOnPurpose.has(flag));
       expect(unknown, name).toEqual([]);
     }
+  });
+
+  it('a chart draws one pair: two venues through the shared list parser are exit 2, named', async () => {
+    const result = await runCliInProcess(['chart', 'profile', '--exchange', 'deribit,okx', '--symbol', 'BTC', '--out', 'never.svg', '--db', 'no-such-dir/none.duckdb']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('--exchange: a chart draws one pair; give one venue, got "deribit, okx"');
   });
 });

@@ -9,7 +9,6 @@ export function registerApi(program: Command): void {
     .command('api')
     .description('one authenticated GET against the API, prints the JSON (e.g. gexwh api /levels/deribit/BTC -q compare=1d)')
     .argument('<path>', 'API path, with or without /api/v1')
-    .option('-q, --query <key=value...>', 'query parameters')
     .action(async (path: string, flags: { query?: string[] }, command: Command) => {
       const ctx = contextOf(command);
       const query: Record<string, string> = {};

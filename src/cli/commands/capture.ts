@@ -7,7 +7,7 @@ import { parseCaptureVenues } from '../../capture/capture-targets.js';
 import { parseCount, parseSymbols } from '../../sync/selection.js';
 import { contextOf, type CommandContext } from '../context.js';
 import { formatTable } from '../output.js';
-import { integerOption, listOption } from '../parse.js';
+import { withConfig } from '../options.js';
 
 interface CaptureFlags {
   exchange?: string[];
@@ -15,7 +15,7 @@ interface CaptureFlags {
   byStrike?: boolean;
   force?: boolean;
   dryRun?: boolean;
-  maxRequests?: string;
+  maxRequests?: string | number;
   waitLock?: number;
   keepDays?: number;
 }
@@ -24,23 +24,15 @@ export function registerCapture(program: Command): void {
   program
     .command('capture')
     .description('snapshot current levels and term structure (and per-strike profiles) into the warehouse; for cron every 15 minutes')
-    .option('--exchange <list>', 'current-data venues: bybit, deribit, okx, derive, binance, all, tradfi or a + subset (default: all for crypto, tradfi for TradFi)', listOption)
-    .option('--symbol <list>', 'symbols, e.g. BTC,SPY (repeatable, comma list; default: the config\'s symbol)', listOption)
-    .option('--by-strike', 'also capture /gex/by-strike-enhanced for every expiration (one request each)')
-    .option('--force', 'capture even when the market is closed or the 15-minute slot is already held (which costs requests for no new rows)')
-    .option('--dry-run', 'show the targets and their request cost; spend nothing')
-    .option('--max-requests <n>', 'spend at most N quota requests in this run')
-    .option('--wait-lock <seconds>', 'wait up to N seconds for another process holding the warehouse (default 60); the snapshots are journaled first', integerOption(0, 86_400))
-    .option('--keep-days <n>', 'delete journaled snapshots older than N days once loaded (default: keep them, so rebuild can recreate the live tables)', integerOption(1, 100_000))
     .action((flags: CaptureFlags, command: Command) => captureAction(contextOf(command), flags));
 }
 
-async function captureAction(ctx: CommandContext, flags: CaptureFlags): Promise<void> {
-  const config = ctx.settings.config;
-  const symbols = parseSymbols(flags.symbol ?? config.symbol);
+async function captureAction(ctx: CommandContext, given: CaptureFlags): Promise<void> {
+  const flags = withConfig('capture', given, ctx.settings.config);
+  const symbols = parseSymbols(flags.symbol);
   if (symbols === undefined) throw new UsageError('capture needs symbols: --symbol BTC,SPY or "symbol" in the config file');
   const exchanges = parseCaptureVenues(flags.exchange);
-  const maxRequests = parseCount(flags.maxRequests ?? config.maxRequests, '--max-requests');
+  const maxRequests = parseCount(flags.maxRequests, '--max-requests');
   const [{ runCapture }, { captureApiFrom }, { createClient }, { createProgress }] = await Promise.all([
     import('../../capture/capture.js'),
     import('../../capture/api-port.js'),

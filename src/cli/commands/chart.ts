@@ -6,11 +6,10 @@ import { UsageError } from '../../core/errors.js';
 import { DEFAULTS, formatOf, parseAt, parseDate, parseExpiration, parseKind, parseLook, parseRange, parseStaleness } from '../../charts/request.js';
 import { CHART_KINDS } from '../../charts/types.js';
 import { contextOf } from '../context.js';
-import { integerOption } from '../parse.js';
 
 interface ChartFlags {
-  exchange?: string;
-  symbol?: string;
+  exchange?: string[];
+  symbol?: string[];
   out?: string;
   at?: string;
   maxStaleness?: string;
@@ -33,20 +32,6 @@ export function registerChart(program: Command): void {
       '<kind>',
       'profile (GEX by strike at a moment, cumulative net GEX), oi (open interest by strike), levels (spot, flip, walls per session), walls (largest GEX strikes per session), netgex (net GEX and spot per session), term (captured term structure)',
     )
-    .requiredOption('--exchange <venue>', 'history venue, e.g. deribit, tradfi')
-    .requiredOption('--symbol <symbol>', 'symbol, e.g. BTC, SPY')
-    .requiredOption('--out <file>', 'output file; .svg or .png says the format')
-    .option('--at <instant>', 'profile, oi, term: the last capture at or before this ISO 8601 instant, never after (default: the latest capture)')
-    .option('--max-staleness <duration>', 'profile, oi, term, with --at: ignore a capture older than this, e.g. 30m, 2h, 1d (default: no limit)')
-    .option('--expiration <TOTAL|date>', 'profile, oi: TOTAL (all expirations) or one expiration date YYYY-MM-DD (default TOTAL)')
-    .option('--range <pct>', `profile, oi: strikes within this percent of spot (default ${DEFAULTS.rangePct}%)`)
-    .option('--net', 'profile: one bar of net GEX per strike instead of call and put bars')
-    .option('--from <date>', 'levels, walls, netgex: first session YYYY-MM-DD (default: --sessions back from --to)')
-    .option('--to <date>', 'levels, walls, netgex: last session YYYY-MM-DD (default: the latest held)')
-    .option('--sessions <n>', `levels, walls, netgex: sessions to draw when --from is not given (default ${DEFAULTS.sessions})`, integerOption(1, 10000))
-    .option('--width <px>', `image width in pixels (default ${DEFAULTS.width})`)
-    .option('--height <px>', `image height in pixels (default ${DEFAULTS.height})`)
-    .option('--theme <theme>', `light or dark (default ${DEFAULTS.theme})`)
     .action(async (kindText: string, flags: ChartFlags, command: Command) => {
       const ctx = contextOf(command);
       const kind = parseKind(kindText);
@@ -58,7 +43,7 @@ export function registerChart(program: Command): void {
       if (maxStalenessSeconds !== undefined && at === undefined) throw new UsageError('--max-staleness needs --at (the latest capture is drawn whatever its age)');
       const request = {
         kind,
-        pair: { exchange: flags.exchange as string, symbol: flags.symbol as string },
+        pair: { exchange: oneOf(flags.exchange, '--exchange', 'venue'), symbol: oneOf(flags.symbol, '--symbol', 'symbol') },
         moment: { ...(at ? { at } : {}), ...(maxStalenessSeconds === undefined ? {} : { maxStalenessSeconds }) },
         expiration: parseExpiration(flags.expiration),
         rangePct: parseRange(flags.range),
@@ -82,6 +67,12 @@ export function registerChart(program: Command): void {
       writeWhole(out, bytes);
       ctx.out.result({ kind, out, format, bytes: bytes.length, width: look.width, height: look.height, shows: caption }, () => `${kind} chart of ${request.pair.exchange} ${request.pair.symbol} (${caption}) → ${out} (${bytes.length} bytes)`);
     });
+}
+
+/** A chart draws one pair: its --exchange and --symbol take the shared list parser, and one name each. */
+function oneOf(list: string[] | undefined, option: string, what: string): string {
+  if (list === undefined || list.length !== 1) throw new UsageError(`${option}: a chart draws one pair; give one ${what}, got ${list?.length ? `"${list.join(', ')}"` : 'none'}`);
+  return list[0]!;
 }
 
 function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {

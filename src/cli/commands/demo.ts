@@ -3,7 +3,8 @@
 import type { Command } from 'commander';
 import { parseSyncSelection } from '../../sync/selection.js';
 import { contextOf } from '../context.js';
-import { integerOption, parseInstant } from '../parse.js';
+import { DEMO_DAYS } from '../options.js';
+import { parseInstant } from '../parse.js';
 import { formatTable } from '../output.js';
 
 const DEMO_DB = 'data/demo.duckdb';
@@ -14,8 +15,6 @@ export function registerDemo(program: Command): void {
   program
     .command('demo')
     .description(`start the emulator, sync a few symbols into ${DEMO_DB}, print a short report`)
-    .option('--days <n>', 'days of emulated history (default 5)', integerOption(1, 60))
-    .option('--now <iso>', 'the emulated clock (default: now), for a reproducible demo')
     .action(async (flags: { days?: number; now?: string }, command: Command) => {
       const ctx = contextOf(command);
       const db = command.optsWithGlobals<{ db?: string }>().db ?? DEMO_DB;
@@ -30,7 +29,7 @@ export function registerDemo(program: Command): void {
         import('../summary.js'),
       ]);
       const { startEmulator } = await import('../../../emulator/index.js');
-      const emulator = await startEmulator({ days: flags.days ?? 5, expirations: 6, strikes: 40, symbols: ['BTC', 'SPY'], ...(now ? { now } : {}) });
+      const emulator = await startEmulator({ days: flags.days ?? DEMO_DAYS, expirations: 6, strikes: 40, symbols: ['BTC', 'SPY'], ...(now ? { now } : {}) });
       const client = createApiClient({ baseUrl: emulator.baseUrl, apiKey: emulator.keys.pro, signal: ctx.signal });
       try {
         ctx.out.info(`emulator on ${emulator.baseUrl}; syncing deribit/BTC and tradfi/SPY into ${db} …`);

@@ -3,13 +3,11 @@ import type { Command } from 'commander';
 import { PartialFailureError } from '../../core/errors.js';
 import { DEFAULT_WAIT_LOCK_SECONDS } from '../../journal/wait-lock.js';
 import { contextOf } from '../context.js';
-import { integerOption } from '../parse.js';
 
 export function registerLoad(program: Command): void {
   program
     .command('load')
     .description("load the paid files a sync archived but could not load (the warehouse was held): no network, no credit")
-    .option('--wait-lock <seconds>', `wait up to N seconds for another process to let the warehouse go (default ${DEFAULT_WAIT_LOCK_SECONDS})`, integerOption(0, 86_400))
     .action(async (flags: { waitLock?: number }, command: Command) => {
       const ctx = contextOf(command);
       const [{ loadWaiting }, { createTaskProgress }] = await Promise.all([import('../../journal/load-pending.js'), import('../progress.js')]);

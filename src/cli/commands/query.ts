@@ -4,15 +4,11 @@ import type { Command } from 'commander';
 import { UsageError } from '../../core/errors.js';
 import type { QueryOptions } from '../../warehouse/query.js';
 import { contextOf, type CommandContext } from '../context.js';
-import { addTableOptions } from '../options.js';
-import { collectOption, integerOption } from '../parse.js';
+import { TERMINAL_MAX_ROWS, withConfig } from '../options.js';
 import { STREAM_FORMATS, type StreamFormat } from '../query-output.js';
 
 const QUERY_FORMATS = ['table', ...STREAM_FORMATS] as const;
 type QueryFormat = (typeof QUERY_FORMATS)[number];
-
-/** Rows the table shows on a terminal unless --max-rows says otherwise. */
-export const TERMINAL_MAX_ROWS = 1000;
 
 interface QueryFlags {
   format?: string;
@@ -24,34 +20,29 @@ interface QueryFlags {
 }
 
 export function registerQuery(program: Command): void {
-  const command = program
+  program
     .command('query')
     .description('run one read-only SQL statement on the warehouse, sandboxed: print a table, stream CSV, JSON or JSON lines, or write a file')
     .argument('<sql>', 'the SQL text, e.g. "SELECT * FROM levels_close LIMIT 5"')
-    .option('--format <format>', 'table, csv, json or jsonl (default table; json also with --json)')
-    .option('--max-rows <n>', `table: print at most N rows and say how many were left out; 0: all (default ${TERMINAL_MAX_ROWS} on a terminal, else all)`, integerOption(0))
-    .option('--out <file>', 'write the result to FILE.csv, .json, .jsonl or .parquet (temp file, then rename) instead of printing it (default: print)')
-    .option('--force', 'with --out: replace an existing file')
-    .option('--read-dir <folder>', 'also let the SQL read files under this folder, e.g. an export (repeatable; never writes; default: none, only the warehouse)', collectOption);
-  addTableOptions(command, 'query').action(async (sql: string, flags: QueryFlags, cmd: Command) => {
-    const ctx = contextOf(cmd);
-    const options: QueryOptions = {
-      readDirectories: flags.readDir ?? [],
-      signal: ctx.signal,
-      timeoutSeconds: flags.timeout ?? ctx.settings.config.queryTimeout ?? 0,
-      onStart: () => ctx.out.debug('query: the statement is running (Ctrl-C cancels it)'),
-    };
-    if (flags.out !== undefined) {
-      const { writeQueryFile } = await import('../query-file.js');
-      const written = await writeQueryFile(ctx.settings.db, sql, { out: flags.out, force: flags.force === true, format: flags.format, options });
-      ctx.out.result(written, () => `wrote ${written.rows.toLocaleString('en-US')} row(s) of ${written.columns} column(s) to ${written.out} (${written.format})`);
-      return;
-    }
-    if (flags.force) throw new UsageError('--force goes with --out FILE (it replaces an existing file)');
-    const format = checkFormat(flags.format ?? (ctx.settings.json ? 'json' : 'table'));
-    if (flags.maxRows !== undefined && format !== 'table') throw new UsageError(`--max-rows is for the table format; with --format ${format} every row is written (cut them with LIMIT)`);
-    await printQuery(ctx, sql, format, flags.maxRows, options);
-  });
+    .action(async (sql: string, flags: QueryFlags, cmd: Command) => {
+      const ctx = contextOf(cmd);
+      const options: QueryOptions = {
+        readDirectories: flags.readDir ?? [],
+        signal: ctx.signal,
+        timeoutSeconds: withConfig('query', flags, ctx.settings.config).timeout ?? 0,
+        onStart: () => ctx.out.debug('query: the statement is running (Ctrl-C cancels it)'),
+      };
+      if (flags.out !== undefined) {
+        const { writeQueryFile } = await import('../query-file.js');
+        const written = await writeQueryFile(ctx.settings.db, sql, { out: flags.out, force: flags.force === true, format: flags.format, options });
+        ctx.out.result(written, () => `wrote ${written.rows.toLocaleString('en-US')} row(s) of ${written.columns} column(s) to ${written.out} (${written.format})`);
+        return;
+      }
+      if (flags.force) throw new UsageError('--force goes with --out FILE (it replaces an existing file)');
+      const format = checkFormat(flags.format ?? (ctx.settings.json ? 'json' : 'table'));
+      if (flags.maxRows !== undefined && format !== 'table') throw new UsageError(`--max-rows is for the table format; with --format ${format} every row is written (cut them with LIMIT)`);
+      await printQuery(ctx, sql, format, flags.maxRows, options);
+    });
 }
 
 function checkFormat(format: string): QueryFormat {

@@ -3,14 +3,11 @@ import type { Command } from 'commander';
 import { IntegrityError } from '../../core/errors.js';
 import { DEFAULT_WAIT_LOCK_SECONDS } from '../../journal/wait-lock.js';
 import { contextOf } from '../context.js';
-import { integerOption } from '../parse.js';
 
 export function registerRebuild(program: Command): void {
   program
     .command('rebuild')
     .description('recreate the data tables from the raw archive alone (no network, no credit)')
-    .option('--force', 'replace a --db that is not a warehouse of gexwh (a text file, another program\'s database): it is kept aside as <db>.replaced-<UTC time>')
-    .option('--wait-lock <seconds>', `wait up to N seconds for another process holding the warehouse (default ${DEFAULT_WAIT_LOCK_SECONDS}) or a running sync (default: exit 5 at once)`, integerOption(0, 86_400))
     .action(async (flags: { waitLock?: number; force?: boolean }, command: Command) => {
       const ctx = contextOf(command);
       const [{ rebuildWarehouse }, { restoreLiveTables }, { createTaskProgress }] = await Promise.all([

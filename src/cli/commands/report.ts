@@ -7,7 +7,6 @@ import type { Command } from 'commander';
 import { UsageError } from '../../core/errors.js';
 import { DEFAULTS, parseLook, parseRange } from '../../charts/request.js';
 import { contextOf } from '../context.js';
-import { integerOption, listOption } from '../parse.js';
 
 interface ReportFlags {
   out: string;
@@ -24,14 +23,6 @@ export function registerReport(program: Command): void {
   program
     .command('report')
     .description('write one self-contained HTML page: coverage, gaps, last runs, contents, and per pair the latest levels, the profile, levels, walls and net GEX charts, and the term structure where captured')
-    .requiredOption('--out <file>', 'the HTML file to write (.html)')
-    .option('--exchange <list>', 'only these venues (repeatable, comma list; default: every pair with levels)', listOption)
-    .option('--symbol <list>', 'only these symbols (repeatable, comma list; default: every pair with levels)', listOption)
-    .option('--sessions <n>', `sessions per pair: the window of the charts and of the profile slider (default ${DEFAULTS.sessions})`, integerOption(1, 366))
-    .option('--range <pct>', `profile strikes within this percent of spot (default ${DEFAULTS.rangePct}%)`)
-    .option('--width <px>', `chart width in pixels (default ${DEFAULTS.width})`)
-    .option('--height <px>', `chart height in pixels (default ${DEFAULTS.height})`)
-    .option('--theme <theme>', `light or dark (default ${DEFAULTS.theme})`)
     .action(async (flags: ReportFlags, command: Command) => {
       const ctx = contextOf(command);
       if (!/\.html?$/i.test(flags.out)) throw new UsageError(`--out ${flags.out}: the report is HTML; name the file .html`);

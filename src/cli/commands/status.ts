@@ -5,7 +5,6 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { GexwhError, UsageError } from '../../core/errors.js';
 import { parseExchanges, parseSymbols } from '../../sync/selection.js';
-import { listOption } from '../parse.js';
 import type { RunRow } from '../../warehouse/index.js';
 import type { WarehouseStatus } from '../../warehouse/status.js';
 import type { WaitingSummary } from '../../journal/load-pending.js';
@@ -24,8 +23,6 @@ export function registerStatus(program: Command): void {
   program
     .command('status')
     .description('local warehouse vs remote coverage: sessions held, gaps, failed files, last run, quota left')
-    .option('--exchange <list>', 'only these history venues (repeatable, comma list; default: every pair held)', listOption)
-    .option('--symbol <list>', 'only these symbols (repeatable, comma list; default: every pair held)', listOption)
     .action(async (flags: { exchange?: string[]; symbol?: string[] }, command: Command) => {
       const ctx = contextOf(command);
       // status reports on a warehouse; it must not leave an empty one behind a mistyped --db.

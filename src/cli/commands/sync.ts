@@ -4,7 +4,7 @@ import { parseSyncSelection, type RawSyncSelection, type SyncSelection } from '.
 import type { SyncOptions, SyncSummary } from '../../sync/run.js';
 import { InterruptedError, LockError, PartialFailureError } from '../../core/errors.js';
 import { contextOf, type CommandContext } from '../context.js';
-import { addTableOptions } from '../options.js';
+import { withConfig } from '../options.js';
 
 export interface SyncFlags {
   exchange?: string[];
@@ -12,10 +12,10 @@ export interface SyncFlags {
   files?: string[];
   since?: string;
   until?: string;
-  maxCredits?: string;
-  reserveCredits?: string;
-  maxRequests?: string;
-  concurrency?: string;
+  maxCredits?: string | number;
+  reserveCredits?: string | number;
+  maxRequests?: string | number;
+  concurrency?: string | number;
   order?: string;
   dryRun?: boolean;
   fillLevels?: boolean;
@@ -23,37 +23,24 @@ export interface SyncFlags {
   waitLock?: number;
 }
 
-/** The options sync and plan share, from the option table. */
-export function addSelectionOptions(command: Command): Command {
-  return addTableOptions(command, command.name());
-}
-
 export function registerSync(program: Command): void {
-  addSelectionOptions(program.command('sync').description('download the missing daily files within the credit budget, verify, archive and load them'))
+  program
+    .command('sync')
+    .description('download the missing daily files within the credit budget, verify, archive and load them')
     .action((flags: SyncFlags, command: Command) => syncAction(contextOf(command), flags, flags.dryRun === true));
 }
 
-/** Flags win over the config file; then every value is validated. */
-export function selectionFromFlags(flags: SyncFlags, ctx: CommandContext): SyncSelection {
-  const config = ctx.settings.config;
-  const raw: RawSyncSelection = {
-    exchange: flags.exchange ?? config.exchange,
-    symbol: flags.symbol ?? config.symbol,
-    files: flags.files ?? config.files,
-    since: flags.since ?? config.since,
-    until: flags.until ?? config.until,
-    order: flags.order ?? config.order,
-    maxCredits: flags.maxCredits ?? config.maxCredits,
-    reserveCredits: flags.reserveCredits ?? config.reserveCredits,
-    maxRequests: flags.maxRequests ?? config.maxRequests,
-    concurrency: flags.concurrency ?? config.concurrency,
-  };
+/** Flags win over the config file (the option table says which keys sync and plan read); then every value is validated. */
+export function selectionFromFlags(flags: SyncFlags): SyncSelection {
+  const { exchange, symbol, files, since, until, order, maxCredits, reserveCredits, maxRequests, concurrency } = flags;
+  const raw: RawSyncSelection = { exchange, symbol, files, since, until, order, maxCredits, reserveCredits, maxRequests, concurrency };
   return parseSyncSelection(raw);
 }
 
-export async function syncAction(ctx: CommandContext, flags: SyncFlags, dryRun: boolean): Promise<void> {
-  const selection = selectionFromFlags(flags, ctx);
-  const fillLevels = flags.fillLevels ?? ctx.settings.config.fillLevels ?? false;
+export async function syncAction(ctx: CommandContext, given: SyncFlags, dryRun: boolean): Promise<void> {
+  const flags = withConfig(dryRun ? 'plan' : 'sync', given, ctx.settings.config);
+  const selection = selectionFromFlags(flags);
+  const fillLevels = flags.fillLevels ?? false;
   // The sync engine, DuckDB and the HTTP client load here, not at start-up: --help and bad flags stay quick.
   const [{ runSync }, { connectApi }, { createProgress }, { formatSummary }] = await Promise.all([
     import('../../sync/run.js'),

@@ -2,14 +2,11 @@
 import type { Command } from 'commander';
 import { IntegrityError } from '../../core/errors.js';
 import { contextOf } from '../context.js';
-import { integerOption } from '../parse.js';
 
 export function registerVerify(program: Command): void {
   program
     .command('verify')
     .description('re-hash archived files against the ledger and manifest, re-count loaded rows; exit 4 on any mismatch')
-    .option('--repair', 'reload files whose archive copy is intact')
-    .option('--wait-lock <seconds>', 'with --repair: wait for a running sync (default: exit 5 at once)', integerOption(0, 86_400))
     .action(async (flags: { repair?: boolean; waitLock?: number }, command: Command) => {
       const ctx = contextOf(command);
       const [{ verifyWarehouse }, { nextStepFor }, { createTaskProgress }] = await Promise.all([
