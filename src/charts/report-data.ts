@@ -11,6 +11,7 @@ import { nullable, num, readOne, readRow, readRows, text } from '../warehouse/re
 import { readCloses, readProfile, readTerm } from './read.js';
 import { strikesInRange } from './profile.js';
 import type { CaptureLevels, Pair, ProfileData, SeriesData, TermData } from './types.js';
+import { definedOnly } from '../core/defined.js';
 
 const ISO = `'%Y-%m-%dT%H:%M:%SZ'`;
 
@@ -71,7 +72,7 @@ export async function reportPairs(conn: DuckDBConnection, request: Pick<ReportRe
   const held = await readRows(conn, `SELECT DISTINCT exchange, symbol FROM levels_close ORDER BY exchange, symbol`, [], { exchange: text, symbol: text });
   const exchanges = request.exchanges?.map((e) => e.toLowerCase());
   const symbols = request.symbols?.map((s) => s.toUpperCase());
-  checkSelectionNames({ ...(exchanges ? { exchanges } : {}), ...(symbols ? { symbols } : {}) }, { pairs: held, source: HELD_SOURCE });
+  checkSelectionNames(definedOnly({ exchanges, symbols }), { pairs: held, source: HELD_SOURCE });
   const chosen = held.filter((p) => (!exchanges || exchanges.includes(p.exchange)) && (!symbols || symbols.includes(p.symbol)));
   if (chosen.length === 0) throw new UsageError('report: no pair with levels in the warehouse matches --exchange/--symbol (run gexwh sync first)');
   return chosen;
