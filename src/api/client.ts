@@ -54,6 +54,7 @@ import {
 } from './schemas.js';
 import type { FileKind } from '../core/file-kinds.js';
 import type { CoverageRow } from '../core/rows.js';
+import { definedOnly } from '../core/defined.js';
 
 export const API_KEY_PATTERN = /^gex_[A-Za-z0-9_-]{32}$/;
 
@@ -420,6 +421,3 @@ export class ApiClient {
   }
 }
 
-function definedOnly<T extends object>(value: T): Partial<T> {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
-}

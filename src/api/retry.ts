@@ -1,5 +1,6 @@
 // The one place that decides whether a failed HTTP exchange is tried again, and after how long.
 // Pure: the randomness and the sleeping are injected, so tests run instantly and deterministically.
+import { definedOnly } from '../core/defined.js';
 
 /** What happened on one attempt, reduced to what the policy needs. */
 export type AttemptOutcome =
@@ -27,7 +28,7 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = {
 };
 
 export function retryPolicy(overrides: Partial<RetryPolicy> = {}): RetryPolicy {
-  const policy = { ...DEFAULT_RETRY_POLICY, ...stripUndefined(overrides) };
+  const policy = { ...DEFAULT_RETRY_POLICY, ...definedOnly(overrides) };
   if (!Number.isInteger(policy.maxAttempts) || policy.maxAttempts < 1) {
     throw new RangeError(`retry maxAttempts must be an integer >= 1, got ${policy.maxAttempts}`);
   }
@@ -76,6 +77,3 @@ export const sleep: Sleep = (ms, signal) =>
     signal?.addEventListener('abort', onAbort, { once: true });
   });
 
-function stripUndefined<T extends object>(value: T): Partial<T> {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
-}

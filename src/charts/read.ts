@@ -6,6 +6,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { UsageError } from '../core/errors.js';
 import { checkSelectionNames } from '../core/known-names.js';
 import { heldPairs, HELD_SOURCE } from '../warehouse/held-pairs.js';
+import { nullable, num, readRow, readRows, text, textList } from '../warehouse/read-rows.js';
 import type { CloseRow, Pair, ProfileData, SeriesData, StrikeRow, TermData } from './types.js';
 
 const ISO = `'%Y-%m-%dT%H:%M:%SZ'`;
@@ -20,19 +21,29 @@ export interface Moment {
 /** The pair as the warehouse spells it; unknown names are a UsageError naming the closest held ones. */
 export async function resolvePair(conn: DuckDBConnection, pair: Pair): Promise<Pair> {
   // Pairs with history, and pairs only captured live (the term structure).
-  const live = rows(await conn.runAndReadAll(`SELECT DISTINCT exchange, symbol FROM term_structure`)).map((r) => ({ exchange: String(r.exchange), symbol: String(r.symbol) }));
+  const live = await readRows(conn, `SELECT DISTINCT exchange, symbol FROM term_structure`, [], { exchange: text, symbol: text });
   const held = [...(await heldPairs(conn)), ...live];
   const wanted = { exchange: pair.exchange.toLowerCase(), symbol: pair.symbol.toUpperCase() };
   checkSelectionNames({ exchanges: [wanted.exchange], symbols: [wanted.symbol] }, { pairs: held, source: HELD_SOURCE });
   return wanted;
 }
 
-function rows(reader: { getRowObjectsJS(): Record<string, unknown>[] }): Record<string, unknown>[] {
-  return reader.getRowObjectsJS();
-}
+const maybeNum = nullable(num);
+const maybeText = nullable(text);
 
-const num = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
-const text = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
+const STRIKE_ROW = {
+  strike: num,
+  call_gex: maybeNum,
+  put_gex: maybeNum,
+  net_gex: maybeNum,
+  call_oi: maybeNum,
+  put_oi: maybeNum,
+  spot: maybeNum,
+  flip: maybeNum,
+  regime: maybeText,
+  session_date: text,
+  captured_at: text,
+};
 
 function atParam(moment: Moment): [string, number | null] {
   // No --at: the latest capture, whatever its age.
@@ -52,18 +63,18 @@ export async function readProfile(conn: DuckDBConnection, pair: Pair, expiration
   const params = [pair.exchange, pair.symbol, at, staleness];
   const strikeRows =
     expiration === 'TOTAL'
-      ? rows(
-          await conn.runAndReadAll(
-            `SELECT strike, call_gex, put_gex, net_gex, call_oi, put_oi, spot, flip, regime, session_date::VARCHAR AS session_date,
+      ? await readRows(
+          conn,
+          `SELECT strike, call_gex, put_gex, net_gex, call_oi, put_oi, spot, flip, regime, session_date::VARCHAR AS session_date,
                     strftime(timestamp_utc, ${ISO}) AS captured_at
                FROM strikes_asof($1, $2, $3::TIMESTAMPTZ, max_staleness := to_seconds($4::BIGINT))
               ORDER BY strike`,
-            params,
-          ),
+          params,
+          STRIKE_ROW,
         )
-      : rows(
-          await conn.runAndReadAll(
-            // strikes_asof's rule on one expiration: the capture time first, then its rows.
+      : await readRows(
+          conn,
+          // strikes_asof's rule on one expiration: the capture time first, then its rows.
             `WITH capture AS (
                SELECT session_date, timestamp_utc FROM strikes_expiry
                 WHERE exchange = $1 AND symbol = $2 AND expiration_date = $5::DATE
@@ -75,16 +86,16 @@ export async function readProfile(conn: DuckDBConnection, pair: Pair, expiration
                FROM strikes_expiry s JOIN capture c USING (session_date, timestamp_utc)
               WHERE s.exchange = $1 AND s.symbol = $2 AND s.expiration_date = $5::DATE
               ORDER BY s.strike`,
-            [...params, expiration],
-          ),
+          [...params, expiration],
+          STRIKE_ROW,
         );
   const first = strikeRows[0];
   if (first === undefined) throw await noStrikesError(conn, pair, expiration, moment);
-  const capturedAt = String(first.captured_at);
-  const sessionDate = String(first.session_date);
+  const capturedAt = first.captured_at;
+  const sessionDate = first.session_date;
   const levels = await readCaptureLevels(conn, pair, expiration, sessionDate, capturedAt);
   const strikes = withCumulativeNetGex(
-    strikeRows.map((r) => ({ strike: Number(r.strike), callGex: num(r.call_gex), putGex: num(r.put_gex), netGex: num(r.net_gex), callOi: num(r.call_oi), putOi: num(r.put_oi) })),
+    strikeRows.map((r) => ({ strike: r.strike, callGex: r.call_gex, putGex: r.put_gex, netGex: r.net_gex, callOi: r.call_oi, putOi: r.put_oi })),
   );
   return {
     ...pair,
@@ -92,9 +103,9 @@ export async function readProfile(conn: DuckDBConnection, pair: Pair, expiration
     capturedAt,
     sessionDate,
     ...(moment.at === undefined ? {} : { askedAt: moment.at.toISOString().replace(/\.000Z$/, 'Z') }),
-    spot: num(first.spot),
-    flip: num(first.flip),
-    regime: text(first.regime),
+    spot: first.spot,
+    flip: first.flip,
+    regime: first.regime,
     ...levels,
     strikes,
   };
@@ -111,18 +122,24 @@ async function readCaptureLevels(
   const view = expiration === 'TOTAL' ? 'levels_total' : 'levels_expiry';
   const extra = expiration === 'TOTAL' ? '' : 'AND expiration_date = $5::DATE';
   const params = [pair.exchange, pair.symbol, sessionDate, capturedAt, ...(expiration === 'TOTAL' ? [] : [expiration])];
-  const found = rows(
-    await conn.runAndReadAll(
-      `SELECT p1_strike, n1_strike, net_gex, call_gex, put_gex, call_oi_total, put_oi_total FROM ${view}
-        WHERE exchange = $1 AND symbol = $2 AND session_date = $3::DATE AND timestamp_utc = $4::TIMESTAMPTZ ${extra}
-        LIMIT 1`,
-      params,
-    ),
-  )[0];
+  const found = await readRow(
+    conn,
+    `SELECT p1_strike, n1_strike, net_gex, call_gex, put_gex, call_oi_total, put_oi_total FROM ${view}
+      WHERE exchange = $1 AND symbol = $2 AND session_date = $3::DATE AND timestamp_utc = $4::TIMESTAMPTZ ${extra}
+      LIMIT 1`,
+    params,
+    { p1_strike: maybeNum, n1_strike: maybeNum, net_gex: maybeNum, call_gex: maybeNum, put_gex: maybeNum, call_oi_total: maybeNum, put_oi_total: maybeNum },
+  );
   return {
-    callWall: num(found?.p1_strike),
-    putWall: num(found?.n1_strike),
-    totals: { netGex: num(found?.net_gex), callGex: num(found?.call_gex), putGex: num(found?.put_gex), callOi: num(found?.call_oi_total), putOi: num(found?.put_oi_total) },
+    callWall: found?.p1_strike ?? null,
+    putWall: found?.n1_strike ?? null,
+    totals: {
+      netGex: found?.net_gex ?? null,
+      callGex: found?.call_gex ?? null,
+      putGex: found?.put_gex ?? null,
+      callOi: found?.call_oi_total ?? null,
+      putOi: found?.put_oi_total ?? null,
+    },
   };
 }
 
@@ -156,9 +173,9 @@ async function noStrikesError(conn: DuckDBConnection, pair: Pair, expiration: st
 /** The expiration dates of the latest per-expiration capture at or before the moment. */
 async function expirationsOfLatestCapture(conn: DuckDBConnection, pair: Pair, moment: Moment): Promise<{ capturedAt: string; expirations: string[] } | undefined> {
   const [at, staleness] = atParam(moment);
-  const found = rows(
-    await conn.runAndReadAll(
-      `WITH capture AS (
+  const found = await readRow(
+    conn,
+    `WITH capture AS (
          SELECT timestamp_utc FROM strikes_expiry
           WHERE exchange = $1 AND symbol = $2 AND timestamp_utc <= $3::TIMESTAMPTZ
             AND ($4::BIGINT IS NULL OR timestamp_utc >= $3::TIMESTAMPTZ - to_seconds($4::BIGINT))
@@ -166,26 +183,22 @@ async function expirationsOfLatestCapture(conn: DuckDBConnection, pair: Pair, mo
        SELECT strftime(c.timestamp_utc, ${ISO}) AS captured_at, list(DISTINCT s.expiration_date::VARCHAR ORDER BY s.expiration_date::VARCHAR) AS expirations
          FROM capture c JOIN strikes_expiry s ON s.exchange = $1 AND s.symbol = $2 AND s.timestamp_utc = c.timestamp_utc
         GROUP BY c.timestamp_utc`,
-      [pair.exchange, pair.symbol, at, staleness],
-    ),
-  )[0];
-  if (found === undefined) return undefined;
-  return { capturedAt: String(found.captured_at), expirations: (found.expirations as unknown[]).map(String) };
+    [pair.exchange, pair.symbol, at, staleness],
+    { captured_at: text, expirations: textList },
+  );
+  return found && { capturedAt: found.captured_at, expirations: found.expirations };
 }
 
 /** The first capture of the pair's strikes: TOTAL, one expiration, or 'any expiration'. */
 async function firstStrikesCapture(conn: DuckDBConnection, pair: Pair, expiration: string): Promise<string | null> {
-  const reader =
+  const first = `SELECT strftime(min(timestamp_utc), ${ISO}) AS first`;
+  const [sql, params] =
     expiration === 'TOTAL'
-      ? await conn.runAndReadAll(`SELECT strftime(min(timestamp_utc), ${ISO}) AS first FROM strikes WHERE exchange = $1 AND symbol = $2`, [pair.exchange, pair.symbol])
+      ? [`${first} FROM strikes WHERE exchange = $1 AND symbol = $2`, [pair.exchange, pair.symbol]]
       : expiration === 'any expiration'
-        ? await conn.runAndReadAll(`SELECT strftime(min(timestamp_utc), ${ISO}) AS first FROM strikes_expiry WHERE exchange = $1 AND symbol = $2`, [pair.exchange, pair.symbol])
-        : await conn.runAndReadAll(`SELECT strftime(min(timestamp_utc), ${ISO}) AS first FROM strikes_expiry WHERE exchange = $1 AND symbol = $2 AND expiration_date = $3::DATE`, [
-          pair.exchange,
-          pair.symbol,
-          expiration,
-        ]);
-  return text(rows(reader)[0]?.first);
+        ? [`${first} FROM strikes_expiry WHERE exchange = $1 AND symbol = $2`, [pair.exchange, pair.symbol]]
+        : [`${first} FROM strikes_expiry WHERE exchange = $1 AND symbol = $2 AND expiration_date = $3::DATE`, [pair.exchange, pair.symbol, expiration]];
+  return (await readRow(conn, sql, params, { first: maybeText }))?.first ?? null;
 }
 
 export interface SessionRange {
@@ -198,7 +211,8 @@ export interface SessionRange {
 
 /** The daily closes (levels_close) of a pair over a range of sessions, oldest first. */
 export async function readCloses(conn: DuckDBConnection, pair: Pair, range: SessionRange): Promise<SeriesData> {
-  const reader = await conn.runAndReadAll(
+  const found = await readRows(
+    conn,
     `SELECT session_date::VARCHAR AS session_date, strftime(timestamp_utc, ${ISO}) AS captured_at, type, spot, flip, regime, net_gex,
             p1_strike, p1_gex, p2_strike, p2_gex, n1_strike, n1_gex, n2_strike, n2_gex
        FROM levels_close
@@ -207,28 +221,43 @@ export async function readCloses(conn: DuckDBConnection, pair: Pair, range: Sess
       ORDER BY session_date DESC
       LIMIT $5`,
     [pair.exchange, pair.symbol, range.from ?? null, range.to ?? null, range.from === undefined ? range.sessions : 1_000_000],
+    {
+      session_date: text,
+      captured_at: text,
+      type: maybeText,
+      spot: maybeNum,
+      flip: maybeNum,
+      regime: maybeText,
+      net_gex: maybeNum,
+      p1_strike: maybeNum,
+      p1_gex: maybeNum,
+      p2_strike: maybeNum,
+      p2_gex: maybeNum,
+      n1_strike: maybeNum,
+      n1_gex: maybeNum,
+      n2_strike: maybeNum,
+      n2_gex: maybeNum,
+    },
   );
-  const closes: CloseRow[] = rows(reader)
-    .reverse()
-    .map((r) => ({
-      sessionDate: String(r.session_date),
-      capturedAt: String(r.captured_at),
-      type: text(r.type),
-      spot: num(r.spot),
-      flip: num(r.flip),
-      regime: text(r.regime),
-      netGex: num(r.net_gex),
-      callWall: num(r.p1_strike),
-      putWall: num(r.n1_strike),
-      p1Strike: num(r.p1_strike),
-      p1Gex: num(r.p1_gex),
-      p2Strike: num(r.p2_strike),
-      p2Gex: num(r.p2_gex),
-      n1Strike: num(r.n1_strike),
-      n1Gex: num(r.n1_gex),
-      n2Strike: num(r.n2_strike),
-      n2Gex: num(r.n2_gex),
-    }));
+  const closes: CloseRow[] = found.reverse().map((r) => ({
+    sessionDate: r.session_date,
+    capturedAt: r.captured_at,
+    type: r.type,
+    spot: r.spot,
+    flip: r.flip,
+    regime: r.regime,
+    netGex: r.net_gex,
+    callWall: r.p1_strike,
+    putWall: r.n1_strike,
+    p1Strike: r.p1_strike,
+    p1Gex: r.p1_gex,
+    p2Strike: r.p2_strike,
+    p2Gex: r.p2_gex,
+    n1Strike: r.n1_strike,
+    n1Gex: r.n1_gex,
+    n2Strike: r.n2_strike,
+    n2Gex: r.n2_gex,
+  }));
   if (closes.length === 0) {
     throw new UsageError(`no session of ${pair.exchange} ${pair.symbol} in levels_close between ${range.from ?? 'the first'} and ${range.to ?? 'the latest'}`);
   }
@@ -238,7 +267,8 @@ export async function readCloses(conn: DuckDBConnection, pair: Pair, range: Sess
 /** The term structure (venue TOTAL) of the last capture at or before the moment. */
 export async function readTerm(conn: DuckDBConnection, pair: Pair, moment: Moment): Promise<TermData> {
   const [at, staleness] = atParam(moment);
-  const reader = await conn.runAndReadAll(
+  const found = await readRows(
+    conn,
     `WITH capture AS (
        SELECT as_of FROM term_structure
         WHERE exchange = $1 AND symbol = $2 AND venue = 'TOTAL' AND as_of <= $3::TIMESTAMPTZ
@@ -250,28 +280,38 @@ export async function readTerm(conn: DuckDBConnection, pair: Pair, moment: Momen
       WHERE t.exchange = $1 AND t.symbol = $2 AND t.venue = 'TOTAL'
       ORDER BY t.expiration_date NULLS LAST, t.expiration`,
     [pair.exchange, pair.symbol, at, staleness],
+    {
+      expiration: text,
+      expiration_date: maybeText,
+      days_to_expiry: maybeNum,
+      total_gex: maybeNum,
+      oi_usd: maybeNum,
+      call_oi_usd: maybeNum,
+      put_oi_usd: maybeNum,
+      spot: maybeNum,
+      captured_at: text,
+    },
   );
-  const found = rows(reader);
   const first = found[0];
   if (first === undefined) {
     // Captures store the venue the API resolved (combined for all crypto venues): name it.
-    const elsewhere = rows(await conn.runAndReadAll(`SELECT DISTINCT exchange FROM term_structure WHERE symbol = $1 ORDER BY exchange`, [pair.symbol])).map((r) => String(r.exchange));
+    const elsewhere = (await readRows(conn, `SELECT DISTINCT exchange FROM term_structure WHERE symbol = $1 ORDER BY exchange`, [pair.symbol], { exchange: text })).map((r) => r.exchange);
     const hint = elsewhere.length > 0 ? `; ${pair.symbol}'s term structure is captured as --exchange ${elsewhere.join(', ')}` : `; the history files do not hold it: gexwh capture --symbol ${pair.symbol} captures it`;
     throw new UsageError(`no term structure of ${pair.exchange} ${pair.symbol} captured ${describeMoment(moment)}${hint}`);
   }
   return {
     ...pair,
-    capturedAt: String(first.captured_at),
+    capturedAt: first.captured_at,
     ...(moment.at === undefined ? {} : { askedAt: moment.at.toISOString().replace(/\.000Z$/, 'Z') }),
-    spot: num(first.spot),
+    spot: first.spot,
     rows: found.map((r) => ({
-      expiration: String(r.expiration),
-      expirationDate: text(r.expiration_date),
-      daysToExpiry: num(r.days_to_expiry),
-      totalGex: num(r.total_gex),
-      oiUsd: num(r.oi_usd),
-      callOiUsd: num(r.call_oi_usd),
-      putOiUsd: num(r.put_oi_usd),
+      expiration: r.expiration,
+      expirationDate: r.expiration_date,
+      daysToExpiry: r.days_to_expiry,
+      totalGex: r.total_gex,
+      oiUsd: r.oi_usd,
+      callOiUsd: r.call_oi_usd,
+      putOiUsd: r.put_oi_usd,
     })),
   };
 }

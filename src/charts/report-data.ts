@@ -7,9 +7,11 @@ import { UsageError } from '../core/errors.js';
 import { checkSelectionNames } from '../core/known-names.js';
 import type { OnProgress } from '../core/progress.js';
 import { HELD_SOURCE } from '../warehouse/held-pairs.js';
+import { nullable, num, readOne, readRow, readRows, text } from '../warehouse/read-rows.js';
 import { readCloses, readProfile, readTerm } from './read.js';
 import { strikesInRange } from './profile.js';
 import type { CaptureLevels, Pair, ProfileData, SeriesData, TermData } from './types.js';
+import { definedOnly } from '../core/defined.js';
 
 const ISO = `'%Y-%m-%dT%H:%M:%SZ'`;
 
@@ -62,19 +64,15 @@ export interface ReportRequest {
   rangePct: number;
 }
 
-const num = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
-const text = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
-
-async function all(conn: DuckDBConnection, sql: string, params: unknown[] = []): Promise<Record<string, unknown>[]> {
-  return (await conn.runAndReadAll(sql, params as never)).getRowObjectsJS();
-}
+const maybeNum = nullable(num);
+const maybeText = nullable(text);
 
 /** Pairs with levels held, filtered by the lists (names checked against the warehouse). */
 export async function reportPairs(conn: DuckDBConnection, request: Pick<ReportRequest, 'exchanges' | 'symbols'>): Promise<Pair[]> {
-  const held = (await all(conn, `SELECT DISTINCT exchange, symbol FROM levels_close ORDER BY exchange, symbol`)).map((r) => ({ exchange: String(r.exchange), symbol: String(r.symbol) }));
+  const held = await readRows(conn, `SELECT DISTINCT exchange, symbol FROM levels_close ORDER BY exchange, symbol`, [], { exchange: text, symbol: text });
   const exchanges = request.exchanges?.map((e) => e.toLowerCase());
   const symbols = request.symbols?.map((s) => s.toUpperCase());
-  checkSelectionNames({ ...(exchanges ? { exchanges } : {}), ...(symbols ? { symbols } : {}) }, { pairs: held, source: HELD_SOURCE });
+  checkSelectionNames(definedOnly({ exchanges, symbols }), { pairs: held, source: HELD_SOURCE });
   const chosen = held.filter((p) => (!exchanges || exchanges.includes(p.exchange)) && (!symbols || symbols.includes(p.symbol)));
   if (chosen.length === 0) throw new UsageError('report: no pair with levels in the warehouse matches --exchange/--symbol (run gexwh sync first)');
   return chosen;
@@ -101,8 +99,8 @@ export async function readReport(conn: DuckDBConnection, request: ReportRequest,
     step();
   }
   const runs = await readRuns(conn);
-  const credits = await all(conn, `SELECT coalesce(sum(credits_spent), 0)::BIGINT AS credits FROM sync.runs`);
-  return { coverage: await readCoverage(conn, pairs), runs, creditsSpent: Number(credits[0]?.credits ?? 0), pairs: reports };
+  const { credits } = await readOne(conn, `SELECT coalesce(sum(credits_spent), 0)::BIGINT AS credits FROM sync.runs`, [], { credits: num });
+  return { coverage: await readCoverage(conn, pairs), runs, creditsSpent: credits, pairs: reports };
 }
 
 /** Captures store the venue the API resolved: a crypto pair's term structure is under combined. */
@@ -119,43 +117,52 @@ async function readCloseProfile(conn: DuckDBConnection, pair: Pair, close: { cap
 
 async function readPairTerm(conn: DuckDBConnection, pair: Pair): Promise<TermData | null> {
   for (const candidate of [pair, { exchange: 'combined', symbol: pair.symbol }]) {
-    const held = await all(conn, `SELECT 1 FROM term_structure WHERE exchange = $1 AND symbol = $2 AND venue = 'TOTAL' LIMIT 1`, [candidate.exchange, candidate.symbol]);
-    if (held.length > 0) return readTerm(conn, candidate, {});
+    const held = await readRow(conn, `SELECT 1 AS held FROM term_structure WHERE exchange = $1 AND symbol = $2 AND venue = 'TOTAL' LIMIT 1`, [candidate.exchange, candidate.symbol], { held: num });
+    if (held) return readTerm(conn, candidate, {});
   }
   return null;
 }
 
 async function readLatest(conn: DuckDBConnection, pair: Pair): Promise<LatestLevels | null> {
-  const row = (
-    await all(
-      conn,
-      `SELECT strftime(timestamp_utc, ${ISO}) AS captured_at, type, spot, flip, regime, net_gex, p1_strike, n1_strike, spot_delta_1d, spot_delta_7d
-         FROM levels_compare WHERE exchange = $1 AND symbol = $2`,
-      [pair.exchange, pair.symbol],
-    )
-  )[0];
-  if (!row) return null;
-  return {
-    capturedAt: String(row.captured_at),
-    type: text(row.type),
-    spot: num(row.spot),
-    flip: num(row.flip),
-    regime: text(row.regime),
-    netGex: num(row.net_gex),
-    callWall: num(row.p1_strike),
-    putWall: num(row.n1_strike),
-    spotDelta1d: num(row.spot_delta_1d),
-    spotDelta7d: num(row.spot_delta_7d),
-  };
+  const row = await readRow(
+    conn,
+    `SELECT strftime(timestamp_utc, ${ISO}) AS "capturedAt", type, spot, flip, regime, net_gex AS "netGex", p1_strike AS "callWall",
+            n1_strike AS "putWall", spot_delta_1d AS "spotDelta1d", spot_delta_7d AS "spotDelta7d"
+       FROM levels_compare WHERE exchange = $1 AND symbol = $2`,
+    [pair.exchange, pair.symbol],
+    {
+      capturedAt: text,
+      type: maybeText,
+      spot: maybeNum,
+      flip: maybeNum,
+      regime: maybeText,
+      netGex: maybeNum,
+      callWall: maybeNum,
+      putWall: maybeNum,
+      spotDelta1d: maybeNum,
+      spotDelta7d: maybeNum,
+    },
+  );
+  return row ?? null;
 }
 
 async function readCoverage(conn: DuckDBConnection, pairs: Pair[]): Promise<CoverageRow[]> {
   const out: CoverageRow[] = [];
   for (const pair of pairs) {
     const params = [pair.exchange, pair.symbol];
-    const remote = (await all(conn, `SELECT strftime(first_ts, ${ISO}) AS first, strftime(last_ts, ${ISO}) AS last, sessions FROM sync.coverage WHERE exchange = $1 AND symbol = $2`, params))[0];
-    const held = (await all(conn, `SELECT min(session_date)::VARCHAR AS first, max(session_date)::VARCHAR AS last, count(*)::BIGINT AS n FROM levels_close WHERE exchange = $1 AND symbol = $2`, params))[0];
-    const missing = await all(
+    const remote = await readRow(
+      conn,
+      `SELECT strftime(first_ts, ${ISO}) AS first, strftime(last_ts, ${ISO}) AS last, sessions FROM sync.coverage WHERE exchange = $1 AND symbol = $2`,
+      params,
+      { first: maybeText, last: maybeText, sessions: maybeNum },
+    );
+    const held = await readOne(
+      conn,
+      `SELECT min(session_date)::VARCHAR AS first, max(session_date)::VARCHAR AS last, count(*)::BIGINT AS n FROM levels_close WHERE exchange = $1 AND symbol = $2`,
+      params,
+      { first: maybeText, last: maybeText, n: num },
+    );
+    const missing = await readRows(
       conn,
       `SELECT DISTINCT m.session_date::VARCHAR AS d FROM sync.manifest m
         WHERE m.exchange = $1 AND m.symbol = $2 AND m.file = 'levels'
@@ -163,33 +170,28 @@ async function readCoverage(conn: DuckDBConnection, pairs: Pair[]): Promise<Cove
                            AND f.session_date = m.session_date AND f.file = 'levels' AND f.status = 'loaded')
         ORDER BY d`,
       params,
+      { d: text },
     );
     out.push({
       ...pair,
-      remoteFirst: text(remote?.first),
-      remoteLast: text(remote?.last),
-      remoteSessions: num(remote?.sessions),
-      heldFirst: text(held?.first),
-      heldLast: text(held?.last),
-      heldSessions: Number(held?.n ?? 0),
-      missing: missing.map((r) => String(r.d)),
+      remoteFirst: remote?.first ?? null,
+      remoteLast: remote?.last ?? null,
+      remoteSessions: remote?.sessions ?? null,
+      heldFirst: held.first,
+      heldLast: held.last,
+      heldSessions: held.n,
+      missing: missing.map((r) => r.d),
     });
   }
   return out;
 }
 
 async function readRuns(conn: DuckDBConnection): Promise<RunSummary[]> {
-  const found = await all(
+  return readRows(
     conn,
-    `SELECT run_id, command, strftime(started_at, ${ISO}) AS started_at, outcome, credits_spent, files_loaded
+    `SELECT run_id AS "runId", command, strftime(started_at, ${ISO}) AS "startedAt", outcome, credits_spent AS "creditsSpent", files_loaded AS "filesLoaded"
        FROM sync.runs ORDER BY run_id DESC LIMIT 5`,
+    [],
+    { runId: num, command: text, startedAt: text, outcome: maybeText, creditsSpent: maybeNum, filesLoaded: maybeNum },
   );
-  return found.map((r) => ({
-    runId: Number(r.run_id),
-    command: String(r.command),
-    startedAt: String(r.started_at),
-    outcome: text(r.outcome),
-    creditsSpent: num(r.credits_spent),
-    filesLoaded: num(r.files_loaded),
-  }));
 }

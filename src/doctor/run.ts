@@ -7,6 +7,7 @@ import { createApiClient, type ApiClient } from '../api/index.js';
 import { ApiError, AuthError } from '../core/errors.js';
 import { appliedVersions, latestVersion, lockPathFor, openReader, type Warehouse } from '../warehouse/index.js';
 import { isStale, parseLockInfo } from '../warehouse/lock.js';
+import { num, readOne, text } from '../warehouse/read-rows.js';
 import { clockCheck, diskCheck, fail, pass, quotaCheck, type Check } from './checks.js';
 
 export interface DoctorInput {
@@ -96,7 +97,7 @@ async function warehouseChecks(db: string, dailyCredits: number | undefined): Pr
     const applied = await appliedVersions(conn);
     const schema = applied.length === 0 ? 0 : Math.max(...applied);
     const known = latestVersion();
-    const version = String((await conn.runAndReadAll('SELECT version()')).getRows()[0]?.[0] ?? '?');
+    const { version } = await readOne(conn, 'SELECT version() AS version', [], { version: text });
     const detail = `${db}: schema ${schema} (this gexwh: ${known}), DuckDB ${version}`;
     const checks: Check[] = [schemaCheck(detail, schema, known), holder ? fail('lock', holder, 'wait for that process to finish, or stop it') : pass('lock', 'not held')];
     return { checks, planned: await plannedNextNight(warehouse, dailyCredits) };
@@ -154,16 +155,16 @@ function lockHolder(db: string): string | undefined {
 /** What the next night's sync would download: pending manifest rows, newest first, one day's credits. */
 async function plannedNextNight(warehouse: Warehouse, dailyCredits: number | undefined): Promise<Planned> {
   const limit = dailyCredits === undefined || dailyCredits === 0 ? 2_147_483_647 : dailyCredits;
-  const reader = await warehouse.connection.runAndReadAll(
-    `SELECT count(*)::INTEGER, coalesce(sum(bytes), 0)::DOUBLE FROM (
+  return readOne(
+    warehouse.connection,
+    `SELECT count(*)::INTEGER AS files, coalesce(sum(bytes), 0)::DOUBLE AS bytes FROM (
        SELECT m.bytes FROM sync.manifest m
         WHERE NOT EXISTS (SELECT 1 FROM sync.files f WHERE f.status = 'loaded' AND f.exchange = m.exchange AND f.symbol = m.symbol
                             AND f.session_date = m.session_date AND f.file = m.file AND f.sha256 = m.sha256)
         ORDER BY m.session_date DESC LIMIT $1)`,
     [limit],
+    { files: num, bytes: num },
   );
-  const [files, bytes] = reader.getRows()[0] ?? [0, 0];
-  return { files: Number(files), bytes: Number(bytes) };
 }
 
 function archiveChecks(archive: string, planned: Planned): Check[] {

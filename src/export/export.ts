@@ -11,6 +11,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs
 import { join, resolve } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { duckdb } from '../warehouse/duckdb.js';
+import { nullable, num, readOne, readRows, text } from '../warehouse/read-rows.js';
 import { UsageError } from '../core/errors.js';
 import { isIsoDate } from '../time/dates.js';
 import { openWarehouse } from '../warehouse/open.js';
@@ -335,8 +336,8 @@ async function writePartition(conn: DuckDBConnection, table: ExportTable, format
 
 /** Every table an export describes, with its warehouse columns and whether it has files there yet. */
 export async function exportedTables(conn: DuckDBConnection, outDir: string, format: ExportFormat): Promise<ExportedTable[]> {
-  const reader = await conn.runAndReadAll(`SELECT DISTINCT table_name FROM sync.exports WHERE out_dir = $1 AND format = $2`, [outDir, format]);
-  const withFiles = new Set(reader.getRowObjectsJS().map((row) => String(row.table_name)));
+  const exported = await readRows(conn, `SELECT DISTINCT table_name FROM sync.exports WHERE out_dir = $1 AND format = $2`, [outDir, format], { table_name: text });
+  const withFiles = new Set(exported.map((row) => row.table_name));
   const columns = await tableColumns(conn, EXPORT_TABLES);
   const runs = await tableColumns(conn, [RUNS_TABLE], 'sync');
   return [
@@ -353,7 +354,7 @@ async function writeRunsFile(conn: DuckDBConnection, state: RunState): Promise<M
   const relative = `${RUNS_TABLE}/data.${state.selection.format}`;
   const temp = join(state.staging, `runs.${randomBytes(6).toString('hex')}.tmp`);
   await conn.run(`COPY (${RUNS_QUERY}) TO $1 (${COPY_OPTIONS[state.selection.format]})`, [temp]);
-  const rows = Number((await conn.runAndReadAll('SELECT count(*)::BIGINT AS n FROM sync.runs')).getRowObjectsJS()[0]?.n ?? 0);
+  const { n: rows } = await readOne(conn, 'SELECT count(*)::BIGINT AS n FROM sync.runs', [], { n: num });
   const stored = await state.target.place(temp, state.target.pathOf(relative), '-');
   progress(state, stored.bytes);
   return { table: RUNS_TABLE, path: relative, rows, ...stored };
@@ -379,19 +380,21 @@ async function writeDescription(conn: DuckDBConnection, state: RunState, runsFil
     state.bytes += clickhouse.bytes;
     engineFiles.push({ table: null, path: CLICKHOUSE_FILE, rows: null, ...clickhouse });
   }
-  const reader = await conn.runAndReadAll(
+  const exported = await readRows(
+    conn,
     `SELECT table_name, exchange, symbol, session_date::VARCHAR AS session_date, rows, path, sha256, bytes
        FROM sync.exports WHERE out_dir = $1 AND format = $2 ORDER BY table_name, exchange, symbol, session_date`,
     [target.root, selection.format],
+    { table_name: text, exchange: text, symbol: text, session_date: text, rows: num, path: text, sha256: nullable(text), bytes: nullable(num) },
   );
   const prefix = `${target.root}/`;
-  const objects: ManifestObject[] = reader.getRowObjectsJS().map((row) => ({
-    table: String(row.table_name),
-    path: String(row.path).slice(prefix.length),
-    rows: Number(row.rows),
-    sha256: row.sha256 === null ? null : String(row.sha256),
-    bytes: row.bytes === null ? null : Number(row.bytes),
-    partition: { exchange: String(row.exchange), symbol: String(row.symbol), session_date: String(row.session_date) },
+  const objects: ManifestObject[] = exported.map((row) => ({
+    table: row.table_name,
+    path: row.path.slice(prefix.length),
+    rows: row.rows,
+    sha256: row.sha256,
+    bytes: row.bytes,
+    partition: { exchange: row.exchange, symbol: row.symbol, session_date: row.session_date },
   }));
   objects.push(runsFile, { table: null, path: VIEWS_SQL, rows: null, ...views }, ...engineFiles);
   const manifest = exportManifest({ format: selection.format, objects, exportedAt: state.now() });

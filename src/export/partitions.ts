@@ -2,6 +2,7 @@
 // partition's fingerprint says what it holds, so a rerun rewrites only what changed.
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { duckdb } from '../warehouse/duckdb.js';
+import { bool, nullable, num, readOne, readRows, text } from '../warehouse/read-rows.js';
 import type { CopyRun, ExportedPartition, Partition } from './copy-runs.js';
 import { partitionKey } from './copy-runs.js';
 import type { ExportSelection } from './options.js';
@@ -57,13 +58,7 @@ export async function listPartitions(conn: DuckDBConnection, table: ExportTable,
 const FINGERPRINT = `sha256(concat_ws('|', $6, coalesce(shas, '-'), rows::VARCHAR, api_rows::VARCHAR,
                              coalesce(strftime(api_last, '%Y-%m-%dT%H:%M:%S.%fZ'), '-')))`;
 
-const toPartition = (row: Record<string, unknown>): Partition => ({
-  exchange: String(row.exchange),
-  symbol: String(row.symbol),
-  sessionDate: String(row.session_date),
-  rows: Number(row.rows),
-  fingerprint: String(row.fingerprint),
-});
+const PARTITION = { exchange: text, symbol: text, sessionDate: text, rows: num, fingerprint: text };
 
 /**
  * A history table's partitions from the ledger: each loaded file's rows, plus (levels) the api fill
@@ -78,7 +73,8 @@ export async function ledgerPartitions(conn: DuckDBConnection, table: ExportTabl
       ? `SELECT exchange, symbol, session_date, count(*)::BIGINT AS api_rows, max(timestamp_utc) AS api_last FROM levels WHERE source = 'api' AND ${FILTER} GROUP BY ALL`
       : `SELECT NULL::VARCHAR AS exchange, NULL::VARCHAR AS symbol, NULL::DATE AS session_date, 0::BIGINT AS api_rows, NULL::TIMESTAMPTZ AS api_last WHERE false`;
   // `table` comes from EXPORT_TABLES (validated), never from user text.
-  const reader = await conn.runAndReadAll(
+  const rows = await readRows(
+    conn,
     `WITH loaded AS (
        SELECT exchange, symbol, session_date, string_agg(sha256, ',' ORDER BY sha256) AS shas, sum(rows)::BIGINT AS file_rows, count(rows) = count(*) AS counted
          FROM sync.files WHERE status = 'loaded' AND file = $5 AND ${FILTER} GROUP BY ALL
@@ -86,17 +82,17 @@ export async function ledgerPartitions(conn: DuckDBConnection, table: ExportTabl
        SELECT exchange, symbol, session_date, shas, coalesce(file_rows, 0) + coalesce(api_rows, 0) AS rows, coalesce(api_rows, 0) AS api_rows, api_last, coalesce(counted, true) AS counted
          FROM loaded FULL JOIN api USING (exchange, symbol, session_date)
      )
-     SELECT exchange, symbol, session_date::VARCHAR AS session_date, rows, counted, ${FINGERPRINT} AS fingerprint
+     SELECT exchange, symbol, session_date::VARCHAR AS "sessionDate", rows, counted, ${FINGERPRINT} AS fingerprint
        FROM parts WHERE rows > 0 OR NOT counted
       ORDER BY exchange, symbol, session_date`,
     [...filterParams(selection), table, layout],
+    { ...PARTITION, counted: bool },
   );
-  const rows = reader.getRowObjectsJS();
-  if (rows.some((row) => row.counted !== true)) return null;
+  if (rows.some((row) => !row.counted)) return null;
   const filtered = selection.exchanges || selection.symbols || selection.since || selection.until;
-  const counted = await conn.runAndReadAll(`SELECT count(*)::BIGINT AS n FROM ${table}${filtered ? ` WHERE ${FILTER}` : ''}`, filtered ? filterParams(selection) : []);
-  const expected = rows.reduce((sum, row) => sum + Number(row.rows), 0);
-  return Number(counted.getRowObjectsJS()[0]?.n) === expected ? rows.map(toPartition) : null;
+  const counted = await readOne(conn, `SELECT count(*)::BIGINT AS n FROM ${table}${filtered ? ` WHERE ${FILTER}` : ''}`, filtered ? filterParams(selection) : [], { n: num });
+  const expected = rows.reduce((sum, row) => sum + row.rows, 0);
+  return counted.n === expected ? rows.map(({ counted: _, ...partition }) => partition) : null;
 }
 
 /** Partitions by a scan grouping the table: always right, and a read of the whole table. */
@@ -110,7 +106,8 @@ export async function scannedPartitions(conn: DuckDBConnection, table: ExportTab
         ? `0::BIGINT AS api_rows, NULL::TIMESTAMPTZ AS api_last`
         : `count(*)::BIGINT AS api_rows, max(captured_at) AS api_last`;
   // `table` comes from EXPORT_TABLES (validated), never from user text.
-  const reader = await conn.runAndReadAll(
+  return readRows(
+    conn,
     `WITH parts AS (
        SELECT exchange, symbol, session_date, count(*)::BIGINT AS rows, ${apiColumns}
          FROM ${table} WHERE ${FILTER} GROUP BY exchange, symbol, session_date
@@ -118,42 +115,33 @@ export async function scannedPartitions(conn: DuckDBConnection, table: ExportTab
        SELECT exchange, symbol, session_date, string_agg(sha256, ',' ORDER BY sha256) AS shas
          FROM sync.files WHERE status = 'loaded' AND file = $5 GROUP BY exchange, symbol, session_date
      )
-     SELECT exchange, symbol, session_date::VARCHAR AS session_date, rows, ${FINGERPRINT} AS fingerprint
+     SELECT exchange, symbol, session_date::VARCHAR AS "sessionDate", rows, ${FINGERPRINT} AS fingerprint
        FROM parts LEFT JOIN loaded USING (exchange, symbol, session_date)
       ORDER BY exchange, symbol, session_date`,
     [...filterParams(selection), table, layout],
+    PARTITION,
   );
-  return reader.getRowObjectsJS().map(toPartition);
 }
 
 export async function tableLayout(conn: DuckDBConnection, table: ExportTable): Promise<string> {
-  const reader = await conn.runAndReadAll(
+  const row = await readOne(
+    conn,
     // duckdb_columns(), not information_schema.columns (a slower view over it); same text.
     `SELECT string_agg(column_name || ' ' || data_type, ',' ORDER BY column_index) AS layout
        FROM duckdb_columns() WHERE database_name = current_database() AND schema_name = 'main' AND table_name = $1`,
     [table],
+    { layout: nullable(text) },
   );
-  return String(reader.getRowObjectsJS()[0]?.layout ?? '');
+  return row.layout ?? '';
 }
 
 export async function listExported(conn: DuckDBConnection, table: ExportTable, selection: ExportSelection): Promise<Map<string, ExportedPartition>> {
-  const reader = await conn.runAndReadAll(
-    `SELECT exchange, symbol, session_date::VARCHAR AS session_date, fingerprint, path, sha256, bytes
+  const rows = await readRows(
+    conn,
+    `SELECT exchange, symbol, session_date::VARCHAR AS "sessionDate", fingerprint, path, sha256, bytes
        FROM sync.exports WHERE ${FILTER} AND out_dir = $5 AND table_name = $6 AND format = $7`,
     [...filterParams(selection), selection.outDir, table, selection.format],
+    { exchange: text, symbol: text, sessionDate: text, fingerprint: text, path: text, sha256: nullable(text), bytes: nullable(num) },
   );
-  const result = new Map<string, ExportedPartition>();
-  for (const row of reader.getRowObjectsJS()) {
-    const partition = {
-      exchange: String(row.exchange),
-      symbol: String(row.symbol),
-      sessionDate: String(row.session_date),
-      fingerprint: String(row.fingerprint),
-      path: String(row.path),
-      sha256: row.sha256 === null ? null : String(row.sha256),
-      bytes: row.bytes === null ? null : Number(row.bytes),
-    };
-    result.set(partitionKey(partition), partition);
-  }
-  return result;
+  return new Map<string, ExportedPartition>(rows.map((partition) => [partitionKey(partition), partition]));
 }

@@ -12,7 +12,8 @@ import {
 import { Upload } from '@aws-sdk/lib-storage';
 import pLimit from 'p-limit';
 import { ObjectStoreAuthError, ObjectStoreBucketError, ObjectStoreError } from '../core/errors.js';
-import { hashFile, hashText, listedPaths, type ExportTarget, type RecordedFile } from './target.js';
+import { hashFile } from '../core/hash.js';
+import { hashText, listedPaths, type ExportTarget, type RecordedFile } from './target.js';
 import { MANIFEST_FILE, manifestHashes } from './manifest.js';
 import { parseS3Url, type S3Location } from './s3-url.js';
 import { clickhouseS3Url } from './clickhouse.js';

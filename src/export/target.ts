@@ -2,10 +2,11 @@
 // COPY), then hands it to a target that puts it in place whole: a local folder (a rename on the same
 // file system) or an object store (one upload per object, see s3.ts).
 import { createHash } from 'node:crypto';
-import { createReadStream, existsSync, lstatSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { dirname, join, sep } from 'node:path';
 import { MANIFEST_FILE, manifestHashes } from './manifest.js';
+import { hashFile } from '../core/hash.js';
 import type { ClickHouseSource } from './clickhouse.js';
 
 /** A file as it was put in place: what the manifest lists. */
@@ -45,13 +46,6 @@ export interface ExportTarget {
    * found in listed(); false when it is not there or (local) its folder resolves outside the root.
    */
   remove(relative: string): Promise<boolean>;
-}
-
-/** sha256 and size of a file, streamed. */
-export async function hashFile(path: string): Promise<StoredFile> {
-  const hash = createHash('sha256');
-  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
-  return { sha256: hash.digest('hex'), bytes: statSync(path).size };
 }
 
 export function hashText(text: string): StoredFile {

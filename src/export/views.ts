@@ -4,6 +4,7 @@
 // export gets cannot drift from the warehouse's. The table columns come from the warehouse's catalog.
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { duckdb } from '../warehouse/duckdb.js';
+import { bool, readRows, text } from '../warehouse/read-rows.js';
 import { viewDefinitions } from '../warehouse/migrations.js';
 
 export interface ExportColumn {
@@ -31,19 +32,19 @@ export const PARTITION_COLUMNS = ['exchange', 'symbol', 'session_date'] as const
  * engine reads a string; the runs' options are the only JSON column).
  */
 export async function tableColumns(conn: DuckDBConnection, tables: readonly string[], schema = 'main'): Promise<Map<string, ExportColumn[]>> {
-  const reader = await conn.runAndReadAll(
+  const rows = await readRows(
+    conn,
     `SELECT table_name, column_name, data_type, is_nullable FROM duckdb_columns()
       WHERE database_name = current_database() AND schema_name = $2 AND list_contains($1::VARCHAR[], table_name)
       ORDER BY table_name, column_index`,
     [duckdb.listValue([...tables]), schema],
+    { table_name: text, column_name: text, data_type: text, is_nullable: bool },
   );
   const result = new Map<string, ExportColumn[]>();
-  for (const row of reader.getRowObjectsJS()) {
-    const table = String(row.table_name);
-    const columns = result.get(table) ?? [];
-    const type = String(row.data_type);
-    columns.push({ name: String(row.column_name), type: type === 'JSON' ? 'VARCHAR' : type, nullable: row.is_nullable !== false });
-    result.set(table, columns);
+  for (const row of rows) {
+    const columns = result.get(row.table_name) ?? [];
+    columns.push({ name: row.column_name, type: row.data_type === 'JSON' ? 'VARCHAR' : row.data_type, nullable: row.is_nullable });
+    result.set(row.table_name, columns);
   }
   return result;
 }

@@ -47,6 +47,7 @@ import type { StoredManifestRow, VerifiedFile } from '../core/rows.js';
 import { archivedCopyRelative, promoteLoadedVersions } from './versions.js';
 import { adoptStoppedRun } from './spend-log.js';
 import type { OnProgress } from '../core/progress.js';
+import { definedOnly } from '../core/defined.js';
 
 export { DEFAULT_WAIT_LOCK_SECONDS };
 
@@ -130,8 +131,7 @@ async function loadJournaledFiles(
   }
   const report = await loadArchived(conn, archiveRoot, candidates, judgeJournaled, {
     command: "the journal's load (gexwh load, or the start of gexwh sync)",
-    ...(signal ? { signal } : {}),
-    ...(onProgress ? { onProgress: (done: number) => onProgress(done, candidates.length) } : {}),
+    ...definedOnly({ signal, onProgress: onProgress && ((done: number) => onProgress(done, candidates.length)) }),
   });
   applied.filesLoaded = report.loaded.length;
   applied.rowsLoaded = report.rowsLoaded;

@@ -3,8 +3,7 @@
 // retry on mismatch), then rename it into the archive. A 429, a local write error or a stop signal
 // ends the stage cleanly: no new link is paid for, files whose link is paid finish (see fetchFiles),
 // the files not started are deferred.
-import { createHash } from 'node:crypto';
-import { createReadStream, promises as fs } from 'node:fs';
+import { promises as fs } from 'node:fs';
 import pLimit from 'p-limit';
 import { commitToArchive, tempPathFor } from '../core/archive/writes.js';
 import { archivedCopyPath, archivedCopyRelative } from '../journal/versions.js';
@@ -107,17 +106,6 @@ export interface FetchOptions {
   onFile?: (event: { file: PlannedFile; outcome: 'verified' | 'failed' | 'deferred'; bytes: number }) => void;
   /** Where credits and paid files are written down as they are spent (src/journal/spend-log.ts). */
   spend?: { credit(credits: number): Promise<void>; archived(file: VerifiedFile): Promise<void> };
-}
-
-/** sha256 and size of a file on disk, streamed. */
-export async function hashFile(path: string): Promise<{ sha256: string; bytes: number }> {
-  const hash = createHash('sha256');
-  let bytes = 0;
-  for await (const chunk of createReadStream(path)) {
-    hash.update(chunk as Buffer);
-    bytes += (chunk as Buffer).length;
-  }
-  return { sha256: hash.digest('hex'), bytes };
 }
 
 /**

@@ -16,6 +16,7 @@ import { addDays, daysBetween } from '../time/dates.js';
 import { FILE_KINDS } from './selection.js';
 import type { Pair } from '../core/pairs.js';
 import type { CoverageRow, ManifestRow } from '../core/rows.js';
+import { definedOnly } from '../core/defined.js';
 
 export const MANIFEST_PAGE_SIZE = 400;
 
@@ -180,7 +181,7 @@ export async function listManifest<R extends ManifestRow>(
 
   for (;;) {
     if (requests >= maxRequests) return { rows: sorted(merged), requests, complete: false };
-    const fetched = await fetchPageOrStop(fetchPage, pair, { ...(start !== undefined ? { start } : {}), ...(end !== undefined ? { end } : {}) }, options.isStop);
+    const fetched = await fetchPageOrStop(fetchPage, pair, definedOnly({ start, end }), options.isStop);
     if ('stop' in fetched) return { rows: sorted(merged), requests, complete: false, stop: fetched.stop };
     const { page } = fetched;
     requests++;
@@ -255,11 +256,8 @@ export async function listPair<R extends ManifestRow>(
   let requests = 0;
   for (const window of plan.windows) {
     const listing = await listManifest(fetchPage, pair, {
-      ...(window.start !== undefined ? { start: window.start } : {}),
-      ...(window.end !== undefined ? { end: window.end } : {}),
+      ...definedOnly({ start: window.start, end: window.end, isStop: options.isStop, pageSize: options.pageSize }),
       maxRequests: requestsLeft,
-      ...(options.isStop ? { isStop: options.isStop } : {}),
-      ...(options.pageSize !== undefined ? { pageSize: options.pageSize } : {}),
       onRows: (listed) => options.onRows?.(rows.length + listed),
     });
     requests += listing.requests;

@@ -26,6 +26,7 @@ import { describeSkipped, type SkippedCoverageRow } from './coverage.js';
 import { checkSelectionNames, knownFromCoverage } from '../core/known-names.js';
 import type { Pair } from '../core/pairs.js';
 import type { CoverageRow, VerifiedFile } from '../core/rows.js';
+import { definedOnly } from '../core/defined.js';
 
 export type { SyncApi, SyncEvents, SyncOptions } from './sync-types.js';
 export type { SyncSummary } from './summary.js';
@@ -156,8 +157,7 @@ async function fetchStage(stages: Stages, plan: Plan): Promise<FetchReport> {
     quotaStopOf: api.quotaStopOf,
     signal: stages.signal,
     creditsAvailable: plan.budget.available,
-    ...(events.file ? { onFile: events.file } : {}),
-    ...(log ? { spend: log } : {}),
+    ...definedOnly({ onFile: events.file, spend: log }),
   });
   for (const warning of downloadWarnings(fetched)) stages.warn(warning);
   return fetched;
@@ -281,7 +281,7 @@ async function fillStage(stages: Stages, quotaStop: FetchReport['quotaStop']): P
   stages.events.phase?.('fill');
   stages.store.release();
   const { since, until, order, maxRequests } = options.selection;
-  const selection = { dbPath: options.dbPath, dryRun: options.dryRun, order, waitSeconds: options.waitLockSeconds ?? 0, ...(since ? { since } : {}), ...(until ? { until } : {}), ...(maxRequests !== undefined ? { maxRequests } : {}) };
+  const selection = { dbPath: options.dbPath, dryRun: options.dryRun, order, waitSeconds: options.waitLockSeconds ?? 0, ...definedOnly({ since, until, maxRequests }) };
   return fillLevelsForSync(api, { ...selection, coverage, pairs, signal, warn }, quotaStop);
 }
 

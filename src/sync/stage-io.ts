@@ -12,6 +12,7 @@ import type { SyncApi } from './sync-types.js';
 import type { SyncSelection } from './selection.js';
 import { DEFAULT_VENUES, type Pair } from '../core/pairs.js';
 import type { VerifiedFile } from '../core/rows.js';
+import { definedOnly } from '../core/defined.js';
 
 /** Stores the listed manifests where the plan reads them (the warehouse, or the copy). */
 export async function storeListing(conn: DuckDBConnection, listed: ManifestListing['listed']): Promise<void> {
@@ -26,7 +27,7 @@ export async function storeListing(conn: DuckDBConnection, listed: ManifestListi
 /** The planner's input: what the warehouse holds, read in SQL (the anti-joins never cross into JS). */
 export async function planInputOf(conn: DuckDBConnection, pairs: Pair[], selection: SyncSelection, me: Awaited<ReturnType<SyncApi['me']>>): Promise<PlanInput> {
   const { since, until, files, reserveCredits, maxCredits, order } = selection;
-  const dates = { ...(since ? { since } : {}), ...(until ? { until } : {}) };
+  const dates = definedOnly({ since, until });
   const state = await readPlanState(conn, { pairs, files, ...dates });
   return {
     coverage: pairs,

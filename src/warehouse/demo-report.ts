@@ -7,7 +7,7 @@ type Row = Record<string, unknown>;
 export async function demoReport(db: string): Promise<{ tables: Row[]; levels: Row[]; pointInTime: Row[] }> {
   const warehouse = await openReader(db);
   try {
-    const read = async (sql: string) => (await warehouse.connection.runAndReadAll(sql)).getRowObjectsJson() as Row[];
+    const read = async (sql: string) => (await warehouse.connection.runAndReadAll(sql)).getRowObjectsJson();
     const tables = await read(`
       SELECT 'levels' AS "table", count(*)::INTEGER AS rows FROM levels
       UNION ALL SELECT 'strikes_total', count(*)::INTEGER FROM strikes_total

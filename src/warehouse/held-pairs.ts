@@ -2,14 +2,17 @@
 // coverage last seen by sync. Offline commands check the names a user typed against them.
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { Pair } from '../core/pairs.js';
+import { readRows, text } from './read-rows.js';
 
 export async function heldPairs(conn: DuckDBConnection): Promise<Pair[]> {
-  const reader = await conn.runAndReadAll(
+  return readRows(
+    conn,
     `SELECT exchange, symbol FROM sync.files WHERE status = 'loaded'
      UNION SELECT exchange, symbol FROM sync.coverage
      ORDER BY exchange, symbol`,
+    [],
+    { exchange: text, symbol: text },
   );
-  return reader.getRowObjectsJS().map((row) => ({ exchange: String(row.exchange), symbol: String(row.symbol) }));
 }
 
 /** What the messages call the pairs of heldPairs(). */

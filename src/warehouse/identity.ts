@@ -6,6 +6,7 @@
 import { closeSync, existsSync, openSync, readSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { duckdb } from './duckdb.js';
+import { num, readOne } from './read-rows.js';
 import { errorMessage } from '../core/errors.js';
 
 /** DuckDB's words for a file that is not a database or whose blocks fail their checksums. */
@@ -67,13 +68,15 @@ export async function identifyDbFile(path: string): Promise<DbFileKind> {
   const connection = await instance.connect();
   try {
     await connection.run(`ATTACH ${duckdb.quotedString(file)} AS probe (READ_ONLY)`);
-    const tables = await connection.runAndReadAll(
+    const row = await readOne(
+      connection,
       `SELECT count(*)::INTEGER AS n, count(*) FILTER (schema_name = 'sync' AND table_name = 'migrations')::INTEGER AS ours
          FROM duckdb_tables() WHERE database_name = 'probe'`,
+      [],
+      { n: num, ours: num },
     );
-    const row = tables.getRowObjectsJS()[0];
     await connection.run('DETACH probe');
-    return Number(row?.ours) > 0 ? 'gexwh' : Number(row?.n) === 0 ? 'empty' : 'foreign';
+    return row.ours > 0 ? 'gexwh' : row.n === 0 ? 'empty' : 'foreign';
   } catch (error) {
     const message = errorMessage(error);
     if (isDamagedFileMessage(message)) return 'damaged';

@@ -2,9 +2,10 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { duckdb } from './duckdb.js';
 import { toIsoTimestamp } from './duckdb-text.js';
-import type { FileKind } from '../core/file-kinds.js';
+import { FILE_KINDS, type FileKind } from '../core/file-kinds.js';
 import { fileKey, type FileKeyParts } from '../core/pairs.js';
-import type { FileStatus } from '../core/rows.js';
+import { FILE_STATUSES, type FileStatus } from '../core/rows.js';
+import { nullable, num, oneOf, readRows, text } from './read-rows.js';
 
 
 
@@ -126,19 +127,13 @@ const PENDING_NAME = /_[a-z_]+\.[0-9a-f]{12}\.csv\.gz$/;
  * a load's commit and the move).
  */
 export async function loadedPendingCopies(conn: DuckDBConnection): Promise<{ exchange: string; symbol: string; sessionDate: string; file: string; sha256: string; archivePath: string }[]> {
-  const reader = await conn.runAndReadAll(
-    `SELECT exchange, symbol, session_date::VARCHAR AS session_date, file, sha256, archive_path FROM sync.files
+  return readRows(
+    conn,
+    `SELECT exchange, symbol, session_date::VARCHAR AS "sessionDate", file, sha256, archive_path AS "archivePath" FROM sync.files
       WHERE status = 'loaded' AND regexp_matches(archive_path, $1)`,
     [PENDING_NAME.source],
+    { exchange: text, symbol: text, sessionDate: text, file: text, sha256: text, archivePath: text },
   );
-  return reader.getRowObjectsJS().map((row) => ({
-    exchange: String(row.exchange),
-    symbol: String(row.symbol),
-    sessionDate: String(row.session_date),
-    file: String(row.file),
-    sha256: String(row.sha256),
-    archivePath: String(row.archive_path),
-  }));
 }
 
 /**
@@ -161,24 +156,16 @@ export async function recordArchiveMove(
 /** The loaded sha256 per file key (fileKey()), of the files given or of every file. */
 export async function loadedFiles(conn: DuckDBConnection, only?: readonly FileKeyParts[]): Promise<Map<string, string>> {
   // Only the files asked about cross into JS: a long history holds 100k+ loaded rows.
-  const reader = await conn.runAndReadAll(
-    `SELECT exchange, symbol, session_date::VARCHAR AS session_date, file, sha256
+  const rows = await readRows(
+    conn,
+    `SELECT exchange, symbol, session_date::VARCHAR AS "sessionDate", file, sha256
        FROM sync.files
       WHERE status = 'loaded'
         AND ($1::VARCHAR[] IS NULL OR list_contains($1::VARCHAR[], concat_ws('|', exchange, symbol, session_date, file)))`,
     [only === undefined ? null : duckdb.listValue(only.map(fileKey))],
+    { exchange: text, symbol: text, sessionDate: text, file: oneOf(FILE_KINDS), sha256: text },
   );
-  const result = new Map<string, string>();
-  for (const row of reader.getRowObjectsJS()) {
-    const key = fileKey({
-      exchange: String(row.exchange),
-      symbol: String(row.symbol),
-      sessionDate: String(row.session_date),
-      file: String(row.file) as FileKind,
-    });
-    result.set(key, String(row.sha256));
-  }
-  return result;
+  return new Map(rows.map((row) => [fileKey(row), row.sha256]));
 }
 
 export interface LedgerRow extends FileKeyParts {
@@ -192,36 +179,29 @@ export interface LedgerRow extends FileKeyParts {
   error: string | null;
 }
 
-function numberOrNull(value: unknown): number | null {
-  return value === null || value === undefined ? null : Number(value);
-}
-
-function stringOrNull(value: unknown): string | null {
-  return value === null || value === undefined ? null : String(value);
-}
-
 /** Every ledger row, optionally of one status (verify, status, repair read this). */
 export async function listLedger(conn: DuckDBConnection, status?: FileStatus): Promise<LedgerRow[]> {
-  const reader = await conn.runAndReadAll(
-    `SELECT exchange, symbol, session_date::VARCHAR AS session_date, file, sha256, bytes, rows, archive_path,
-            strftime(downloaded_at, '%Y-%m-%dT%H:%M:%S.%gZ') AS downloaded_at,
-            strftime(loaded_at, '%Y-%m-%dT%H:%M:%S.%gZ') AS loaded_at, status, error
+  return readRows(
+    conn,
+    `SELECT exchange, symbol, session_date::VARCHAR AS "sessionDate", file, sha256, bytes, rows, archive_path AS "archivePath",
+            strftime(downloaded_at, '%Y-%m-%dT%H:%M:%S.%gZ') AS "downloadedAt",
+            strftime(loaded_at, '%Y-%m-%dT%H:%M:%S.%gZ') AS "loadedAt", status, error
        FROM sync.files WHERE $1::VARCHAR IS NULL OR status = $1::VARCHAR
       ORDER BY exchange, symbol, session_date, file, updated_at`,
     [status ?? null],
+    {
+      exchange: text,
+      symbol: text,
+      sessionDate: text,
+      file: oneOf(FILE_KINDS),
+      sha256: text,
+      bytes: nullable(num),
+      rows: nullable(num),
+      archivePath: nullable(text),
+      downloadedAt: nullable(text),
+      loadedAt: nullable(text),
+      status: oneOf(FILE_STATUSES),
+      error: nullable(text),
+    },
   );
-  return reader.getRowObjectsJS().map((row) => ({
-    exchange: String(row.exchange),
-    symbol: String(row.symbol),
-    sessionDate: String(row.session_date),
-    file: String(row.file) as FileKind,
-    sha256: String(row.sha256),
-    bytes: numberOrNull(row.bytes),
-    rows: numberOrNull(row.rows),
-    archivePath: stringOrNull(row.archive_path),
-    downloadedAt: stringOrNull(row.downloaded_at),
-    loadedAt: stringOrNull(row.loaded_at),
-    status: String(row.status) as FileStatus,
-    error: stringOrNull(row.error),
-  }));
 }

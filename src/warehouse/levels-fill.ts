@@ -3,6 +3,7 @@
 // win); here it runs in one transaction with the promotion of rows that became the session's close.
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { insertApiLevels, type HistoryLevelsRow } from './levels-api.js';
+import { bool, readRows, text } from './read-rows.js';
 
 export interface LevelsFillState {
   /** Sessions whose levels file is loaded (the ledger). */
@@ -12,12 +13,15 @@ export interface LevelsFillState {
 }
 
 export async function readLevelsFillState(conn: DuckDBConnection, exchange: string, symbol: string): Promise<LevelsFillState> {
-  const files = await conn.runAndReadAll(
+  const files = await readRows(
+    conn,
     `SELECT DISTINCT session_date::VARCHAR AS d FROM sync.files
       WHERE exchange = $1 AND symbol = $2 AND file = 'levels' AND status = 'loaded'`,
     [exchange, symbol],
+    { d: text },
   );
-  const api = await conn.runAndReadAll(
+  const api = await readRows(
+    conn,
     `SELECT session_date::VARCHAR AS d,
             strftime(max(timestamp_utc) AT TIME ZONE 'UTC', '%Y-%m-%dT%H:%M:%S.%gZ') AS last_capture,
             bool_or(type = 'close') AS complete
@@ -25,11 +29,12 @@ export async function readLevelsFillState(conn: DuckDBConnection, exchange: stri
       WHERE exchange = $1 AND symbol = $2 AND expiration = 'TOTAL' AND source = 'api'
       GROUP BY session_date`,
     [exchange, symbol],
+    { d: text, last_capture: text, complete: bool },
   );
   return {
-    fileSessions: new Set(files.getRowObjectsJS().map((row) => String(row.d))),
+    fileSessions: new Set(files.map((row) => row.d)),
     api: new Map(
-      api.getRowObjectsJS().map((row) => [String(row.d), { lastCapture: String(row.last_capture), complete: row.complete === true }]),
+      api.map((row) => [row.d, { lastCapture: row.last_capture, complete: row.complete }]),
     ),
   };
 }

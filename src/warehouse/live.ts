@@ -4,6 +4,8 @@
 // names come from the fixed lists below, never from data.
 import type { DuckDBAppender, DuckDBConnection } from '@duckdb/node-api';
 import { LEVELS_FIELDS } from './layouts.js';
+import { readRows, text } from './read-rows.js';
+import { pairKey } from '../core/pairs.js';
 
 type ColumnType = 'VARCHAR' | 'DOUBLE' | 'INTEGER' | 'BOOLEAN' | 'DATE' | 'TIMESTAMPTZ';
 type Column = readonly [name: string, type: ColumnType];
@@ -146,9 +148,12 @@ export async function writeLiveCapture(conn: DuckDBConnection, rows: LiveRows): 
 
 /** The latest as_of with term_structure rows per (exchange, symbol): a closed market's snapshot is taken once. */
 export async function latestTermCaptures(conn: DuckDBConnection): Promise<Map<string, string>> {
-  const reader = await conn.runAndReadAll(
+  const rows = await readRows(
+    conn,
     `SELECT exchange, symbol, strftime(max(as_of) AT TIME ZONE 'UTC', '%Y-%m-%dT%H:%M:%S.%gZ') AS as_of
        FROM term_structure GROUP BY exchange, symbol`,
+    [],
+    { exchange: text, symbol: text, as_of: text },
   );
-  return new Map(reader.getRowObjectsJS().map((row) => [`${String(row.exchange)}|${String(row.symbol)}`, String(row.as_of)]));
+  return new Map(rows.map((row) => [pairKey(row), row.as_of]));
 }

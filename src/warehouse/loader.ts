@@ -8,6 +8,7 @@ import { headerSignature, mapHeader, parseHeaderLine, readGzipHeaderLine, type C
 import { DATE_PATTERN } from './layouts.js';
 import { type LedgerFile, loadedFiles, recordBatchLoaded, recordFileStatus } from './ledger.js';
 import { targetSelect } from './load-sql.js';
+import { num, readRows, text } from './read-rows.js';
 import { refreshSessionCloses } from './session-closes.js';
 import { conciseDbError, toIsoTimestamp } from './duckdb-text.js';
 import { errorMessage } from '../core/errors.js';
@@ -368,7 +369,8 @@ function dateRange(batch: Prepared[]): [string | null, string | null] {
  * session's count is the file's. The date range lets DuckDB skip the rest of a long history.
  */
 async function checkRowCounts(conn: DuckDBConnection, kind: FileKind, batch: Prepared[]): Promise<void> {
-  const reader = await conn.runAndReadAll(
+  const counts = await readRows(
+    conn,
     // Count first, join after: joined first, DuckDB built its hash table on the batch's millions of rows.
     `SELECT f.path, f.rows::BIGINT AS expected, coalesce(t.n, 0)::BIGINT AS actual
        FROM temp.main.${FILES_TABLE} f
@@ -377,15 +379,14 @@ async function checkRowCounts(conn: DuckDBConnection, kind: FileKind, batch: Pre
                    GROUP BY exchange, symbol, session_date) t
          ON t.exchange = f.exchange AND t.symbol = f.symbol AND t.session_date = f.session_date`,
     dateRange(batch),
+    { path: text, expected: num, actual: num },
   );
   const problems: string[] = [];
   const byPath = new Map(batch.map((item) => [item.input.path, item.input]));
-  for (const row of reader.getRowObjectsJS()) {
-    const input = byPath.get(String(row.path));
+  for (const { path, expected, actual } of counts) {
+    const input = byPath.get(path);
     if (!input) continue;
-    const actual = Number(row.actual);
-    const expectedRows = Number(row.expected);
-    if (actual !== expectedRows) problems.push(`${describeFile(input)}: read ${actual} rows, the manifest says ${expectedRows}`);
+    if (actual !== expected) problems.push(`${describeFile(input)}: read ${actual} rows, the manifest says ${expected}`);
   }
   if (problems.length > 0) throw new Error(problems.join('; '));
 }
@@ -396,7 +397,8 @@ async function checkRowCounts(conn: DuckDBConnection, kind: FileKind, batch: Pre
  * sessions were deleted, so a repeat can only come from the files just read.
  */
 async function checkUniqueCaptures(conn: DuckDBConnection, batch: Prepared[]): Promise<void> {
-  const reader = await conn.runAndReadAll(
+  const repeats = await readRows(
+    conn,
     `SELECT t.exchange, t.symbol, t.session_date::VARCHAR AS session_date,
             strftime(t.timestamp_utc, '%Y-%m-%dT%H:%M:%SZ') AS timestamp_utc, t.expiration, count(*)::BIGINT AS copies
        FROM levels t
@@ -406,9 +408,9 @@ async function checkUniqueCaptures(conn: DuckDBConnection, batch: Prepared[]): P
       GROUP BY ALL HAVING count(*) > 1
       ORDER BY ALL LIMIT 3`,
     dateRange(batch),
+    { exchange: text, symbol: text, session_date: text, timestamp_utc: text, expiration: text, copies: num },
   );
-  const repeats = reader.getRowObjectsJS();
   if (repeats.length === 0) return;
-  const list = repeats.map((r) => `${String(r.exchange)}/${String(r.symbol)} ${String(r.session_date)} capture ${String(r.timestamp_utc)} expiration ${String(r.expiration)} (${String(r.copies)} rows)`);
+  const list = repeats.map((r) => `${r.exchange}/${r.symbol} ${r.session_date} capture ${r.timestamp_utc} expiration ${r.expiration} (${r.copies} rows)`);
   throw new Error(`the file repeats a capture × expiration: ${list.join('; ')}`);
 }

@@ -2,10 +2,11 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { DATE_PATTERN } from './layouts.js';
 import { toIsoTimestamp } from './duckdb-text.js';
-import { type FileKind, isFileKind } from '../core/file-kinds.js';
+import { FILE_KINDS, isFileKind } from '../core/file-kinds.js';
 import type { CoverageRow, ManifestRow, StoredManifestRow } from '../core/rows.js';
 import { fileKey, type FileKeyParts } from '../core/pairs.js';
 import { duckdb } from './duckdb.js';
+import { nullable, num, oneOf, readRow, readRows, text } from './read-rows.js';
 
 const STAGE = 'gexwh_manifest_stage';
 
@@ -71,14 +72,14 @@ export interface ListingState {
 }
 
 export async function readListingState(conn: DuckDBConnection, exchange: string, symbol: string): Promise<ListingState> {
-  const reader = await conn.runAndReadAll(
+  const row = await readRow(
+    conn,
     `SELECT (SELECT max(session_date)::VARCHAR FROM sync.manifest WHERE exchange = $1 AND symbol = $2) AS newest,
             (SELECT complete_from::VARCHAR FROM sync.listings WHERE exchange = $1 AND symbol = $2) AS complete_from`,
     [exchange, symbol],
+    { newest: nullable(text), complete_from: nullable(text) },
   );
-  const row = reader.getRowObjectsJS()[0];
-  const text = (value: unknown) => (value === null || value === undefined ? null : String(value));
-  return { newestStored: text(row?.newest), completeFrom: text(row?.complete_from) };
+  return { newestStored: row?.newest ?? null, completeFrom: row?.complete_from ?? null };
 }
 
 /** Records from which session date the pair's stored manifest is complete (null: the first file). */
@@ -91,42 +92,43 @@ export async function recordListing(conn: DuckDBConnection, exchange: string, sy
 
 /** Manifest rows held locally, optionally for one (exchange, symbol); newest first. */
 export async function listManifest(conn: DuckDBConnection, exchange?: string, symbol?: string): Promise<StoredManifestRow[]> {
-  const reader = await conn.runAndReadAll(
+  return readRows(
+    conn,
     `SELECT exchange, symbol, session_date::VARCHAR AS session_date, file, rows, bytes, sha256, schema_version
        FROM sync.manifest
       WHERE ($1::VARCHAR IS NULL OR exchange = $1::VARCHAR) AND ($2::VARCHAR IS NULL OR symbol = $2::VARCHAR)
       ORDER BY exchange, symbol, session_date DESC, file`,
     [exchange ?? null, symbol ?? null],
+    STORED_MANIFEST_ROW,
   );
-  return reader.getRowObjectsJS().map(storedManifestRowOf);
 }
 
 /** The manifest row of each file asked about, by fileKey(): the version a load of it must match. */
 export async function manifestRowsOf(conn: DuckDBConnection, files: readonly FileKeyParts[]): Promise<Map<string, StoredManifestRow>> {
-  const reader = await conn.runAndReadAll(
+  const found = await readRows(
+    conn,
     `SELECT exchange, symbol, session_date::VARCHAR AS session_date, file, rows, bytes, sha256, schema_version
        FROM sync.manifest
       WHERE list_contains($1::VARCHAR[], concat_ws('|', exchange, symbol, session_date, file))`,
     [duckdb.listValue(files.map(fileKey))],
+    STORED_MANIFEST_ROW,
   );
   const rows = new Map<string, StoredManifestRow>();
-  for (const row of reader.getRowObjectsJS().map(storedManifestRowOf)) rows.set(fileKey({ ...row, sessionDate: row.session_date }), row);
+  for (const row of found) rows.set(fileKey({ ...row, sessionDate: row.session_date }), row);
   return rows;
 }
 
-/** A sync.manifest row as DuckDB returns it (session_date read as text), typed. */
-export function storedManifestRowOf(row: Record<string, unknown>): StoredManifestRow {
-  return {
-    exchange: String(row.exchange),
-    symbol: String(row.symbol),
-    session_date: String(row.session_date),
-    file: String(row.file) as FileKind,
-    rows: Number(row.rows),
-    bytes: Number(row.bytes),
-    sha256: String(row.sha256),
-    schema_version: Number(row.schema_version),
-  };
-}
+/** A sync.manifest row (session_date read as text). */
+export const STORED_MANIFEST_ROW = {
+  exchange: text,
+  symbol: text,
+  session_date: text,
+  file: oneOf(FILE_KINDS),
+  rows: num,
+  bytes: num,
+  sha256: text,
+  schema_version: num,
+};
 
 /** Replaces the stored coverage of the (exchange, symbol) pairs given, in one transaction. */
 export async function upsertCoverage(conn: DuckDBConnection, rows: readonly CoverageRow[], fetchedAt: Date | string): Promise<void> {
@@ -158,19 +160,21 @@ export async function upsertCoverage(conn: DuckDBConnection, rows: readonly Cove
 
 /** Coverage rows held locally, as the API shapes them. */
 export async function listCoverage(conn: DuckDBConnection): Promise<CoverageRow[]> {
-  const reader = await conn.runAndReadAll(
+  return readRows(
+    conn,
     `SELECT exchange, symbol,
             strftime(first_ts, '%Y-%m-%dT%H:%M:%SZ') AS first_ts, strftime(last_ts, '%Y-%m-%dT%H:%M:%SZ') AS last_ts,
             sessions, files_first_date::VARCHAR AS files_first_date, files_last_date::VARCHAR AS files_last_date
        FROM sync.coverage ORDER BY exchange, symbol`,
+    [],
+    {
+      exchange: text,
+      symbol: text,
+      first_ts: nullable(text),
+      last_ts: nullable(text),
+      sessions: nullable(num),
+      files_first_date: nullable(text),
+      files_last_date: nullable(text),
+    },
   );
-  return reader.getRowObjectsJS().map((row) => ({
-    exchange: String(row.exchange),
-    symbol: String(row.symbol),
-    first_ts: row.first_ts === null ? null : String(row.first_ts),
-    last_ts: row.last_ts === null ? null : String(row.last_ts),
-    sessions: row.sessions === null ? null : Number(row.sessions),
-    files_first_date: row.files_first_date === null ? null : String(row.files_first_date),
-    files_last_date: row.files_last_date === null ? null : String(row.files_last_date),
-  }));
 }

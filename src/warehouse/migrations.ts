@@ -6,6 +6,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { findSqlDir } from './sql-dir.js';
+import { num, readOne, readRow, readRows, text } from './read-rows.js';
 import { errorMessage } from '../core/errors.js';
 
 export interface Migration {
@@ -43,13 +44,16 @@ async function ensureMigrationsTable(conn: DuckDBConnection): Promise<void> {
 
 /** Versions already applied, ascending. Empty for a fresh warehouse. */
 export async function appliedVersions(conn: DuckDBConnection): Promise<number[]> {
-  const exists = await conn.runAndReadAll(
+  const exists = await readOne(
+    conn,
     `SELECT count(*)::INTEGER AS n FROM information_schema.tables
       WHERE table_schema = 'sync' AND table_name = 'migrations'`,
+    [],
+    { n: num },
   );
-  if (Number(exists.getRowObjectsJS()[0]?.n ?? 0) === 0) return [];
-  const reader = await conn.runAndReadAll('SELECT version FROM sync.migrations ORDER BY version');
-  return reader.getRowObjectsJS().map((row) => Number(row.version));
+  if (exists.n === 0) return [];
+  const rows = await readRows(conn, 'SELECT version FROM sync.migrations ORDER BY version', [], { version: num });
+  return rows.map((row) => row.version);
 }
 
 export interface MigrateOptions {
@@ -100,8 +104,8 @@ async function applyViewsIfDue(conn: DuckDBConnection, options: MigrateOptions, 
 /** Runs the views file when its sha256 differs from the one last applied, in one transaction with the record. */
 async function applyViews(conn: DuckDBConnection, sql: string): Promise<boolean> {
   const sha256 = createHash('sha256').update(sql).digest('hex');
-  const recorded = await conn.runAndReadAll(`SELECT sha256 FROM sync.definitions WHERE name = 'views'`);
-  if (recorded.getRowObjectsJS()[0]?.sha256 === sha256) return false;
+  const recorded = await readRow(conn, `SELECT sha256 FROM sync.definitions WHERE name = 'views'`, [], { sha256: text });
+  if (recorded?.sha256 === sha256) return false;
   await conn.run('BEGIN TRANSACTION');
   try {
     await conn.run(sql);

@@ -11,6 +11,7 @@ import { duckdb } from './duckdb.js';
 import { DamagedWarehouseError, errorMessage, GexwhError, LockError, NotAWarehouseError, UnsafeWarehouseError, UsageError } from '../core/errors.js';
 import { hasDuckDbHeader, isDamagedFileMessage } from './identity.js';
 import { migrate, type MigrateOptions } from './migrations.js';
+import { readOne, textList } from './read-rows.js';
 
 export interface Warehouse {
   readonly path: string;
@@ -330,8 +331,12 @@ async function lockDown(connection: DuckDBConnection, dbPath: string, privateTem
  * folder) is checked against what it should be: a link resolved to anywhere else is refused.
  */
 async function checkAllowed(connection: DuckDBConnection, dbPath: string, privateTemp: string, sandbox: SandboxOptions): Promise<void> {
-  const reader = await connection.runAndReadAll("SELECT current_setting('allowed_paths')::VARCHAR[], current_setting('allowed_directories')::VARCHAR[]");
-  const [paths, directories] = (reader.getRowsJson()[0] ?? [[], []]) as [string[], string[]];
+  const { paths, directories } = await readOne(
+    connection,
+    "SELECT current_setting('allowed_paths')::VARCHAR[] AS paths, current_setting('allowed_directories')::VARCHAR[] AS directories",
+    [],
+    { paths: textList, directories: textList },
+  );
   const bases = new Set([dbPath, realpathOr(dbPath)]);
   const expectedPaths = new Set([...[...bases].flatMap((base) => [base, ...WAL_SUFFIXES.map((s) => `${base}${s}`)]), ...(sandbox.writeFiles ?? [])]);
   const expectedDirectories = new Set([withSeparator(privateTemp), withSeparator(realpathOr(privateTemp)), ...(sandbox.readDirectories ?? [])]);

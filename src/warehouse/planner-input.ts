@@ -7,8 +7,9 @@ import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api';
 import { duckdb } from './duckdb.js';
 import type { FileKind } from '../core/file-kinds.js';
 import { pairKey } from '../core/pairs.js';
-import type { FileStatus, LedgerEntry, StoredManifestRow } from '../core/rows.js';
-import { storedManifestRowOf } from './manifest.js';
+import { FILE_STATUSES, type LedgerEntry, type StoredManifestRow } from '../core/rows.js';
+import { STORED_MANIFEST_ROW } from './manifest.js';
+import { nullable, num, oneOf, readRows, text } from './read-rows.js';
 
 export interface PlanStateFilter {
   pairs: readonly { exchange: string; symbol: string }[];
@@ -60,40 +61,36 @@ export async function readPlanState(conn: DuckDBConnection, filter: PlanStateFil
 }
 
 async function readPending(conn: DuckDBConnection, params: DuckDBValue[]): Promise<StoredManifestRow[]> {
-  const reader = await conn.runAndReadAll(
+  return readRows(
+    conn,
     `SELECT exchange, symbol, session_date::VARCHAR AS session_date, file, rows, bytes, sha256, schema_version
        FROM (${PENDING}) ORDER BY exchange, symbol, session_date DESC, file`,
     params,
+    STORED_MANIFEST_ROW,
   );
-  return reader.getRowObjectsJS().map(storedManifestRowOf);
 }
 
 async function readPendingLedger(conn: DuckDBConnection, params: DuckDBValue[]): Promise<PendingLedgerRow[]> {
-  const reader = await conn.runAndReadAll(
-    `SELECT f.exchange, f.symbol, f.session_date::VARCHAR AS session_date, f.file, f.sha256, f.status, f.archive_path
+  return readRows(
+    conn,
+    `SELECT f.exchange, f.symbol, f.session_date::VARCHAR AS "sessionDate", f.file, f.sha256, f.status, f.archive_path AS "archivePath"
        FROM sync.files f
        SEMI JOIN (${PENDING}) p USING (exchange, symbol, session_date, file)
       ORDER BY f.exchange, f.symbol, f.session_date, f.file, f.updated_at`,
     params,
+    { exchange: text, symbol: text, sessionDate: text, file: text, sha256: text, status: oneOf(FILE_STATUSES), archivePath: nullable(text) },
   );
-  return reader.getRowObjectsJS().map((row) => ({
-    exchange: String(row.exchange),
-    symbol: String(row.symbol),
-    sessionDate: String(row.session_date),
-    file: String(row.file),
-    sha256: String(row.sha256),
-    status: String(row.status) as FileStatus,
-    archivePath: row.archive_path === null ? null : String(row.archive_path),
-  }));
 }
 
 async function countLoaded(conn: DuckDBConnection, params: DuckDBValue[]): Promise<Map<string, number>> {
-  const reader = await conn.runAndReadAll(
+  const rows = await readRows(
+    conn,
     `SELECT s.exchange, s.symbol, count(*) AS loaded
        FROM (${SELECTED}) s
        SEMI JOIN (${LOADED_VERSIONS}) f USING (exchange, symbol, session_date, file, sha256)
       GROUP BY s.exchange, s.symbol`,
     params,
+    { exchange: text, symbol: text, loaded: num },
   );
-  return new Map(reader.getRowObjectsJS().map((row) => [`${String(row.exchange)}|${String(row.symbol)}`, Number(row.loaded)]));
+  return new Map(rows.map((row) => [pairKey(row), row.loaded]));
 }

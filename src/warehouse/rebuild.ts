@@ -22,6 +22,7 @@ import { isDamagedFileMessage, isDamagedWarehouseError, openWarehouse, type Ware
 import { rebuildFromArchive, setAsideDamaged } from './rebuild-from-archive.js';
 import { finishRun, startRun } from './runs.js';
 import type { FileKind } from '../core/file-kinds.js';
+import { num, readRows, text } from './read-rows.js';
 import { fileVersionKey } from '../core/pairs.js';
 import { scanArchive } from '../core/archive/walk.js';
 import type { RebuildProblem, RebuildResult } from './rebuild-result.js';
@@ -125,12 +126,15 @@ async function openHeldWarehouse(options: RebuildOptions): Promise<Warehouse> {
  * the warehouse; the rebuild rewrites all of it anyway.
  */
 export async function readEveryTable(conn: DuckDBConnection): Promise<void> {
-  const tables = await conn.runAndReadAll(
+  const tables = await readRows(
+    conn,
     `SELECT schema_name || '.' || table_name AS name FROM duckdb_tables() WHERE database_name = current_database() AND NOT temporary`,
+    [],
+    { name: text },
   );
-  for (const row of tables.getRowObjectsJS()) {
+  for (const { name } of tables) {
     // The table name is a value here (query_table), never SQL text.
-    await conn.run(`SELECT count(*), sum(hash(t)) FROM query_table($1) AS t`, [String(row.name)]);
+    await conn.run(`SELECT count(*), sum(hash(t)) FROM query_table($1) AS t`, [name]);
   }
 }
 
@@ -222,15 +226,13 @@ export function chooseVersion(versions: readonly LedgerRow[], archivedSha: strin
 }
 
 async function manifestRowCounts(conn: DuckDBConnection): Promise<Map<string, number>> {
-  const reader = await conn.runAndReadAll(
-    `SELECT exchange, symbol, session_date::VARCHAR AS session_date, file, sha256, rows FROM sync.manifest`,
+  const rows = await readRows(
+    conn,
+    `SELECT exchange, symbol, session_date::VARCHAR AS "sessionDate", file, sha256, rows FROM sync.manifest`,
+    [],
+    { exchange: text, symbol: text, sessionDate: text, file: text, sha256: text, rows: num },
   );
-  const counts = new Map<string, number>();
-  for (const row of reader.getRowObjectsJS()) {
-    const key = fileVersionKey({ exchange: String(row.exchange), symbol: String(row.symbol), sessionDate: String(row.session_date), file: String(row.file), sha256: String(row.sha256) });
-    counts.set(key, Number(row.rows));
-  }
-  return counts;
+  return new Map(rows.map((row) => [fileVersionKey(row), row.rows]));
 }
 
 /** Deletes file-sourced rows of sessions with no loaded file of that kind, in one transaction. */

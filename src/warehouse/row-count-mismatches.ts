@@ -1,7 +1,8 @@
 // Cross-checks between the ledger and the tables, for `verify`: every loaded file
 // version must account for exactly its rows, and no session may hold rows no loaded file explains.
 import type { DuckDBConnection } from '@duckdb/node-api';
-import type { FileKind } from '../core/file-kinds.js';
+import { FILE_KINDS, type FileKind } from '../core/file-kinds.js';
+import { nullable, num, oneOf, readRows, text } from './read-rows.js';
 
 export interface RowCountMismatch {
   exchange: string;
@@ -16,7 +17,9 @@ export interface RowCountMismatch {
 
 /** Per (exchange, symbol, session, file): ledger rows of the loaded version vs rows in the table. */
 export async function rowCountMismatches(conn: DuckDBConnection): Promise<RowCountMismatch[]> {
-  const reader = await conn.runAndReadAll(`
+  return readRows(
+    conn,
+    `
     WITH counts AS (
       SELECT exchange, symbol, session_date, 'levels' AS file, count(*) AS n FROM levels WHERE source = 'file' GROUP BY ALL
       UNION ALL
@@ -26,18 +29,12 @@ export async function rowCountMismatches(conn: DuckDBConnection): Promise<RowCou
     ), ledger AS (
       SELECT exchange, symbol, session_date, file, sha256, rows FROM sync.files WHERE status = 'loaded'
     )
-    SELECT exchange, symbol, session_date::VARCHAR AS session_date, file, l.sha256,
+    SELECT exchange, symbol, session_date::VARCHAR AS "sessionDate", file, l.sha256,
            coalesce(l.rows, 0)::BIGINT AS expected, coalesce(c.n, 0)::BIGINT AS actual
       FROM ledger l FULL OUTER JOIN counts c USING (exchange, symbol, session_date, file)
      WHERE coalesce(l.rows, 0) <> coalesce(c.n, 0)
-     ORDER BY exchange, symbol, session_date, file`);
-  return reader.getRowObjectsJS().map((row) => ({
-    exchange: String(row.exchange),
-    symbol: String(row.symbol),
-    sessionDate: String(row.session_date),
-    file: String(row.file) as FileKind,
-    sha256: row.sha256 === null ? null : String(row.sha256),
-    expected: Number(row.expected),
-    actual: Number(row.actual),
-  }));
+     ORDER BY exchange, symbol, session_date, file`,
+    [],
+    { exchange: text, symbol: text, sessionDate: text, file: oneOf(FILE_KINDS), sha256: nullable(text), expected: num, actual: num },
+  );
 }

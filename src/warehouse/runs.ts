@@ -2,8 +2,10 @@
 // `status` can show the last run and what it spent.
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { toIsoTimestamp } from './duckdb-text.js';
+import { nullable, num, oneOf, readOne, readRow, text } from './read-rows.js';
 
-export type RunOutcome = 'ok' | 'partial' | 'failed' | 'interrupted' | 'locked' | 'dry_run';
+export const RUN_OUTCOMES = ['ok', 'partial', 'failed', 'interrupted', 'locked', 'dry_run'] as const;
+export type RunOutcome = (typeof RUN_OUTCOMES)[number];
 
 export interface RunStart {
   command: string;
@@ -44,11 +46,13 @@ export function redactSecrets(value: unknown): unknown {
 }
 
 export async function startRun(conn: DuckDBConnection, start: RunStart): Promise<number> {
-  const reader = await conn.runAndReadAll(
+  const row = await readOne(
+    conn,
     `INSERT INTO sync.runs (command, options, started_at) VALUES ($1, $2::JSON, $3::TIMESTAMPTZ) RETURNING run_id`,
     [start.command, JSON.stringify(redactSecrets(start.options)), toIsoTimestamp(start.startedAt ?? new Date())],
+    { run_id: num },
   );
-  return Number(reader.getRowObjectsJS()[0]?.run_id);
+  return row.run_id;
 }
 
 export async function finishRun(conn: DuckDBConnection, runId: number, counts: RunCounts): Promise<void> {
@@ -87,45 +91,50 @@ export interface RunRow extends Required<Omit<RunCounts, 'finishedAt' | 'error' 
 
 /** The most recent run, or undefined on a fresh warehouse. */
 export async function lastRun(conn: DuckDBConnection, command?: string): Promise<RunRow | undefined> {
-  const reader = await conn.runAndReadAll(
-    `SELECT run_id, command, options::VARCHAR AS options,
-            strftime(started_at, '%Y-%m-%dT%H:%M:%S.%gZ') AS started_at,
-            strftime(finished_at, '%Y-%m-%dT%H:%M:%S.%gZ') AS finished_at, outcome,
-            credits_spent, requests_spent, files_planned, files_loaded, files_failed, files_deferred,
-            rows_loaded, bytes_downloaded, links_lost, error
+  // A run cut short leaves its counts NULL: they read as 0.
+  const row = await readRow(
+    conn,
+    `SELECT run_id AS "runId", command, options::VARCHAR AS options,
+            strftime(started_at, '%Y-%m-%dT%H:%M:%S.%gZ') AS "startedAt",
+            strftime(finished_at, '%Y-%m-%dT%H:%M:%S.%gZ') AS "finishedAt", outcome,
+            coalesce(credits_spent, 0) AS "creditsSpent", coalesce(links_lost, 0) AS "linksLost",
+            coalesce(requests_spent, 0) AS "requestsSpent", coalesce(files_planned, 0) AS "filesPlanned",
+            coalesce(files_loaded, 0) AS "filesLoaded", coalesce(files_failed, 0) AS "filesFailed",
+            coalesce(files_deferred, 0) AS "filesDeferred", coalesce(rows_loaded, 0) AS "rowsLoaded",
+            coalesce(bytes_downloaded, 0) AS "bytesDownloaded", error
        FROM sync.runs WHERE $1::VARCHAR IS NULL OR command = $1::VARCHAR ORDER BY run_id DESC LIMIT 1`,
     [command ?? null],
+    {
+      runId: num,
+      command: text,
+      options: nullable(text),
+      startedAt: text,
+      finishedAt: nullable(text),
+      outcome: nullable(oneOf(RUN_OUTCOMES)),
+      creditsSpent: num,
+      linksLost: num,
+      requestsSpent: num,
+      filesPlanned: num,
+      filesLoaded: num,
+      filesFailed: num,
+      filesDeferred: num,
+      rowsLoaded: num,
+      bytesDownloaded: num,
+      error: nullable(text),
+    },
   );
-  const row = reader.getRowObjectsJS()[0];
-  if (!row) return undefined;
-  const num = (value: unknown): number => (value === null || value === undefined ? 0 : Number(value));
-  return {
-    runId: Number(row.run_id),
-    command: String(row.command),
-    options: row.options === null ? null : (JSON.parse(String(row.options)) as unknown),
-    startedAt: String(row.started_at),
-    finishedAt: row.finished_at === null ? null : String(row.finished_at),
-    outcome: row.outcome === null ? null : (String(row.outcome) as RunOutcome),
-    creditsSpent: num(row.credits_spent),
-    linksLost: num(row.links_lost),
-    requestsSpent: num(row.requests_spent),
-    filesPlanned: num(row.files_planned),
-    filesLoaded: num(row.files_loaded),
-    filesFailed: num(row.files_failed),
-    filesDeferred: num(row.files_deferred),
-    rowsLoaded: num(row.rows_loaded),
-    bytesDownloaded: num(row.bytes_downloaded),
-    error: row.error === null ? null : String(row.error),
-  };
+  return row && { ...row, options: row.options === null ? null : (JSON.parse(row.options) as unknown) };
 }
 
 /** Credits the recorded runs spent: since midnight UTC (when the quota resets) and in all. */
 export async function creditsSpent(conn: DuckDBConnection): Promise<{ sinceMidnightUtc: number; allRuns: number }> {
-  const reader = await conn.runAndReadAll(
+  const row = await readOne(
+    conn,
     `SELECT coalesce(sum(credits_spent) FILTER (WHERE started_at >= date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'), 0)::BIGINT AS today,
             coalesce(sum(credits_spent), 0)::BIGINT AS total
        FROM sync.runs`,
+    [],
+    { today: num, total: num },
   );
-  const row = reader.getRowObjectsJS()[0];
-  return { sinceMidnightUtc: Number(row?.today ?? 0), allRuns: Number(row?.total ?? 0) };
+  return { sinceMidnightUtc: row.today, allRuns: row.total };
 }

@@ -2,6 +2,7 @@
 // equality. Every write to levels refreshes the sessions it touched, in its own transaction, so the
 // marker never disagrees with the rows (a stale one would hide a session's close or show an old one).
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { num, readOne } from './read-rows.js';
 
 /**
  * Recomputes the marker of the sessions listed by `sessions`, SQL naming rows of (exchange, symbol,
@@ -52,9 +53,12 @@ export async function rebuildSessionCloses(conn: DuckDBConnection): Promise<void
  * older version and load into them; those have no marker to keep, and migration 52 fills it.
  */
 async function hasSessionCloses(conn: DuckDBConnection): Promise<boolean> {
-  const reader = await conn.runAndReadAll(
+  const { n } = await readOne(
+    conn,
     `SELECT count(*)::INTEGER AS n FROM duckdb_tables()
       WHERE database_name = current_database() AND schema_name = 'main' AND table_name = 'session_closes'`,
+    [],
+    { n: num },
   );
-  return Number(reader.getRowObjectsJS()[0]?.n ?? 0) > 0;
+  return n > 0;
 }

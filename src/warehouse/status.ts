@@ -6,11 +6,29 @@ import { heldPairs, HELD_SOURCE } from './held-pairs.js';
 import { openReader, openWarehouse, type Warehouse } from './open.js';
 import { creditsSpent, lastRun, type RunRow } from './runs.js';
 import { upsertCoverage } from './manifest.js';
+import { nullable, num, readRows, text, type RowOf } from './read-rows.js';
 
+// The fresh coverage as the status command passes it (checked by sync/coverage's usableCoverage).
 type Row = Record<string, unknown>;
 
+const PAIR_ROW = {
+  exchange: text,
+  symbol: text,
+  remote_first: nullable(text),
+  remote_last: nullable(text),
+  manifest_from: nullable(text),
+  sessions_held: num,
+  newest_held: nullable(text),
+  files_loaded: num,
+  /** Null: the pair's manifest was never listed. */
+  files_missing: nullable(num),
+  files_failed: num,
+};
+
+export type StatusPair = RowOf<typeof PAIR_ROW> & { state: string };
+
 export interface WarehouseStatus {
-  pairs: Row[];
+  pairs: StatusPair[];
   lastRun: RunRow | undefined;
   lastSync: RunRow | undefined;
   /** Credits spent by the runs recorded in the warehouse. */
@@ -56,7 +74,9 @@ export async function readWarehouseStatus(db: string, freshCoverage: Row[] | und
   try {
     const conn = warehouse.connection;
     if (filter.exchanges || filter.symbols) checkSelectionNames(filter, { pairs: await heldPairs(conn), source: HELD_SOURCE });
-    const pairs = (await conn.runAndReadAll(`
+    const pairs = await readRows(
+      conn,
+      `
       WITH loaded AS (
         SELECT exchange, symbol, count(DISTINCT session_date)::INTEGER AS sessions_held,
                max(session_date)::VARCHAR AS newest_held, count(*)::INTEGER AS files_loaded
@@ -90,9 +110,12 @@ export async function readWarehouseStatus(db: string, freshCoverage: Row[] | und
         LEFT JOIN loaded l USING (exchange, symbol)
         LEFT JOIN failed f USING (exchange, symbol)
         LEFT JOIN missing mi USING (exchange, symbol)
-       ORDER BY c.exchange, c.symbol`)).getRowObjectsJson() as Row[];
+       ORDER BY c.exchange, c.symbol`,
+      [],
+      PAIR_ROW,
+    );
     const chosen = pairs
-      .filter((row) => (!filter.exchanges || filter.exchanges.includes(String(row.exchange))) && (!filter.symbols || filter.symbols.includes(String(row.symbol))))
+      .filter((row) => (!filter.exchanges || filter.exchanges.includes(row.exchange)) && (!filter.symbols || filter.symbols.includes(row.symbol)))
       .map((row) => ({ ...row, state: pairState(row) }));
     return { pairs: chosen, lastRun: await lastRun(conn), lastSync: await lastRun(conn, 'sync'), creditsSpent: await creditsSpent(conn) };
   } finally {
@@ -101,10 +124,10 @@ export async function readWarehouseStatus(db: string, freshCoverage: Row[] | und
 }
 
 /** One word on a pair for the reader: what its numbers add up to, worst first. */
-export function pairState(row: Row): string {
+export function pairState(row: RowOf<typeof PAIR_ROW>): string {
   if (row.files_missing === null) return 'never synced';
-  if (Number(row.files_failed) > 0) return 'failed files';
-  if (Number(row.files_missing) > 0) return 'files missing';
-  if (row.remote_last !== null && (row.newest_held === null || String(row.remote_last) > String(row.newest_held))) return 'behind remote';
+  if (row.files_failed > 0) return 'failed files';
+  if (row.files_missing > 0) return 'files missing';
+  if (row.remote_last !== null && (row.newest_held === null || row.remote_last > row.newest_held)) return 'behind remote';
   return 'up to date';
 }

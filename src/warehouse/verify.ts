@@ -15,6 +15,8 @@ import { acquireSyncLock } from './lock.js';
 import { openWarehouse } from './open.js';
 import { chooseVersion, removeOrphanRows } from './rebuild.js';
 import { fileKey } from '../core/pairs.js';
+import { FILE_KINDS } from '../core/file-kinds.js';
+import { oneOf, readRows, text } from './read-rows.js';
 import type { OnProgress } from '../core/progress.js';
 
 export interface VerifyOptions {
@@ -210,13 +212,13 @@ function repairCandidate(versions: readonly LedgerRow[], relativePath: string, f
 }
 
 async function manifestShas(conn: DuckDBConnection): Promise<Map<string, string>> {
-  const reader = await conn.runAndReadAll(`SELECT exchange, symbol, session_date::VARCHAR AS session_date, file, sha256 FROM sync.manifest`);
-  const result = new Map<string, string>();
-  for (const row of reader.getRowObjectsJS()) {
-    const key = fileKey({ exchange: String(row.exchange), symbol: String(row.symbol), sessionDate: String(row.session_date), file: row.file as LedgerRow['file'] });
-    result.set(key, String(row.sha256));
-  }
-  return result;
+  const rows = await readRows(
+    conn,
+    `SELECT exchange, symbol, session_date::VARCHAR AS "sessionDate", file, sha256 FROM sync.manifest`,
+    [],
+    { exchange: text, symbol: text, sessionDate: text, file: oneOf(FILE_KINDS), sha256: text },
+  );
+  return new Map(rows.map((row) => [fileKey(row), row.sha256]));
 }
 
 function problem(kind: VerifyProblemKind, file: { exchange: string; symbol: string; sessionDate: string; file: string }, detail: string): VerifyProblem {

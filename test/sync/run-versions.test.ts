@@ -4,7 +4,7 @@ import { existsSync, readdirSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { InterruptedError } from '../../src/core/errors.js';
-import { hashFile } from '../../src/sync/fetch.js';
+import { hashFile } from '../../src/core/hash.js';
 import { syncApiFrom } from '../../src/sync/api-port.js';
 import { runSync } from '../../src/sync/run.js';
 import { parseSyncSelection } from '../../src/sync/selection.js';
