@@ -20,7 +20,7 @@ export interface OptionSpec {
   /** The config file's key when the flag's own name would be too vague there (`--timeout` → queryTimeout). */
   configKey?: string;
   /** Commander's value parser: rejects a bad value naming what is allowed. */
-  // Commander's own parser type: each parser returns its own value type.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- Commander's own parser type: each parser returns its own value type
   parse?: (value: string, previous: any) => any;
   /** The commands that take it; 'global' for the options of every command. */
   commands: 'global' | readonly string[];

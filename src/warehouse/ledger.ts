@@ -174,7 +174,7 @@ export async function loadedFiles(conn: DuckDBConnection, only?: readonly FileKe
       exchange: String(row.exchange),
       symbol: String(row.symbol),
       sessionDate: String(row.session_date),
-      file: String(row.file) as FileKind,
+      file: String(row.file),
     });
     result.set(key, String(row.sha256));
   }
