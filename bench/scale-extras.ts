@@ -170,8 +170,15 @@ export async function exportDuel(db: string, scratch: string, runs: number, log:
       duel.load.push(load1());
       const bytes = folderBytes(out);
       const shape = await outputShape(out);
-      if (who === 'export') (duel.a.push(ms), (duel.aBytes = bytes), (duel.aShape = shape));
-      else (duel.b.push(ms), (duel.bBytes = bytes), (duel.bShape = shape));
+      if (who === 'export') {
+        duel.a.push(ms);
+        duel.aBytes = bytes;
+        duel.aShape = shape;
+      } else {
+        duel.b.push(ms);
+        duel.bBytes = bytes;
+        duel.bShape = shape;
+      }
       log(`  export run ${run + 1} ${who}: ${Math.round(ms)} ms, ${fmtMb(bytes)}, ${fmtShape(shape)}, load ${duel.load.at(-1)}`);
       await removeDir(out);
     }

@@ -43,7 +43,7 @@ export function openFactsCache(dir: string, model: MarketModel): FactsCache {
     path,
     load() {
       const facts = new Map<string, FileFacts>();
-      let text = '';
+      let text: string;
       try {
         text = readFileSync(path, 'utf8');
       } catch {

@@ -142,7 +142,7 @@ export function describeNetworkError(error: unknown): string {
 export function redactSecret<T>(value: T, secret: string): T {
   if (secret === '') return value;
   if (typeof value === 'string') return value.split(secret).join('[redacted]') as T;
-  if (Array.isArray(value)) return value.map((item) => redactSecret(item, secret)) as T;
+  if (Array.isArray(value)) return (value as unknown[]).map((item) => redactSecret(item, secret)) as T;
   if (typeof value === 'object' && value !== null) {
     return Object.fromEntries(Object.entries(value).map(([k, v]) => [redactSecret(k, secret), redactSecret(v, secret)])) as T;
   }

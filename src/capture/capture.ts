@@ -111,6 +111,7 @@ export async function runCapture(api: CaptureApi, options: CaptureOptions): Prom
   // Paid snapshots are written even when the run stops on an error. A refused key wrote nothing
   // and records nothing: the warehouse is not the place for a failed login.
   if (!(fatal instanceof AuthError)) await loadCaptures(options, startedAt, summary, outcomeOf(fatal, failed.length), fatal, warn);
+  // eslint-disable-next-line @typescript-eslint/only-throw-error -- the error that ended the run, rethrown as it was caught
   if (fatal !== undefined) throw fatal;
   if (failed.length > 0) {
     const list = failed.map((r) => `${r.exchange}/${r.symbol}: ${r.reason ?? 'failed'}`).join('; ');

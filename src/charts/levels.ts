@@ -44,7 +44,7 @@ export function levelsOption(data: SeriesData, look: Look): EChartsOption {
   const { option, palette } = baseOption(look, `${pairName(data)} · levels at each session close`, `${rangeText(data)} · shaded: the regime at each session's close`);
   const dates = data.closes.map((c) => c.sessionDate);
   const line = (name: string, color: string, values: (number | null)[], extra: Record<string, unknown> = {}): SeriesOption =>
-    ({ type: 'line', name, data: values, connectNulls: false, itemStyle: { color }, lineStyle: { color, width: 1.5 }, symbol: 'none', ...extra }) as SeriesOption;
+    ({ type: 'line', name, data: values, connectNulls: false, itemStyle: { color }, lineStyle: { color, width: 1.5 }, symbol: 'none', ...extra });
   const spot = line('spot (close)', palette.spot, data.closes.map((c) => c.spot), { symbol: 'circle', symbolSize: 5, lineStyle: { color: palette.spot, width: 2 } });
   const lines = [
     spot,

@@ -1,6 +1,6 @@
 // Open interest by strike of one capture: call OI above zero and put OI below, in contracts, with a
 // line at spot and the largest call and put OI strikes marked (where positioning is heaviest).
-import type { EChartsOption, MarkLineComponentOption, MarkPointComponentOption, SeriesOption } from 'echarts';
+import type { BarSeriesOption, EChartsOption, MarkLineComponentOption, MarkPointComponentOption } from 'echarts';
 import { strikeAxisRange } from './axes.js';
 import { axisLook, baseOption } from './common.js';
 import { captureTime, count, pairName, price } from './format.js';
@@ -21,7 +21,7 @@ export function oiOption(data: ProfileData, look: Look): EChartsOption {
   const { title, subtitle } = oiTitle(data);
   const { option, palette } = baseOption(look, title, subtitle);
   const strikes = strikeAxisRange(data.strikes.map((s) => s.strike));
-  type Bar = SeriesOption & { markPoint?: MarkPointComponentOption; markLine?: MarkLineComponentOption };
+  type Bar = BarSeriesOption & { markPoint?: MarkPointComponentOption; markLine?: MarkLineComponentOption };
   const bar = (name: string, color: string, pick: (s: StrikeRow) => number | null, sign: 1 | -1): Bar => {
     const series = { type: 'bar', name, stack: 'oi', barMaxWidth: 18, itemStyle: { color }, data: data.strikes.map((s) => [s.strike, signed(pick(s), sign)]) } as Bar;
     const largest = largestBar(data.strikes, pick);

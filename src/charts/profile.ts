@@ -86,7 +86,7 @@ export function strikeAxis(strikes: Extent, palette: Palette): Record<string, un
 type Bar = SeriesOption & { markPoint?: MarkPointComponentOption };
 
 function bars(name: string, color: string, data: ProfileData, pick: (s: StrikeRow) => number | null): Bar {
-  return { type: 'bar', name, stack: 'gex', barMaxWidth: 18, itemStyle: { color }, data: data.strikes.map((s) => [s.strike, millions(pick(s))]) } as Bar;
+  return { type: 'bar', name, stack: 'gex', barMaxWidth: 18, itemStyle: { color }, data: data.strikes.map((s) => [s.strike, millions(pick(s))]) };
 }
 
 function callBars(data: ProfileData, palette: Palette, axis: Extent): Bar {

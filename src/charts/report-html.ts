@@ -154,7 +154,7 @@ function profileBlock(report: PairReport, i: number, look: Look, charts: Record<
   if (last === undefined) return undefined;
   const id = `p${i}-profile`;
   const labels = report.profiles.map((p) => `capture ${captureTime(p.capturedAt)} (close of session ${p.sessionDate})`);
-  charts[id] = { width: look.width, height: look.height, tooltip: TOOLTIPS.profile as TooltipSpec, frames, labels };
+  charts[id] = { width: look.width, height: look.height, tooltip: TOOLTIPS.profile, frames, labels };
   const slider =
     `<div class="frames js-only"><label for="${id}-slider">profile at the close of</label> ` +
     `<input type="range" id="${id}-slider" min="0" max="${frames.length - 1}" value="${frames.length - 1}" step="1"> ` +
@@ -179,7 +179,7 @@ function pairCharts(report: PairReport, i: number, look: Look, charts: Record<st
   if (report.term !== null) others.push(['term', termOption(report.term, look)]);
   for (const [kind, option] of others) {
     const id = `p${i}-${kind}`;
-    charts[id] = { width: look.width, height: look.height, tooltip: TOOLTIPS[kind] as TooltipSpec, option };
+    charts[id] = { width: look.width, height: look.height, tooltip: TOOLTIPS[kind], option };
     blocks.push(chartBlock(id, kind, renderSvg(option, look, id), look));
     kinds.push(kind);
   }

@@ -10,7 +10,7 @@ import { DEFAULTS as CHART } from '../charts/request.js';
 import { DEFAULT_WAIT_LOCK_SECONDS } from '../journal/wait-lock.js';
 import { collectOption, integerOption, listOption, secondsOption } from './parse.js';
 
-// Commander's own parser type: each parser returns its own value type.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- Commander's own parser type: each parser returns its own value type
 type Parser = (value: string, previous: any) => any;
 
 /** What an option is on one command when it differs from the entry. */

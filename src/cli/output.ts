@@ -110,6 +110,7 @@ export function formatCell(value: unknown): string {
   if (typeof value === 'number') return Number.isInteger(value) ? String(value) : String(Math.round(value * 1e6) / 1e6);
   if (Array.isArray(value)) return value.map(formatCell).join(',');
   if (typeof value === 'object') return JSON.stringify(value, jsonReplacer);
+  // eslint-disable-next-line @typescript-eslint/no-base-to-string -- objects, arrays and dates are handled above: a scalar is left
   return String(value);
 }
 

@@ -163,7 +163,7 @@ export function createProgress(ctx: CommandContext, _dryRun: boolean): Progress 
 
 export interface TaskProgress {
   /** n of N items done, with the bytes they moved (and all the phase will move, when known). */
-  onProgress(done: number, total: number, bytes?: number, totalBytes?: number): void;
+  onProgress: (done: number, total: number, bytes?: number, totalBytes?: number) => void;
   done(): void;
 }
 

@@ -101,7 +101,7 @@ export function loadConfigFile(path: string | undefined): ConfigFile {
   }
   const parsed = ConfigFileSchema.safeParse(raw);
   if (!parsed.success) throw new UsageError(`config file ${file}: ${describeIssues(parsed.error)}`);
-  return parsed.data as ConfigFile;
+  return parsed.data;
 }
 
 function describeIssues(error: z.ZodError): string {

@@ -18,7 +18,7 @@ function keyColumns(key: CaptureKey, asOf: string): LiveRow {
   return { exchange: key.exchange, symbol: key.symbol, session_date: sessionDateOf(key.market, Date.parse(asOf)), as_of: asOf };
 }
 
-function liveMetaColumns(meta: LiveMeta | EndpointMeta<'termOi'>): LiveRow {
+function liveMetaColumns(meta: LiveMeta): LiveRow {
   return { oi_as_of: meta.oi_as_of, data_source: meta.data_source, is_live: meta.is_live, market_open: meta.market_open };
 }
 

@@ -67,7 +67,7 @@ export interface FillLevelsReport {
 export function historyLevelsFetcherFrom(client: ApiClient): HistoryLevelsFetcher {
   return async (exchange, symbol, query) => {
     const response = await client.historyLevels(exchange, symbol, query);
-    return { rows: response.data as HistoryLevelsRow[], nextCursor: response.meta.next_cursor };
+    return { rows: response.data, nextCursor: response.meta.next_cursor };
   };
 }
 
@@ -82,7 +82,7 @@ export async function fillLevels(api: FillLevelsApi, options: FillLevelsOptions)
   if (options.dryRun || windows.length === 0) return report;
 
   const fetched = new Map<string, HistoryLevelsRow[]>();
-  let failure: unknown;
+  let failure: { error: unknown } | undefined;
   try {
     for (const window of windows) {
       const stop = await fetchWindow(api, window, options, report, (rows) => {
@@ -94,7 +94,7 @@ export async function fillLevels(api: FillLevelsApi, options: FillLevelsOptions)
       if (stop) break;
     }
   } catch (error) {
-    failure = error;
+    failure = { error };
   }
   // Paid rows are written even when the fill failed half-way.
   if (fetched.size > 0) {
@@ -107,7 +107,7 @@ export async function fillLevels(api: FillLevelsApi, options: FillLevelsOptions)
       return inserted;
     });
   }
-  if (failure !== undefined) throw failure;
+  if (failure !== undefined) throw failure.error;
   return report;
 }
 

@@ -69,7 +69,7 @@ interface Stages extends RunInput {
   /** Absent for a plan (it spends no credit). */
   log: SpendLog | undefined;
   warnings: string[];
-  warn(message: string): void;
+  warn: (message: string) => void;
 }
 
 async function runLocked(input: RunInput): Promise<SyncSummary> {

@@ -16,9 +16,9 @@ export interface SyncApi {
   coverage(): Promise<CoverageListing>;
   manifestPage: ManifestPageFetcher;
   download: Downloader;
-  quotaStopOf(error: unknown): QuotaStop | undefined;
+  quotaStopOf: (error: unknown) => QuotaStop | undefined;
   /** Quota-counted requests this client has made so far. */
-  requestsSpent(): number;
+  requestsSpent: () => number;
   /** /history/levels pages, for --fill-levels. */
   historyLevels?: HistoryLevelsFetcher;
 }
@@ -39,12 +39,12 @@ export interface SyncOptions {
 
 export interface SyncEvents {
   phase?(name: 'coverage' | 'manifests' | 'plan' | 'download' | 'load' | 'fill' | 'capture', detail?: string): void;
-  file?(event: { file: PlannedFile; outcome: 'verified' | 'failed' | 'deferred'; bytes: number }): void;
+  file?: (event: { file: PlannedFile; outcome: 'verified' | 'failed' | 'deferred'; bytes: number }) => void;
   /**
    * Manifest rows (files) listed so far, against about how many the listing windows hold (the
    * listing returns no totals: an estimate from the coverage's session counts, which may be passed).
    */
-  manifestFilesListed?(listed: number, estimate: number): void;
+  manifestFilesListed?: (listed: number, estimate: number) => void;
   /** Files of this run's load done (loaded, skipped or failed) out of all it loads. */
   loadDone?(done: number, total: number): void;
   /** Capture targets done (captured, failed or cut short) out of all the run captures. */

@@ -3,4 +3,4 @@
 // Values come from here; types are still imported from the package with `import type`.
 import { createRequire } from 'node:module';
 
-export const duckdb: typeof import('@duckdb/node-api') = createRequire(import.meta.url)('@duckdb/node-api');
+export const duckdb = createRequire(import.meta.url)('@duckdb/node-api') as typeof import('@duckdb/node-api');

@@ -153,7 +153,7 @@ async function openQueryReader(dbPath: string, sandbox: { readDirectories: strin
 /** An existing folder, absolute and ending in the separator (DuckDB compares path prefixes). */
 function readableFolder(folder: string): string {
   const absolute = resolve(folder);
-  let isFolder = false;
+  let isFolder: boolean;
   try {
     isFolder = statSync(absolute).isDirectory();
   } catch {
@@ -259,7 +259,7 @@ function convertChunk(chunk: Chunk): unknown[][] {
   } catch (error) {
     throw conversionFailure(error);
   }
-  const rows: unknown[][] = new Array(chunk.rowCount);
+  const rows: unknown[][] = new Array<unknown[]>(chunk.rowCount);
   for (let r = 0; r < chunk.rowCount; r++) rows[r] = columns.map((column) => column[r] ?? null);
   return rows;
 }

@@ -36,7 +36,7 @@ export const bool: Column<boolean> = (value) => {
 };
 
 export const textList: Column<string[]> = (value) => {
-  if (Array.isArray(value) && value.every((item) => typeof item === 'string')) return value as string[];
+  if (Array.isArray(value) && value.every((item) => typeof item === 'string')) return value;
   throw wrong(value, 'a list of text');
 };
 

@@ -31,7 +31,7 @@ describe('--help', () => {
       for (const env of ['GEXWH_DB', 'GEXWH_ARCHIVE', 'GEX_BASE_URL', 'GEX_API_KEY']) expect(help).toContain(env);
       expect(help).toMatch(new RegExp(`Example:\\n  \\$ npx gexwh ${command.name()}\\b`));
       // Users pay per file and per request: the example says what it spends.
-      expect(help).toMatch(/Example:\n  \$ .*\n    (buys|costs) /);
+      expect(help).toMatch(/Example:\n {2}\$ .*\n {4}(buys|costs) /);
     });
   }
 

@@ -17,7 +17,9 @@ import { startBench, type Bench } from '../helpers/sync.js';
 
 // The callbacks of page.evaluate run in the page; the test project is typed for Node (no DOM lib),
 // so the page's globals are declared loosely here, for this file only.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the browser's, not this project's types
 declare const window: any;
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the browser's, not this project's types
 declare const document: any;
 declare const getComputedStyle: (el: unknown) => { display: string };
 type HTMLElement = { style: { zIndex: string; display: string }; textContent: string | null };

@@ -72,7 +72,10 @@ describe('trino.sql, athena.sql, spark.sql (structural)', async () => {
         expect(create, table.name).toBeDefined();
         const body = /\(\n([\s\S]*?)\n\)/.exec(create!)![1]!;
         const listed = body.split(',\n').map((line) => line.trim().split(' '));
-        for (const [name, type] of listed) expect(name).toMatch(engine === 'athena' ? /^`[a-z_][a-z0-9_]*`$/ : /^[a-z_][a-z0-9_]*$/), expect(type).toBeDefined();
+        for (const [name, type] of listed) {
+          expect(name).toMatch(engine === 'athena' ? /^`[a-z_][a-z0-9_]*`$/ : /^[a-z_][a-z0-9_]*$/);
+          expect(type).toBeDefined();
+        }
         const data = table.columns.filter((c) => !table.partitioned || !(PARTITION_COLUMNS as readonly string[]).includes(c.name));
         const partitions = table.partitioned ? PARTITION_COLUMNS.map((n) => table.columns.find((c) => c.name === n)!) : [];
         const expected = engine === 'athena' ? data : [...data, ...partitions];

@@ -5,7 +5,7 @@ import { UsageError } from '../../core/errors.js';
 import type { QueryOptions } from '../../warehouse/query.js';
 import { contextOf, type CommandContext } from '../context.js';
 import { TERMINAL_MAX_ROWS, withConfig } from '../options.js';
-import { STREAM_FORMATS, type StreamFormat } from '../query-output.js';
+import { STREAM_FORMATS } from '../query-output.js';
 
 const QUERY_FORMATS = ['table', ...STREAM_FORMATS] as const;
 type QueryFormat = (typeof QUERY_FORMATS)[number];
@@ -60,7 +60,7 @@ async function printQuery(ctx: CommandContext, sql: string, format: QueryFormat,
   ]);
   const terminal = process.stdout.isTTY === true;
   await withQuery(ctx.settings.db, sql, options, async (rows) => {
-    if (format !== 'table') return void (await writeRows(rows, format as StreamFormat, stdoutSink(rows.cancelled), terminal));
+    if (format !== 'table') return void (await writeRows(rows, format, stdoutSink(rows.cancelled), terminal));
     const limit = maxRows ?? (terminal ? TERMINAL_MAX_ROWS : 0);
     const text = await tableText(rows, limit === 0 ? undefined : limit);
     await stdoutSink(rows.cancelled).write(`${text}\n`);

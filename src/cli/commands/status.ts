@@ -3,6 +3,7 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
+import type { MeRecord } from '../../api/index.js';
 import { GexwhError, UsageError } from '../../core/errors.js';
 import { parseExchanges, parseSymbols } from '../../sync/selection.js';
 import type { RunRow } from '../../warehouse/index.js';
@@ -15,7 +16,7 @@ import { escapeLine } from '../terminal.js';
 
 interface Remote {
   coverage?: Row[];
-  quota?: { requests: Row; history_files: Row; tier: string };
+  quota?: MeRecord['quota'] & { tier: string };
   note?: string;
 }
 
@@ -148,7 +149,7 @@ async function fetchRemote(ctx: CommandContext): Promise<Remote> {
     const [me, coverage] = await Promise.all([client.me(), client.coverage()]);
     return {
       coverage: usableCoverage(coverage.data).usable as unknown as Row[],
-      quota: { tier: me.data.tier, requests: me.data.quota.requests as unknown as Row, history_files: me.data.quota.history_files as unknown as Row },
+      quota: { tier: me.data.tier, requests: me.data.quota.requests, history_files: me.data.quota.history_files },
     };
   } catch (error) {
     // The message may quote the server: kept on the note's one line. An outage says its host and last error, not its advice.
