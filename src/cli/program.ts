@@ -1,10 +1,10 @@
 // The command tree: one module per command, every option (global or a command's) from the option table (options.ts).
 import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
-import { addTableOptions } from './options.js';
 import { registerCommands } from './commands/index.js';
 import { completeHelp } from './help.js';
 import { escapeBlock } from './terminal.js';
+import { addTableOptions } from './option-use.js';
 
 function packageVersion(): string {
   const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };

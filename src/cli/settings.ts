@@ -4,7 +4,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { AuthError, UsageError } from '../core/errors.js';
-import { configShape } from './options.js';
+import { configShape } from './option-use.js';
 
 export const DEFAULT_CONFIG_PATH = 'gexwh.config.json';
 export const DEFAULT_DB = 'data/gex.duckdb';

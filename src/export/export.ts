@@ -11,22 +11,20 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs
 import { join, resolve } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { duckdb } from '../warehouse/duckdb.js';
-import { nullable, num, readOne, readRows, text } from '../warehouse/read-rows.js';
+import { num, readOne } from '../warehouse/read-rows.js';
 import { UsageError } from '../core/errors.js';
 import { isIsoDate } from '../time/dates.js';
 import { openWarehouse } from '../warehouse/open.js';
 import { checkSelectionNames } from '../core/known-names.js';
 import { heldPairs, HELD_SOURCE } from '../warehouse/held-pairs.js';
-import { exportViewsSql, tableColumns, type ExportedTable } from './views.js';
 import { localTarget, type ExportTarget, type StoredFile } from './target.js';
-import { exportManifest, MANIFEST_FILE, type ManifestObject } from './manifest.js';
-import { ENGINE_FILES, engineSql, type Engine } from './ddl.js';
-import { CLICKHOUSE_FILE, clickhouseSql } from './clickhouse.js';
+import type { ManifestObject } from './manifest.js';
+import { writeDescription } from './description.js';
 import { isS3Url } from './s3-url.js';
-import { EXPORT_TABLES, type ExportFormat, type ExportTable } from './tables.js';
+import type { ExportFormat, ExportTable } from './tables.js';
 import { isSymbol, VENUE_PATTERN } from '../core/names.js';
 import { copyRuns, partitionKey, stalePartitions, type CopyRun, type ExportedPartition, type Partition } from './copy-runs.js';
-import { normalizeExportOptions, partitionRelativePath, RUNS_TABLE, VIEWS_SQL, type ExportOptions, type ExportResult, type ExportSelection, type ExportTableCounts } from './options.js';
+import { normalizeExportOptions, partitionRelativePath, RUNS_TABLE, type ExportOptions, type ExportResult, type ExportSelection, type ExportTableCounts } from './options.js';
 import { FILTER, filterParams, listExported, listPartitions, RUN_KEYS, runKeyParams } from './partitions.js';
 
 export { EXPORT_FORMATS, EXPORT_TABLES, type ExportFormat, type ExportTable } from './tables.js';
@@ -92,7 +90,7 @@ export async function exportOn(conn: DuckDBConnection, selection: ExportSelectio
     await writeTables(conn, plans, state);
     for (const plan of plans) tables.push(await forgetGone(conn, plan, state));
     const runsFile = await writeRunsFile(conn, state);
-    await writeDescription(conn, state, runsFile);
+    state.bytes += await writeDescription(conn, state.target, state.selection.format, runsFile, state.now());
     for (const relative of state.gone) {
       if (!(await target.remove(relative))) state.warnings.push(`export: left ${target.pathOf(relative)} in place: it is not a file inside ${target.root}`);
     }
@@ -334,18 +332,6 @@ async function writePartition(conn: DuckDBConnection, table: ExportTable, format
   return temp;
 }
 
-/** Every table an export describes, with its warehouse columns and whether it has files there yet. */
-export async function exportedTables(conn: DuckDBConnection, outDir: string, format: ExportFormat): Promise<ExportedTable[]> {
-  const exported = await readRows(conn, `SELECT DISTINCT table_name FROM sync.exports WHERE out_dir = $1 AND format = $2`, [outDir, format], { table_name: text });
-  const withFiles = new Set(exported.map((row) => row.table_name));
-  const columns = await tableColumns(conn, EXPORT_TABLES);
-  const runs = await tableColumns(conn, [RUNS_TABLE], 'sync');
-  return [
-    ...EXPORT_TABLES.map((name) => ({ name, columns: columns.get(name) ?? [], hasFiles: withFiles.has(name), partitioned: true })),
-    { name: RUNS_TABLE, columns: runs.get(RUNS_TABLE) ?? [], hasFiles: true, partitioned: false },
-  ];
-}
-
 /** The runs, oldest first, as one file `<out>/runs/data.<format>` (JSON options as text). */
 export const RUNS_QUERY = `SELECT * REPLACE (options::VARCHAR AS options) FROM sync.runs ORDER BY run_id`;
 
@@ -358,47 +344,6 @@ async function writeRunsFile(conn: DuckDBConnection, state: RunState): Promise<M
   const stored = await state.target.place(temp, state.target.pathOf(relative), '-');
   progress(state, stored.bytes);
   return { table: RUNS_TABLE, path: relative, rows, ...stored };
-}
-
-/**
- * views.sql, the other engines' DDL (trino.sql, athena.sql, spark.sql, clickhouse.sql; Parquet only), then the manifest, last: the manifest lists every object of the export with its rows
- * and sha256, so a reader who starts from it never meets a half export.
- */
-async function writeDescription(conn: DuckDBConnection, state: RunState, runsFile: ManifestObject): Promise<void> {
-  const { selection, target } = state;
-  const tables = await exportedTables(conn, target.root, selection.format);
-  const views = await target.putText(target.pathOf(VIEWS_SQL), exportViewsSql(target.root, tables, selection.format));
-  state.bytes += views.bytes;
-  const engineFiles: ManifestObject[] = [];
-  if (selection.format === 'parquet') {
-    for (const engine of Object.keys(ENGINE_FILES) as Engine[]) {
-      const stored = await target.putText(target.pathOf(ENGINE_FILES[engine]), engineSql(engine, target.root, tables));
-      state.bytes += stored.bytes;
-      engineFiles.push({ table: null, path: ENGINE_FILES[engine], rows: null, ...stored });
-    }
-    const clickhouse = await target.putText(target.pathOf(CLICKHOUSE_FILE), clickhouseSql(target.clickhouse, tables));
-    state.bytes += clickhouse.bytes;
-    engineFiles.push({ table: null, path: CLICKHOUSE_FILE, rows: null, ...clickhouse });
-  }
-  const exported = await readRows(
-    conn,
-    `SELECT table_name, exchange, symbol, session_date::VARCHAR AS session_date, rows, path, sha256, bytes
-       FROM sync.exports WHERE out_dir = $1 AND format = $2 ORDER BY table_name, exchange, symbol, session_date`,
-    [target.root, selection.format],
-    { table_name: text, exchange: text, symbol: text, session_date: text, rows: num, path: text, sha256: nullable(text), bytes: nullable(num) },
-  );
-  const prefix = `${target.root}/`;
-  const objects: ManifestObject[] = exported.map((row) => ({
-    table: row.table_name,
-    path: row.path.slice(prefix.length),
-    rows: row.rows,
-    sha256: row.sha256,
-    bytes: row.bytes,
-    partition: { exchange: row.exchange, symbol: row.symbol, session_date: row.session_date },
-  }));
-  objects.push(runsFile, { table: null, path: VIEWS_SQL, rows: null, ...views }, ...engineFiles);
-  const manifest = exportManifest({ format: selection.format, objects, exportedAt: state.now() });
-  state.bytes += (await target.putText(target.pathOf(MANIFEST_FILE), manifest)).bytes;
 }
 
 /** The export ledger rows of placed partitions, in one statement. */

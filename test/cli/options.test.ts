@@ -4,10 +4,11 @@
 import { readFileSync } from 'node:fs';
 import type { Command, Option } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { configKeyOf, configShape, longFlagOf, OPTIONS, optionsOf as tableOptionsOf, useOf, withConfig } from '../../src/cli/options.js';
+import { OPTIONS } from '../../src/cli/options.js';
 import { buildProgram } from '../../src/cli/program.js';
 import { ConfigFileSchema } from '../../src/cli/settings.js';
 import { runCliInProcess } from '../helpers/cli.js';
+import { configKeyOf, configShape, longFlagOf, optionsOf as tableOptionsOf, useOf, withConfig } from '../../src/cli/option-use.js';
 
 const read = (path: string) => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8');
 const reference = read('docs/reference.md');

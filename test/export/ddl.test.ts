@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { HiveSQL, SparkSQL, TrinoSQL } from 'dt-sql-parser';
 import { describe, expect, it } from 'vitest';
 import { ddlName, ENGINE_SCHEMA, engineSql, engineType, type Engine } from '../../src/export/ddl.js';
-import { exportedTables } from '../../src/export/export.js';
+import { exportedTables } from '../../src/export/description.js';
 import { PARTITION_COLUMNS, type ExportedTable } from '../../src/export/views.js';
 import { openWarehouse } from '../../src/warehouse/open.js';
 import { makeTempDir } from '../warehouse/fixtures.js';

@@ -7,7 +7,7 @@ import { parseCaptureVenues } from '../../capture/capture-targets.js';
 import { parseCount, parseSymbols } from '../../sync/selection.js';
 import { contextOf, type CommandContext } from '../context.js';
 import { formatTable } from '../output.js';
-import { withConfig } from '../options.js';
+import { withConfig } from '../option-use.js';
 
 interface CaptureFlags {
   exchange?: string[];

@@ -4,8 +4,9 @@ import type { Command } from 'commander';
 import { UsageError } from '../../core/errors.js';
 import type { QueryOptions } from '../../warehouse/query.js';
 import { contextOf, type CommandContext } from '../context.js';
-import { TERMINAL_MAX_ROWS, withConfig } from '../options.js';
+import { TERMINAL_MAX_ROWS } from '../options.js';
 import { STREAM_FORMATS } from '../query-output.js';
+import { withConfig } from '../option-use.js';
 
 const QUERY_FORMATS = ['table', ...STREAM_FORMATS] as const;
 type QueryFormat = (typeof QUERY_FORMATS)[number];

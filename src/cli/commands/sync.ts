@@ -4,7 +4,7 @@ import { parseSyncSelection, type RawSyncSelection, type SyncSelection } from '.
 import type { SyncOptions, SyncSummary } from '../../sync/run.js';
 import { InterruptedError, LockError, PartialFailureError } from '../../core/errors.js';
 import { contextOf, type CommandContext } from '../context.js';
-import { withConfig } from '../options.js';
+import { withConfig } from '../option-use.js';
 
 export interface SyncFlags {
   exchange?: string[];
