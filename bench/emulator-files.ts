@@ -36,9 +36,21 @@ function main(): void {
   const samples = Array.from({ length: runs }, oneRun);
   const line = (label: string, values: number[]) =>
     `| ${label} | ${median(values).toFixed(0)} | ${Math.min(...values).toFixed(0)}–${Math.max(...values).toFixed(0)} |`;
-  const rows = KINDS.map((kind) => line(kind, samples.map((s) => s[kind])));
-  rows.push(line('session (3 files)', samples.map((s) => s.levels + s.strikes_total + s.strikes_by_expiry)));
-  process.stdout.write(`CPU ms per session, median of ${runs} runs × ${SESSIONS.length} sessions (bybit BTC, 12 × 120)\n\n| file | median | min–max |\n|---|---|---|\n${rows.join('\n')}\n`);
+  const rows = KINDS.map((kind) =>
+    line(
+      kind,
+      samples.map((s) => s[kind]),
+    ),
+  );
+  rows.push(
+    line(
+      'session (3 files)',
+      samples.map((s) => s.levels + s.strikes_total + s.strikes_by_expiry),
+    ),
+  );
+  process.stdout.write(
+    `CPU ms per session, median of ${runs} runs × ${SESSIONS.length} sessions (bybit BTC, 12 × 120)\n\n| file | median | min–max |\n|---|---|---|\n${rows.join('\n')}\n`,
+  );
 }
 
 main();

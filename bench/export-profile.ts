@@ -63,7 +63,9 @@ async function profiledExport(db: string, outDir: string, label: string, log: (l
     const result = await exportOn(timedConnection(warehouse.connection, spent), normalizeExportOptions({ outDir, tables: [...KINDS] }));
     const total = performance.now() - start;
     const inSql = [...spent.values()].reduce((sum, s) => sum + s.ms, 0);
-    log(`${label}: ${Math.round(total)} ms, ${result.partitionsWritten} partitions written, ${result.partitionsSkipped} unchanged, load ${loadavg()[0]!.toFixed(1)}`);
+    log(
+      `${label}: ${Math.round(total)} ms, ${result.partitionsWritten} partitions written, ${result.partitionsSkipped} unchanged, load ${loadavg()[0]!.toFixed(1)}`,
+    );
     for (const [kind, s] of [...spent.entries()].sort((a, b) => b[1].ms - a[1].ms)) log(`  ${kind}: ${Math.round(s.ms)} ms in ${s.count} statements`);
     log(`  outside statements (hashing, renames, files; overlaps the COPYs): ${Math.round(total - inSql)} ms`);
   } finally {

@@ -16,13 +16,7 @@ export interface SyncTarget {
 /** Milliseconds spent in each sync phase, filled as the phases start. */
 export type PhaseTimes = Partial<Record<Parameters<NonNullable<SyncEvents['phase']>>[0] | 'finish', number>>;
 
-export async function gexwhSync(
-  target: SyncTarget,
-  dbPath: string,
-  archiveRoot: string,
-  raw: RawSyncSelection,
-  phases: PhaseTimes = {},
-): Promise<SyncSummary> {
+export async function gexwhSync(target: SyncTarget, dbPath: string, archiveRoot: string, raw: RawSyncSelection, phases: PhaseTimes = {}): Promise<SyncSummary> {
   const client = createApiClient({ baseUrl: target.baseUrl, apiKey: target.key });
   let current: keyof PhaseTimes | undefined;
   let since = performance.now();

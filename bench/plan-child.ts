@@ -21,7 +21,11 @@ function manifestRows(symbol: string): ManifestRow[] {
   for (let day = 0; day < years * 365; day++) {
     const date = new Date(LAST_DATE - day * 86_400_000).toISOString().slice(0, 10);
     for (const file of KINDS) {
-      const sha = `${symbol}${date}${file}`.padEnd(64, '0').replace(/[^0-9a-f]/gi, 'a').slice(0, 64).toLowerCase();
+      const sha = `${symbol}${date}${file}`
+        .padEnd(64, '0')
+        .replace(/[^0-9a-f]/gi, 'a')
+        .slice(0, 64)
+        .toLowerCase();
       rows.push({ session_date: date, file, rows: 20_000, bytes: 500_000, sha256: sha, schema_version: 1 });
     }
   }

@@ -36,9 +36,13 @@ function positive(name: string, fallback: number): number {
 function streamCsv(db: string, rows: number): Promise<StreamRun> {
   return new Promise((resolve, reject) => {
     const start = performance.now();
-    const child = spawn(process.execPath, ['--import', RSS_PRELOAD, CLI_PATH, 'query', '--db', db, '--format', 'csv', `SELECT i, i * 2 AS j FROM range(${rows}) t(i)`], {
-      stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      ['--import', RSS_PRELOAD, CLI_PATH, 'query', '--db', db, '--format', 'csv', `SELECT i, i * 2 AS j FROM range(${rows}) t(i)`],
+      {
+        stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
+      },
+    );
     let bytes = 0;
     let lines = 0;
     let rss = '';

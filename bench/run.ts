@@ -29,7 +29,10 @@ async function main(): Promise<void> {
   const scale = parseScaleArgs(process.argv.slice(2));
   if (scale !== undefined) {
     if (scale.extras !== undefined && scale.db === undefined) throw new Error('--extras needs --db (a copy of a scale warehouse: it is written to)');
-    const section = scale.extras !== undefined && scale.db !== undefined ? await scaleExtras({ db: scale.db, runs: scale.runs, lastSession: scale.lastSession, parts: scale.extras }, log) : await scaleScenario(scale, log);
+    const section =
+      scale.extras !== undefined && scale.db !== undefined
+        ? await scaleExtras({ db: scale.db, runs: scale.runs, lastSession: scale.lastSession, parts: scale.extras }, log)
+        : await scaleScenario(scale, log);
     process.stdout.write(`\n${section}\n`);
     if (config.outFile) writeFileSync(config.outFile, `${section}\n`);
     return;

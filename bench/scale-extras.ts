@@ -46,7 +46,12 @@ const DAY_MS = 86_400_000;
 const dayAfter = (iso: string, n: number) => new Date(Date.parse(`${iso}T00:00:00Z`) + n * DAY_MS).toISOString().slice(0, 10);
 
 /** The emulator's gzip daily files of one session for each pair, written to `dir` as archive files. */
-export function emulatorSession(dir: string, date: string, sizes: { expirations: number; strikes: number }, pairs: readonly ScalePair[] = SCALE_PAIRS): LoadInput[] {
+export function emulatorSession(
+  dir: string,
+  date: string,
+  sizes: { expirations: number; strikes: number },
+  pairs: readonly ScalePair[] = SCALE_PAIRS,
+): LoadInput[] {
   const market = createMarketModel({ seed: 7, ...sizes, symbols: pairs.map((p) => p.symbol), historyStart: dayAfter(date, -30) });
   const inputs: LoadInput[] = [];
   for (const pair of pairs) {
@@ -166,7 +171,9 @@ export async function exportDuel(db: string, scratch: string, runs: number, log:
   for (let run = 0; run < runs; run++) {
     for (const who of run % 2 === 0 ? (['export', 'copy'] as const) : (['copy', 'export'] as const)) {
       const out = join(scratch, `out-${who}-${run}`);
-      const { ms } = await timed(() => (who === 'export' ? exportWarehouse({ dbPath: db, outDir: out, tables: [...KINDS] }).then(() => undefined) : rawCopy(db, out)));
+      const { ms } = await timed(() =>
+        who === 'export' ? exportWarehouse({ dbPath: db, outDir: out, tables: [...KINDS] }).then(() => undefined) : rawCopy(db, out),
+      );
       duel.load.push(load1());
       const bytes = folderBytes(out);
       const shape = await outputShape(out);
@@ -236,10 +243,13 @@ export async function incrementalExport(db: string, scratch: string, args: Extra
       warehouse.close();
     }
     const { ms, value } = await timed(() => exportWarehouse({ dbPath: db, outDir: out, tables: [...KINDS] }));
-    if (value.partitionsWritten !== inputs.length) throw new Error(`incremental export of ${date}: wrote ${value.partitionsWritten} partitions, expected ${inputs.length}`);
+    if (value.partitionsWritten !== inputs.length)
+      throw new Error(`incremental export of ${date}: wrote ${value.partitionsWritten} partitions, expected ${inputs.length}`);
     duel.a.push(ms);
     duel.load.push(load1());
-    log(`  incremental ${date}: ${Math.round(ms)} ms, ${value.partitionsWritten} partitions written, ${value.partitionsSkipped} unchanged, load ${duel.load.at(-1)}`);
+    log(
+      `  incremental ${date}: ${Math.round(ms)} ms, ${value.partitionsWritten} partitions written, ${value.partitionsSkipped} unchanged, load ${duel.load.at(-1)}`,
+    );
     await removeDir(files);
   }
   duel.aBytes = folderBytes(out);
@@ -270,19 +280,37 @@ export async function scaleExtras(args: ExtrasArgs, log: (line: string) => void)
     const duelRows = [
       ...(parts.has('export')
         ? [
-            ['`exportWarehouse` (as `gexwh export`), levels + strikes tables', formatSample(exp.a), `${fmtMb(exp.aBytes)}${exp.aShape ? `; ${fmtShape(exp.aShape)}` : ''}`, `${(median(exp.a) / median(exp.b)).toFixed(2)}× time`, loadRange(exp.load)],
+            [
+              '`exportWarehouse` (as `gexwh export`), levels + strikes tables',
+              formatSample(exp.a),
+              `${fmtMb(exp.aBytes)}${exp.aShape ? `; ${fmtShape(exp.aShape)}` : ''}`,
+              `${(median(exp.a) / median(exp.b)).toFixed(2)}× time`,
+              loadRange(exp.load),
+            ],
             [`raw \`COPY … (${COPY_OPTIONS})\``, formatSample(exp.b), `${fmtMb(exp.bBytes)}${exp.bShape ? `; ${fmtShape(exp.bShape)}` : ''}`, '—', ''],
           ]
         : []),
       ...(parts.has('nightly')
         ? [
-            ['nightly load (loadFiles, 4 pairs, one session) into this warehouse', formatSample(nightly.a), '', `${(median(nightly.a) / median(nightly.b)).toFixed(2)}×`, loadRange(nightly.load)],
+            [
+              'nightly load (loadFiles, 4 pairs, one session) into this warehouse',
+              formatSample(nightly.a),
+              '',
+              `${(median(nightly.a) / median(nightly.b)).toFixed(2)}×`,
+              loadRange(nightly.load),
+            ],
             ['the same load into an empty warehouse', formatSample(nightly.b), '', '—', ''],
           ]
         : []),
       ...(parts.has('incremental')
         ? [
-            ['incremental export of one new session (4 pairs × 3 tables) into the full export', formatSample(incremental.a), fmtMb(incremental.aBytes), '—', loadRange(incremental.load)],
+            [
+              'incremental export of one new session (4 pairs × 3 tables) into the full export',
+              formatSample(incremental.a),
+              fmtMb(incremental.aBytes),
+              '—',
+              loadRange(incremental.load),
+            ],
             ['the full export it increments (one run)', formatSample(incremental.b), '', '—', ''],
           ]
         : []),
@@ -290,7 +318,19 @@ export async function scaleExtras(args: ExtrasArgs, log: (line: string) => void)
     return [
       `#### Storage, export and a nightly load (${args.db}; medians of ${args.runs}, contenders interleaved)`,
       ...(storage.length > 0
-        ? ['', table(['table', 'rows', 'warehouse B/row (blocks)', `archive gzip B/row (emulator, ${sizes.expirations} × ${sizes.strikes}, one session of 4 pairs)`, 'ratio'], storage)]
+        ? [
+            '',
+            table(
+              [
+                'table',
+                'rows',
+                'warehouse B/row (blocks)',
+                `archive gzip B/row (emulator, ${sizes.expirations} × ${sizes.strikes}, one session of 4 pairs)`,
+                'ratio',
+              ],
+              storage,
+            ),
+          ]
         : []),
       ...(duelRows.length > 0 ? ['', table(['contender', 'wall, median (min–max)', 'output', 'ratio', 'load average (1 min) after the runs'], duelRows)] : []),
     ].join('\n');

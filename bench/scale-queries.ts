@@ -237,7 +237,11 @@ function pitQuery(n: number): ScaleQuery {
     ],
     view: `SELECT * FROM pit_levels('${table}')`,
     hand: [
-      `SELECT e.*, ${LEVELS_COLUMNS.split(',').map((c) => c.trim()).filter((c) => c !== 'exchange' && c !== 'symbol').map((c) => `l.${c}`).join(', ')}
+      `SELECT e.*, ${LEVELS_COLUMNS.split(',')
+        .map((c) => c.trim())
+        .filter((c) => c !== 'exchange' && c !== 'symbol')
+        .map((c) => `l.${c}`)
+        .join(', ')}
          FROM ${table} e ASOF LEFT JOIN (SELECT * FROM levels WHERE expiration = 'TOTAL') l
            ON l.exchange = e.exchange AND l.symbol = e.symbol AND e.ts >= l.timestamp_utc`,
     ],

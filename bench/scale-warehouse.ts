@@ -197,13 +197,14 @@ export async function growScaleWarehouse(conn: DuckDBConnection, options: ScaleO
       }
       // The close marker of each pair's session, as the loader writes it with a levels file (a
       // warehouse migrated only up to an older version, --schema-version, has no such table).
-      if (marker) await conn.run(
-        `INSERT INTO session_closes
+      if (marker)
+        await conn.run(
+          `INSERT INTO session_closes
          SELECT exchange, symbol, session_date, max(timestamp_utc) FROM levels
           WHERE session_date = $1::DATE AND expiration = 'TOTAL'
           GROUP BY exchange, symbol, session_date ORDER BY exchange, symbol`,
-        [date],
-      );
+          [date],
+        );
       for (const pair of pairs) {
         for (const file of FILES) {
           const rows = capturesPerSession(pair) * perCapture[file];

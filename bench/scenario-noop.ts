@@ -17,7 +17,20 @@ interface Contender {
 }
 
 function contender(name: string, cli: string, dir: string, baseUrl: string): Contender {
-  const args = ['sync', '--db', join(dir, `${name}.duckdb`), '--archive', join(dir, `${name}-raw`), '--base-url', baseUrl, '--exchange', EXCHANGE, '--symbol', SYMBOL, '--json'];
+  const args = [
+    'sync',
+    '--db',
+    join(dir, `${name}.duckdb`),
+    '--archive',
+    join(dir, `${name}-raw`),
+    '--base-url',
+    baseUrl,
+    '--exchange',
+    EXCHANGE,
+    '--symbol',
+    SYMBOL,
+    '--json',
+  ];
   return { name, cli, args, wall: [], rss: [] };
 }
 
@@ -41,7 +54,10 @@ export async function noopScenario(config: BenchConfig, log: (line: string) => v
   const dir = tempDir('noop');
   const env = { GEX_API_KEY: fixture.key };
   const baseline = process.env.BENCH_BASELINE_CLI;
-  const contenders = [contender('this build', CLI_PATH, dir, fixture.emulator.baseUrl), ...(baseline ? [contender('baseline', baseline, dir, fixture.emulator.baseUrl)] : [])];
+  const contenders = [
+    contender('this build', CLI_PATH, dir, fixture.emulator.baseUrl),
+    ...(baseline ? [contender('baseline', baseline, dir, fixture.emulator.baseUrl)] : []),
+  ];
   const node: number[] = [];
   const spent = { credits: 0, requests: 0 };
   try {

@@ -40,7 +40,9 @@ export async function planningScenario(config: BenchConfig, log: (line: string) 
       const paths = run % 2 === 0 ? (['plan', 'plan-full'] as const) : (['plan-full', 'plan'] as const);
       for (const path of paths) (path === 'plan' ? plan : planFull).push(await child(path, db, config));
       idle.push(await child('idle', db, config));
-      log(`  run ${run + 1}: upsert ${Math.round(upsert.at(-1)!.ms)} ms, plan ${Math.round(plan.at(-1)!.ms)} ms, full-read plan ${Math.round(planFull.at(-1)!.ms)} ms`);
+      log(
+        `  run ${run + 1}: upsert ${Math.round(upsert.at(-1)!.ms)} ms, plan ${Math.round(plan.at(-1)!.ms)} ms, full-read plan ${Math.round(planFull.at(-1)!.ms)} ms`,
+      );
     } finally {
       await removeDir(dir);
     }

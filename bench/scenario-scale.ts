@@ -54,7 +54,10 @@ export function parseScaleArgs(argv: readonly string[], env: NodeJS.ProcessEnv =
     buildOnly: argv.includes('--build-only'),
     ...(argv.includes('--extras') ? { extras: parseExtrasParts(value('--extras')) } : {}),
     lastSession,
-    pitEvents: (value('--pit-events') ?? '100000,1000000').split(',').map(Number).filter((n) => Number.isInteger(n) && n > 0),
+    pitEvents: (value('--pit-events') ?? '100000,1000000')
+      .split(',')
+      .map(Number)
+      .filter((n) => Number.isInteger(n) && n > 0),
     ...(db !== undefined ? { db } : {}),
     ...(filter !== undefined ? { filter } : {}),
   };

@@ -25,7 +25,20 @@ export async function spillScenario(config: BenchConfig, log: (line: string) => 
         const dir = tempDir('spill');
         try {
           const db = join(dir, 'gex.duckdb');
-          const args = ['sync', '--db', db, '--archive', join(dir, 'raw'), '--base-url', fixture.emulator.baseUrl, '--exchange', EXCHANGE, '--symbol', SYMBOL, '--json'];
+          const args = [
+            'sync',
+            '--db',
+            db,
+            '--archive',
+            join(dir, 'raw'),
+            '--base-url',
+            fixture.emulator.baseUrl,
+            '--exchange',
+            EXCHANGE,
+            '--symbol',
+            SYMBOL,
+            '--json',
+          ];
           const env: Record<string, string> = { GEX_API_KEY: fixture.key };
           if (limit !== undefined) env.GEXWH_MEMORY_LIMIT = limit;
           const result = await runCli(args, env);

@@ -40,7 +40,7 @@ const PAIRS: Pair[] = [
     reps: 5,
   },
   {
-    name: '`pit_levels(\'events\')` (1M events) vs ASOF JOIN by hand',
+    name: "`pit_levels('events')` (1M events) vs ASOF JOIN by hand",
     view: `SELECT count(*), sum(spot), count(flip) FROM pit_levels('events')`,
     base: `SELECT count(*), sum(l.spot), count(l.flip) FROM events e
              ASOF LEFT JOIN (SELECT * FROM levels WHERE expiration = 'TOTAL') l
@@ -56,7 +56,10 @@ async function timeQuery(conn: DuckDBConnection, sql: string, reps: number): Pro
     for (let i = 1; i < reps; i++) rows = (await conn.runAndReadAll(sql)).getRowsJS();
     return rows;
   });
-  return { ms: ms / reps, result: JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? Number(v) : typeof v === 'number' ? Number(v.toPrecision(9)) : v)) };
+  return {
+    ms: ms / reps,
+    result: JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? Number(v) : typeof v === 'number' ? Number(v.toPrecision(9)) : v)),
+  };
 }
 
 export async function viewsScenario(config: BenchConfig, log: (line: string) => void): Promise<string> {
@@ -140,7 +143,11 @@ export async function viewsScenario(config: BenchConfig, log: (line: string) => 
     table(
       ['export of all three tables to Parquet', 'wall, median (min–max)', 'speed vs COPY'],
       [
-        ['`gexwh export` (exportWarehouse: a partitioned COPY per run of stale partitions, renames, ledger)', formatSample(exportMs), `${(median(copyMs) / median(exportMs)).toFixed(2)}×`],
+        [
+          '`gexwh export` (exportWarehouse: a partitioned COPY per run of stale partitions, renames, ledger)',
+          formatSample(exportMs),
+          `${(median(copyMs) / median(exportMs)).toFixed(2)}×`,
+        ],
         ['raw `COPY … (FORMAT parquet, PARTITION_BY (exchange, symbol, session_date), WRITE_PARTITION_COLUMNS true)`', formatSample(copyMs), '—'],
       ],
     ),

@@ -124,7 +124,9 @@ function main(argv: string[]): number {
   const maxAt = argv.indexOf('--max');
   const max = maxAt >= 0 ? Number(argv[maxAt + 1]) : MAX_COMPLEXITY;
   const all = argv.includes('--all');
-  const measured = ['src', 'emulator'].flatMap((tree) => measureTree(fileURLToPath(new URL(`../../${tree}`, import.meta.url))).map((fn) => ({ ...fn, file: `${tree}/${fn.file}` })));
+  const measured = ['src', 'emulator'].flatMap((tree) =>
+    measureTree(fileURLToPath(new URL(`../../${tree}`, import.meta.url))).map((fn) => ({ ...fn, file: `${tree}/${fn.file}` })),
+  );
   const over = measured.filter((fn) => fn.complexity > max);
   for (const fn of all ? measured : over) console.log(describe(fn));
   console.log(`${over.length} of ${measured.length} functions in src/ and emulator/ above CC ${max}`);

@@ -33,7 +33,10 @@ try {
   // spawnSync blocks this process, so the emulator (in this process) could not answer: run it async.
   await new Promise((resolve, reject) => {
     import('node:child_process').then(({ spawn }) => {
-      const child = spawn(process.execPath, [cli, 'sync', ...local, '--exchange', 'deribit,tradfi', '--symbol', 'BTC,ETH,SPY,QQQ', '--quiet'], { env, stdio: 'inherit' });
+      const child = spawn(process.execPath, [cli, 'sync', ...local, '--exchange', 'deribit,tradfi', '--symbol', 'BTC,ETH,SPY,QQQ', '--quiet'], {
+        env,
+        stdio: 'inherit',
+      });
       child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`sync exited ${code}`))));
     });
   });

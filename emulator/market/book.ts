@@ -11,7 +11,12 @@ import type { ExpirationInfo } from './types.js';
 
 /** Share of the main venue's open interest each venue carries. */
 const VENUE_WEIGHT: Record<string, number> = {
-  deribit: 1, bybit: 0.35, okx: 0.3, binance: 0.2, derive: 0.06, tradfi: 1,
+  deribit: 1,
+  bybit: 0.35,
+  okx: 0.3,
+  binance: 0.2,
+  derive: 0.06,
+  tradfi: 1,
 };
 /** Chains longer than this (from the session start) use the symbol's wide strike step. */
 const SHORT_CHAIN_DAYS = 14;
@@ -119,7 +124,7 @@ function venueOpenInterest(frame: SessionFrame, info: ExpirationInfo, venue: str
 
 export function buildExpirationBook(frame: SessionFrame, info: ExpirationInfo): ExpirationBook {
   const daysToCutoff = Math.max(0, (info.cutoffUtc.getTime() - frame.startMs) / DAY_MS);
-  const years = daysToCutoff * DAY_MS / YEAR_MS;
+  const years = (daysToCutoff * DAY_MS) / YEAR_MS;
   const atm = atmVolatility(frame, years);
   const strikes = strikeGrid(frame, daysToCutoff);
   const iv = strikes.map((strike) => smileVolatility(frame, atm, years, strike));

@@ -20,9 +20,7 @@ export function expirationCode(isoDate: string): string {
 }
 
 export function cutoffOf(market: Market, isoDate: string): number {
-  return market === 'crypto'
-    ? utcMidnight(isoDate) + CRYPTO_CUTOFF_HOUR_UTC * 3600_000
-    : newYorkInstant(isoDate, 16, 0);
+  return market === 'crypto' ? utcMidnight(isoDate) + CRYPTO_CUTOFF_HOUR_UTC * 3600_000 : newYorkInstant(isoDate, 16, 0);
 }
 
 export function expirationInfo(market: Market, isoDate: string): ExpirationInfo {

@@ -10,10 +10,32 @@ import { CsvWriter, dailyFileOf, FILE_HEADERS, formatTimestamp, levelsCsvFields,
 import { LruCache } from './lru.js';
 import { roundPrice } from './numbers.js';
 import { zeroCrossings } from './profile.js';
-import { captureProfiles, chainProfile, chainState, expirationLevels, termMetrics, totalLevels, totalStrikes, type CaptureProfiles, type ChainState } from './snapshot.js';
+import {
+  captureProfiles,
+  chainProfile,
+  chainState,
+  expirationLevels,
+  termMetrics,
+  totalLevels,
+  totalStrikes,
+  type CaptureProfiles,
+  type ChainState,
+} from './snapshot.js';
 import { SpotModel } from './spot.js';
 import { strikeRows, type StrikeColumns } from './strike-columns.js';
-import type { Capture, DailyFile, ExpirationChain, ExpirationInfo, FileKind, LevelsFields, Market, MarketModel, MarketOptions, NetGexProfile, SymbolInfo } from './types.js';
+import type {
+  Capture,
+  DailyFile,
+  ExpirationChain,
+  ExpirationInfo,
+  FileKind,
+  LevelsFields,
+  Market,
+  MarketModel,
+  MarketOptions,
+  NetGexProfile,
+  SymbolInfo,
+} from './types.js';
 
 const FILE_CACHE_BYTES = 256 * 1024 * 1024;
 // Bounds chosen for memory: a realistic session (books of 12 expirations × 5 venues) is ~150 KB,
@@ -197,8 +219,9 @@ class SyntheticMarket implements MarketModel {
     const canonical = this.canonicalVenues(spec, venues);
     const session = this.session(spec, sessionDate);
     const spot = roundPrice(this.spot.spotAt(spec, timestampMs));
-    const chains = listedExpirations(spec.market, timestampMs, this.options.expirations, 0)
-      .map((info) => chainState(spec, this.book(session, info), canonical, timestampMs, spot));
+    const chains = listedExpirations(spec.market, timestampMs, this.options.expirations, 0).map((info) =>
+      chainState(spec, this.book(session, info), canonical, timestampMs, spot),
+    );
     return { spec, frame: session.frame, venues: canonical, timestampMs, spot, chains };
   }
 

@@ -4,7 +4,7 @@
 /** Rounds to `decimals` places, half away from zero; never returns -0. */
 export function roundTo(value: number, decimals: number): number {
   const factor = 10 ** decimals;
-  const rounded = Math.sign(value) * Math.round(Math.abs(value) * factor) / factor;
+  const rounded = (Math.sign(value) * Math.round(Math.abs(value) * factor)) / factor;
   return rounded === 0 ? 0 : rounded;
 }
 

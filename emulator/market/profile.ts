@@ -64,7 +64,10 @@ export class ProfileAccumulator {
   private readonly prices: number[];
   private readonly density: Float64Array; // Σ netOi × φ(d1) / volTime per grid point
 
-  constructor(spot: number, private readonly grid: ProfileGrid = DEFAULT_PROFILE_GRID) {
+  constructor(
+    spot: number,
+    private readonly grid: ProfileGrid = DEFAULT_PROFILE_GRID,
+  ) {
     const { lnPrices, prices, step } = logGrid(spot, grid);
     this.lnFirst = lnPrices[0] as number;
     this.step = step;
@@ -122,12 +125,7 @@ export class ProfileAccumulator {
   }
 }
 
-export function gammaProfile(
-  legs: readonly ProfileLeg[],
-  spot: number,
-  multiplier: number,
-  grid: ProfileGrid = DEFAULT_PROFILE_GRID,
-): GammaProfile {
+export function gammaProfile(legs: readonly ProfileLeg[], spot: number, multiplier: number, grid: ProfileGrid = DEFAULT_PROFILE_GRID): GammaProfile {
   const accumulator = new ProfileAccumulator(spot, grid);
   for (const leg of legs) accumulator.add(leg.strike, leg.iv, leg.years, leg.netOi);
   return accumulator.result(multiplier);

@@ -107,10 +107,19 @@ export function captureProfiles(chains: readonly ChainState[], spot: number, spe
   return { total: total.result(spec.multiplier), byChain };
 }
 
-const oiRounder = (spec: SymbolSpec) => (value: number): number => roundTo(value, spec.oiDecimals);
+const oiRounder =
+  (spec: SymbolSpec) =>
+  (value: number): number =>
+    roundTo(value, spec.oiDecimals);
 
 /** `profile` is chainProfile([chain]) when the caller already has it. */
-export function expirationLevels(chain: ChainState, venues: readonly string[], spot: number, spec: SymbolSpec, profile = chainProfile([chain], spot, spec)): LevelsFields {
+export function expirationLevels(
+  chain: ChainState,
+  venues: readonly string[],
+  spot: number,
+  spec: SymbolSpec,
+  profile = chainProfile([chain], spot, spec),
+): LevelsFields {
   return computeLevels({
     spot,
     strikes: chain.columns,
@@ -172,7 +181,12 @@ function addAt(sums: Float64Array, at: Int32Array, values: Float64Array): void {
 /** TOTAL columns: per strike sums over the expirations (of the already rounded values). */
 export function totalStrikes(chains: readonly ChainState[], spec: SymbolSpec): StrikeColumns {
   const { strike, at } = totalLayout(chains);
-  const sums = { callGex: new Float64Array(strike.length), putGex: new Float64Array(strike.length), callOi: new Float64Array(strike.length), putOi: new Float64Array(strike.length) };
+  const sums = {
+    callGex: new Float64Array(strike.length),
+    putGex: new Float64Array(strike.length),
+    callOi: new Float64Array(strike.length),
+    putOi: new Float64Array(strike.length),
+  };
   chains.forEach((chain, c) => {
     const positions = at[c] as Int32Array;
     addAt(sums.callGex, positions, chain.columns.callGex);
@@ -200,7 +214,13 @@ export function totalAtmIv(frame: SessionFrame, spot: number): number {
 }
 
 /** `profile` is chainProfile(chains) when the caller already has it. */
-export function totalLevels(chains: readonly ChainState[], rows: StrikeColumns, frame: SessionFrame, spot: number, profile = chainProfile(chains, spot, frame.spec)): LevelsFields {
+export function totalLevels(
+  chains: readonly ChainState[],
+  rows: StrikeColumns,
+  frame: SessionFrame,
+  spot: number,
+  profile = chainProfile(chains, spot, frame.spec),
+): LevelsFields {
   return computeLevels({
     spot,
     strikes: rows,

@@ -53,10 +53,34 @@ export interface LevelsFields {
   atm_iv: number | null;
 }
 export const LEVELS_FIELD_NAMES: readonly (keyof LevelsFields)[] = [
-  'spot', 'flip', 'flip_count', 'regime', 'net_gex', 'abs_gex', 'call_gex', 'put_gex',
-  'call_oi_total', 'put_oi_total', 'p1_strike', 'p1_gex', 'p2_strike', 'p2_gex', 'n1_strike',
-  'n1_gex', 'n2_strike', 'n2_gex', 'a1_strike', 'a1_gex', 'a2_strike', 'a2_gex', 's_price',
-  's_gex', 'v_price', 'v_gex', 'max_pain', 'atm_iv',
+  'spot',
+  'flip',
+  'flip_count',
+  'regime',
+  'net_gex',
+  'abs_gex',
+  'call_gex',
+  'put_gex',
+  'call_oi_total',
+  'put_oi_total',
+  'p1_strike',
+  'p1_gex',
+  'p2_strike',
+  'p2_gex',
+  'n1_strike',
+  'n1_gex',
+  'n2_strike',
+  'n2_gex',
+  'a1_strike',
+  'a1_gex',
+  'a2_strike',
+  'a2_gex',
+  's_price',
+  's_gex',
+  'v_price',
+  'v_gex',
+  'max_pain',
+  'atm_iv',
 ];
 
 export interface StrikeRow {

@@ -13,8 +13,12 @@ import { historyFilesHeaders, rateLimitBlock, rateLimitHeaders, type BucketName 
 export const API_PREFIX = '/api/v1';
 
 const EXPOSED_HEADERS = [
-  'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset',
-  'X-History-Files-Limit', 'X-History-Files-Remaining', 'X-History-Files-Reset',
+  'X-RateLimit-Limit',
+  'X-RateLimit-Remaining',
+  'X-RateLimit-Reset',
+  'X-History-Files-Limit',
+  'X-History-Files-Remaining',
+  'X-History-Files-Reset',
 ].join(', ');
 
 export interface ApiCounters {
@@ -181,8 +185,7 @@ export function createApiServer(deps: ApiDeps): Server {
   return createServer((req, res) => {
     handle(deps, req, res).catch((error: unknown) => {
       if (res.headersSent) return void res.destroy();
-      const answerError =
-        error instanceof HttpError ? error : new HttpError(500, 'internal_error', 'The emulator failed to answer.');
+      const answerError = error instanceof HttpError ? error : new HttpError(500, 'internal_error', 'The emulator failed to answer.');
       if (!(error instanceof HttpError)) console.error('gexwh emulator:', error);
       void sendError(res, answerError);
     });

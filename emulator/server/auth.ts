@@ -86,8 +86,7 @@ export function verifyJwt(secret: Buffer, token: string): Record<string, unknown
   }
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 export function createAuthBook(secret: Buffer, issuedAt: Date): AuthBook {
   const accounts = new Map<AccountName, Account>();

@@ -44,9 +44,7 @@ export interface RouteContext {
   state: ServerState;
 }
 
-export type RouteResult =
-  | { kind: 'json'; data: unknown; meta: Record<string, unknown> }
-  | { kind: 'redirect'; location: string | null };
+export type RouteResult = { kind: 'json'; data: unknown; meta: Record<string, unknown> } | { kind: 'redirect'; location: string | null };
 
 export interface Route {
   /** Path segments after /api/v1; `:name` captures one segment. */

@@ -87,7 +87,10 @@ export function marketKey(model: MarketModel): string {
   const folder = fileURLToPath(new URL('../market/', import.meta.url));
   for (const name of readdirSync(folder).sort()) {
     if (!/\.(js|ts)$/.test(name) || name.endsWith('.d.ts')) continue;
-    hash.update(`${name}\0`).update(readFileSync(join(folder, name))).update('\0');
+    hash
+      .update(`${name}\0`)
+      .update(readFileSync(join(folder, name)))
+      .update('\0');
   }
   const { seed, expirations, strikes, aliases } = model.options;
   const symbols = model.symbols.map((info) => info.symbol);

@@ -77,7 +77,9 @@ export function createFileStore(model: MarketModel, workers: number, cache?: Fac
     } else if (known.sha256 !== file.sha256 || known.bytes !== file.bytes || known.rows !== file.rows) {
       // A listing already gave out these facts: serving other bytes would be a silent lie.
       cache?.discard();
-      throw new Error(`emulator: ${key} built to sha256 ${file.sha256}, but the facts cache listed ${known.sha256}; the cache ${cache?.path ?? ''} was deleted, restart the emulator`);
+      throw new Error(
+        `emulator: ${key} built to sha256 ${file.sha256}, but the facts cache listed ${known.sha256}; the cache ${cache?.path ?? ''} was deleted, restart the emulator`,
+      );
     }
   };
 
@@ -89,13 +91,11 @@ export function createFileStore(model: MarketModel, workers: number, cache?: Fac
       return inFlight;
     }
     const job: BuildJob = { ...ref, revision };
-    const promise = (pool ? pool.run(key, job, urgent) : Promise.resolve().then(() => buildHere(model, job))).then(
-      (file) => {
-        record(key, file);
-        bytesCache.set(key, file.data);
-        return file;
-      },
-    );
+    const promise = (pool ? pool.run(key, job, urgent) : Promise.resolve().then(() => buildHere(model, job))).then((file) => {
+      record(key, file);
+      bytesCache.set(key, file.data);
+      return file;
+    });
     pending.set(key, promise);
     const settle = () => pending.delete(key);
     promise.then(settle, settle);

@@ -24,13 +24,7 @@ export function errorBody(error: HttpError): Record<string, unknown> {
   return { error: error.slug, message: error.message, ...error.hints };
 }
 
-export function sendJson(
-  res: ServerResponse,
-  status: number,
-  payload: unknown,
-  headers: Record<string, string> = {},
-  fault?: FaultAction,
-): Promise<void> {
+export function sendJson(res: ServerResponse, status: number, payload: unknown, headers: Record<string, string> = {}, fault?: FaultAction): Promise<void> {
   const body = Buffer.from(JSON.stringify(payload), 'utf8');
   return deliver(res, status, { 'Content-Type': 'application/json; charset=utf-8', ...headers }, body, fault);
 }
@@ -46,13 +40,7 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
  * truncate (announces the full length, sends part, destroys the socket), corrupt (one byte
  * flipped), slow (paced chunks), wrong_length (a false Content-Length, then the connection closes).
  */
-export async function deliver(
-  res: ServerResponse,
-  status: number,
-  headers: Record<string, string>,
-  body: Buffer,
-  fault?: FaultAction,
-): Promise<void> {
+export async function deliver(res: ServerResponse, status: number, headers: Record<string, string>, body: Buffer, fault?: FaultAction): Promise<void> {
   let payload = body;
   let contentLength = body.length;
   if (fault?.kind === 'corrupt' && payload.length > 0) {

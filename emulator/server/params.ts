@@ -33,8 +33,7 @@ export function queryValue(query: URLSearchParams, name: string): string | undef
 }
 
 const DATE_RE = /^(\d{4})-(\d{2})-(\d{2})$/;
-const DATETIME_RE =
-  /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:?\d{2})?$/i;
+const DATETIME_RE = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:?\d{2})?$/i;
 
 function checkYear(year: number, name: string): void {
   if (year < MIN_YEAR || year > MAX_YEAR) {

@@ -55,8 +55,7 @@ export function nextUtcMidnight(instant: Date): Date {
   return new Date(Date.UTC(instant.getUTCFullYear(), instant.getUTCMonth(), instant.getUTCDate() + 1));
 }
 
-const limitOf = (account: Account, bucket: BucketName): number =>
-  bucket === 'requests' ? account.requestLimit : account.creditLimit;
+const limitOf = (account: Account, bucket: BucketName): number => (bucket === 'requests' ? account.requestLimit : account.creditLimit);
 
 export function createQuotaBook(): QuotaBook {
   const buckets = new Map<AccountName, Buckets>();

@@ -61,11 +61,7 @@ export function completedSessions(model: MarketModel, market: Market, now: Date)
 }
 
 export function isCompletedSession(model: MarketModel, market: Market, date: string, now: Date): boolean {
-  return (
-    date >= historyStart(model) &&
-    model.sessionCaptures(market, date).length > 0 &&
-    model.isSessionComplete(market, date, now)
-  );
+  return date >= historyStart(model) && model.sessionCaptures(market, date).length > 0 && model.isSessionComplete(market, date, now);
 }
 
 /** close only for the last capture of a completed session. */

@@ -54,7 +54,11 @@ export function captureVenuesOfHistory(info: SymbolInfo, historyVenue: string): 
 function lookupCoin(model: MarketModel, coin: string): SymbolInfo {
   const info = model.symbolInfo(coin.toUpperCase());
   if (info) return info;
-  const of = (m: Market): string[] => model.symbols.filter((s) => s.market === m).map((s) => s.symbol).sort();
+  const of = (m: Market): string[] =>
+    model.symbols
+      .filter((s) => s.market === m)
+      .map((s) => s.symbol)
+      .sort();
   throw new HttpError(400, 'unsupported_coin', `Coin '${coin}' is not supported.`, {
     supported_crypto: of('crypto'),
     supported_tradfi: of('tradfi'),

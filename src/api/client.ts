@@ -31,17 +31,20 @@ import {
 } from './http.js';
 import { checkFileLocation, locationPolicyFor, type LocationPolicy } from './location.js';
 import { API_PREFIX, costsFileCredit } from './raw-path.js';
+import { costOfPath, parseQuotaHeaders, parseRateLimitBlock, parseReset, quotaOfResponse, QuotaTracker, type QuotaSnapshot, type QuotaSpent } from './quota.js';
 import {
-  costOfPath,
-  parseQuotaHeaders,
-  parseRateLimitBlock,
-  parseReset,
-  quotaOfResponse,
-  QuotaTracker,
-  type QuotaSnapshot,
-  type QuotaSpent,
-} from './quota.js';
-import { bucketOf429, checkFileRef, errorBodyOf, normaliseRawPath, parseBaseUrl, parseJson, parseRetryAfter, pathOf, queryString, type Query, type RawResponse } from './request-parts.js';
+  bucketOf429,
+  checkFileRef,
+  errorBodyOf,
+  normaliseRawPath,
+  parseBaseUrl,
+  parseJson,
+  parseRetryAfter,
+  pathOf,
+  queryString,
+  type Query,
+  type RawResponse,
+} from './request-parts.js';
 import { decide, retryPolicy, sleep as realSleep, type RetryPolicy, type Sleep } from './retry.js';
 import {
   ENDPOINT_SCHEMAS,
@@ -190,7 +193,6 @@ export class ApiClient {
     this.tracker.observe(quota);
     return { ...response, quota };
   }
-
 
   // ---- current data (1 request each) ----
 
@@ -343,7 +345,9 @@ export class ApiClient {
         if (outcome === undefined) throw error;
         if (paid && mayHaveReachedServer(error)) {
           // Asking again could pay twice: the caller decides, within its credit budget.
-          throw new LinkAnswerLostError(`${endpoint}: the answer to the file link request was lost (${describeNetworkError(error)}); the server may have charged its credit`);
+          throw new LinkAnswerLostError(
+            `${endpoint}: the answer to the file link request was lost (${describeNetworkError(error)}); the server may have charged its credit`,
+          );
         }
         const decision = decide(this.policy, attempt, outcome);
         if (!decision.retry) {
@@ -420,4 +424,3 @@ export class ApiClient {
     return signal ?? this.signal;
   }
 }
-

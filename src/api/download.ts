@@ -9,7 +9,16 @@ import { open, rm } from 'node:fs/promises';
 import { Transform, type Readable, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { Pool } from 'undici';
-import { BodyTooLargeError, errorMessage, GexwhError, InflatedTooLargeError, LinkExpiredError, LocalWriteError, NetworkError, UnsafeResponseError } from '../core/errors.js';
+import {
+  BodyTooLargeError,
+  errorMessage,
+  GexwhError,
+  InflatedTooLargeError,
+  LinkExpiredError,
+  LocalWriteError,
+  NetworkError,
+  UnsafeResponseError,
+} from '../core/errors.js';
 import { discard, dropBody, describeNetworkError, firstHeader, outcomeOfThrown, readCapped, slowness, SlowBodyError, type Timeouts } from './http.js';
 import { createInflateMeter } from './inflate-meter.js';
 import { checkFileLocation, describeLink, type LocationPolicy } from './location.js';
@@ -86,8 +95,7 @@ export class StorageDownloader {
       const step = await this.attempt(url, tempPath, maxBytes, options);
       if (step.done) return step.result;
       const decision = decide(this.deps.policy, attempt, step.outcome);
-      const gaveUp = () =>
-        new NetworkError(`download from ${describeLink(url)} failed after ${attempt} attempt(s): ${step.detail}`, { attempts: attempt });
+      const gaveUp = () => new NetworkError(`download from ${describeLink(url)} failed after ${attempt} attempt(s): ${step.detail}`, { attempts: attempt });
       if (!decision.retry || options.stopRetries?.aborted === true) throw gaveUp();
       await this.pause(decision.delayMs, options).catch((error: unknown) => {
         throw options.stopRetries?.aborted === true && options.signal?.aborted !== true ? gaveUp() : error;
@@ -201,7 +209,6 @@ interface Pace {
   now: () => number;
 }
 
-
 /**
  * Write the body to `file` (the opened tempPath), hashing and counting on the way; fsync at the end.
  * An error of the file itself becomes a LocalWriteError; the body's errors pass through unchanged.
@@ -218,10 +225,9 @@ async function streamToFile(
   const started = pace.now();
   const inflate = limits.maxInflatedBytes === undefined ? undefined : createInflateMeter(limits.maxInflatedBytes);
   const tooInflated = () =>
-    new InflatedTooLargeError(
-      `the file inflates past ${limits.maxInflatedBytes} bytes, far more than its declared rows can hold; download aborted`,
-      { maxInflatedBytes: limits.maxInflatedBytes },
-    );
+    new InflatedTooLargeError(`the file inflates past ${limits.maxInflatedBytes} bytes, far more than its declared rows can hold; download aborted`, {
+      maxInflatedBytes: limits.maxInflatedBytes,
+    });
   const meter = new Transform({
     transform(chunk: Buffer, _encoding, callback) {
       bytes += chunk.length;

@@ -52,7 +52,9 @@ export function checkFileLocation(value: string | undefined, endpoint: string, p
       allowed: policy.allowLoopbackHttp ? 'https, or http to 127.0.0.0/8, ::1, localhost' : 'https',
     });
   }
-  throw new UnsafeResponseError(`${endpoint}: the redirect uses the scheme "${sanitizedScheme(url.protocol)}"; only https (or http to loopback from a loopback API) is allowed`);
+  throw new UnsafeResponseError(
+    `${endpoint}: the redirect uses the scheme "${sanitizedScheme(url.protocol)}"; only https (or http to loopback from a loopback API) is allowed`,
+  );
 }
 
 /** Origin and path of a link, for messages (the query string holds the signature). */

@@ -88,7 +88,10 @@ export function parseReset(value: unknown): Date | null {
 
 /** Cost of one GET in each bucket, from the spec's cost table; `path` is relative to /api/v1. */
 export function costOfPath(path: string): { requests: number; credits: number } {
-  const segments = path.split('?')[0]!.split('/').filter((s) => s !== '');
+  const segments = path
+    .split('?')[0]!
+    .split('/')
+    .filter((s) => s !== '');
   const [first, second] = segments;
   if (first === 'history' && second === 'files') {
     if (segments.length === 6) return { requests: 0, credits: 1 };

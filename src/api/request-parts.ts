@@ -96,4 +96,3 @@ export function normaliseRawPath(rawPath: string, query: Query): { path: RawApiP
   for (const [key, value] of Object.entries(query)) if (value !== undefined) merged[key] = value;
   return { path, query: merged };
 }
-

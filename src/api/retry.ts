@@ -76,4 +76,3 @@ export const sleep: Sleep = (ms, signal) =>
     };
     signal?.addEventListener('abort', onAbort, { once: true });
   });
-

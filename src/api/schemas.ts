@@ -21,7 +21,10 @@ export const FileKindSchema = z.enum(FILE_KINDS);
 export const HistoryExchangeSchema = z.string().regex(VENUE_PATTERN, 'expected a venue name [a-z0-9]');
 /** Symbols are path segments too: the one symbol pattern of src/core/names.ts. */
 export const SymbolSchema = z.string().regex(SYMBOL_PATTERN, `expected a symbol of ${SYMBOL_RULE}`);
-export const Sha256Schema = z.string().regex(/^[0-9a-fA-F]{64}$/, 'expected 64 hex digits').transform((s) => s.toLowerCase());
+export const Sha256Schema = z
+  .string()
+  .regex(/^[0-9a-fA-F]{64}$/, 'expected 64 hex digits')
+  .transform((s) => s.toLowerCase());
 export const MarketSchema = z.enum(['crypto', 'tradfi']);
 
 // ---- meta ----------------------------------------------------------------------------------------
@@ -261,10 +264,7 @@ function envelope<D extends z.ZodType, M extends z.ZodType>(data: D, meta: M) {
 }
 
 export const ENDPOINT_SCHEMAS = {
-  exchanges: envelope(
-    z.looseObject({ available: strings, virtual: strings, markets: MarketsLists }),
-    MetaBase.extend({ timestamp: dateTime }),
-  ),
+  exchanges: envelope(z.looseObject({ available: strings, virtual: strings, markets: MarketsLists }), MetaBase.extend({ timestamp: dateTime })),
   coins: envelope(z.looseObject({ coins: strings, markets: MarketsLists }), MetaBase.extend({ timestamp: dateTime })),
   expirations: envelope(
     z.looseObject({ expirations: strings, expirations_detail: z.array(ExpirationDetailSchema) }),
@@ -274,10 +274,7 @@ export const ENDPOINT_SCHEMAS = {
   // Rows are checked one by one (parseCoverageRows): one odd row must not hide the others.
   coverage: envelope(z.array(z.unknown()), MetaBase.extend({ timestamp: dateTime })),
   levels: envelope(LevelsDataSchema, LiveMeta),
-  gexByStrike: envelope(
-    GexByStrikeDataSchema,
-    MetaBase.extend({ timestamp: dateTime, exchange: z.string(), coin: z.string(), expiration: z.string() }),
-  ),
+  gexByStrike: envelope(GexByStrikeDataSchema, MetaBase.extend({ timestamp: dateTime, exchange: z.string(), coin: z.string(), expiration: z.string() })),
   termOi: envelope(TermOiDataSchema, LiveMeta),
   historyTimestamps: envelope(z.array(dateTime), SymbolMeta.extend({ session_date: isoDate })),
   historyLevels: envelope(

@@ -66,7 +66,9 @@ export function captureTargets(
     if (market === undefined) {
       const close = closestNames(symbol, [...markets.crypto, ...markets.tradfi]);
       const hint = close.length > 0 ? `did you mean ${close.join(', ')}? ` : '';
-      throw new UsageError(`--symbol: ${symbol} is not listed by the API (/coins); ${hint}crypto: ${markets.crypto.join(', ')}; tradfi: ${markets.tradfi.join(', ')}`);
+      throw new UsageError(
+        `--symbol: ${symbol} is not listed by the API (/coins); ${hint}crypto: ${markets.crypto.join(', ')}; tradfi: ${markets.tradfi.join(', ')}`,
+      );
     }
     const chosen = venuesFor(market, venues);
     if (chosen.length === 0) warnings.push(`--exchange ${venues?.join(',')} selects no ${market} venue for ${symbol}: not captured`);

@@ -168,7 +168,14 @@ function interruption(signal: AbortSignal): InterruptedError {
 }
 
 /** Loads the live journal (this run's snapshots and any held-out earlier ones) with the run record. */
-async function loadCaptures(options: CaptureOptions, startedAt: Date, summary: CaptureSummary, outcome: RunOutcome, fatal: unknown, warn: (message: string) => void): Promise<void> {
+async function loadCaptures(
+  options: CaptureOptions,
+  startedAt: Date,
+  summary: CaptureSummary,
+  outcome: RunOutcome,
+  fatal: unknown,
+  warn: (message: string) => void,
+): Promise<void> {
   const warehouse = await openForCapture(options, startedAt, summary, outcome, fatal);
   try {
     const live = await loadLiveJournal(warehouse.connection, options.archiveRoot);
@@ -191,7 +198,13 @@ function freeSkipReason(target: CaptureTarget, held: ReadonlyMap<string, string>
 }
 
 /** Free calls only: the TradFi hours filter, the slots already held, and /expirations for the by-strike cost. */
-async function planTargets(api: CaptureApi, targets: CaptureTarget[], options: CaptureOptions, serverNow: Date, held: ReadonlyMap<string, string>): Promise<TargetReport[]> {
+async function planTargets(
+  api: CaptureApi,
+  targets: CaptureTarget[],
+  options: CaptureOptions,
+  serverNow: Date,
+  held: ReadonlyMap<string, string>,
+): Promise<TargetReport[]> {
   const reports: TargetReport[] = [];
   for (const target of targets) {
     const report: TargetReport = { ...target, status: 'planned', plannedRequests: 0, requests: 0 };
@@ -357,7 +370,11 @@ async function openForCapture(options: CaptureOptions, startedAt: Date, summary:
     return await openWaiting(options.dbPath, waitSeconds, options.signal);
   } catch (error) {
     if (!(error instanceof LockError)) throw error;
-    const counts: RunCounts = { outcome: fatal === undefined ? 'locked' : outcome, requestsSpent: summary.requestsSpent, ...(fatal !== undefined ? { error: messageOf(fatal) } : {}) };
+    const counts: RunCounts = {
+      outcome: fatal === undefined ? 'locked' : outcome,
+      requestsSpent: summary.requestsSpent,
+      ...(fatal !== undefined ? { error: messageOf(fatal) } : {}),
+    };
     await journalRun(options.archiveRoot, { command: 'capture', options: recordedOptionsOf(options), startedAt }, undefined, counts);
     const waiting = (await listSnapshots(options.archiveRoot, 'pending')).length;
     const pid = holderPidOf(error);

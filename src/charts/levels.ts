@@ -16,22 +16,20 @@ export const REGIMES = ['positive', 'negative'] as const;
  * A session with no regime stays unshaded.
  */
 export function regimeSeries(data: SeriesData, palette: Palette): SeriesOption[] {
-  return REGIMES.map(
-    (regime): SeriesOption => ({
-      type: 'bar',
-      name: `${regime} regime`,
-      yAxisIndex: 1,
-      silent: true,
-      z: 1,
-      barWidth: '100%',
-      barGap: '-100%',
-      barCategoryGap: '0%',
-      itemStyle: { color: regime === 'negative' ? palette.negativeBand : palette.positiveBand },
-      emphasis: { disabled: true },
-      // In the report's tooltip as its session's regime (the page's formatter names it).
-      data: data.closes.map((c) => (c.regime === regime ? 1 : null)),
-    }),
-  );
+  return REGIMES.map((regime): SeriesOption => ({
+    type: 'bar',
+    name: `${regime} regime`,
+    yAxisIndex: 1,
+    silent: true,
+    z: 1,
+    barWidth: '100%',
+    barGap: '-100%',
+    barCategoryGap: '0%',
+    itemStyle: { color: regime === 'negative' ? palette.negativeBand : palette.positiveBand },
+    emphasis: { disabled: true },
+    // In the report's tooltip as its session's regime (the page's formatter names it).
+    data: data.closes.map((c) => (c.regime === regime ? 1 : null)),
+  }));
 }
 
 export function rangeText(data: SeriesData): string {
@@ -41,16 +39,48 @@ export function rangeText(data: SeriesData): string {
 }
 
 export function levelsOption(data: SeriesData, look: Look): EChartsOption {
-  const { option, palette } = baseOption(look, `${pairName(data)} · levels at each session close`, `${rangeText(data)} · shaded: the regime at each session's close`);
+  const { option, palette } = baseOption(
+    look,
+    `${pairName(data)} · levels at each session close`,
+    `${rangeText(data)} · shaded: the regime at each session's close`,
+  );
   const dates = data.closes.map((c) => c.sessionDate);
-  const line = (name: string, color: string, values: (number | null)[], extra: Record<string, unknown> = {}): SeriesOption =>
-    ({ type: 'line', name, data: values, connectNulls: false, itemStyle: { color }, lineStyle: { color, width: 1.5 }, symbol: 'none', ...extra });
-  const spot = line('spot (close)', palette.spot, data.closes.map((c) => c.spot), { symbol: 'circle', symbolSize: 5, lineStyle: { color: palette.spot, width: 2 } });
+  const line = (name: string, color: string, values: (number | null)[], extra: Record<string, unknown> = {}): SeriesOption => ({
+    type: 'line',
+    name,
+    data: values,
+    connectNulls: false,
+    itemStyle: { color },
+    lineStyle: { color, width: 1.5 },
+    symbol: 'none',
+    ...extra,
+  });
+  const spot = line(
+    'spot (close)',
+    palette.spot,
+    data.closes.map((c) => c.spot),
+    { symbol: 'circle', symbolSize: 5, lineStyle: { color: palette.spot, width: 2 } },
+  );
   const lines = [
     spot,
-    line('flip', palette.flip, data.closes.map((c) => c.flip), { lineStyle: { color: palette.flip, width: 1.5, type: 'dashed' } }),
-    line('call wall', palette.callWall, data.closes.map((c) => c.callWall), { step: 'middle' }),
-    line('put wall', palette.putWall, data.closes.map((c) => c.putWall), { step: 'middle' }),
+    line(
+      'flip',
+      palette.flip,
+      data.closes.map((c) => c.flip),
+      { lineStyle: { color: palette.flip, width: 1.5, type: 'dashed' } },
+    ),
+    line(
+      'call wall',
+      palette.callWall,
+      data.closes.map((c) => c.callWall),
+      { step: 'middle' },
+    ),
+    line(
+      'put wall',
+      palette.putWall,
+      data.closes.map((c) => c.putWall),
+      { step: 'middle' },
+    ),
   ];
   // The legend shows each regime in a stronger tint than its band, so the entry reads at legend size.
   const legendData = [

@@ -23,7 +23,14 @@ export function oiOption(data: ProfileData, look: Look): EChartsOption {
   const strikes = strikeAxisRange(data.strikes.map((s) => s.strike));
   type Bar = BarSeriesOption & { markPoint?: MarkPointComponentOption; markLine?: MarkLineComponentOption };
   const bar = (name: string, color: string, pick: (s: StrikeRow) => number | null, sign: 1 | -1): Bar => {
-    const series = { type: 'bar', name, stack: 'oi', barMaxWidth: 18, itemStyle: { color }, data: data.strikes.map((s) => [s.strike, signed(pick(s), sign)]) } as Bar;
+    const series = {
+      type: 'bar',
+      name,
+      stack: 'oi',
+      barMaxWidth: 18,
+      itemStyle: { color },
+      data: data.strikes.map((s) => [s.strike, signed(pick(s), sign)]),
+    } as Bar;
     const largest = largestBar(data.strikes, pick);
     if (largest) series.markPoint = largestMarker(`largest ${name}`, { strike: largest.strike, y: sign * largest.value }, sign, palette, strikes);
     return series;

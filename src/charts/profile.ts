@@ -218,7 +218,12 @@ export function levelMarks(specs: LineSpec[], spot: number | null, axis: Extent,
     const text = levelText(s.name, s.value, spot);
     const distance = 4 + s.row * LABEL_ROW;
     if (s.value >= axis.min && s.value <= axis.max) {
-      marks.lines.push({ name: s.name, xAxis: s.value, lineStyle: { color: s.color, type: s.type, width: 1.5 }, label: { formatter: text, color: s.color, position: 'end', distance } });
+      marks.lines.push({
+        name: s.name,
+        xAxis: s.value,
+        lineStyle: { color: s.color, type: s.type, width: 1.5 },
+        label: { formatter: text, color: s.color, position: 'end', distance },
+      });
       continue;
     }
     const right = s.value > axis.max;

@@ -75,7 +75,7 @@ export async function readProfile(conn: DuckDBConnection, pair: Pair, expiration
       : await readRows(
           conn,
           // strikes_asof's rule on one expiration: the capture time first, then its rows.
-            `WITH capture AS (
+          `WITH capture AS (
                SELECT session_date, timestamp_utc FROM strikes_expiry
                 WHERE exchange = $1 AND symbol = $2 AND expiration_date = $5::DATE
                   AND timestamp_utc <= $3::TIMESTAMPTZ
@@ -155,7 +155,9 @@ export function withCumulativeNetGex(strikes: Omit<StrikeRow, 'cumulativeNetGex'
 /** Nothing to draw: say so, and for an expiration the capture does not hold, the ones it does hold. */
 async function noStrikesError(conn: DuckDBConnection, pair: Pair, expiration: string, moment: Moment): Promise<UsageError> {
   if (expiration === 'TOTAL') {
-    return new UsageError(`no strikes capture of ${pair.exchange} ${pair.symbol} ${describeMoment(moment)}`, { first_capture: await firstStrikesCapture(conn, pair, expiration) });
+    return new UsageError(`no strikes capture of ${pair.exchange} ${pair.symbol} ${describeMoment(moment)}`, {
+      first_capture: await firstStrikesCapture(conn, pair, expiration),
+    });
   }
   const when = moment.at === undefined ? '' : ` ${describeMoment(moment)}`;
   const held = await expirationsOfLatestCapture(conn, pair, moment);
@@ -171,7 +173,11 @@ async function noStrikesError(conn: DuckDBConnection, pair: Pair, expiration: st
 }
 
 /** The expiration dates of the latest per-expiration capture at or before the moment. */
-async function expirationsOfLatestCapture(conn: DuckDBConnection, pair: Pair, moment: Moment): Promise<{ capturedAt: string; expirations: string[] } | undefined> {
+async function expirationsOfLatestCapture(
+  conn: DuckDBConnection,
+  pair: Pair,
+  moment: Moment,
+): Promise<{ capturedAt: string; expirations: string[] } | undefined> {
   const [at, staleness] = atParam(moment);
   const found = await readRow(
     conn,
@@ -295,8 +301,13 @@ export async function readTerm(conn: DuckDBConnection, pair: Pair, moment: Momen
   const first = found[0];
   if (first === undefined) {
     // Captures store the venue the API resolved (combined for all crypto venues): name it.
-    const elsewhere = (await readRows(conn, `SELECT DISTINCT exchange FROM term_structure WHERE symbol = $1 ORDER BY exchange`, [pair.symbol], { exchange: text })).map((r) => r.exchange);
-    const hint = elsewhere.length > 0 ? `; ${pair.symbol}'s term structure is captured as --exchange ${elsewhere.join(', ')}` : `; the history files do not hold it: gexwh capture --symbol ${pair.symbol} captures it`;
+    const elsewhere = (
+      await readRows(conn, `SELECT DISTINCT exchange FROM term_structure WHERE symbol = $1 ORDER BY exchange`, [pair.symbol], { exchange: text })
+    ).map((r) => r.exchange);
+    const hint =
+      elsewhere.length > 0
+        ? `; ${pair.symbol}'s term structure is captured as --exchange ${elsewhere.join(', ')}`
+        : `; the history files do not hold it: gexwh capture --symbol ${pair.symbol} captures it`;
     throw new UsageError(`no term structure of ${pair.exchange} ${pair.symbol} captured ${describeMoment(moment)}${hint}`);
   }
   return {

@@ -117,7 +117,12 @@ async function readCloseProfile(conn: DuckDBConnection, pair: Pair, close: { cap
 
 async function readPairTerm(conn: DuckDBConnection, pair: Pair): Promise<TermData | null> {
   for (const candidate of [pair, { exchange: 'combined', symbol: pair.symbol }]) {
-    const held = await readRow(conn, `SELECT 1 AS held FROM term_structure WHERE exchange = $1 AND symbol = $2 AND venue = 'TOTAL' LIMIT 1`, [candidate.exchange, candidate.symbol], { held: num });
+    const held = await readRow(
+      conn,
+      `SELECT 1 AS held FROM term_structure WHERE exchange = $1 AND symbol = $2 AND venue = 'TOTAL' LIMIT 1`,
+      [candidate.exchange, candidate.symbol],
+      { held: num },
+    );
     if (held) return readTerm(conn, candidate, {});
   }
   return null;

@@ -51,9 +51,22 @@ const MISSING_LISTED = 6;
 export const PAGE_CHARACTERS = `${Array.from({ length: 95 }, (_, i) => String.fromCharCode(32 + i)).join('')}·–—→←Δ…`;
 
 const TOOLTIPS = {
-  profile: { trigger: 'axis', header: 'strike', series: { 'call GEX': 'usd', 'put GEX': 'usd', 'net GEX': 'signed', 'cumulative net GEX': 'signed' }, net: ['call GEX', 'put GEX'] },
-  levels: { trigger: 'axis', header: 'text', series: { 'spot (close)': 'price', flip: 'price', 'call wall': 'price', 'put wall': 'price', 'positive regime': 'regime', 'negative regime': 'regime' } },
-  walls: { trigger: 'item', header: 'text', series: { 'largest +GEX': 'signed', '2nd +GEX': 'signed', 'largest -GEX': 'signed', '2nd -GEX': 'signed', 'spot (close)': 'price' } },
+  profile: {
+    trigger: 'axis',
+    header: 'strike',
+    series: { 'call GEX': 'usd', 'put GEX': 'usd', 'net GEX': 'signed', 'cumulative net GEX': 'signed' },
+    net: ['call GEX', 'put GEX'],
+  },
+  levels: {
+    trigger: 'axis',
+    header: 'text',
+    series: { 'spot (close)': 'price', flip: 'price', 'call wall': 'price', 'put wall': 'price', 'positive regime': 'regime', 'negative regime': 'regime' },
+  },
+  walls: {
+    trigger: 'item',
+    header: 'text',
+    series: { 'largest +GEX': 'signed', '2nd +GEX': 'signed', 'largest -GEX': 'signed', '2nd -GEX': 'signed', 'spot (close)': 'price' },
+  },
   netgex: { trigger: 'axis', header: 'text', series: { 'net GEX': 'signed', 'spot (close)': 'price' } },
   term: { trigger: 'axis', header: 'text', series: { 'net GEX': 'signed', 'open interest': 'usd' } },
 } satisfies Record<string, TooltipSpec>;
@@ -64,7 +77,10 @@ export function escapeHtml(value: string): string {
 
 /** JSON that is safe inside a <script> element. */
 export function scriptJson(value: unknown): string {
-  return JSON.stringify(value).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+  return JSON.stringify(value)
+    .replace(/</g, '\\u003c')
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029');
 }
 
 function table(head: string[], rows: string[][]): string {
@@ -85,7 +101,9 @@ function header(data: ReportData, page: ReportPage): string {
       c.remoteFirst === null ? '-' : `${captureTime(c.remoteFirst)} – ${captureTime(c.remoteLast ?? c.remoteFirst)}`,
       String(c.heldSessions),
       `${orDash(c.heldFirst)} – ${orDash(c.heldLast)}`,
-      c.missing.length === 0 ? 'none' : `${c.missing.length}: ${c.missing.slice(0, MISSING_LISTED).join(', ')}${c.missing.length > MISSING_LISTED ? ', …' : ''}`,
+      c.missing.length === 0
+        ? 'none'
+        : `${c.missing.length}: ${c.missing.slice(0, MISSING_LISTED).join(', ')}${c.missing.length > MISSING_LISTED ? ', …' : ''}`,
     ]),
   );
   const runs =
@@ -111,7 +129,20 @@ function latestTable(report: PairReport): string {
   if (l === null) return '<p>no levels held</p>';
   return table(
     ['capture', 'type', 'spot', 'Δ 1d', 'Δ 7d', 'flip', 'regime', 'net GEX', 'call wall', 'put wall'],
-    [[captureTime(l.capturedAt), orDash(l.type), price(l.spot), signed(l.spotDelta1d), signed(l.spotDelta7d), price(l.flip), orDash(l.regime), usdMillions(l.netGex, true), price(l.callWall), price(l.putWall)]],
+    [
+      [
+        captureTime(l.capturedAt),
+        orDash(l.type),
+        price(l.spot),
+        signed(l.spotDelta1d),
+        signed(l.spotDelta7d),
+        price(l.flip),
+        orDash(l.regime),
+        usdMillions(l.netGex, true),
+        price(l.callWall),
+        price(l.putWall),
+      ],
+    ],
   );
 }
 
@@ -183,7 +214,10 @@ function pairCharts(report: PairReport, i: number, look: Look, charts: Record<st
     blocks.push(chartBlock(id, kind, renderSvg(option, look, id), look));
     kinds.push(kind);
   }
-  if (report.term === null) blocks.push(`<p class="sub">no term structure captured for ${escapeHtml(report.symbol)} (gexwh capture --symbol ${escapeHtml(report.symbol)} captures it)</p>`);
+  if (report.term === null)
+    blocks.push(
+      `<p class="sub">no term structure captured for ${escapeHtml(report.symbol)} (gexwh capture --symbol ${escapeHtml(report.symbol)} captures it)</p>`,
+    );
   return { blocks, kinds };
 }
 

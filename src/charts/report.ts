@@ -13,7 +13,12 @@ export function echartsBrowserScript(): string {
   return readFileSync(path, 'utf8');
 }
 
-export async function buildReport(conn: DuckDBConnection, request: ReportRequest, look: Look, onProgress?: OnProgress): Promise<{ html: string; pairs: number; charts: number }> {
+export async function buildReport(
+  conn: DuckDBConnection,
+  request: ReportRequest,
+  look: Look,
+  onProgress?: OnProgress,
+): Promise<{ html: string; pairs: number; charts: number }> {
   const data = await readReport(conn, request, onProgress);
   const html = buildReportHtml(data, { look, echartsScript: echartsBrowserScript(), sessions: request.sessions, rangePct: request.rangePct });
   // levels, walls and net GEX always; the profile when strikes are held, the term structure when captured.

@@ -71,7 +71,9 @@ export function parseAt(value: string | undefined): Date | undefined {
   if (value === undefined) return undefined;
   const date = parseIsoInstant(value);
   if (date === undefined) {
-    throw new UsageError(`--at: "${value}" is not an ISO 8601 instant with a time zone and a real date and time; e.g. 2026-11-20T15:00:00Z or 2026-11-20 (midnight UTC)`);
+    throw new UsageError(
+      `--at: "${value}" is not an ISO 8601 instant with a time zone and a real date and time; e.g. 2026-11-20T15:00:00Z or 2026-11-20 (midnight UTC)`,
+    );
   }
   return date;
 }

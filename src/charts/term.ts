@@ -27,7 +27,16 @@ export function termOption(data: TermData, look: Look): EChartsOption {
         data: data.rows.map((r) => ({ value: millions(r.totalGex), itemStyle: { color: (r.totalGex ?? 0) < 0 ? palette.put : palette.call } })),
         itemStyle: { color: palette.call },
       },
-      { type: 'line', name: 'open interest', yAxisIndex: 1, data: data.rows.map((r) => millions(r.oiUsd)), itemStyle: { color: palette.oi }, lineStyle: { color: palette.oi, width: 2 }, symbol: 'circle', symbolSize: 6 },
+      {
+        type: 'line',
+        name: 'open interest',
+        yAxisIndex: 1,
+        data: data.rows.map((r) => millions(r.oiUsd)),
+        itemStyle: { color: palette.oi },
+        lineStyle: { color: palette.oi, width: 2 },
+        symbol: 'circle',
+        symbolSize: 6,
+      },
     ],
   };
 }

@@ -18,7 +18,13 @@ export function markerSize(gex: number | null, largest: number): number {
 export function wallsOption(data: SeriesData, look: Look): EChartsOption {
   const { option, palette } = baseOption(look, `${pairName(data)} · GEX walls at each session close`, `${rangeText(data)} · marker size: |GEX|`);
   const largest = Math.max(0, ...data.closes.flatMap((c) => [c.p1Gex, c.p2Gex, c.n1Gex, c.n2Gex].map((g) => Math.abs(g ?? 0))));
-  const scatter = (name: string, color: string, strike: (c: CloseRow) => number | null, gex: (c: CloseRow) => number | null, opacity: number): SeriesOption => ({
+  const scatter = (
+    name: string,
+    color: string,
+    strike: (c: CloseRow) => number | null,
+    gex: (c: CloseRow) => number | null,
+    opacity: number,
+  ): SeriesOption => ({
     type: 'scatter',
     name,
     itemStyle: { color, opacity },
@@ -30,11 +36,42 @@ export function wallsOption(data: SeriesData, look: Look): EChartsOption {
     xAxis: { type: 'category', data: data.closes.map((c) => c.sessionDate), ...axisLook(palette), splitLine: { show: false } },
     yAxis: { type: 'value', scale: true, name: 'strike', ...axisLook(palette) },
     series: [
-      { type: 'line', name: 'spot (close)', data: data.closes.map((c) => c.spot), symbol: 'none', itemStyle: { color: palette.spot }, lineStyle: { color: palette.spot, width: 2 } },
-      scatter('largest +GEX', palette.call, (c) => c.p1Strike, (c) => c.p1Gex, 0.9),
-      scatter('2nd +GEX', palette.call, (c) => c.p2Strike, (c) => c.p2Gex, 0.45),
-      scatter('largest -GEX', palette.put, (c) => c.n1Strike, (c) => c.n1Gex, 0.9),
-      scatter('2nd -GEX', palette.put, (c) => c.n2Strike, (c) => c.n2Gex, 0.45),
+      {
+        type: 'line',
+        name: 'spot (close)',
+        data: data.closes.map((c) => c.spot),
+        symbol: 'none',
+        itemStyle: { color: palette.spot },
+        lineStyle: { color: palette.spot, width: 2 },
+      },
+      scatter(
+        'largest +GEX',
+        palette.call,
+        (c) => c.p1Strike,
+        (c) => c.p1Gex,
+        0.9,
+      ),
+      scatter(
+        '2nd +GEX',
+        palette.call,
+        (c) => c.p2Strike,
+        (c) => c.p2Gex,
+        0.45,
+      ),
+      scatter(
+        'largest -GEX',
+        palette.put,
+        (c) => c.n1Strike,
+        (c) => c.n1Gex,
+        0.9,
+      ),
+      scatter(
+        '2nd -GEX',
+        palette.put,
+        (c) => c.n2Strike,
+        (c) => c.n2Gex,
+        0.45,
+      ),
     ],
   };
 }

@@ -50,7 +50,8 @@ function s3OptionsOf(flags: ExportFlags): NonNullable<CheckedExportFlags['s3']> 
 
 function checkOut(flags: ExportFlags): void {
   if (!flags.out || flags.out.trim() === '') throw new UsageError('export: --out DIR (or s3://bucket/prefix) is required');
-  if (isS3Url(flags.out)) parseS3Url(flags.out); // a bad bucket name is a usage error now, not after the COPYs
+  if (isS3Url(flags.out))
+    parseS3Url(flags.out); // a bad bucket name is a usage error now, not after the COPYs
   else if (statSync(flags.out, { throwIfNoEntry: false })?.isDirectory() === false) {
     throw new UsageError(`export: --out ${flags.out} is a file; --out names a folder (made if missing), e.g. --out ${flags.out}-export`);
   }
@@ -77,7 +78,10 @@ function checkTables(tables: string[] | undefined): ExportTable[] | undefined {
 }
 
 function checkDates(since: string | undefined, until: string | undefined): void {
-  for (const [name, value] of [['since', since], ['until', until]] as const) {
+  for (const [name, value] of [
+    ['since', since],
+    ['until', until],
+  ] as const) {
     // A real calendar date: 2026-02-30 has the shape but would only fail later, inside DuckDB.
     if (value !== undefined && !isIsoDate(value)) throw new UsageError(`export: --${name} must be a date YYYY-MM-DD, got "${value}"`);
   }

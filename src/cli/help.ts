@@ -7,8 +7,14 @@ import type { Command } from 'commander';
  * credits and quota requests are what users pay for, so every example says what it spends.
  */
 export const EXAMPLES: Record<string, { run: string; buys: string }> = {
-  sync: { run: 'npx gexwh sync --symbol BTC,SPY --max-credits 50', buys: 'buys at most 50 daily files (1 credit each): BTC on combined, SPY on tradfi (one venue per symbol unless --exchange names others)' },
-  plan: { run: 'npx gexwh plan --exchange deribit --symbol BTC --since 2026-01-01', buys: 'buys nothing: the deribit BTC files from 2026-01-01 a sync would buy, and their credits (manifest pages cost quota requests)' },
+  sync: {
+    run: 'npx gexwh sync --symbol BTC,SPY --max-credits 50',
+    buys: 'buys at most 50 daily files (1 credit each): BTC on combined, SPY on tradfi (one venue per symbol unless --exchange names others)',
+  },
+  plan: {
+    run: 'npx gexwh plan --exchange deribit --symbol BTC --since 2026-01-01',
+    buys: 'buys nothing: the deribit BTC files from 2026-01-01 a sync would buy, and their credits (manifest pages cost quota requests)',
+  },
   status: { run: 'npx gexwh status --json', buys: 'buys nothing: /me and the coverage are free' },
   me: { run: 'npx gexwh me', buys: 'buys nothing: /me is free' },
   coverage: { run: 'npx gexwh coverage --json', buys: 'buys nothing: the coverage is free' },
@@ -18,7 +24,10 @@ export const EXAMPLES: Record<string, { run: string; buys: string }> = {
   rebuild: { run: 'npx gexwh rebuild --db data/gex.duckdb --archive data/raw', buys: 'buys nothing: no network, the archive alone' },
   verify: { run: 'npx gexwh verify --repair', buys: 'buys nothing: no network, re-hashes and reloads from the archive' },
   load: { run: 'npx gexwh load', buys: 'buys nothing: loads files already paid for, no network' },
-  capture: { run: 'npx gexwh capture --symbol BTC,SPY', buys: 'costs 2 quota requests per symbol (BTC on all, SPY on tradfi), no file credit; 0 when the 15-minute slot is already held' },
+  capture: {
+    run: 'npx gexwh capture --symbol BTC,SPY',
+    buys: 'costs 2 quota requests per symbol (BTC on all, SPY on tradfi), no file credit; 0 when the 15-minute slot is already held',
+  },
   doctor: { run: 'npx gexwh doctor --json', buys: 'buys nothing: /me is free' },
   emulate: { run: 'npx gexwh emulate --days 60 --port 8787', buys: 'buys nothing: a local emulator with demo keys' },
   demo: { run: 'npx gexwh demo', buys: 'buys nothing: syncs from an in-process emulator' },

@@ -75,10 +75,22 @@ export const DEMO_DAYS = 5;
 const GLOBAL: readonly OptionSpec[] = [
   { flags: '--db <path>', description: 'DuckDB warehouse file', default: 'data/gex.duckdb', env: 'GEXWH_DB', config: z.string().min(1), commands: 'global' },
   { flags: '--archive <dir>', description: 'raw archive folder', default: 'data/raw', env: 'GEXWH_ARCHIVE', config: z.string().min(1), commands: 'global' },
-  { flags: '--base-url <url>', description: 'API root that holds /api/v1', default: '(none)', env: 'GEX_BASE_URL', config: z.string().min(1), commands: 'global' },
+  {
+    flags: '--base-url <url>',
+    description: 'API root that holds /api/v1',
+    default: '(none)',
+    env: 'GEX_BASE_URL',
+    config: z.string().min(1),
+    commands: 'global',
+  },
   // No `env`: GEX_API_KEY holds the key itself, not a path, so the help says so in words.
   { flags: '--api-key-file <path>', description: 'file holding the API key (else the key itself from env GEX_API_KEY)', default: '(none)', commands: 'global' },
-  { flags: '--config <path>', description: 'config file; its relative paths resolve in its folder', default: 'gexwh.config.json in the working folder or the nearest parent', commands: 'global' },
+  {
+    flags: '--config <path>',
+    description: 'config file; its relative paths resolve in its folder',
+    default: 'gexwh.config.json in the working folder or the nearest parent',
+    commands: 'global',
+  },
   { flags: '--json', description: 'machine-readable result on stdout (errors too), logs on stderr', commands: 'global' },
   { flags: '--quiet', description: 'no progress or info lines', commands: 'global' },
   { flags: '--verbose', description: 'more detail, stacks of unexpected errors', commands: 'global' },
@@ -88,7 +100,8 @@ const GLOBAL: readonly OptionSpec[] = [
 const SHARED: readonly OptionSpec[] = [
   {
     flags: '--exchange <list>',
-    description: 'history venues: bybit, deribit, okx, derive, combined, tradfi, or all-venues for every venue; each venue costs its own credits (repeatable, comma list)',
+    description:
+      'history venues: bybit, deribit, okx, derive, combined, tradfi, or all-venues for every venue; each venue costs its own credits (repeatable, comma list)',
     default: 'config, else one venue per symbol as the API resolves all: combined for a crypto coin, tradfi for a TradFi ticker',
     config: listOfStrings,
     configCommands: SYNC,
@@ -97,7 +110,10 @@ const SHARED: readonly OptionSpec[] = [
     uses: {
       status: { description: 'only these history venues (repeatable, comma list)', default: 'every pair held' },
       export: { description: 'history venues (repeatable, comma list)', default: 'every exchange' },
-      capture: { description: 'current-data venues: bybit, deribit, okx, derive, binance, all, tradfi or a + subset (repeatable, comma list)', default: 'all for crypto, tradfi for TradFi' },
+      capture: {
+        description: 'current-data venues: bybit, deribit, okx, derive, binance, all, tradfi or a + subset (repeatable, comma list)',
+        default: 'all for crypto, tradfi for TradFi',
+      },
       chart: { flags: '--exchange <venue>', description: 'history venue, one, e.g. deribit, tradfi', required: true },
       report: { description: 'only these venues (repeatable, comma list)', default: 'every pair with levels' },
     },
@@ -118,8 +134,22 @@ const SHARED: readonly OptionSpec[] = [
       report: { description: 'only these symbols (repeatable, comma list)', default: 'every pair with levels' },
     },
   },
-  { flags: '--since <date>', description: 'first session date, YYYY-MM-DD (inclusive)', default: 'none', config: z.string(), configCommands: SYNC, commands: [...SYNC, 'export'] },
-  { flags: '--until <date>', description: 'last session date, YYYY-MM-DD (inclusive)', default: 'none', config: z.string(), configCommands: SYNC, commands: [...SYNC, 'export'] },
+  {
+    flags: '--since <date>',
+    description: 'first session date, YYYY-MM-DD (inclusive)',
+    default: 'none',
+    config: z.string(),
+    configCommands: SYNC,
+    commands: [...SYNC, 'export'],
+  },
+  {
+    flags: '--until <date>',
+    description: 'last session date, YYYY-MM-DD (inclusive)',
+    default: 'none',
+    config: z.string(),
+    configCommands: SYNC,
+    commands: [...SYNC, 'export'],
+  },
   { flags: '--max-requests <n>', description: 'spend at most N quota requests in this run', default: 'none', config: count, commands: [...SYNC, 'capture'] },
   {
     flags: '--wait-lock <seconds>',
@@ -127,11 +157,20 @@ const SHARED: readonly OptionSpec[] = [
     parse: waitLock,
     commands: [...SYNC, 'capture', 'load', 'rebuild', 'verify'],
     uses: {
-      sync: { description: 'wait up to N seconds for the warehouse to load paid files when another process holds it, and for another running sync', default: `${DEFAULT_WAIT_LOCK_SECONDS} for the load, 0 for another sync` },
-      plan: { description: 'wait up to N seconds for the warehouse to load paid files when another process holds it, and for another running sync', default: `${DEFAULT_WAIT_LOCK_SECONDS} for the load, 0 for another sync` },
+      sync: {
+        description: 'wait up to N seconds for the warehouse to load paid files when another process holds it, and for another running sync',
+        default: `${DEFAULT_WAIT_LOCK_SECONDS} for the load, 0 for another sync`,
+      },
+      plan: {
+        description: 'wait up to N seconds for the warehouse to load paid files when another process holds it, and for another running sync',
+        default: `${DEFAULT_WAIT_LOCK_SECONDS} for the load, 0 for another sync`,
+      },
       capture: { description: 'wait up to N seconds for another process holding the warehouse; the snapshots are journaled first', default: '60' },
       load: { description: 'wait up to N seconds for another process to let the warehouse go', default: String(DEFAULT_WAIT_LOCK_SECONDS) },
-      rebuild: { description: 'wait up to N seconds for another process holding the warehouse, or for a running sync', default: `${DEFAULT_WAIT_LOCK_SECONDS} for a holder, 0 for a running sync` },
+      rebuild: {
+        description: 'wait up to N seconds for another process holding the warehouse, or for a running sync',
+        default: `${DEFAULT_WAIT_LOCK_SECONDS} for a holder, 0 for a running sync`,
+      },
       verify: { description: 'with --repair: wait up to N seconds for a running sync', default: '0' },
     },
   },
@@ -146,8 +185,16 @@ const SHARED: readonly OptionSpec[] = [
     description: 'where the result goes',
     commands: ['query', 'export', 'chart', 'report'],
     uses: {
-      query: { flags: '--out <file>', description: 'write the result to FILE.csv, .json, .jsonl or .parquet (temp file, then rename) instead of printing it', default: 'print' },
-      export: { flags: '--out <dir>', description: 'output folder, or s3://bucket/prefix (credentials from the AWS chain: env, profile, instance role)', required: true },
+      query: {
+        flags: '--out <file>',
+        description: 'write the result to FILE.csv, .json, .jsonl or .parquet (temp file, then rename) instead of printing it',
+        default: 'print',
+      },
+      export: {
+        flags: '--out <dir>',
+        description: 'output folder, or s3://bucket/prefix (credentials from the AWS chain: env, profile, instance role)',
+        required: true,
+      },
       chart: { flags: '--out <file>', description: 'output file; .svg or .png says the format', required: true },
       report: { flags: '--out <file>', description: 'the HTML file to write (.html)', required: true },
     },
@@ -167,7 +214,9 @@ const SHARED: readonly OptionSpec[] = [
     commands: ['query', 'rebuild', 'capture'],
     uses: {
       query: { description: 'with --out: replace an existing file' },
-      rebuild: { description: "replace a --db that is not a warehouse of gexwh (a text file, another program's database): it is kept aside as <db>.replaced-<UTC time>" },
+      rebuild: {
+        description: "replace a --db that is not a warehouse of gexwh (a text file, another program's database): it is kept aside as <db>.replaced-<UTC time>",
+      },
       capture: { description: 'capture even when the market is closed or the 15-minute slot is already held (which costs requests for no new rows)' },
     },
   },
@@ -207,18 +256,42 @@ const SHARED: readonly OptionSpec[] = [
 
 /** The options of one command each. */
 const OWN: readonly OptionSpec[] = [
-  { flags: '--files <list>', description: 'file kinds: levels, strikes_total, strikes_by_expiry', default: 'all three', config: listOfStrings, parse: listOption, commands: SYNC },
+  {
+    flags: '--files <list>',
+    description: 'file kinds: levels, strikes_total, strikes_by_expiry',
+    default: 'all three',
+    config: listOfStrings,
+    parse: listOption,
+    commands: SYNC,
+  },
   { flags: '--max-credits <n>', description: 'spend at most N file credits in this run', default: 'none', config: count, commands: SYNC },
   { flags: '--reserve-credits <n>', description: 'leave N file credits of the day unspent', default: '0', config: count, commands: SYNC },
   { flags: '--concurrency <n>', description: 'parallel downloads, 1 to 32', default: '4', config: z.int().min(1).max(32), commands: SYNC },
   { flags: '--order <order>', description: 'newest or oldest sessions first', default: 'newest', config: z.enum(['newest', 'oldest']), commands: SYNC },
-  { flags: '--fill-levels', description: 'fill levels of sessions without a levels file from /history/levels (request quota)', config: z.boolean(), commands: SYNC },
+  {
+    flags: '--fill-levels',
+    description: 'fill levels of sessions without a levels file from /history/levels (request quota)',
+    config: z.boolean(),
+    commands: SYNC,
+  },
   { flags: '--full-rescan', description: 're-list whole manifests to catch rebuilt files', commands: SYNC },
 
   { flags: '-q, --query <key=value...>', description: 'query parameters', default: 'none', commands: ['api'] },
 
-  { flags: '--max-rows <n>', description: 'table: print at most N rows and say how many were left out; 0: all', default: `${TERMINAL_MAX_ROWS} on a terminal, else all`, parse: integerOption(0), commands: ['query'] },
-  { flags: '--read-dir <folder>', description: 'also let the SQL read files under this folder, e.g. an export (repeatable; never writes)', default: 'none: only the warehouse', parse: collectOption, commands: ['query'] },
+  {
+    flags: '--max-rows <n>',
+    description: 'table: print at most N rows and say how many were left out; 0: all',
+    default: `${TERMINAL_MAX_ROWS} on a terminal, else all`,
+    parse: integerOption(0),
+    commands: ['query'],
+  },
+  {
+    flags: '--read-dir <folder>',
+    description: 'also let the SQL read files under this folder, e.g. an export (repeatable; never writes)',
+    default: 'none: only the warehouse',
+    parse: collectOption,
+    commands: ['query'],
+  },
   {
     flags: '--timeout <seconds>',
     description: 'cancel the statement after this many seconds (exit 124); 0: no limit',
@@ -229,10 +302,25 @@ const OWN: readonly OptionSpec[] = [
     commands: ['query'],
   },
 
-  { flags: '--table <list>', description: 'levels, strikes_total, strikes_by_expiry, live_levels, term_structure, live_strikes', default: 'all', parse: listOption, commands: ['export'] },
+  {
+    flags: '--table <list>',
+    description: 'levels, strikes_total, strikes_by_expiry, live_levels, term_structure, live_strikes',
+    default: 'all',
+    parse: listOption,
+    commands: ['export'],
+  },
   { flags: '--full', description: 'rewrite every selected partition, not only new or changed sessions', commands: ['export'] },
-  { flags: '--s3-endpoint <url>', description: 'an S3-compatible endpoint for an s3:// --out (MinIO, R2, Ceph), e.g. http://localhost:9000', default: 'AWS', commands: ['export'] },
-  { flags: '--s3-force-path-style', description: 'address the bucket in the URL path (http://host/bucket/key), as most S3-compatible stores need', commands: ['export'] },
+  {
+    flags: '--s3-endpoint <url>',
+    description: 'an S3-compatible endpoint for an s3:// --out (MinIO, R2, Ceph), e.g. http://localhost:9000',
+    default: 'AWS',
+    commands: ['export'],
+  },
+  {
+    flags: '--s3-force-path-style',
+    description: 'address the bucket in the URL path (http://host/bucket/key), as most S3-compatible stores need',
+    commands: ['export'],
+  },
 
   { flags: '--repair', description: 'reload files whose archive copy is intact', commands: ['verify'] },
 
@@ -245,18 +333,45 @@ const OWN: readonly OptionSpec[] = [
     commands: ['capture'],
   },
 
-  { flags: '--at <instant>', description: 'profile, oi, term: the last capture at or before this ISO 8601 instant, never after', default: 'the latest capture', commands: ['chart'] },
-  { flags: '--max-staleness <duration>', description: 'profile, oi, term, with --at: ignore a capture older than this, e.g. 30m, 2h, 1d', default: 'no limit', commands: ['chart'] },
-  { flags: '--expiration <TOTAL|date>', description: 'profile, oi: TOTAL (all expirations) or one expiration date YYYY-MM-DD', default: CHART.expiration, commands: ['chart'] },
+  {
+    flags: '--at <instant>',
+    description: 'profile, oi, term: the last capture at or before this ISO 8601 instant, never after',
+    default: 'the latest capture',
+    commands: ['chart'],
+  },
+  {
+    flags: '--max-staleness <duration>',
+    description: 'profile, oi, term, with --at: ignore a capture older than this, e.g. 30m, 2h, 1d',
+    default: 'no limit',
+    commands: ['chart'],
+  },
+  {
+    flags: '--expiration <TOTAL|date>',
+    description: 'profile, oi: TOTAL (all expirations) or one expiration date YYYY-MM-DD',
+    default: CHART.expiration,
+    commands: ['chart'],
+  },
   { flags: '--net', description: 'profile: one bar of net GEX per strike instead of call and put bars', commands: ['chart'] },
   { flags: '--from <date>', description: 'levels, walls, netgex: first session YYYY-MM-DD', default: '--sessions back from --to', commands: ['chart'] },
   { flags: '--to <date>', description: 'levels, walls, netgex: last session YYYY-MM-DD', default: 'the latest held', commands: ['chart'] },
 
   { flags: '--port <n>', description: 'API port', default: 'any free port', parse: integerOption(0, 65535), commands: ['emulate'] },
-  { flags: '--storage-port <n>', description: 'storage (presigned link) port', default: 'any free port', parse: integerOption(0, 65535), commands: ['emulate'] },
+  {
+    flags: '--storage-port <n>',
+    description: 'storage (presigned link) port',
+    default: 'any free port',
+    parse: integerOption(0, 65535),
+    commands: ['emulate'],
+  },
   { flags: '--seed <n>', description: 'seed of the synthetic market', default: String(EMULATE_DEFAULTS.seed), parse: integerOption(0), commands: ['emulate'] },
   { flags: '--symbols <list>', description: 'symbols to serve, comma list', default: 'BTC,ETH,SOL,SPY,QQQ', parse: listOption, commands: ['emulate'] },
-  { flags: '--expirations <n>', description: 'expirations per chain', default: String(EMULATE_DEFAULTS.expirations), parse: integerOption(1, 60), commands: ['emulate'] },
+  {
+    flags: '--expirations <n>',
+    description: 'expirations per chain',
+    default: String(EMULATE_DEFAULTS.expirations),
+    parse: integerOption(1, 60),
+    commands: ['emulate'],
+  },
   { flags: '--strikes <n>', description: 'strikes per chain', default: String(EMULATE_DEFAULTS.strikes), parse: integerOption(3, 1000), commands: ['emulate'] },
 ];
 

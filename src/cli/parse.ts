@@ -23,7 +23,10 @@ export function secondsOption(max: number) {
 
 /** Repeatable and comma-separated: `--symbol BTC --symbol ETH,SOL` → [BTC, ETH, SOL]. */
 export function listOption(value: string, previous: string[] | undefined): string[] {
-  const items = value.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  const items = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
   return [...(previous ?? []), ...items];
 }
 
@@ -36,7 +39,9 @@ export function collectOption(value: string, previous: string[] | undefined): st
 export function parseInstant(value: string, option: string): Date {
   const date = parseIsoInstant(value);
   if (date === undefined) {
-    throw new UsageError(`${option}: not an ISO 8601 instant: "${value}"; expected a real date and time with its zone, e.g. 2026-11-20T15:00:00Z or 2026-11-20 (midnight UTC)`);
+    throw new UsageError(
+      `${option}: not an ISO 8601 instant: "${value}"; expected a real date and time with its zone, e.g. 2026-11-20T15:00:00Z or 2026-11-20 (midnight UTC)`,
+    );
   }
   return date;
 }

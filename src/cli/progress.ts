@@ -82,7 +82,7 @@ export function progressLine(state: PhaseState, nowMs: number): string {
 /** Time left: by bytes when the phase knows its total bytes (a big file is not worth a small one), else by items. */
 function etaMs(state: PhaseState, total: number, elapsedMs: number): number | undefined {
   if (total <= state.done) return undefined;
-  if (state.totalBytes !== undefined && state.bytes > 0) return ((Math.max(0, state.totalBytes - state.bytes)) / state.bytes) * elapsedMs;
+  if (state.totalBytes !== undefined && state.bytes > 0) return (Math.max(0, state.totalBytes - state.bytes) / state.bytes) * elapsedMs;
   return ((total - state.done) / state.done) * elapsedMs;
 }
 

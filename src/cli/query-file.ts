@@ -36,7 +36,8 @@ export async function writeQueryFile(dbPath: string, sql: string, request: Query
   const madeFolder = mkdirSync(dirname(target), { recursive: true });
   const temp = join(dirname(target), `.${basename(target)}.${randomBytes(6).toString('hex')}.tmp`);
   try {
-    const written = format === 'parquet' ? await parquetToFile(dbPath, sql, temp, request.options) : await streamToFile(dbPath, sql, temp, format, request.options);
+    const written =
+      format === 'parquet' ? await parquetToFile(dbPath, sql, temp, request.options) : await streamToFile(dbPath, sql, temp, format, request.options);
     // Checked again: another process may have made the file while the query ran.
     refuseExisting(request.out, target, request.force);
     renameSync(temp, target);
@@ -53,7 +54,8 @@ function formatOfFile(out: string, format: string | undefined): FileFormat {
   const extension = extname(out).toLowerCase();
   const byName = (FILE_FORMATS as Record<string, FileFormat>)[extension];
   if (byName === undefined) throw new UsageError(`--out ${out}: name the file .csv, .json, .jsonl or .parquet (the extension chooses the format)`);
-  if (format !== undefined && format !== byName) throw new UsageError(`--out ${out} is ${byName} by its name, but --format says ${format}; drop --format or rename the file`);
+  if (format !== undefined && format !== byName)
+    throw new UsageError(`--out ${out} is ${byName} by its name, but --format says ${format}; drop --format or rename the file`);
   return byName;
 }
 
@@ -74,7 +76,13 @@ async function parquetToFile(dbPath: string, sql: string, temp: string, options:
   return written;
 }
 
-async function streamToFile(dbPath: string, sql: string, temp: string, format: StreamFormat, options: QueryOptions): Promise<{ rows: number; columns: unknown[] }> {
+async function streamToFile(
+  dbPath: string,
+  sql: string,
+  temp: string,
+  format: StreamFormat,
+  options: QueryOptions,
+): Promise<{ rows: number; columns: unknown[] }> {
   const handle = await open(temp, 'wx');
   try {
     const sink: TextSink = {

@@ -6,7 +6,6 @@ import { UsageError } from './errors.js';
 import { marketOf, type Market } from '../time/sessions.js';
 import type { Pair } from './pairs.js';
 
-
 /** Damerau–Levenshtein distance (adjacent swaps count 1): "BTX" → "BTC" 1, "ETC" → "ETH" 1, "TBC" → "BTC" 1. */
 export function editDistance(a: string, b: string): number {
   const rows = a.length + 1;
@@ -85,7 +84,9 @@ export function checkSelectionNames(selection: NameSelection, known: KnownPairs)
   const skippedSymbols = new Set(known.skipped?.map((row) => row.symbol?.toUpperCase()));
   const problems = [
     ...(exchanges ?? []).filter((exchange) => !skippedExchanges.has(exchange)).map((exchange) => exchangeProblem(exchange, known)),
-    ...(symbols ?? []).filter((symbol) => !skippedSymbols.has(symbol)).map((symbol) => symbolProblem(symbol, exchanges ?? selection.defaultVenues, known, exchanges === undefined)),
+    ...(symbols ?? [])
+      .filter((symbol) => !skippedSymbols.has(symbol))
+      .map((symbol) => symbolProblem(symbol, exchanges ?? selection.defaultVenues, known, exchanges === undefined)),
   ].filter((problem) => problem !== undefined);
   if (problems.length > 0) {
     const which = [symbols ? '--symbol' : '', exchanges ? '--exchange' : ''].filter((o) => o !== '').join('/');
@@ -102,7 +103,11 @@ function exchangeProblem(exchange: string, known: KnownPairs): string | undefine
   if (known.outsidePlan?.pairs.some((p) => p.exchange === exchange)) {
     return `${exchange}: its history is outside this key's plan (markets: ${known.outsidePlan.markets.join(', ')})`;
   }
-  return `${exchange}: no history in ${known.source}; ${suggestion(exchange, known.pairs.map((p) => p.exchange), 'venues')}`;
+  return `${exchange}: no history in ${known.source}; ${suggestion(
+    exchange,
+    known.pairs.map((p) => p.exchange),
+    'venues',
+  )}`;
 }
 
 function symbolProblem(symbol: string, exchanges: readonly string[] | undefined, known: KnownPairs, byDefault: boolean): string | undefined {
@@ -111,10 +116,15 @@ function symbolProblem(symbol: string, exchanges: readonly string[] | undefined,
     const outside = known.outsidePlan ? venuesOf(symbol, known.outsidePlan.pairs) : [];
     return outside.length > 0
       ? `${symbol}: its history (on ${outside.join(', ')}) is outside this key's plan (markets: ${known.outsidePlan!.markets.join(', ')})`
-      : `${symbol}: no history in ${known.source}; ${suggestion(symbol, known.pairs.map((p) => p.symbol), 'symbols')}`;
+      : `${symbol}: no history in ${known.source}; ${suggestion(
+          symbol,
+          known.pairs.map((p) => p.symbol),
+          'symbols',
+        )}`;
   }
   if (exchanges !== undefined && !venues.some((v) => exchanges.includes(v))) {
-    if (byDefault) return `${symbol}: no history on ${exchanges.join(' or ')}, the venue a symbol takes without --exchange; ${symbol} has history on ${venues.join(', ')}: name one with --exchange`;
+    if (byDefault)
+      return `${symbol}: no history on ${exchanges.join(' or ')}, the venue a symbol takes without --exchange; ${symbol} has history on ${venues.join(', ')}: name one with --exchange`;
     return `${symbol} on ${exchanges.join(', ')}: no history; ${symbol} has history on ${venues.join(', ')}`;
   }
   return undefined;

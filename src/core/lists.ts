@@ -7,6 +7,9 @@ export type ListInput = string | readonly string[] | undefined;
 export function splitList(input: ListInput): string[] {
   if (input === undefined) return [];
   const values = typeof input === 'string' ? [input] : input;
-  const items = values.flatMap((value) => value.split(',')).map((item) => item.trim()).filter((item) => item !== '');
+  const items = values
+    .flatMap((value) => value.split(','))
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
   return [...new Set(items)];
 }

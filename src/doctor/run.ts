@@ -41,7 +41,10 @@ async function remoteChecks(input: DoctorInput): Promise<{ checks: Check[]; dail
     return { checks: [fail('key', input.apiKey.problem, 'export GEX_API_KEY=... or pass --api-key-file PATH')], dailyCredits: undefined };
   }
   if (input.baseUrl === undefined) {
-    return { checks: [fail('key', 'no API base URL to check the key against', 'set --base-url, GEX_BASE_URL or "baseUrl" in the config file')], dailyCredits: undefined };
+    return {
+      checks: [fail('key', 'no API base URL to check the key against', 'set --base-url, GEX_BASE_URL or "baseUrl" in the config file')],
+      dailyCredits: undefined,
+    };
   }
   let client: ApiClient | undefined;
   try {
@@ -61,9 +64,13 @@ function meChecks(baseUrl: string, me: Awaited<ReturnType<ApiClient['me']>>, sen
   const serverTime = me.meta.timestamp;
   return [
     pass('key', `accepted by ${baseUrl} (/me)`),
-    apiAccess ? pass('plan', `${tier}; markets ${markets.join(', ')}`) : fail('plan', `${tier} has no api_access`, 'use a key of a plan with API access (trial, pro)'),
+    apiAccess
+      ? pass('plan', `${tier}; markets ${markets.join(', ')}`)
+      : fail('plan', `${tier} has no api_access`, 'use a key of a plan with API access (trial, pro)'),
     quotaCheck(quota.requests, quota.history_files),
-    serverTime === undefined ? fail('clock', 'the API sent no meta.timestamp', 'retry later; if it persists the API changed') : clockCheck(sentMs, receivedMs, serverTime),
+    serverTime === undefined
+      ? fail('clock', 'the API sent no meta.timestamp', 'retry later; if it persists the API changed')
+      : clockCheck(sentMs, receivedMs, serverTime),
   ];
 }
 
@@ -99,7 +106,10 @@ async function warehouseChecks(db: string, dailyCredits: number | undefined): Pr
     const known = latestVersion();
     const { version } = await readOne(conn, 'SELECT version() AS version', [], { version: text });
     const detail = `${db}: schema ${schema} (this gexwh: ${known}), DuckDB ${version}`;
-    const checks: Check[] = [schemaCheck(detail, schema, known), holder ? fail('lock', holder, 'wait for that process to finish, or stop it') : pass('lock', 'not held')];
+    const checks: Check[] = [
+      schemaCheck(detail, schema, known),
+      holder ? fail('lock', holder, 'wait for that process to finish, or stop it') : pass('lock', 'not held'),
+    ];
     return { checks, planned: await plannedNextNight(warehouse, dailyCredits) };
   } catch (error) {
     return { checks: unreadableChecks(db, holder, errorText(error)), planned: none };
@@ -124,7 +134,10 @@ function warehousesBeside(db: string): string[] {
   } catch {
     return [];
   }
-  return names.filter((name) => name.endsWith('.duckdb')).sort().map((name) => join(folder, name));
+  return names
+    .filter((name) => name.endsWith('.duckdb'))
+    .sort()
+    .map((name) => join(folder, name));
 }
 
 function schemaCheck(detail: string, schema: number, known: number): Check {

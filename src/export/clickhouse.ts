@@ -72,7 +72,9 @@ const LEVELS_TOTAL_COLUMNS = `exchange, symbol, session_date, timestamp_utc, typ
        schema_version, source`;
 
 /** levels_total's columns from the alias l, named plainly (ClickHouse names l.* of a join "l.exchange"). */
-const LATEST_COLUMNS = LEVELS_TOTAL_COLUMNS.split(',').map((c) => c.trim()).map((c) => `  l.${c} AS ${c}`);
+const LATEST_COLUMNS = LEVELS_TOTAL_COLUMNS.split(',')
+  .map((c) => c.trim())
+  .map((c) => `  l.${c} AS ${c}`);
 
 const DELTAS = (n: string) =>
   [
@@ -227,7 +229,7 @@ export function clickhouseSql(source: ClickHouseSource, tables: readonly Exporte
     '-- Run with: clickhouse-client --multiquery < clickhouse.sql (in the database of your choice),',
     '-- clickhouse-local --queries-file clickhouse.sql, or statement by statement in chDB.',
     ...where,
-    '-- Timestamps are UTC (DateTime64(6, \'UTC\')); ts arguments are UTC \'YYYY-MM-DD HH:MM:SS\' strings. Written by every',
+    "-- Timestamps are UTC (DateTime64(6, 'UTC')); ts arguments are UTC 'YYYY-MM-DD HH:MM:SS' strings. Written by every",
     '-- gexwh export (Parquet); the paths below are absolute.',
     `-- Partition columns (${PARTITION_COLUMNS.join(', ')}) are in the folder names and in the files.`,
     '',

@@ -67,7 +67,8 @@ export function copyRuns(partitions: readonly Partition[], stale: ReadonlySet<Pa
     if (due.length === 0) open = null;
     else if (open && open.partitions.length + due.length <= max) extendRun(open, date, due, all.length);
     else {
-      for (let at = 0; at < due.length; at += max) runs.push((open = { firstDate: date, lastDate: date, partitions: due.slice(at, at + max), whole: due.length === all.length && due.length <= max }));
+      for (let at = 0; at < due.length; at += max)
+        runs.push((open = { firstDate: date, lastDate: date, partitions: due.slice(at, at + max), whole: due.length === all.length && due.length <= max }));
     }
   }
   return runs;

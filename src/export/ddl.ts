@@ -70,9 +70,15 @@ function sparkTable(root: string, table: ExportedTable): string {
 }
 
 const HEADERS: Record<Engine, string[]> = {
-  trino: ['Trino, Hive connector (run in its catalog, e.g. trino --catalog hive -f trino.sql).', 'Timestamps are UTC instants (set hive.parquet.time-zone = UTC).'],
+  trino: [
+    'Trino, Hive connector (run in its catalog, e.g. trino --catalog hive -f trino.sql).',
+    'Timestamps are UTC instants (set hive.parquet.time-zone = UTC).',
+  ],
   athena: ['Amazon Athena (Hive DDL). The files are read by column name.', 'Timestamps are UTC instants.'],
-  spark: ['Spark SQL (spark-sql -f spark.sql, or spark.sql(...) per statement).', "Timestamps are UTC instants (spark.sql.session.timeZone = UTC shows them as such)."],
+  spark: [
+    'Spark SQL (spark-sql -f spark.sql, or spark.sql(...) per statement).',
+    'Timestamps are UTC instants (spark.sql.session.timeZone = UTC shows them as such).',
+  ],
 };
 
 const CREATE_SCHEMA: Record<Engine, string> = {

@@ -12,7 +12,9 @@ import { exportViewsSql, tableColumns, type ExportedTable } from './views.js';
 
 /** Every table an export describes, with its warehouse columns and whether it has files there yet. */
 export async function exportedTables(conn: DuckDBConnection, outDir: string, format: ExportFormat): Promise<ExportedTable[]> {
-  const exported = await readRows(conn, `SELECT DISTINCT table_name FROM sync.exports WHERE out_dir = $1 AND format = $2`, [outDir, format], { table_name: text });
+  const exported = await readRows(conn, `SELECT DISTINCT table_name FROM sync.exports WHERE out_dir = $1 AND format = $2`, [outDir, format], {
+    table_name: text,
+  });
   const withFiles = new Set(exported.map((row) => row.table_name));
   const columns = await tableColumns(conn, EXPORT_TABLES);
   const runs = await tableColumns(conn, [RUNS_TABLE], 'sync');
@@ -26,7 +28,13 @@ export async function exportedTables(conn: DuckDBConnection, outDir: string, for
  * views.sql, the other engines' DDL (trino.sql, athena.sql, spark.sql, clickhouse.sql; Parquet only), then the manifest, last: the manifest lists every object of the export with its rows
  * and sha256, so a reader who starts from it never meets a half export. Returns the bytes written.
  */
-export async function writeDescription(conn: DuckDBConnection, target: ExportTarget, format: ExportFormat, runsFile: ManifestObject, exportedAt: Date): Promise<number> {
+export async function writeDescription(
+  conn: DuckDBConnection,
+  target: ExportTarget,
+  format: ExportFormat,
+  runsFile: ManifestObject,
+  exportedAt: Date,
+): Promise<number> {
   let bytes = 0;
   const tables = await exportedTables(conn, target.root, format);
   const views = await target.putText(target.pathOf(VIEWS_SQL), exportViewsSql(target.root, tables, format));

@@ -24,7 +24,15 @@ import { isS3Url } from './s3-url.js';
 import type { ExportFormat, ExportTable } from './tables.js';
 import { isSymbol, VENUE_PATTERN } from '../core/names.js';
 import { copyRuns, partitionKey, stalePartitions, type CopyRun, type ExportedPartition, type Partition } from './copy-runs.js';
-import { normalizeExportOptions, partitionRelativePath, RUNS_TABLE, type ExportOptions, type ExportResult, type ExportSelection, type ExportTableCounts } from './options.js';
+import {
+  normalizeExportOptions,
+  partitionRelativePath,
+  RUNS_TABLE,
+  type ExportOptions,
+  type ExportResult,
+  type ExportSelection,
+  type ExportTableCounts,
+} from './options.js';
 import { FILTER, filterParams, listExported, listPartitions, RUN_KEYS, runKeyParams } from './partitions.js';
 
 export { EXPORT_FORMATS, EXPORT_TABLES, type ExportFormat, type ExportTable } from './tables.js';
@@ -43,7 +51,11 @@ export async function exportWarehouse(options: ExportOptions): Promise<ExportRes
       const names = { ...(selection.exchanges ? { exchanges: selection.exchanges } : {}), ...(selection.symbols ? { symbols: selection.symbols } : {}) };
       checkSelectionNames(names, { pairs: await heldPairs(warehouse.connection), source: HELD_SOURCE });
     }
-    return await exportOn(warehouse.connection, selection, { now: options.now ?? (() => new Date()), target, ...(options.onProgress ? { onProgress: options.onProgress } : {}) });
+    return await exportOn(warehouse.connection, selection, {
+      now: options.now ?? (() => new Date()),
+      target,
+      ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+    });
   } finally {
     warehouse.close();
   }
@@ -79,7 +91,15 @@ export async function exportOn(conn: DuckDBConnection, selection: ExportSelectio
   const warnings = target.local ? leftoverStaging(target.stagingRoot()) : [];
   const staging = mkdtempSync(join(target.stagingRoot(), STAGING_PREFIX));
   const state: RunState = {
-    now: run.now ?? (() => new Date()), target, selection, staging, filesDone: 0, filesTotal: 0, bytes: 0, gone: [], warnings,
+    now: run.now ?? (() => new Date()),
+    target,
+    selection,
+    staging,
+    filesDone: 0,
+    filesTotal: 0,
+    bytes: 0,
+    gone: [],
+    warnings,
     ...(run.onProgress ? { onProgress: run.onProgress } : {}),
   };
   const tables: ExportTableCounts[] = [];
@@ -184,7 +204,10 @@ async function forgetGone(conn: DuckDBConnection, plan: TablePlan, state: RunSta
   const gone = [...exported.values()].filter((partition) => !current.has(partitionKey(partition)));
   for (const partition of gone) {
     const relative = removablePath(table, selection.format, partition, state.target);
-    if (relative === null) state.warnings.push(`export: left ${partition.path} in place: the export ledger names it, but the last manifest of ${state.target.root} does not list it as one of its files`);
+    if (relative === null)
+      state.warnings.push(
+        `export: left ${partition.path} in place: the export ledger names it, but the last manifest of ${state.target.root} does not list it as one of its files`,
+      );
     else state.gone.push(relative);
     await conn.run(
       `DELETE FROM sync.exports WHERE out_dir = $1 AND table_name = $2 AND format = $3 AND exchange = $4 AND symbol = $5 AND session_date = $6::DATE`,
@@ -206,7 +229,12 @@ async function forgetGone(conn: DuckDBConnection, plan: TablePlan, state: RunSta
  * it at that place; and the previous manifest lists it. A tampered ledger row, or a file the export
  * did not write, is never removed.
  */
-export function removablePath(table: ExportTable, format: ExportFormat, partition: ExportedPartition, target: Pick<ExportTarget, 'pathOf' | 'listed'>): string | null {
+export function removablePath(
+  table: ExportTable,
+  format: ExportFormat,
+  partition: ExportedPartition,
+  target: Pick<ExportTarget, 'pathOf' | 'listed'>,
+): string | null {
   const { exchange, symbol, sessionDate } = partition;
   if (!VENUE_PATTERN.test(exchange) || !isSymbol(symbol) || !isIsoDate(sessionDate)) return null;
   const relative = partitionRelativePath(table, format, exchange, symbol, sessionDate);
@@ -325,10 +353,12 @@ export function onlyFileIn(folder: string): string | null {
 /** One partition by itself into the staging folder (the fallback of writeRun); returns the file. */
 async function writePartition(conn: DuckDBConnection, table: ExportTable, format: ExportFormat, partition: Partition, folder: string): Promise<string> {
   const temp = join(folder, `.data.${randomBytes(6).toString('hex')}.tmp`);
-  await conn.run(
-    `COPY (SELECT * FROM ${table} WHERE exchange = $1 AND symbol = $2 AND session_date = $3::DATE) TO $4 (${COPY_OPTIONS[format]})`,
-    [partition.exchange, partition.symbol, partition.sessionDate, temp],
-  );
+  await conn.run(`COPY (SELECT * FROM ${table} WHERE exchange = $1 AND symbol = $2 AND session_date = $3::DATE) TO $4 (${COPY_OPTIONS[format]})`, [
+    partition.exchange,
+    partition.symbol,
+    partition.sessionDate,
+    temp,
+  ]);
   return temp;
 }
 

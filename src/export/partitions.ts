@@ -90,7 +90,12 @@ export async function ledgerPartitions(conn: DuckDBConnection, table: ExportTabl
   );
   if (rows.some((row) => !row.counted)) return null;
   const filtered = selection.exchanges || selection.symbols || selection.since || selection.until;
-  const counted = await readOne(conn, `SELECT count(*)::BIGINT AS n FROM ${table}${filtered ? ` WHERE ${FILTER}` : ''}`, filtered ? filterParams(selection) : [], { n: num });
+  const counted = await readOne(
+    conn,
+    `SELECT count(*)::BIGINT AS n FROM ${table}${filtered ? ` WHERE ${FILTER}` : ''}`,
+    filtered ? filterParams(selection) : [],
+    { n: num },
+  );
   const expected = rows.reduce((sum, row) => sum + row.rows, 0);
   return counted.n === expected ? rows.map(({ counted: _, ...partition }) => partition) : null;
 }

@@ -7,7 +7,13 @@
 import { createReadStream, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import {
-  DeleteObjectCommand, GetObjectCommand, HeadBucketCommand, HeadObjectCommand, PutObjectCommand, S3Client, S3ServiceException,
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadBucketCommand,
+  HeadObjectCommand,
+  PutObjectCommand,
+  S3Client,
+  S3ServiceException,
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import pLimit from 'p-limit';
@@ -50,7 +56,15 @@ export function s3Client(options: S3Options): S3Client {
   });
 }
 
-const AUTH_CODES = new Set(['InvalidAccessKeyId', 'SignatureDoesNotMatch', 'AccessDenied', 'InvalidToken', 'ExpiredToken', 'InvalidClientTokenId', 'CredentialsProviderError']);
+const AUTH_CODES = new Set([
+  'InvalidAccessKeyId',
+  'SignatureDoesNotMatch',
+  'AccessDenied',
+  'InvalidToken',
+  'ExpiredToken',
+  'InvalidClientTokenId',
+  'CredentialsProviderError',
+]);
 
 /** The SDK's error as one of ours: refused credentials exit 3, a missing bucket exit 2, the rest exit 1. */
 export function objectStoreError(error: unknown, what: string, where: S3Location & { endpoint?: string | undefined }): Error {
@@ -64,9 +78,15 @@ export function objectStoreError(error: unknown, what: string, where: S3Location
     );
   }
   if (name === 'NoSuchBucket' || (what === 'checking the bucket' && status === 404)) {
-    return new ObjectStoreBucketError(`export: no bucket "${where.bucket}"${where.endpoint ? ` at ${where.endpoint}` : ''}; create it first, or fix --out`, hints, { cause: error });
+    return new ObjectStoreBucketError(
+      `export: no bucket "${where.bucket}"${where.endpoint ? ` at ${where.endpoint}` : ''}; create it first, or fix --out`,
+      hints,
+      { cause: error },
+    );
   }
-  return new ObjectStoreError(`export: the object store failed while ${what}: ${reason}; a rerun resumes, skipping the objects already uploaded`, hints, { cause: error });
+  return new ObjectStoreError(`export: the object store failed while ${what}: ${reason}; a rerun resumes, skipping the objects already uploaded`, hints, {
+    cause: error,
+  });
 }
 
 /** What the SDK's error says: its name, HTTP status, message, and a code to show. */
@@ -153,7 +173,9 @@ export async function s3Target(url: string, options: S3Options, client: S3Client
       const stored = hashText(text);
       const contentType = path.endsWith('.json') ? 'application/json' : 'application/sql';
       await call(`uploading ${path}`, () =>
-        client.send(new PutObjectCommand({ Bucket: location.bucket, Key: keyOf(path), Body: text, ContentType: contentType, Metadata: { sha256: stored.sha256 } })),
+        client.send(
+          new PutObjectCommand({ Bucket: location.bucket, Key: keyOf(path), Body: text, ContentType: contentType, Metadata: { sha256: stored.sha256 } }),
+        ),
       );
       return stored;
     },

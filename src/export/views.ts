@@ -64,14 +64,16 @@ export function tableGlob(root: string, table: Pick<ExportedTable, 'name' | 'par
  */
 export function tableViewSql(root: string, table: ExportedTable, format: 'parquet' | 'csv'): string {
   const columns = table.columns.map((c) => `${c.name}::${c.type} AS ${c.name}`).join(', ');
-  if (!table.hasFiles) return `CREATE OR REPLACE VIEW ${table.name} AS SELECT ${table.columns.map((c) => `NULL::${c.type} AS ${c.name}`).join(', ')} WHERE false;`;
-  const hive = table.partitioned ? `hive_partitioning = true, hive_types = {'exchange': 'VARCHAR', 'symbol': 'VARCHAR', 'session_date': 'DATE'}` : 'hive_partitioning = false';
+  if (!table.hasFiles)
+    return `CREATE OR REPLACE VIEW ${table.name} AS SELECT ${table.columns.map((c) => `NULL::${c.type} AS ${c.name}`).join(', ')} WHERE false;`;
+  const hive = table.partitioned
+    ? `hive_partitioning = true, hive_types = {'exchange': 'VARCHAR', 'symbol': 'VARCHAR', 'session_date': 'DATE'}`
+    : 'hive_partitioning = false';
   const glob = quote(tableGlob(root, table, format));
   const source =
     format === 'parquet'
       ? `read_parquet(${glob}, ${hive})`
-      : `read_csv(${glob}, header = true, hive_partitioning = false, ` +
-        `columns = {${table.columns.map((c) => `'${c.name}': '${c.type}'`).join(', ')}})`;
+      : `read_csv(${glob}, header = true, hive_partitioning = false, ` + `columns = {${table.columns.map((c) => `'${c.name}': '${c.type}'`).join(', ')}})`;
   return `CREATE OR REPLACE VIEW ${table.name} AS SELECT ${columns} FROM ${source};`;
 }
 
@@ -86,7 +88,7 @@ const SESSION_CLOSES_VIEW =
 /** The whole views.sql text (pure): header, the tables over the files, then sql/views.sql verbatim. */
 export function exportViewsSql(root: string, tables: readonly ExportedTable[], format: 'parquet' | 'csv', definitions: string = viewDefinitions()): string {
   return [
-    '-- gexwh export: the warehouse\'s tables, views and macros over the exported files.',
+    "-- gexwh export: the warehouse's tables, views and macros over the exported files.",
     '-- Open with: duckdb -init views.sql   (an s3:// export: INSTALL httpfs; LOAD httpfs; and S3 credentials',
     '-- first, e.g. CREATE SECRET (TYPE s3, PROVIDER credential_chain)). Written by every gexwh export; the',
     `-- paths below are absolute, so a moved export needs a new run of gexwh export (or an edit of them).`,

@@ -23,7 +23,11 @@ export interface PendingManifests {
  * The listed manifests as journal entries. A listing made without the warehouse (`archiveOnly`) keeps
  * no `completeFrom`: it must not tell sync.listings that a window was listed in full.
  */
-export function journalListings(listed: Map<string, { rows: ManifestRow[]; completeFrom: string | null }>, archiveOnly: boolean, at: Date = new Date()): JournaledListing[] {
+export function journalListings(
+  listed: Map<string, { rows: ManifestRow[]; completeFrom: string | null }>,
+  archiveOnly: boolean,
+  at: Date = new Date(),
+): JournaledListing[] {
   return [...listed].map(([key, { rows, completeFrom }]) => {
     const [exchange, symbol] = key.split('|') as [string, string];
     return { exchange, symbol, rows, listedAt: at.toISOString(), ...(archiveOnly ? {} : { completeFrom }) };
@@ -66,7 +70,13 @@ export async function journalRun(archiveRoot: string, start: RunStartRecord, run
 }
 
 /** Stores manifests a run listed on a copy (the warehouse became writable), then finishes its run record. */
-export async function recordRun(conn: DuckDBConnection, start: RunStartRecord, runId: number | undefined, counts: RunCounts, pending: PendingManifests): Promise<void> {
+export async function recordRun(
+  conn: DuckDBConnection,
+  start: RunStartRecord,
+  runId: number | undefined,
+  counts: RunCounts,
+  pending: PendingManifests,
+): Promise<void> {
   if (!pending.stored) {
     for (const listing of pending.listings) {
       await upsertManifest(conn, listing.exchange, listing.symbol, listing.rows, listing.listedAt);

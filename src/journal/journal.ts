@@ -255,7 +255,10 @@ export async function writeJournal(archiveRoot: string, journal: Journal): Promi
 async function setAsideUnreadable(path: string): Promise<void> {
   const text = await fs.readFile(path, 'utf8').catch(() => undefined);
   if (text === undefined || !('problem' in parseEnvelope(text))) return;
-  const stamp = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z').replace(/[-:]/g, '');
+  const stamp = new Date()
+    .toISOString()
+    .replace(/\.\d{3}Z$/, 'Z')
+    .replace(/[-:]/g, '');
   await fs.rename(path, `${path}.unreadable-${stamp}`);
 }
 
@@ -303,4 +306,3 @@ export function runOf(start: { command: string; options: Record<string, unknown>
     error: counts.error ?? null,
   };
 }
-

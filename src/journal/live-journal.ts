@@ -161,7 +161,11 @@ export async function pruneLoadedSnapshots(archiveRoot: string, days: number, no
   const cutoff = now.getTime() - days * 24 * 3600 * 1000;
   let removed = 0;
   for (const path of await listSnapshots(archiveRoot, 'loaded')) {
-    const asOf = Date.parse(basename(path).replace(/\.json$/, '').replace(/T(\d{2})-(\d{2})-(\d{2})/, 'T$1:$2:$3'));
+    const asOf = Date.parse(
+      basename(path)
+        .replace(/\.json$/, '')
+        .replace(/T(\d{2})-(\d{2})-(\d{2})/, 'T$1:$2:$3'),
+    );
     if (Number.isFinite(asOf) && asOf < cutoff) {
       await fs.rm(path, { force: true });
       removed++;
@@ -190,4 +194,3 @@ function basename(path: string): string {
 async function dirs(folder: string): Promise<string[]> {
   return (await readFolder(folder)).filter((entry) => entry.isDirectory()).map((entry) => entry.name);
 }
-

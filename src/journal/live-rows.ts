@@ -72,7 +72,13 @@ export function termStructureRows(key: CaptureKey, data: TermOiData, meta: Endpo
 /** One row per strike of one expiration's profile; as_of is the profile's own capture time. */
 export function liveStrikeRows(key: CaptureKey, code: string, data: GexByStrikeData, capturedAt: string): LiveRow[] {
   const asOf = new Date(data.metadata.timestamp_ms).toISOString();
-  const base = { ...keyColumns(key, asOf), expiration: code, expiration_date: isoOfExpirationCode(code), spot: data.metadata.current_price, captured_at: capturedAt };
+  const base = {
+    ...keyColumns(key, asOf),
+    expiration: code,
+    expiration_date: isoOfExpirationCode(code),
+    spot: data.metadata.current_price,
+    captured_at: capturedAt,
+  };
   const g = data.gex_data;
   return g.strikes.map((strike, i) => ({
     ...base,

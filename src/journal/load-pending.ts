@@ -121,11 +121,13 @@ async function loadJournaledFiles(
   for (const entry of files) {
     const expected = manifest.get(fileKey(entry));
     if (expected === undefined) {
-      const reason = 'no manifest row lists this file, so its bytes cannot be checked; it stays in the archive, where a sync that lists it uses it for 0 credits';
+      const reason =
+        'no manifest row lists this file, so its bytes cannot be checked; it stays in the archive, where a sync that lists it uses it for 0 credits';
       refused.push({ kind: 'file', reason, rejectedAt: new Date().toISOString(), entry });
       applied.warnings.push(`journal file ${describeEntry(entry)} refused: ${reason}`);
     } else if (loaded.get(fileKey(entry)) !== expected.sha256) {
-      if (entry.sha256 !== expected.sha256) applied.warnings.push(`journal file ${describeEntry(entry)} says sha256 ${entry.sha256}; the manifest's version ${expected.sha256} is what may load`);
+      if (entry.sha256 !== expected.sha256)
+        applied.warnings.push(`journal file ${describeEntry(entry)} says sha256 ${entry.sha256}; the manifest's version ${expected.sha256} is what may load`);
       candidates.push({ ...entry, relativePath: entry.archivePath, entry, expected });
     }
   }
@@ -355,7 +357,13 @@ export async function loadWaiting(options: LoadCommandOptions): Promise<LoadComm
       return {
         filesLoaded: applied.filesLoaded,
         rowsLoaded: applied.rowsLoaded,
-        filesFailed: applied.failed.map(({ file, error }) => ({ exchange: file.exchange, symbol: file.symbol, sessionDate: file.sessionDate, file: file.file, error })),
+        filesFailed: applied.failed.map(({ file, error }) => ({
+          exchange: file.exchange,
+          symbol: file.symbol,
+          sessionDate: file.sessionDate,
+          file: file.file,
+          error,
+        })),
         runsRecorded: applied.runsRecorded,
         manifestsStored: applied.manifestsStored,
         snapshotsLoaded: applied.snapshotsLoaded,
@@ -374,7 +382,9 @@ export async function loadWaiting(options: LoadCommandOptions): Promise<LoadComm
  * `rebuild`'s last step: the live tables get back every journaled snapshot's rows (a row already
  * there is kept; rows of snapshots never journaled or pruned stay as they are).
  */
-export async function restoreLiveTables(options: LoadCommandOptions): Promise<{ snapshots: number; inserted: Record<LiveTable, number>; unreadable: string[] }> {
+export async function restoreLiveTables(
+  options: LoadCommandOptions,
+): Promise<{ snapshots: number; inserted: Record<LiveTable, number>; unreadable: string[] }> {
   const journaled = await allJournaledRows(options.archiveRoot);
   const none = { live_levels: 0, term_structure: 0, live_strikes: 0 };
   if (journaled.snapshots === 0) return { snapshots: 0, inserted: none, unreadable: journaled.unreadable };

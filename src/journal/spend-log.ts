@@ -28,7 +28,11 @@ export const STOPPED_HARD = 'the process stopped before the run finished (a seco
 const inflightSchema = z.object({
   version: z.literal(1),
   run: z.object({ command: z.string(), startedAt: z.string(), creditsSpent: z.number().int().nonnegative() }).passthrough(),
-  files: z.array(z.object({ exchange: z.string(), symbol: z.string(), sessionDate: z.string(), file: z.string(), sha256: z.string(), archivePath: z.string() }).passthrough()),
+  files: z.array(
+    z
+      .object({ exchange: z.string(), symbol: z.string(), sessionDate: z.string(), file: z.string(), sha256: z.string(), archivePath: z.string() })
+      .passthrough(),
+  ),
 });
 
 /** What the log of a run holds: its record so far and the paid files it archived. */
@@ -168,7 +172,11 @@ export async function adoptStoppedRun(archiveRoot: string): Promise<{ files: num
     if (stray === undefined) return { files: 0, credits: 0 };
     const aside = `${path}.unreadable-${Date.now()}`;
     await fs.rename(path, aside);
-    return { files: 0, credits: 0, note: `the log of a stopped run could not be read and was set aside as ${aside}; its archived files are still used for 0 credits` };
+    return {
+      files: 0,
+      credits: 0,
+      note: `the log of a stopped run could not be read and was set aside as ${aside}; its archived files are still used for 0 credits`,
+    };
   }
   await updateJournal(archiveRoot, (journal) => ({ ...withFiles(journal, left.files), runs: [...journal.runs, left.run] }));
   await fs.rm(path, { force: true });

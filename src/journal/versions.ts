@@ -33,7 +33,9 @@ export async function promoteLoadedVersions(conn: DuckDBConnection, root: string
   for (const copy of await loadedPendingCopies(conn)) {
     const recorded = readRecordedPath(copy.archivePath, copy, root);
     if ('refused' in recorded) {
-      result.warnings.push(`the ledger's archive path of ${copy.exchange}/${copy.symbol} ${copy.sessionDate} ${copy.file} is refused and forgotten: ${recorded.refused}`);
+      result.warnings.push(
+        `the ledger's archive path of ${copy.exchange}/${copy.symbol} ${copy.sessionDate} ${copy.file} is refused and forgotten: ${recorded.refused}`,
+      );
       await forgetArchivePath(conn, copy);
       continue;
     }

@@ -168,7 +168,11 @@ export type Decision = { kind: 'loaded' } | { kind: 'download' | 'reload'; plann
  */
 export const LEDGER_RULES: readonly { when: string; applies(same: LedgerEntry | undefined): boolean; action: Decision['kind'] }[] = [
   { when: 'the same version is loaded', applies: (same) => same?.status === 'loaded', action: 'loaded' },
-  { when: 'the same version failed to load from an archived copy', applies: (same) => same?.status === 'failed_load' && same.archivePath !== null, action: 'reload' },
+  {
+    when: 'the same version failed to load from an archived copy',
+    applies: (same) => same?.status === 'failed_load' && same.archivePath !== null,
+    action: 'reload',
+  },
   { when: 'anything else (never seen, failed verification, no archived copy)', applies: () => true, action: 'download' },
 ];
 
@@ -191,7 +195,10 @@ function plannedFileOf(row: StoredManifestRow, file: FileKind, versions: readonl
     rows: row.rows,
     schemaVersion: row.schema_version,
   };
-  const older = versions.filter((v) => v.status === 'loaded' && v.sha256 !== row.sha256).map((v) => v.sha256).sort()[0];
+  const older = versions
+    .filter((v) => v.status === 'loaded' && v.sha256 !== row.sha256)
+    .map((v) => v.sha256)
+    .sort()[0];
   if (older !== undefined) planned.replaces = older;
   if (same?.status === 'failed_verify' || same?.status === 'failed_load') planned.retryOf = same.status;
   return planned;
@@ -204,7 +211,11 @@ export type RowVerdict = 'ignored' | 'outside' | 'selected';
  * counted as ignored; a row outside the selection is left out silently.
  */
 export const ROW_RULES: readonly { when: string; applies(row: StoredManifestRow, selection: PlanSelection): boolean; verdict: RowVerdict }[] = [
-  { when: 'a file kind or date this client does not know', applies: (row) => fileKindOf(row) === undefined || !isIsoDate(row.session_date), verdict: 'ignored' },
+  {
+    when: 'a file kind or date this client does not know',
+    applies: (row) => fileKindOf(row) === undefined || !isIsoDate(row.session_date),
+    verdict: 'ignored',
+  },
   { when: 'a file kind not selected', applies: (row, selection) => !selection.files.includes(fileKindOf(row)!), verdict: 'outside' },
   { when: 'before --since', applies: (row, selection) => selection.since !== undefined && row.session_date < selection.since, verdict: 'outside' },
   { when: 'after --until', applies: (row, selection) => selection.until !== undefined && row.session_date > selection.until, verdict: 'outside' },

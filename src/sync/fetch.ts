@@ -222,9 +222,7 @@ function noteStop(out: FetchReport, stop: Pick<FetchReport, 'localWriteError' | 
 }
 
 export type DownloadFailure =
-  | { kind: 'local_write'; message: string }
-  | { kind: 'stop'; quotaStop?: QuotaStop }
-  | { kind: 'failed'; message: string; retry: boolean };
+  { kind: 'local_write'; message: string } | { kind: 'stop'; quotaStop?: QuotaStop } | { kind: 'failed'; message: string; retry: boolean };
 
 /**
  * What a failed download means, first match wins: a local write failure stops every download; a

@@ -141,12 +141,15 @@ async function fetchWindow(
     }
     if (options.maxRequests !== undefined && api.requestsSpent() >= options.maxRequests) {
       report.stoppedBy = 'max_requests';
-      options.warn?.(`--max-requests ${options.maxRequests} reached: levels fill of ${window.exchange}/${window.symbol} from ${window.start} and later windows not requested`);
+      options.warn?.(
+        `--max-requests ${options.maxRequests} reached: levels fill of ${window.exchange}/${window.symbol} from ${window.start} and later windows not requested`,
+      );
       return true;
     }
-    const query = cursor === undefined
-      ? { start: window.start, end: window.end, granularity: FILL_GRANULARITY }
-      : { cursor, end: window.end, granularity: FILL_GRANULARITY };
+    const query =
+      cursor === undefined
+        ? { start: window.start, end: window.end, granularity: FILL_GRANULARITY }
+        : { cursor, end: window.end, granularity: FILL_GRANULARITY };
     let page: HistoryLevelsPage;
     try {
       page = await api.historyLevels(window.exchange, window.symbol, query);

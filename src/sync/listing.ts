@@ -69,7 +69,9 @@ export async function listMovedManifests(context: ListingContext): Promise<Manif
     listed.set(pairKey(pair), { rows: listing.rows, completeFrom: listing.completeFrom, requests: listing.requests });
     const quotaStop = listing.stop === undefined ? undefined : api.quotaStopOf(listing.stop);
     if (quotaStop) {
-      warn(`request quota exhausted while listing manifests; what was listed is kept, the rest is listed after the reset at ${quotaStop.resetAt ?? 'midnight UTC'}`);
+      warn(
+        `request quota exhausted while listing manifests; what was listed is kept, the rest is listed after the reset at ${quotaStop.resetAt ?? 'midnight UTC'}`,
+      );
       return { listed, quotaStop, skipped };
     }
     if (!listing.complete) {
@@ -115,7 +117,10 @@ async function listOnePair(options: SyncOptions, api: SyncApi, walk: PairWalk, o
   // A 429 ends a walk with the pages read so far, kept like a --max-requests cut.
   const isStop = (error: unknown) => api.quotaStopOf(error) !== undefined;
   try {
-    return { kind: 'listed', listing: await listPair(api.manifestPage, pair, plan, state, { isStop, onRows, ...(requestsLeft === undefined ? {} : { maxRequests: requestsLeft }) }) };
+    return {
+      kind: 'listed',
+      listing: await listPair(api.manifestPage, pair, plan, state, { isStop, onRows, ...(requestsLeft === undefined ? {} : { maxRequests: requestsLeft }) }),
+    };
   } catch (error) {
     // An answer about this pair alone (refused, off the spec) skips the pair; the others go on.
     const reason = pairOnlyFailure(error);

@@ -27,11 +27,7 @@ export interface ManifestWindow {
   end?: string;
 }
 
-export type FetchManifestPage<R extends ManifestRow = ManifestRow> = (
-  exchange: string,
-  symbol: string,
-  window: ManifestWindow,
-) => Promise<R[]>;
+export type FetchManifestPage<R extends ManifestRow = ManifestRow> = (exchange: string, symbol: string, window: ManifestWindow) => Promise<R[]>;
 
 export interface ListingInput {
   coverage: CoverageRow;
@@ -166,11 +162,7 @@ function newestFirst(a: ManifestRow, b: ManifestRow): number {
  * backwards. A full page may end inside a session, so the next page's `end` is the oldest date on
  * the page + 1 day (end is exclusive) and the rows seen twice are merged.
  */
-export async function listManifest<R extends ManifestRow>(
-  fetchPage: FetchManifestPage<R>,
-  pair: Pair,
-  options: ListOptions = {},
-): Promise<ManifestListing<R>> {
+export async function listManifest<R extends ManifestRow>(fetchPage: FetchManifestPage<R>, pair: Pair, options: ListOptions = {}): Promise<ManifestListing<R>> {
   const pageSize = options.pageSize ?? MANIFEST_PAGE_SIZE;
   const maxRequests = options.maxRequests ?? Number.POSITIVE_INFINITY;
   const { start } = options;

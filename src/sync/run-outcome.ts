@@ -14,9 +14,12 @@ export function loadedOutcome(aborted: boolean, filesFailed: number, archiveUnwr
 export function downloadWarnings(fetched: Pick<FetchReport, 'localWriteError' | 'quotaStop' | 'deferred'>): string[] {
   const warnings: string[] = [];
   if (fetched.localWriteError) {
-    warnings.push(`the archive could not be written (${fetched.localWriteError}); downloads stopped, ${fetched.deferred.length} files deferred to the next run`);
+    warnings.push(
+      `the archive could not be written (${fetched.localWriteError}); downloads stopped, ${fetched.deferred.length} files deferred to the next run`,
+    );
   }
-  if (fetched.quotaStop) warnings.push(`file credits exhausted; ${fetched.deferred.length} files deferred until ${fetched.quotaStop.resetAt ?? 'the quota resets'}`);
+  if (fetched.quotaStop)
+    warnings.push(`file credits exhausted; ${fetched.deferred.length} files deferred until ${fetched.quotaStop.resetAt ?? 'the quota resets'}`);
   return warnings;
 }
 

@@ -85,7 +85,9 @@ async function runLocked(input: RunInput): Promise<SyncSummary> {
   const start: RunStartRecord = { command: options.command, options: options.recordedOptions, startedAt: new Date() };
   const store = await openStore({ ...options, ...start, pairs, coverage: input.coverage }, warn);
   if (store.waiting.filesLoaded > 0) warn(`${store.waiting.filesLoaded} file(s) paid by an earlier run and waiting in the archive were loaded (0 credits)`);
-  const log = options.dryRun ? undefined : openSpendLog(options.archiveRoot, { ...start, ...(store.runId !== undefined ? { runId: store.runId } : {}) }, input.api.requestsSpent);
+  const log = options.dryRun
+    ? undefined
+    : openSpendLog(options.archiveRoot, { ...start, ...(store.runId !== undefined ? { runId: store.runId } : {}) }, input.api.requestsSpent);
   const stages: Stages = { ...input, pairs, start, store, log, warnings, warn };
   try {
     return await runStages(stages);
@@ -215,7 +217,9 @@ async function recordStage(stages: Stages, listing: ManifestListing, plan: Plan,
   const quotaStop = listing.quotaStop ?? fetched.quotaStop;
   const levelsFilled = await fillStage(stages, quotaStop);
   if (loaded.notLoaded.length > 0) {
-    stages.warn(`${loaded.notLoaded.length} paid file(s) not loaded (stopped) wait in the journal; the next gexwh sync, or gexwh load, loads them for 0 credits`);
+    stages.warn(
+      `${loaded.notLoaded.length} paid file(s) not loaded (stopped) wait in the journal; the next gexwh sync, or gexwh load, loads them for 0 credits`,
+    );
   }
   const outcome = loadedOutcome(signal.aborted, fetched.failed.length + loaded.failed.length, fetched.localWriteError !== undefined);
   const summary = summaryOf(stages, listing, plan, fetched, loaded, outcome, quotaStop ?? levelsFilled?.quotaStop, levelsFilled);
@@ -250,7 +254,12 @@ async function writeRecord(stages: Stages, summary: SyncSummary, pending: Pendin
 /** The run failed or was stopped before its load: what it had spent is recorded, its paid files wait in the journal. */
 async function recordFailure(stages: Stages, error: unknown): Promise<void> {
   const { options, store, start, log, api } = stages;
-  const counts = { ...log?.counts(), outcome: failureOutcome(error), requestsSpent: api.requestsSpent(), error: error instanceof Error ? error.message : String(error) };
+  const counts = {
+    ...log?.counts(),
+    outcome: failureOutcome(error),
+    requestsSpent: api.requestsSpent(),
+    error: error instanceof Error ? error.message : String(error),
+  };
   await journalFiles(options.archiveRoot, log?.files() ?? [], { listings: [], stored: true });
   const writer = await store.writer(0, stages.signal).catch(() => ({ heldBy: undefined }));
   if ('conn' in writer) await recordRun(writer.conn, start, store.runId, counts, { listings: [], stored: true });
@@ -281,7 +290,13 @@ async function fillStage(stages: Stages, quotaStop: FetchReport['quotaStop']): P
   stages.events.phase?.('fill');
   stages.store.release();
   const { since, until, order, maxRequests } = options.selection;
-  const selection = { dbPath: options.dbPath, dryRun: options.dryRun, order, waitSeconds: options.waitLockSeconds ?? 0, ...definedOnly({ since, until, maxRequests }) };
+  const selection = {
+    dbPath: options.dbPath,
+    dryRun: options.dryRun,
+    order,
+    waitSeconds: options.waitLockSeconds ?? 0,
+    ...definedOnly({ since, until, maxRequests }),
+  };
   return fillLevelsForSync(api, { ...selection, coverage, pairs, signal, warn }, quotaStop);
 }
 

@@ -12,7 +12,16 @@
 // caller releases it first), so a sync with nothing to fetch opens it once.
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { LockError } from '../core/errors.js';
-import { openWarehouse, readListingState, recordListing, startRun, upsertCoverage, upsertManifest, type ListingState, type Warehouse } from '../warehouse/index.js';
+import {
+  openWarehouse,
+  readListingState,
+  recordListing,
+  startRun,
+  upsertCoverage,
+  upsertManifest,
+  type ListingState,
+  type Warehouse,
+} from '../warehouse/index.js';
 import { copySyncState, emptyStateCopy, type StateCopy } from '../warehouse/snapshot.js';
 import { readJournal } from '../journal/journal.js';
 import { applyJournal, holderPidOf, nothingApplied, openWaiting, type AppliedJournal } from '../journal/load-pending.js';
@@ -60,7 +69,9 @@ export async function openStore(options: BeginOptions, warn: (message: string) =
   const adopted = await adoptStoppedRun(options.archiveRoot);
   if (adopted.note !== undefined) warn(adopted.note);
   if (adopted.files > 0 || adopted.credits > 0) {
-    warn(`a run stopped before it finished left ${adopted.files} paid file(s) (${adopted.credits} credit(s) recorded): they wait in the journal and load for 0 credits`);
+    warn(
+      `a run stopped before it finished left ${adopted.files} paid file(s) (${adopted.credits} credit(s) recorded): they wait in the journal and load for 0 credits`,
+    );
   }
   let warehouse: Warehouse;
   try {
@@ -161,7 +172,11 @@ interface HeldState {
  * The warehouse was found held (at the start or before planning): plan on a copy of its sync state,
  * or, when even a READ_ONLY attach is refused, from the archive alone.
  */
-async function fallBack(options: Pick<BeginOptions, 'dbPath' | 'archiveRoot' | 'pairs'>, pid: number | undefined, warn: (message: string) => void): Promise<HeldState> {
+async function fallBack(
+  options: Pick<BeginOptions, 'dbPath' | 'archiveRoot' | 'pairs'>,
+  pid: number | undefined,
+  warn: (message: string) => void,
+): Promise<HeldState> {
   const holder = pid === undefined ? 'another process' : `process ${pid}`;
   try {
     const copy = await copySyncState(options.dbPath);

@@ -91,8 +91,22 @@ export interface RunFacts {
 
 function failedFiles(facts: RunFacts): SyncSummary['filesFailed'] {
   return [
-    ...facts.fetched.failed.map((f) => ({ exchange: f.exchange, symbol: f.symbol, sessionDate: f.sessionDate, file: f.file, status: 'failed_verify', error: f.error })),
-    ...facts.loaded.failed.map(({ file, error }) => ({ exchange: file.exchange, symbol: file.symbol, sessionDate: file.sessionDate, file: file.file, status: 'failed_load', error })),
+    ...facts.fetched.failed.map((f) => ({
+      exchange: f.exchange,
+      symbol: f.symbol,
+      sessionDate: f.sessionDate,
+      file: f.file,
+      status: 'failed_verify',
+      error: f.error,
+    })),
+    ...facts.loaded.failed.map(({ file, error }) => ({
+      exchange: file.exchange,
+      symbol: file.symbol,
+      sessionDate: file.sessionDate,
+      file: file.file,
+      status: 'failed_load',
+      error,
+    })),
   ];
 }
 

@@ -86,7 +86,7 @@ export function maxDate(a: string | null, b: string | null): string | null {
 export function splitDateWindows(start: string, end: string, maxDays: number): Array<{ start: string; end: string }> {
   if (!Number.isInteger(maxDays) || maxDays < 1) throw new RangeError(`splitDateWindows: bad window ${maxDays}`);
   const windows: Array<{ start: string; end: string }> = [];
-  for (let from = start; from < end; ) {
+  for (let from = start; from < end;) {
     const candidate = addDays(from, maxDays);
     const to = candidate < end ? candidate : end;
     windows.push({ start: from, end: to });

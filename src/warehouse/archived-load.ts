@@ -42,10 +42,7 @@ export interface LoadFacts {
 }
 
 /** The caller's verdict on the bytes found: load them (their sha256 and size are recorded), or not (quarantined on a mismatch). */
-export type Verdict =
-  | { load: LoadFacts }
-  | { mismatch: string; expectedSha256: string | null }
-  | { refuse: string };
+export type Verdict = { load: LoadFacts } | { mismatch: string; expectedSha256: string | null } | { refuse: string };
 
 export interface ArchivedLoadOptions extends LoadOptions {
   /** The command, for the quarantine note. */
@@ -155,7 +152,12 @@ async function quarantine<C extends ArchivedCandidate>(
   } catch (error) {
     where = `left where it is (${errorMessage(error)})`;
   }
-  return { candidate, kind: 'mismatch', detail: `${found.path}: ${verdict.mismatch}; not loaded, ${where}`, ...(movedTo !== undefined ? { quarantinedAt: movedTo } : {}) };
+  return {
+    candidate,
+    kind: 'mismatch',
+    detail: `${found.path}: ${verdict.mismatch}; not loaded, ${where}`,
+    ...(movedTo !== undefined ? { quarantinedAt: movedTo } : {}),
+  };
 }
 
 function keyOf(key: FileKeyParts): FileKeyParts {
@@ -189,12 +191,7 @@ function warningKey(warning: string): string {
 }
 
 /** The usual verdict: the bytes must be `expected` (the manifest's or the ledger's version); then they load as it. */
-export function expectVersion(
-  expected: { sha256: string; bytes: number | null },
-  found: FoundBytes,
-  load: LoadFacts,
-  whose: string,
-): Verdict {
+export function expectVersion(expected: { sha256: string; bytes: number | null }, found: FoundBytes, load: LoadFacts, whose: string): Verdict {
   if (found.sha256 === expected.sha256 && (expected.bytes === null || found.bytes === expected.bytes)) return { load };
   return {
     mismatch: `sha256 ${found.sha256} (${found.bytes} bytes), ${whose} says ${expected.sha256}${expected.bytes === null ? '' : ` (${expected.bytes} bytes)`}`,

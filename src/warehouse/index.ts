@@ -4,16 +4,27 @@ export { migrate, appliedVersions, latestVersion, listMigrations, type Migration
 export { acquireSyncLock, lockPathFor, isProcessAlive, type SyncLock, type LockInfo, type AcquireOptions } from './lock.js';
 export { loadFiles, describeFile, type LoadInput, type LoadOptions, type LoadReport, type FailedLoad } from './loader.js';
 export {
-  recordFileStatus, recordArchiveMove, loadedPendingCopies, loadedFiles, listLedger, recordNotArchived, forgetArchivePath,
-  type LedgerFile, type LedgerRow,
+  recordFileStatus,
+  recordArchiveMove,
+  loadedPendingCopies,
+  loadedFiles,
+  listLedger,
+  recordNotArchived,
+  forgetArchivePath,
+  type LedgerFile,
+  type LedgerRow,
 } from './ledger.js';
-export {
-  upsertManifest, readListingState, recordListing, listManifest, upsertCoverage, listCoverage, manifestRowsOf,
-  type ListingState,
-} from './manifest.js';
+export { upsertManifest, readListingState, recordListing, listManifest, upsertCoverage, listCoverage, manifestRowsOf, type ListingState } from './manifest.js';
 export { startRun, finishRun, lastRun, redactSecrets, type RunStart, type RunCounts, type RunOutcome, type RunRow } from './runs.js';
 export {
-  loadArchived, expectVersion, type ArchivedCandidate, type ArchivedLoadReport, type FoundBytes, type NotLoaded, type Verdict, type LoadFacts,
+  loadArchived,
+  expectVersion,
+  type ArchivedCandidate,
+  type ArchivedLoadReport,
+  type FoundBytes,
+  type NotLoaded,
+  type Verdict,
+  type LoadFacts,
 } from './archived-load.js';
 export { LEVELS_FIELDS } from './layouts.js';
 export { insertApiLevels, type HistoryLevelsRow } from './levels-api.js';
@@ -22,7 +33,5 @@ export { rowCountMismatches, type RowCountMismatch } from './row-count-mismatche
 export { runQuery, runQueryOn, withQuery, copyQueryToParquet, type QueryResult, type QueryColumn, type QueryRows, type QueryOptions } from './query.js';
 export { rebuildWarehouse, rebuildOn, type RebuildOptions } from './rebuild.js';
 export type { RebuildResult, RebuildProblem } from './rebuild-result.js';
-export {
-  verifyWarehouse, verifyAndRepairOn, type VerifyOptions, type VerifyReport, type VerifyProblem, type VerifyProblemKind,
-} from './verify.js';
+export { verifyWarehouse, verifyAndRepairOn, type VerifyOptions, type VerifyReport, type VerifyProblem, type VerifyProblemKind } from './verify.js';
 export { readPlanState, type PlanState, type PlanStateFilter, type PendingLedgerRow } from './planner-input.js';

@@ -9,10 +9,34 @@ export type CsvType = 'DOUBLE' | 'VARCHAR' | 'DATE';
 
 /** The levels fields of the spec, in its order. */
 export const LEVELS_FIELDS = [
-  'spot', 'flip', 'flip_count', 'regime', 'net_gex', 'abs_gex', 'call_gex', 'put_gex',
-  'call_oi_total', 'put_oi_total', 'p1_strike', 'p1_gex', 'p2_strike', 'p2_gex', 'n1_strike', 'n1_gex',
-  'n2_strike', 'n2_gex', 'a1_strike', 'a1_gex', 'a2_strike', 'a2_gex', 's_price', 's_gex', 'v_price',
-  'v_gex', 'max_pain', 'atm_iv',
+  'spot',
+  'flip',
+  'flip_count',
+  'regime',
+  'net_gex',
+  'abs_gex',
+  'call_gex',
+  'put_gex',
+  'call_oi_total',
+  'put_oi_total',
+  'p1_strike',
+  'p1_gex',
+  'p2_strike',
+  'p2_gex',
+  'n1_strike',
+  'n1_gex',
+  'n2_strike',
+  'n2_gex',
+  'a1_strike',
+  'a1_gex',
+  'a2_strike',
+  'a2_gex',
+  's_price',
+  's_gex',
+  'v_price',
+  'v_gex',
+  'max_pain',
+  'atm_iv',
 ] as const;
 
 const STRIKE_FIELDS = ['strike_call_gex', 'strike_put_gex', 'strike_net_gex', 'strike_call_oi', 'strike_put_oi'] as const;

@@ -7,8 +7,6 @@ import { fileKey, type FileKeyParts } from '../core/pairs.js';
 import { FILE_STATUSES, type FileStatus } from '../core/rows.js';
 import { nullable, num, oneOf, readRows, text } from './read-rows.js';
 
-
-
 /** One file version as the ledger records it. */
 export interface LedgerFile extends FileKeyParts {
   sha256: string;
@@ -17,7 +15,6 @@ export interface LedgerFile extends FileKeyParts {
   archivePath?: string | null;
   downloadedAt?: Date | string | null;
 }
-
 
 /** Another attempt at a version already in the ledger updates its row; unknown sizes keep the old. */
 const ON_CONFLICT_UPDATE = `
@@ -44,13 +41,7 @@ const KEEP_LOADED = ` WHERE sync.files.status <> 'loaded' OR excluded.status = '
  * Records a file version's status (failed_verify, failed_load; the loader records loaded and
  * superseded itself). A failure status leaves an already loaded version of the same sha alone.
  */
-export async function recordFileStatus(
-  conn: DuckDBConnection,
-  file: LedgerFile,
-  status: FileStatus,
-  error?: string,
-  now: Date = new Date(),
-): Promise<void> {
+export async function recordFileStatus(conn: DuckDBConnection, file: LedgerFile, status: FileStatus, error?: string, now: Date = new Date()): Promise<void> {
   const loadedAt = status === 'loaded' ? now.toISOString() : null;
   await conn.run(UPSERT_LEDGER + KEEP_LOADED, [
     file.exchange,
@@ -106,17 +97,33 @@ export async function recordNotArchived(conn: DuckDBConnection, file: LedgerFile
      ON CONFLICT (exchange, symbol, session_date, file, sha256) DO UPDATE SET
        archive_path = NULL, status = 'failed_verify', error = excluded.error, updated_at = excluded.updated_at
      WHERE sync.files.status <> 'loaded'`,
-    [file.exchange, file.symbol, file.sessionDate, file.file, file.sha256, file.bytes ?? null, file.rows ?? null,
-      file.downloadedAt ? toIsoTimestamp(file.downloadedAt) : null, error, now.toISOString()],
+    [
+      file.exchange,
+      file.symbol,
+      file.sessionDate,
+      file.file,
+      file.sha256,
+      file.bytes ?? null,
+      file.rows ?? null,
+      file.downloadedAt ? toIsoTimestamp(file.downloadedAt) : null,
+      error,
+      now.toISOString(),
+    ],
   );
 }
 
 /** Forgets a recorded archive path the tool refuses to follow (outside the archive, not the version's name). */
-export async function forgetArchivePath(conn: DuckDBConnection, version: { exchange: string; symbol: string; sessionDate: string; file: string; sha256: string }): Promise<void> {
-  await conn.run(
-    `UPDATE sync.files SET archive_path = NULL WHERE exchange = $1 AND symbol = $2 AND session_date = $3::DATE AND file = $4 AND sha256 = $5`,
-    [version.exchange, version.symbol, version.sessionDate, version.file, version.sha256],
-  );
+export async function forgetArchivePath(
+  conn: DuckDBConnection,
+  version: { exchange: string; symbol: string; sessionDate: string; file: string; sha256: string },
+): Promise<void> {
+  await conn.run(`UPDATE sync.files SET archive_path = NULL WHERE exchange = $1 AND symbol = $2 AND session_date = $3::DATE AND file = $4 AND sha256 = $5`, [
+    version.exchange,
+    version.symbol,
+    version.sessionDate,
+    version.file,
+    version.sha256,
+  ]);
 }
 
 const PENDING_NAME = /_[a-z_]+\.[0-9a-f]{12}\.csv\.gz$/;
@@ -126,7 +133,9 @@ const PENDING_NAME = /_[a-z_]+\.[0-9a-f]{12}\.csv\.gz$/;
  * beside an older version and not yet moved to the plain name (this run's loads, or a crash between
  * a load's commit and the move).
  */
-export async function loadedPendingCopies(conn: DuckDBConnection): Promise<{ exchange: string; symbol: string; sessionDate: string; file: string; sha256: string; archivePath: string }[]> {
+export async function loadedPendingCopies(
+  conn: DuckDBConnection,
+): Promise<{ exchange: string; symbol: string; sessionDate: string; file: string; sha256: string; archivePath: string }[]> {
   return readRows(
     conn,
     `SELECT exchange, symbol, session_date::VARCHAR AS "sessionDate", file, sha256, archive_path AS "archivePath" FROM sync.files

@@ -63,12 +63,7 @@ async function refreshApiSessions(conn: DuckDBConnection, exchange: string, symb
 }
 
 /** Inserts api levels rows for one (exchange, symbol); returns how many were new. */
-export async function insertApiLevels(
-  conn: DuckDBConnection,
-  exchange: string,
-  symbol: string,
-  rows: readonly HistoryLevelsRow[],
-): Promise<number> {
+export async function insertApiLevels(conn: DuckDBConnection, exchange: string, symbol: string, rows: readonly HistoryLevelsRow[]): Promise<number> {
   const unique = new Map<string, HistoryLevelsRow>();
   for (const row of rows) if (DATE_PATTERN.test(row.session_date)) unique.set(row.timestamp_utc, row);
   if (unique.size === 0) return 0;

@@ -33,9 +33,7 @@ export async function readLevelsFillState(conn: DuckDBConnection, exchange: stri
   );
   return {
     fileSessions: new Set(files.map((row) => row.d)),
-    api: new Map(
-      api.map((row) => [row.d, { lastCapture: row.last_capture, complete: row.complete }]),
-    ),
+    api: new Map(api.map((row) => [row.d, { lastCapture: row.last_capture, complete: row.complete }])),
   };
 }
 
@@ -44,12 +42,7 @@ export async function readLevelsFillState(conn: DuckDBConnection, exchange: stri
  * while its session was running comes back as close once the session completes). One transaction.
  * Returns the rows inserted.
  */
-export async function writeApiLevels(
-  conn: DuckDBConnection,
-  exchange: string,
-  symbol: string,
-  rows: readonly HistoryLevelsRow[],
-): Promise<number> {
+export async function writeApiLevels(conn: DuckDBConnection, exchange: string, symbol: string, rows: readonly HistoryLevelsRow[]): Promise<number> {
   if (rows.length === 0) return 0;
   await conn.run('BEGIN TRANSACTION');
   try {

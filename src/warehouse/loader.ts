@@ -128,7 +128,12 @@ async function loadRounds(conn: DuckDBConnection, files: readonly LoadInput[], o
     for (const batch of makeBatches(prepared, options)) {
       if (stopped()) break;
       const before = filesDone(report);
-      await withinBatch(conn, batch.length, (done) => options.onProgress?.(before + done), () => loadBatchWithFallback(conn, batch, report, now, stopped));
+      await withinBatch(
+        conn,
+        batch.length,
+        (done) => options.onProgress?.(before + done),
+        () => loadBatchWithFallback(conn, batch, report, now, stopped),
+      );
       options.onProgress?.(filesDone(report));
     }
   }

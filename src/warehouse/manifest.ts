@@ -84,10 +84,12 @@ export async function readListingState(conn: DuckDBConnection, exchange: string,
 
 /** Records from which session date the pair's stored manifest is complete (null: the first file). */
 export async function recordListing(conn: DuckDBConnection, exchange: string, symbol: string, completeFrom: string | null, at: Date): Promise<void> {
-  await conn.run(
-    `INSERT OR REPLACE INTO sync.listings (exchange, symbol, complete_from, listed_at) VALUES ($1, $2, $3::DATE, $4::TIMESTAMPTZ)`,
-    [exchange, symbol, completeFrom, at.toISOString()],
-  );
+  await conn.run(`INSERT OR REPLACE INTO sync.listings (exchange, symbol, complete_from, listed_at) VALUES ($1, $2, $3::DATE, $4::TIMESTAMPTZ)`, [
+    exchange,
+    symbol,
+    completeFrom,
+    at.toISOString(),
+  ]);
 }
 
 /** Manifest rows held locally, optionally for one (exchange, symbol); newest first. */

@@ -123,10 +123,7 @@ async function applyOne(conn: DuckDBConnection, migration: Migration): Promise<v
   await conn.run('BEGIN TRANSACTION');
   try {
     await conn.run(migration.sql);
-    await conn.run('INSERT INTO sync.migrations (version, name, applied_at) VALUES ($1, $2, now())', [
-      migration.version,
-      migration.name,
-    ]);
+    await conn.run('INSERT INTO sync.migrations (version, name, applied_at) VALUES ($1, $2, now())', [migration.version, migration.name]);
     await conn.run('COMMIT');
   } catch (error) {
     await conn.run('ROLLBACK');

@@ -129,7 +129,7 @@ function refusalOf(error: unknown, path: string): UnsafeWarehouseError | undefin
 }
 
 export async function openWarehouse(path: string, options: OpenOptions = {}): Promise<Warehouse> {
-  const readOnly = options.sandbox ? options.sandbox.writable !== true : options.readOnly ?? false;
+  const readOnly = options.sandbox ? options.sandbox.writable !== true : (options.readOnly ?? false);
   const dbPath = path === IN_MEMORY ? path : resolve(path);
   if (dbPath !== IN_MEMORY) refuseFolder(dbPath);
   if (dbPath !== IN_MEMORY && !readOnly) mkdirSync(dirname(dbPath), { recursive: true });
@@ -342,7 +342,10 @@ async function checkAllowed(connection: DuckDBConnection, dbPath: string, privat
   const expectedDirectories = new Set([withSeparator(privateTemp), withSeparator(realpathOr(privateTemp)), ...(sandbox.readDirectories ?? [])]);
   const stray = [...paths.filter((p) => !expectedPaths.has(p)), ...directories.filter((d) => !expectedDirectories.has(d))];
   if (stray.length > 0) {
-    throw new UnsafeWarehouseError(`the sandbox would let SQL read ${stray.join(', ')}, outside the warehouse; it is not opened (is a file beside the warehouse a link?)`, { db: dbPath });
+    throw new UnsafeWarehouseError(
+      `the sandbox would let SQL read ${stray.join(', ')}, outside the warehouse; it is not opened (is a file beside the warehouse a link?)`,
+      { db: dbPath },
+    );
   }
 }
 

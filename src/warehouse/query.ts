@@ -105,7 +105,12 @@ async function collect(rows: QueryRows): Promise<QueryResult> {
  * only writable path is `target`: the statement run is the user's SELECT, checked as for any query,
  * inside a COPY this code writes. Resolves to the rows written.
  */
-export async function copyQueryToParquet(dbPath: string, sql: string, target: string, options: QueryOptions): Promise<{ rows: number; columns: QueryColumn[] }> {
+export async function copyQueryToParquet(
+  dbPath: string,
+  sql: string,
+  target: string,
+  options: QueryOptions,
+): Promise<{ rows: number; columns: QueryColumn[] }> {
   if (sql.trim() === '') throw new UsageError('query: the SQL text is empty');
   const readDirectories = (options.readDirectories ?? []).map(readableFolder);
   const warehouse = await openQueryReader(dbPath, { readDirectories, writeFiles: [target] });
@@ -133,7 +138,8 @@ async function prepareCopy(connection: DuckDBConnection, sql: string, target: st
   const extracted = await connection.extractStatements(text).catch((error: unknown) => Promise.reject(dbFailure(error)));
   if (extracted.count !== 1) throw new RefusedQueryError('query refused: the SQL does not fit inside COPY (...) TO as one SELECT');
   const prepared = await extracted.prepare(0).catch((error: unknown) => Promise.reject(dbFailure(error)));
-  if (prepared.statementType !== duckdb.StatementType.COPY) throw new RefusedQueryError('query refused: the SQL does not fit inside COPY (...) TO as one SELECT');
+  if (prepared.statementType !== duckdb.StatementType.COPY)
+    throw new RefusedQueryError('query refused: the SQL does not fit inside COPY (...) TO as one SELECT');
   return prepared;
 }
 
@@ -192,7 +198,10 @@ function watchCancel(connection: DuckDBConnection, options: QueryOptions): Cance
   if (options.signal?.aborted) onSignal();
   else options.signal?.addEventListener('abort', onSignal, { once: true });
   const seconds = options.timeoutSeconds;
-  const timer = seconds === undefined || seconds <= 0 ? undefined : setTimeout(() => stop(new QueryTimeoutError(`query cancelled: it ran past --timeout ${seconds} s`, { timeout_seconds: seconds })), seconds * 1000);
+  const timer =
+    seconds === undefined || seconds <= 0
+      ? undefined
+      : setTimeout(() => stop(new QueryTimeoutError(`query cancelled: it ran past --timeout ${seconds} s`, { timeout_seconds: seconds })), seconds * 1000);
   return {
     signal: controller.signal,
     error: () => reason,
@@ -268,7 +277,11 @@ function convertChunk(chunk: Chunk): unknown[][] {
 function conversionFailure(error: unknown): Error {
   const message = errorMessage(error);
   if (error instanceof RangeError || /Cannot create a string longer than/i.test(message)) {
-    return new UsageError(`query failed: a value of the result is too long to print (${message}); shorten it in the SQL, e.g. left(column, 1000)`, {}, { cause: error });
+    return new UsageError(
+      `query failed: a value of the result is too long to print (${message}); shorten it in the SQL, e.g. left(column, 1000)`,
+      {},
+      { cause: error },
+    );
   }
   return error instanceof Error ? error : new Error(message);
 }

@@ -21,7 +21,10 @@ import type { RebuildProblem, RebuildResult } from './rebuild-result.js';
 
 /** Pure: `20261122T101500Z`, the UTC moment in a file name. */
 export function compactUtcStamp(at: Date): string {
-  return at.toISOString().replace(/\.\d{3}Z$/, 'Z').replace(/[-:]/g, '');
+  return at
+    .toISOString()
+    .replace(/\.\d{3}Z$/, 'Z')
+    .replace(/[-:]/g, '');
 }
 
 /**
@@ -125,7 +128,15 @@ interface ArchiveCandidate extends ArchivedCandidate {
 
 async function candidateOf(root: string, file: ArchivedFile): Promise<ArchiveCandidate> {
   const stat = await fs.stat(file.path).catch(() => undefined);
-  return { exchange: file.exchange, symbol: file.symbol, sessionDate: file.sessionDate, file: file.file, relativePath: relative(root, file.path), path: file.path, mtime: stat?.mtime };
+  return {
+    exchange: file.exchange,
+    symbol: file.symbol,
+    sessionDate: file.sessionDate,
+    file: file.file,
+    relativePath: relative(root, file.path),
+    path: file.path,
+    mtime: stat?.mtime,
+  };
 }
 
 /** Any bytes load (there is no manifest to match): their rows are counted from the file the loader reads. */
@@ -144,7 +155,13 @@ async function recordUnreadable(conn: DuckDBConnection, candidate: ArchiveCandid
   const error = detail.startsWith('cannot be read') ? `${candidate.path}: ${detail}` : detail;
   if (candidate.digest) {
     const { sha256, bytes } = candidate.digest;
-    await recordFileStatus(conn, { ...candidate, sha256, bytes, archivePath: candidate.relativePath, downloadedAt: candidate.mtime ?? null }, 'failed_load', error, at);
+    await recordFileStatus(
+      conn,
+      { ...candidate, sha256, bytes, archivePath: candidate.relativePath, downloadedAt: candidate.mtime ?? null },
+      'failed_load',
+      error,
+      at,
+    );
   }
   return problemOf(candidate, error);
 }
@@ -154,7 +171,14 @@ function linkProblem(root: string, link: { path: string; reason: string }): Rebu
   const inArchive = relative(root, link.path);
   const key = parseArchivePath(inArchive);
   const [exchange = '', symbol = ''] = inArchive.split(/[\\/]/);
-  return { kind: 'outside_archive', exchange, symbol, session_date: key?.sessionDate ?? '', file: key?.file ?? '', detail: `${link.reason}; the file is not in the warehouse` };
+  return {
+    kind: 'outside_archive',
+    exchange,
+    symbol,
+    session_date: key?.sessionDate ?? '',
+    file: key?.file ?? '',
+    detail: `${link.reason}; the file is not in the warehouse`,
+  };
 }
 
 function problemOf(file: { exchange: string; symbol: string; sessionDate: string; file: string }, detail: string): RebuildProblem {

@@ -139,7 +139,12 @@ export async function readEveryTable(conn: DuckDBConnection): Promise<void> {
 }
 
 /** Rebuilds on an open, writable connection whose sync lock the caller holds. */
-export async function rebuildOn(conn: DuckDBConnection, archiveRoot: string, now: () => Date = () => new Date(), onProgress?: OnProgress): Promise<RebuildResult> {
+export async function rebuildOn(
+  conn: DuckDBConnection,
+  archiveRoot: string,
+  now: () => Date = () => new Date(),
+  onProgress?: OnProgress,
+): Promise<RebuildResult> {
   const runId = await startRun(conn, { command: 'rebuild', options: { archive: resolve(archiveRoot) }, startedAt: now() });
   try {
     const candidates = await rebuildCandidates(conn);
@@ -155,7 +160,14 @@ export async function rebuildOn(conn: DuckDBConnection, archiveRoot: string, now
       ...report.failed.map(({ input, error }) => problemOf(input, 'load_failed', error)),
     ].sort(byFile);
     const result: RebuildResult = {
-      source: 'ledger', filesReloaded: report.loaded.length, rowsLoaded: report.rowsLoaded, orphanRowsRemoved, problems, runId, damagedCopies: [], skipped: [],
+      source: 'ledger',
+      filesReloaded: report.loaded.length,
+      rowsLoaded: report.rowsLoaded,
+      orphanRowsRemoved,
+      problems,
+      runId,
+      damagedCopies: [],
+      skipped: [],
     };
     await finishRun(conn, runId, {
       outcome: problems.length > 0 ? 'partial' : 'ok',
@@ -185,7 +197,17 @@ async function rebuildCandidates(conn: DuckDBConnection): Promise<RebuildCandida
     const first = versions[0];
     // A file never loaded nor loadable (superseded, failed_verify) has nothing to rebuild.
     if (!first || !versions.some((v) => v.status === 'loaded' || v.status === 'failed_load')) return [];
-    return [{ exchange: first.exchange, symbol: first.symbol, sessionDate: first.sessionDate, file: first.file, relativePath: archivedRelativeOf(first), versions, manifestRows }];
+    return [
+      {
+        exchange: first.exchange,
+        symbol: first.symbol,
+        sessionDate: first.sessionDate,
+        file: first.file,
+        relativePath: archivedRelativeOf(first),
+        versions,
+        manifestRows,
+      },
+    ];
   });
 }
 
@@ -203,7 +225,9 @@ function problemsOfNotLoaded(missed: NotLoaded<RebuildCandidate>): RebuildProble
   const { candidate, kind, detail } = missed;
   const loaded = candidate.versions.find((v) => v.status === 'loaded');
   if (kind === 'refused') {
-    return detail.startsWith('unknown_rows: ') ? [problemOf(candidate, 'unknown_rows', `${candidate.relativePath}: ${detail.slice('unknown_rows: '.length)}`)] : [];
+    return detail.startsWith('unknown_rows: ')
+      ? [problemOf(candidate, 'unknown_rows', `${candidate.relativePath}: ${detail.slice('unknown_rows: '.length)}`)]
+      : [];
   }
   // A missing copy of a file never loaded is nothing to rebuild; a link out of the archive is always named.
   if (kind === 'missing' && loaded === undefined) return [];
@@ -226,12 +250,14 @@ export function chooseVersion(versions: readonly LedgerRow[], archivedSha: strin
 }
 
 async function manifestRowCounts(conn: DuckDBConnection): Promise<Map<string, number>> {
-  const rows = await readRows(
-    conn,
-    `SELECT exchange, symbol, session_date::VARCHAR AS "sessionDate", file, sha256, rows FROM sync.manifest`,
-    [],
-    { exchange: text, symbol: text, sessionDate: text, file: text, sha256: text, rows: num },
-  );
+  const rows = await readRows(conn, `SELECT exchange, symbol, session_date::VARCHAR AS "sessionDate", file, sha256, rows FROM sync.manifest`, [], {
+    exchange: text,
+    symbol: text,
+    sessionDate: text,
+    file: text,
+    sha256: text,
+    rows: num,
+  });
   return new Map(rows.map((row) => [fileVersionKey(row), row.rows]));
 }
 

@@ -41,7 +41,11 @@ export async function copySyncState(dbPath: string): Promise<StateCopy> {
       const message = errorMessage(error);
       if (!/Could not set lock on file/i.test(message)) throw error;
       const pid = parseLockHolderPid(message);
-      throw new LockError(`the warehouse ${resolve(dbPath)} is held read-write by ${pid === undefined ? 'another process' : `process ${pid}`}`, { db: dbPath, pid }, { cause: error });
+      throw new LockError(
+        `the warehouse ${resolve(dbPath)} is held read-write by ${pid === undefined ? 'another process' : `process ${pid}`}`,
+        { db: dbPath, pid },
+        { cause: error },
+      );
     }
     try {
       for (const table of COPIED) {

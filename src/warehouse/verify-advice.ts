@@ -5,7 +5,8 @@ import type { VerifyProblem, VerifyProblemKind } from './verify.js';
 // A loaded file's rows came from the paid bytes and stay right whatever happens to its archived copy
 // later; the copy matters for `gexwh rebuild`, so a lost or changed copy is restored from a backup
 // (a sync does not buy again a file the warehouse holds).
-const LOST_COPY = "the warehouse's rows of this file are intact, but gexwh rebuild could not restore them from this copy: restore the file from a backup of the archive";
+const LOST_COPY =
+  "the warehouse's rows of this file are intact, but gexwh rebuild could not restore them from this copy: restore the file from a backup of the archive";
 
 const NEXT_STEP: Record<VerifyProblemKind, string> = {
   missing_archive: `check that --archive is the folder the syncs wrote to; if it is, ${LOST_COPY}`,
@@ -15,7 +16,8 @@ const NEXT_STEP: Record<VerifyProblemKind, string> = {
   row_count_mismatch: 'the warehouse holds other rows than the archived file: gexwh verify --repair reloads them from the archive',
   unexplained_rows: 'rows no loaded file explains: gexwh verify --repair removes them, or gexwh rebuild recreates the tables from the archive',
   failed_load: 'the file was paid but never loaded: gexwh verify --repair (or gexwh load) loads it from the archive; if it fails again, its error says why',
-  outside_archive: 'a symbolic link (or a recorded path) leads out of the archive and is never followed: put the real file in its place inside the archive (from a backup), then run gexwh verify --repair',
+  outside_archive:
+    'a symbolic link (or a recorded path) leads out of the archive and is never followed: put the real file in its place inside the archive (from a backup), then run gexwh verify --repair',
   unreadable: 'the archived file cannot be read: fix its permissions (it must be a regular file this user can read), then run gexwh verify --repair',
 };
 

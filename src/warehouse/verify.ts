@@ -84,7 +84,12 @@ export async function verifyWarehouse(options: VerifyOptions): Promise<VerifyRep
 }
 
 /** Verify, repair what the archive allows, verify again (on a writable connection, lock held). */
-export async function verifyAndRepairOn(conn: DuckDBConnection, archiveRoot: string, now: () => Date = () => new Date(), onProgress?: OnProgress): Promise<VerifyReport> {
+export async function verifyAndRepairOn(
+  conn: DuckDBConnection,
+  archiveRoot: string,
+  now: () => Date = () => new Date(),
+  onProgress?: OnProgress,
+): Promise<VerifyReport> {
   const looks = new Map<string, ArchiveLook>();
   const before = await inspect(conn, archiveRoot, looks, onProgress);
   if (before.problems.length === 0) return { checked: before.checked, problems: [], repaired: [] };
@@ -177,7 +182,15 @@ async function inspectFile(
   const never = problem('failed_load', newest, `never loaded: ${newest.error ?? 'no error recorded'}`);
   // A newer version waits under its own pending name beside the loaded one (src/journal/versions.ts).
   const copy = copyRelativeOf(newest, archive.root);
-  if ('refused' in copy) return [never, problem('outside_archive', newest, `the ledger's archive path is refused: ${copy.refused}; the next sync downloads it again (1 credit, within the budget)`)];
+  if ('refused' in copy)
+    return [
+      never,
+      problem(
+        'outside_archive',
+        newest,
+        `the ledger's archive path is refused: ${copy.refused}; the next sync downloads it again (1 credit, within the budget)`,
+      ),
+    ];
   return [never, ...checkFailedCopy(newest, await archive.look(copy.relative))];
 }
 
@@ -187,7 +200,9 @@ export function checkLoaded(loaded: LedgerRow, found: ArchiveLook, manifestSha: 
   const verdict = judgeArchive(loaded, found);
   if (verdict !== 'ok') problems.push(problem(verdictKind(verdict), loaded, describeLook(verdict, found, loaded, 'the ledger')));
   if (manifestSha !== undefined && manifestSha !== loaded.sha256) {
-    problems.push(problem('manifest_mismatch', loaded, `the manifest lists sha256 ${manifestSha}, the loaded version is ${loaded.sha256} (run gexwh sync to fetch it)`));
+    problems.push(
+      problem('manifest_mismatch', loaded, `the manifest lists sha256 ${manifestSha}, the loaded version is ${loaded.sha256} (run gexwh sync to fetch it)`),
+    );
   }
   return problems;
 }
@@ -208,16 +223,25 @@ function verdictKind(verdict: Exclude<ReturnType<typeof judgeArchive>, 'ok'>): V
 function repairCandidate(versions: readonly LedgerRow[], relativePath: string, found: ArchiveLook): RepairCandidate | undefined {
   const choice = chooseVersion(versions, foundSha(found));
   if (!choice || choice.rows === null || judgeArchive(choice, found) !== 'ok') return undefined;
-  return { exchange: choice.exchange, symbol: choice.symbol, sessionDate: choice.sessionDate, file: choice.file, relativePath, version: choice, rows: choice.rows };
+  return {
+    exchange: choice.exchange,
+    symbol: choice.symbol,
+    sessionDate: choice.sessionDate,
+    file: choice.file,
+    relativePath,
+    version: choice,
+    rows: choice.rows,
+  };
 }
 
 async function manifestShas(conn: DuckDBConnection): Promise<Map<string, string>> {
-  const rows = await readRows(
-    conn,
-    `SELECT exchange, symbol, session_date::VARCHAR AS "sessionDate", file, sha256 FROM sync.manifest`,
-    [],
-    { exchange: text, symbol: text, sessionDate: text, file: oneOf(FILE_KINDS), sha256: text },
-  );
+  const rows = await readRows(conn, `SELECT exchange, symbol, session_date::VARCHAR AS "sessionDate", file, sha256 FROM sync.manifest`, [], {
+    exchange: text,
+    symbol: text,
+    sessionDate: text,
+    file: oneOf(FILE_KINDS),
+    sha256: text,
+  });
   return new Map(rows.map((row) => [fileKey(row), row.sha256]));
 }
 

@@ -24,7 +24,10 @@ async function setup(handler: Handler, options: Partial<ApiClientOptions> = {}):
     retry: { maxAttempts: 3, baseDelayMs: 1, random: () => 0.5, sleep: async (ms) => void sleeps.push(ms) },
     ...options,
   });
-  cleanups.push(() => server.close(), () => client.close());
+  cleanups.push(
+    () => server.close(),
+    () => client.close(),
+  );
   return { server, client, sleeps };
 }
 
@@ -100,7 +103,12 @@ describe('endpoints', () => {
     ['gexByStrike', (c: ApiClient) => c.gexByStrike('deribit', 'BTC', 'TOTAL'), '/api/v1/gex/by-strike-enhanced/deribit/BTC/TOTAL', 1],
     ['termOi', (c: ApiClient) => c.termOi('all', 'BTC'), '/api/v1/gex/term-oi/all/BTC', 1],
     ['historyTimestamps', (c: ApiClient) => c.historyTimestamps('deribit', 'BTC', '2025-03-04'), '/api/v1/history/timestamps/deribit/BTC?date=2025-03-04', 1],
-    ['historySnapshot', (c: ApiClient) => c.historySnapshot('deribit', 'BTC', { at: '2025-03-04T12:00:00Z' }), '/api/v1/history/snapshot/deribit/BTC?at=2025-03-04T12%3A00%3A00Z', 1],
+    [
+      'historySnapshot',
+      (c: ApiClient) => c.historySnapshot('deribit', 'BTC', { at: '2025-03-04T12:00:00Z' }),
+      '/api/v1/history/snapshot/deribit/BTC?at=2025-03-04T12%3A00%3A00Z',
+      1,
+    ],
     ['historyFiles', (c: ApiClient) => c.historyFiles('deribit', 'BTC', { end: '2025-03-01' }), '/api/v1/history/files/deribit/BTC?end=2025-03-01', 1],
   ] as const)('%s', async (name, call, url, requests) => {
     const { server, client } = await setup((_req, res) => sendJson(res, 200, VALID_BODIES[name]));
@@ -130,7 +138,16 @@ describe('endpoints', () => {
 
   it('a coverage row off the spec is set aside with its reason; the other rows are returned', async () => {
     const long = 'X'.repeat(33);
-    const body = { data: [coverageRow(), coverageRow({ symbol: long }), 'junk', coverageRow({ exchange: 'deribit', symbol: 'ETH', sessions: -1 }), coverageRow({ symbol: '\u001b[2J' + 'Y'.repeat(70) })], meta: { timestamp: RESET } };
+    const body = {
+      data: [
+        coverageRow(),
+        coverageRow({ symbol: long }),
+        'junk',
+        coverageRow({ exchange: 'deribit', symbol: 'ETH', sessions: -1 }),
+        coverageRow({ symbol: '\u001b[2J' + 'Y'.repeat(70) }),
+      ],
+      meta: { timestamp: RESET },
+    };
     const { client } = await setup((_req, res) => sendJson(res, 200, body));
     const response = await client.coverage();
     expect(response.data).toEqual([coverageRow()]);
@@ -204,11 +221,16 @@ describe('errors', () => {
 
   it('429 rate_limit_exceeded: QuotaExceededError on the request bucket with the reset time, not retried', async () => {
     const { server, client, sleeps } = await setup((_req, res) =>
-      sendJson(res, 429, { error: 'rate_limit_exceeded', message: 'Daily quota used.', rate_limit: { limit: 50, remaining: 0, reset: RESET } }, {
-        'x-ratelimit-limit': '50',
-        'x-ratelimit-remaining': '0',
-        'x-ratelimit-reset': RESET,
-      }),
+      sendJson(
+        res,
+        429,
+        { error: 'rate_limit_exceeded', message: 'Daily quota used.', rate_limit: { limit: 50, remaining: 0, reset: RESET } },
+        {
+          'x-ratelimit-limit': '50',
+          'x-ratelimit-remaining': '0',
+          'x-ratelimit-reset': RESET,
+        },
+      ),
     );
     const error = await caught(client.levels('deribit', 'BTC'));
     expect(error).toBeInstanceOf(QuotaExceededError);
@@ -305,7 +327,9 @@ describe('redirects and aborts', () => {
 
 describe('raw get (gexwh api PATH)', () => {
   it('returns the parsed JSON, accepts the /api/v1 prefix and inline query', async () => {
-    const { server, client } = await setup((_req, res) => sendJson(res, 200, { data: { anything: true }, meta: { rate_limit: { limit: 50, remaining: 3, reset: RESET } } }));
+    const { server, client } = await setup((_req, res) =>
+      sendJson(res, 200, { data: { anything: true }, meta: { rate_limit: { limit: 50, remaining: 3, reset: RESET } } }),
+    );
     const response = await client.get('/api/v1/levels/deribit/BTC?expiration=TOTAL', { compare: '1d' });
     expect(server.requests[0]!.url).toBe('/api/v1/levels/deribit/BTC?expiration=TOTAL&compare=1d');
     expect(response.body).toEqual({ data: { anything: true }, meta: { rate_limit: { limit: 50, remaining: 3, reset: RESET } } });

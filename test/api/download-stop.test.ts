@@ -51,7 +51,11 @@ async function setup(storageHandler: Handler, linkDelayMs = 0, retry: Partial<Ap
     signal: stop.signal,
     retry: { maxAttempts: 3, baseDelayMs: 1, random: () => 0, sleep: async () => {}, ...retry },
   });
-  cleanups.push(() => api.close(), () => storage.close(), () => client.close());
+  cleanups.push(
+    () => api.close(),
+    () => storage.close(),
+    () => client.close(),
+  );
   return { api, storage, client, stop, temp: join(dir, 'f.csv.gz.part') };
 }
 
@@ -184,7 +188,9 @@ describe('a local write error', () => {
     });
     const link = await client.requestFileLink('deribit', 'BTC', '2025-03-03', 'levels');
     const { createWriteStream } = await import('node:fs');
-    const error = await client.downloadToFile(link, temp, { expectedBytes: FILE.length, openFile: () => createWriteStream('/dev/full') }).catch((e: unknown) => e);
+    const error = await client
+      .downloadToFile(link, temp, { expectedBytes: FILE.length, openFile: () => createWriteStream('/dev/full') })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(LocalWriteError);
     expect(((error as Error).cause as NodeJS.ErrnoException).code).toBe('ENOSPC');
     expect(storage.requests).toHaveLength(1);

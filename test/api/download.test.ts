@@ -55,7 +55,11 @@ async function setup(
     retry: { maxAttempts: 3, baseDelayMs: 1, random: () => 0, sleep: async () => {} },
     ...options.client,
   });
-  cleanups.push(() => api.close(), () => storage.close(), () => client.close());
+  cleanups.push(
+    () => api.close(),
+    () => storage.close(),
+    () => client.close(),
+  );
   return { api, storage, client, temp: join(dir, '2025-03-03_levels.csv.gz.part') };
 }
 
@@ -67,7 +71,16 @@ async function linkThenDownload(client: ApiClient, temp: string, options: { expe
 
 /** One file as a sync fetches it (src/sync/api-port.ts): an expired link is renewed once, for one more credit. */
 function downloadThroughSyncPort(client: ApiClient, temp: string) {
-  const file: PlannedFile = { exchange: 'deribit', symbol: 'BTC', sessionDate: '2025-03-03', file: 'levels', sha256: SHA, bytes: FILE.length, rows: 2000, schemaVersion: 1 };
+  const file: PlannedFile = {
+    exchange: 'deribit',
+    symbol: 'BTC',
+    sessionDate: '2025-03-03',
+    file: 'levels',
+    sha256: SHA,
+    bytes: FILE.length,
+    rows: 2000,
+    schemaVersion: 1,
+  };
   const budget = { paid: async () => {}, answerLost: () => {}, takeExtraCredit: () => false };
   return syncApiFrom(client).download(file, temp, new AbortController().signal, budget);
 }
@@ -85,7 +98,6 @@ function serveTruncated(res: ServerResponse): void {
 
 const fileHandler: Handler = (_req, res) => serveFile(res);
 
-
 describe('requestFileLink', () => {
   it('GETs the file path with the key, does not follow the 302, returns the link and the credit quota', async () => {
     const { api, storage, client } = await setup(fileHandler);
@@ -98,17 +110,14 @@ describe('requestFileLink', () => {
     expect(client.spent()).toEqual({ requests: 0, credits: 1 });
   });
 
-  it.each([
-    ['file:///etc/passwd'],
-    ['/relative/link'],
-    ['ftp://example.com/f'],
-    ['http://user:pw@127.0.0.1:1/f'],
-    ['http://example.com/f'],
-  ])('refuses Location %s and sends nothing there', async (location) => {
-    const { storage, client } = await setup(fileHandler, { locationOf: (url) => location.replace('127.0.0.1:1', new URL(url).host) });
-    await expect(client.requestFileLink('deribit', 'BTC', '2025-03-03', 'levels')).rejects.toThrow(UnsafeResponseError);
-    expect(storage.requests).toHaveLength(0);
-  });
+  it.each([['file:///etc/passwd'], ['/relative/link'], ['ftp://example.com/f'], ['http://user:pw@127.0.0.1:1/f'], ['http://example.com/f']])(
+    'refuses Location %s and sends nothing there',
+    async (location) => {
+      const { storage, client } = await setup(fileHandler, { locationOf: (url) => location.replace('127.0.0.1:1', new URL(url).host) });
+      await expect(client.requestFileLink('deribit', 'BTC', '2025-03-03', 'levels')).rejects.toThrow(UnsafeResponseError);
+      expect(storage.requests).toHaveLength(0);
+    },
+  );
 
   it('a 302 without quota headers (quota service down) still gives the link; the state stays unknown', async () => {
     const { client } = await setup(fileHandler, {
@@ -162,11 +171,16 @@ describe('requestFileLink', () => {
   it('429 history_files_limit_exceeded: QuotaExceededError on the files bucket, reset from headers, no retry', async () => {
     const { api, client } = await setup(fileHandler, {
       apiHandler: (_req, res) =>
-        sendJson(res, 429, { error: 'history_files_limit_exceeded', message: 'No credits left.' }, {
-          'x-history-files-limit': '20',
-          'x-history-files-remaining': '0',
-          'x-history-files-reset': RESET,
-        }),
+        sendJson(
+          res,
+          429,
+          { error: 'history_files_limit_exceeded', message: 'No credits left.' },
+          {
+            'x-history-files-limit': '20',
+            'x-history-files-remaining': '0',
+            'x-history-files-reset': RESET,
+          },
+        ),
     });
     const error = await client.requestFileLink('deribit', 'BTC', '2025-03-03', 'levels').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(QuotaExceededError);
@@ -215,7 +229,10 @@ describe('downloadToFile', () => {
     const storage = await startServer((_req, res) => serveFile(res));
     // The API is never contacted: the link is handed to the downloader as if a remote API had sent it.
     const client = createApiClient({ baseUrl: 'https://api.example.invalid', apiKey: KEY, retry: { maxAttempts: 1 } });
-    cleanups.push(() => storage.close(), () => client.close());
+    cleanups.push(
+      () => storage.close(),
+      () => client.close(),
+    );
     const temp = join(dir, 'remote.part');
     const error = await client.downloadToFile(new URL(`${storage.url}/f.csv.gz?sig=s3cr3t`), temp).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(UnsafeResponseError);
@@ -274,7 +291,7 @@ describe('downloadToFile', () => {
   });
 });
 
-describe('expired links, renewed by the sync\'s port', () => {
+describe("expired links, renewed by the sync's port", () => {
   it('storage 403 "expired" → one new link (a counted extra credit), then success', async () => {
     const { api, storage, client, temp } = await setup((req, res) => {
       if (req.url?.includes('link=1')) {

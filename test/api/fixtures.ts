@@ -7,28 +7,72 @@ const rateLimit = { limit: 500, remaining: 499, reset: RESET };
 
 export function levelsFields(): Record<string, unknown> {
   return {
-    spot: 100, flip: 98.5, flip_count: 1, regime: 'positive', net_gex: 10, abs_gex: 30, call_gex: 20, put_gex: 10,
-    call_oi_total: 1000, put_oi_total: 800, p1_strike: 100, p1_gex: 5, p2_strike: 105, p2_gex: 3, n1_strike: 90,
-    n1_gex: -4, n2_strike: 85, n2_gex: -2, a1_strike: 100, a1_gex: 5, a2_strike: 90, a2_gex: -4, s_price: 100,
-    s_gex: 5, v_price: 90, v_gex: -4, max_pain: null, atm_iv: 0.55,
+    spot: 100,
+    flip: 98.5,
+    flip_count: 1,
+    regime: 'positive',
+    net_gex: 10,
+    abs_gex: 30,
+    call_gex: 20,
+    put_gex: 10,
+    call_oi_total: 1000,
+    put_oi_total: 800,
+    p1_strike: 100,
+    p1_gex: 5,
+    p2_strike: 105,
+    p2_gex: 3,
+    n1_strike: 90,
+    n1_gex: -4,
+    n2_strike: 85,
+    n2_gex: -2,
+    a1_strike: 100,
+    a1_gex: 5,
+    a2_strike: 90,
+    a2_gex: -4,
+    s_price: 100,
+    s_gex: 5,
+    v_price: 90,
+    v_gex: -4,
+    max_pain: null,
+    atm_iv: 0.55,
   };
 }
 
 export function historyRow(): Record<string, unknown> {
   return {
-    schema_version: 1, timestamp_utc: TS, session_date: '2025-03-04', type: 'intraday', exchange: 'deribit',
-    symbol: 'BTC', oi_date: '2025-03-03', ...levelsFields(),
+    schema_version: 1,
+    timestamp_utc: TS,
+    session_date: '2025-03-04',
+    type: 'intraday',
+    exchange: 'deribit',
+    symbol: 'BTC',
+    oi_date: '2025-03-03',
+    ...levelsFields(),
   };
 }
 
 const symbolMeta = {
-  timestamp: TS, exchange: 'deribit', coin: 'BTC', symbol: 'BTC', exchange_resolved: 'deribit', market: 'crypto',
-  units: 'USD per 1% move', docs_url: 'https://example.com/docs', rate_limit: rateLimit,
+  timestamp: TS,
+  exchange: 'deribit',
+  coin: 'BTC',
+  symbol: 'BTC',
+  exchange_resolved: 'deribit',
+  market: 'crypto',
+  units: 'USD per 1% move',
+  docs_url: 'https://example.com/docs',
+  rate_limit: rateLimit,
 };
 
 const liveMeta = {
-  ...symbolMeta, as_of: TS, oi_as_of: '2025-03-03', data_source: 'live', is_live: true, market_open: true,
-  next_open: null, expiration: 'TOTAL', expiration_iso: null,
+  ...symbolMeta,
+  as_of: TS,
+  oi_as_of: '2025-03-03',
+  data_source: 'live',
+  is_live: true,
+  market_open: true,
+  next_open: null,
+  expiration: 'TOTAL',
+  expiration_iso: null,
 };
 
 export function manifestRow(overrides: Record<string, unknown> = {}): Record<string, unknown> {
@@ -37,8 +81,14 @@ export function manifestRow(overrides: Record<string, unknown> = {}): Record<str
 
 export function coverageRow(overrides: Record<string, unknown> = {}): Record<string, unknown> {
   return {
-    exchange: 'deribit', symbol: 'BTC', first_ts: '2024-01-01T00:00:00Z', last_ts: TS, sessions: 420,
-    files_first_date: '2024-01-01', files_last_date: '2025-03-03', ...overrides,
+    exchange: 'deribit',
+    symbol: 'BTC',
+    first_ts: '2024-01-01T00:00:00Z',
+    last_ts: TS,
+    sessions: 420,
+    files_first_date: '2024-01-01',
+    files_last_date: '2025-03-03',
+    ...overrides,
   };
 }
 
@@ -60,12 +110,25 @@ export const VALID_BODIES = {
     meta: { timestamp: TS, exchange: 'deribit', coin: 'BTC', exchange_resolved: 'deribit', market: 'crypto' },
   },
   me: {
-    data: { tier: 'pro', markets: ['crypto', 'tradfi'], api_access: true, quota: { requests: meQuota, history_files: { ...meQuota, limit: 200, remaining: 150 } } },
+    data: {
+      tier: 'pro',
+      markets: ['crypto', 'tradfi'],
+      api_access: true,
+      quota: { requests: meQuota, history_files: { ...meQuota, limit: 200, remaining: 150 } },
+    },
     meta: { timestamp: TS },
   },
   coverage: { data: [coverageRow()], meta: { timestamp: TS } },
   levels: {
-    data: { ...levelsFields(), expiration: 'TOTAL', expiration_iso: null, compare: { '1d': { ...historyRow(), delta: { spot: 1, flip: null, net_gex: 1, abs_gex: 1, p1_strike: 0, n1_strike: 0, s_price: 0, v_price: 0 } }, '30d': null } },
+    data: {
+      ...levelsFields(),
+      expiration: 'TOTAL',
+      expiration_iso: null,
+      compare: {
+        '1d': { ...historyRow(), delta: { spot: 1, flip: null, net_gex: 1, abs_gex: 1, p1_strike: 0, n1_strike: 0, s_price: 0, v_price: 0 } },
+        '30d': null,
+      },
+    },
     meta: liveMeta,
   },
   gexByStrike: {
@@ -84,8 +147,16 @@ export const VALID_BODIES = {
         asymmetry: { upside_gex: 3, downside_gex: 3, asymmetry_ratio: 1, bias: 'neutral', upside_distance: null, downside_distance: 10 },
       },
       metadata: {
-        basecoin: 'BTC', exchange: 'deribit', expiration_date: 'TOTAL', current_price: 100.2, data_points: 2,
-        strike_range: { min: 90, max: 100 }, enhanced: true, gamma_profile_source: true, timestamp: TS, timestamp_ms: 1741090500000,
+        basecoin: 'BTC',
+        exchange: 'deribit',
+        expiration_date: 'TOTAL',
+        current_price: 100.2,
+        data_points: 2,
+        strike_range: { min: 90, max: 100 },
+        enhanced: true,
+        gamma_profile_source: true,
+        timestamp: TS,
+        timestamp_ms: 1741090500000,
       },
     },
     meta: { timestamp: TS, exchange: 'deribit', coin: 'BTC', expiration: 'TOTAL', rate_limit: rateLimit },

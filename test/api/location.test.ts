@@ -19,14 +19,12 @@ describe('checkFileLocation', () => {
     expect(checkFileLocation(value, 'test', LOCAL_API)).toBeInstanceOf(URL);
   });
 
-  it.each([
-    'http://127.0.0.1:9000/file?sig=1',
-    'http://localhost:8080/file',
-    'http://[::1]:8080/file',
-    'http://127.1/file',
-  ])('refuses %s from an API that is not on loopback', (value) => {
-    expect(() => checkFileLocation(value, 'x', REMOTE_API)).toThrow(/plain http on this machine, from an API that is not on this machine/);
-  });
+  it.each(['http://127.0.0.1:9000/file?sig=1', 'http://localhost:8080/file', 'http://[::1]:8080/file', 'http://127.1/file'])(
+    'refuses %s from an API that is not on loopback',
+    (value) => {
+      expect(() => checkFileLocation(value, 'x', REMOTE_API)).toThrow(/plain http on this machine, from an API that is not on this machine/);
+    },
+  );
 
   it('derives the policy from the API base', () => {
     expect(locationPolicyFor(new URL('http://127.0.0.1:8080'))).toEqual(LOCAL_API);

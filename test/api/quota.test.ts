@@ -1,13 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  costOfPath,
-  parseQuotaHeaders,
-  parseRateLimitBlock,
-  parseReset,
-  quotaOfResponse,
-  QuotaTracker,
-  unitsLeft,
-} from '../../src/api/quota.js';
+import { costOfPath, parseQuotaHeaders, parseRateLimitBlock, parseReset, quotaOfResponse, QuotaTracker, unitsLeft } from '../../src/api/quota.js';
 
 const RESET = '2025-03-05T00:00:00Z';
 

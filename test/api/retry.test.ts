@@ -42,7 +42,7 @@ describe('retry policy', () => {
 
   it('jitter stays within [0, step)', () => {
     let seed = 1;
-    const random = () => ((seed = (seed * 16807) % 2147483647) / 2147483647);
+    const random = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
     const policy = retryPolicy({ baseDelayMs: 10, maxDelayMs: 50, random });
     for (let attempt = 1; attempt <= 20; attempt++) {
       const delay = backoffDelayMs(policy, attempt);

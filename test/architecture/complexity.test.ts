@@ -61,7 +61,10 @@ group('complexity counter', () => {
   });
 });
 
-for (const [tree, least] of [['src', 500], ['emulator', 150]] as const) {
+for (const [tree, least] of [
+  ['src', 500],
+  ['emulator', 150],
+] as const) {
   group(`${tree}/`, () => {
     const root = fileURLToPath(new URL(`../../${tree}`, import.meta.url));
 

@@ -52,14 +52,18 @@ describe('the floor check itself', () => {
 
   it('rejects a cycle between files of one folder, type-only imports included', () => {
     tree = mkdtempSync(join(tmpdir(), 'gexwh-floors-'));
-    write('src/warehouse/rebuild.ts', "import { fromArchive } from './from-archive.js';\nexport interface Result { n: number }\nexport const rebuild = fromArchive;\n");
+    write(
+      'src/warehouse/rebuild.ts',
+      "import { fromArchive } from './from-archive.js';\nexport interface Result { n: number }\nexport const rebuild = fromArchive;\n",
+    );
     write('src/warehouse/from-archive.ts', "import type { Result } from './rebuild.js';\nexport const fromArchive = (): Result => ({ n: 1 });\n");
     const found = checkFloors(tree);
     expect(found).toEqual([
       {
         kind: 'cycle',
         file: 'src/warehouse/from-archive.ts',
-        detail: 'files import each other in a loop: src/warehouse/from-archive.ts -> src/warehouse/rebuild.ts; src/warehouse/rebuild.ts -> src/warehouse/from-archive.ts',
+        detail:
+          'files import each other in a loop: src/warehouse/from-archive.ts -> src/warehouse/rebuild.ts; src/warehouse/rebuild.ts -> src/warehouse/from-archive.ts',
       },
     ]);
   });
@@ -81,6 +85,8 @@ describe('the floor check itself', () => {
     tree = mkdtempSync(join(tmpdir(), 'gexwh-floors-'));
     write('src/sync/run.ts', "import { serve } from '../../emulator/server.js';\nexport const run = serve;\n");
     write('emulator/server.ts', 'export const serve = 1;\n');
-    expect(checkFloors(tree).map((v) => [v.kind, v.detail])).toEqual([['into a folder apart', 'src/sync/run.ts imports emulator/server.ts; only src/cli may import emulator']]);
+    expect(checkFloors(tree).map((v) => [v.kind, v.detail])).toEqual([
+      ['into a folder apart', 'src/sync/run.ts imports emulator/server.ts; only src/cli may import emulator'],
+    ]);
   });
 });

@@ -91,16 +91,22 @@ function judgeImport({ from, to }: Import): Violation | undefined {
   const b = folderOf(to);
   if (a === b) return undefined;
   const line = `${from} imports ${to}`;
-  if (a === undefined || (FLOORS[a] === undefined && APART[a] === undefined)) return { kind: 'no floor', file: from, detail: `${line}, but ${from} stands on no floor (give its folder one in FLOORS)` };
-  if (b === undefined || (FLOORS[b] === undefined && APART[b] === undefined)) return { kind: 'no floor', file: from, detail: `${line}, which stands on no floor (give its folder one in FLOORS)` };
+  if (a === undefined || (FLOORS[a] === undefined && APART[a] === undefined))
+    return { kind: 'no floor', file: from, detail: `${line}, but ${from} stands on no floor (give its folder one in FLOORS)` };
+  if (b === undefined || (FLOORS[b] === undefined && APART[b] === undefined))
+    return { kind: 'no floor', file: from, detail: `${line}, which stands on no floor (give its folder one in FLOORS)` };
   const apartFrom = APART[a];
   if (apartFrom !== undefined) {
     const allowed = apartFrom.mayImport.some((place) => b === place || to === `src/${place}`);
-    return allowed ? undefined : { kind: 'out of a folder apart', file: from, detail: `${line}; ${placeOf(a)} may import only ${apartFrom.mayImport.map(placeOf).join(', ')}` };
+    return allowed
+      ? undefined
+      : { kind: 'out of a folder apart', file: from, detail: `${line}; ${placeOf(a)} may import only ${apartFrom.mayImport.map(placeOf).join(', ')}` };
   }
   const apartTo = APART[b];
   if (apartTo !== undefined) {
-    return apartTo.importedBy.includes(a) ? undefined : { kind: 'into a folder apart', file: from, detail: `${line}; only ${apartTo.importedBy.map(placeOf).join(', ')} may import ${placeOf(b)}` };
+    return apartTo.importedBy.includes(a)
+      ? undefined
+      : { kind: 'into a folder apart', file: from, detail: `${line}; only ${apartTo.importedBy.map(placeOf).join(', ')} may import ${placeOf(b)}` };
   }
   const [floorA, floorB] = [FLOORS[a]!, FLOORS[b]!];
   if (floorA > floorB) return undefined;

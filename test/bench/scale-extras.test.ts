@@ -15,28 +15,36 @@ describe('scale extras', () => {
     expect(() => parseExtrasParts('storage,disk')).toThrow(/storage, export, nightly, incremental.*"disk"/);
   });
 
-
   it('measures bytes per row, export against COPY and a nightly load on a tiny warehouse', async () => {
     const dir = tempDir('extras-test');
     try {
       const db = join(dir, 'w.duckdb');
       const warehouse = await openWarehouse(db);
       try {
-        await growScaleWarehouse(warehouse.connection, { lastSession: '2026-11-23', days: 4, shape: { expirations: 6, strikes: 12, fullExpirations: 2, bandStrikes: 4 } });
+        await growScaleWarehouse(warehouse.connection, {
+          lastSession: '2026-11-23',
+          days: 4,
+          shape: { expirations: 6, strikes: 12, fullExpirations: 2, bandStrikes: 4 },
+        });
         await warehouse.connection.run('CHECKPOINT');
       } finally {
         warehouse.close();
       }
       const lines: string[] = [];
       const report = await scaleExtras({ db, runs: 1, lastSession: '2026-11-23', expirations: 4, strikes: 10 }, (l) => lines.push(l));
-      for (const table of ['levels', 'strikes_total', 'strikes_by_expiry']) expect(report).toMatch(new RegExp(`\\| ${table} \\| [\\d,]+ \\| [\\d.]+ \\| [\\d.]+ \\| [\\d.]+× \\|`));
+      for (const table of ['levels', 'strikes_total', 'strikes_by_expiry'])
+        expect(report).toMatch(new RegExp(`\\| ${table} \\| [\\d,]+ \\| [\\d.]+ \\| [\\d.]+ \\| [\\d.]+× \\|`));
       expect(report).toMatch(/exportWarehouse.*\| \d+ MB \| [\d.]+× time \| [\d.]+–[\d.]+ \|/);
       expect(report).toMatch(/incremental export of one new session .*\| \d+ MB \| — \|/);
       expect(lines.filter((l) => /incremental 2027-03-0\d: .* 12 partitions written/.test(l))).toHaveLength(1);
       expect(lines.filter((l) => l.includes('nightly 2026-11-24'))).toHaveLength(2);
       const after = await openWarehouse(db);
       try {
-        const sessions = (await after.connection.runAndReadAll(`SELECT DISTINCT exchange || '/' || symbol AS p FROM levels WHERE session_date = DATE '2026-11-24' ORDER BY p`)).getRowsJS().flat();
+        const sessions = (
+          await after.connection.runAndReadAll(`SELECT DISTINCT exchange || '/' || symbol AS p FROM levels WHERE session_date = DATE '2026-11-24' ORDER BY p`)
+        )
+          .getRowsJS()
+          .flat();
         expect(sessions).toEqual(['deribit/BTC', 'okx/ETH', 'tradfi/QQQ', 'tradfi/SPY']);
       } finally {
         after.close();

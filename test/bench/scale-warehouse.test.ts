@@ -21,7 +21,9 @@ async function withScaleWarehouse(work: (conn: Awaited<ReturnType<typeof openWar
 }
 
 async function rows(conn: Awaited<ReturnType<typeof openWarehouse>>['connection'], sql: string): Promise<Record<string, unknown>[]> {
-  return (await conn.runAndReadAll(sql)).getRowObjectsJS().map((row) => Object.fromEntries(Object.entries(row).map(([k, v]) => [k, typeof v === 'bigint' ? Number(v) : v])));
+  return (await conn.runAndReadAll(sql))
+    .getRowObjectsJS()
+    .map((row) => Object.fromEntries(Object.entries(row).map(([k, v]) => [k, typeof v === 'bigint' ? Number(v) : v])));
 }
 
 describe('scale warehouse', () => {

@@ -35,7 +35,13 @@ describe('NYSE calendar', () => {
   }
 
   it('computes Easter (Good Friday is two days before)', () => {
-    expect(['2024', '2025', '2026', '2027', '2038'].map((y) => easterSunday(Number(y)))).toEqual(['2024-03-31', '2025-04-20', '2026-04-05', '2027-03-28', '2038-04-25']);
+    expect(['2024', '2025', '2026', '2027', '2038'].map((y) => easterSunday(Number(y)))).toEqual([
+      '2024-03-31',
+      '2025-04-20',
+      '2026-04-05',
+      '2027-03-28',
+      '2038-04-25',
+    ]);
   });
 
   it('applies the weekend rules: Saturday to Friday, Sunday to Monday, no New Year on a Saturday', () => {

@@ -33,7 +33,9 @@ describe('capture plan (pure)', () => {
     expect(none.targets).toEqual([]);
     expect(none.warnings[0]).toMatch(/no tradfi venue for SPY/);
     expect(() => captureTargets(['DOGE'], undefined, markets)).toThrow(/DOGE is not listed/);
-    expect(() => captureTargets(['ETC'], undefined, markets)).toThrow('--symbol: ETC is not listed by the API (/coins); did you mean BTC, ETH? crypto: BTC, ETH; tradfi: SPY');
+    expect(() => captureTargets(['ETC'], undefined, markets)).toThrow(
+      '--symbol: ETC is not listed by the API (/coins); did you mean BTC, ETH? crypto: BTC, ETH; tradfi: SPY',
+    );
   });
 
   it('TradFi is clearly closed on weekends and outside 09:15–16:15 New York', () => {
@@ -87,7 +89,16 @@ async function startRig(now = NOW): Promise<Rig> {
     dbPath,
     client,
     capture: (options = {}) =>
-      runCapture(captureApiFrom(client), { dbPath, archiveRoot: join(dir, 'raw'), symbols: ['BTC', 'SPY'], byStrike: false, force: false, dryRun: false, signal: new AbortController().signal, ...options }),
+      runCapture(captureApiFrom(client), {
+        dbPath,
+        archiveRoot: join(dir, 'raw'),
+        symbols: ['BTC', 'SPY'],
+        byStrike: false,
+        force: false,
+        dryRun: false,
+        signal: new AbortController().signal,
+        ...options,
+      }),
     async count(table) {
       const warehouse = await openWarehouse(dbPath);
       try {
@@ -157,11 +168,13 @@ describe('gexwh capture against the emulator', () => {
     const warehouse = await openWarehouse(rig.dbPath);
     try {
       const conn = warehouse.connection;
-      const [row] = (await conn.runAndReadAll(
-        `SELECT exchange, symbol, session_date::VARCHAR AS d, strftime(as_of, '%Y-%m-%dT%H:%M:%SZ') AS as_of, spot, flip, p1_strike,
+      const [row] = (
+        await conn.runAndReadAll(
+          `SELECT exchange, symbol, session_date::VARCHAR AS d, strftime(as_of, '%Y-%m-%dT%H:%M:%SZ') AS as_of, spot, flip, p1_strike,
                 market_open, is_live, data_source, oi_as_of::VARCHAR AS oi
            FROM live_levels WHERE symbol = 'BTC'`,
-      )).getRowObjectsJS();
+        )
+      ).getRowObjectsJS();
       const meta = btc.levels.meta;
       expect(row).toEqual({
         exchange: 'combined',
@@ -177,11 +190,13 @@ describe('gexwh capture against the emulator', () => {
         oi: meta.oi_as_of,
       });
       // Every term row has its TOTAL, and the TOTAL sums the venues.
-      const totals = (await conn.runAndReadAll(
-        `SELECT expiration, expiration_date::VARCHAR AS iso,
+      const totals = (
+        await conn.runAndReadAll(
+          `SELECT expiration, expiration_date::VARCHAR AS iso,
                 any_value(oi_usd) FILTER (WHERE venue = 'TOTAL') AS total, sum(oi_usd) FILTER (WHERE venue <> 'TOTAL') AS venues
            FROM term_structure WHERE symbol = 'BTC' GROUP BY ALL`,
-      )).getRowObjectsJS();
+        )
+      ).getRowObjectsJS();
       expect(totals.length).toBe(btc.codes.length);
       for (const t of totals) {
         expect(t.iso).not.toBeNull();
@@ -207,7 +222,9 @@ describe('gexwh capture against the emulator', () => {
       ['BTC', 'skipped', 0, 0],
       ['SPY', 'skipped', 0, 0],
     ]);
-    expect(again.targets[0]!.reason).toBe('the 15-minute slot from 2026-03-11T14:00:00.000Z is already captured (as_of 2026-03-11T14:00:00.000Z): 0 requests; --force captures again');
+    expect(again.targets[0]!.reason).toBe(
+      'the 15-minute slot from 2026-03-11T14:00:00.000Z is already captured (as_of 2026-03-11T14:00:00.000Z): 0 requests; --force captures again',
+    );
     expect(await rig.count('live_levels')).toBe(2);
 
     // --force pays for the same as_of, which adds no rows.
@@ -302,7 +319,15 @@ describe('gexwh capture against the emulator', () => {
     const bad = createApiClient({ baseUrl: rig.emulator.baseUrl, apiKey: `gex_${'0'.repeat(32)}` });
     try {
       await expect(
-        runCapture(captureApiFrom(bad), { dbPath: rig.dbPath, archiveRoot: join(rig.dir, 'raw'), symbols: ['BTC'], byStrike: false, force: false, dryRun: false, signal: new AbortController().signal }),
+        runCapture(captureApiFrom(bad), {
+          dbPath: rig.dbPath,
+          archiveRoot: join(rig.dir, 'raw'),
+          symbols: ['BTC'],
+          byStrike: false,
+          force: false,
+          dryRun: false,
+          signal: new AbortController().signal,
+        }),
       ).rejects.toThrow();
     } finally {
       await bad.close();

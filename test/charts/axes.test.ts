@@ -20,11 +20,27 @@ describe('niceStep', () => {
 
 describe('alignedZeroAxes', () => {
   it('puts both zeros on one tick row', () => {
-    expect(alignedZeroAxes([{ min: -6, max: 4 }, { min: -0.8, max: 12 }], 6)).toEqual([
+    expect(
+      alignedZeroAxes(
+        [
+          { min: -6, max: 4 },
+          { min: -0.8, max: 12 },
+        ],
+        6,
+      ),
+    ).toEqual([
       { min: -6, max: 6, interval: 2 },
       { min: -15, max: 15, interval: 5 },
     ]);
-    expect(alignedZeroAxes([{ min: -6, max: 4 }, { min: -8, max: 0.5 }], 6)).toEqual([
+    expect(
+      alignedZeroAxes(
+        [
+          { min: -6, max: 4 },
+          { min: -8, max: 0.5 },
+        ],
+        6,
+      ),
+    ).toEqual([
       { min: -8, max: 4, interval: 2 },
       { min: -8, max: 4, interval: 2 },
     ]);

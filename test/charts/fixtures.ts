@@ -57,7 +57,13 @@ export function seriesFixture(): SeriesData {
   return {
     exchange: 'tradfi',
     symbol: 'SPY',
-    closes: [close('2026-03-02', 'positive', 500), close('2026-03-03', 'positive', 505), close('2026-03-04', 'negative', 498), close('2026-03-05', null, 497), close('2026-03-06', 'positive', 502)],
+    closes: [
+      close('2026-03-02', 'positive', 500),
+      close('2026-03-03', 'positive', 505),
+      close('2026-03-04', 'negative', 498),
+      close('2026-03-05', null, 497),
+      close('2026-03-06', 'positive', 502),
+    ],
   };
 }
 

@@ -73,6 +73,8 @@ describe('golden pictures', () => {
       writeFileSync(join(ARTIFACTS, `${name}.png`), drawn);
       writeFileSync(join(ARTIFACTS, `${name}.diff.png`), PNG.sync.write(diff));
     }
-    expect(differing, `${name}: ${differing} pixels differ from the golden picture (see test-artifacts/golden/${name}.diff.png)`).toBeLessThanOrEqual(golden.width * golden.height * TOLERANCE);
+    expect(differing, `${name}: ${differing} pixels differ from the golden picture (see test-artifacts/golden/${name}.diff.png)`).toBeLessThanOrEqual(
+      golden.width * golden.height * TOLERANCE,
+    );
   });
 });

@@ -41,7 +41,14 @@ afterAll(() => wh.close());
 describe('readProfile', () => {
   it('a time between two captures draws the earlier one, never the later', async () => {
     const between = await readProfile(wh.connection, PAIR, 'TOTAL', { at: new Date('2026-03-10T14:14:59Z') });
-    expect(between).toMatchObject({ capturedAt: '2026-03-10T14:00:00Z', askedAt: '2026-03-10T14:14:59Z', spot: 100_000, flip: 99_000, callWall: 101_000, putWall: 96_000 });
+    expect(between).toMatchObject({
+      capturedAt: '2026-03-10T14:00:00Z',
+      askedAt: '2026-03-10T14:14:59Z',
+      spot: 100_000,
+      flip: 99_000,
+      callWall: 101_000,
+      putWall: 96_000,
+    });
     expect(between.strikes.map((s) => s.strike)).toEqual([99_000, 100_000, 101_000]);
     const exact = await readProfile(wh.connection, PAIR, 'TOTAL', { at: new Date('2026-03-10T14:15:00Z') });
     expect(exact.capturedAt).toBe('2026-03-10T14:15:00Z');
@@ -64,7 +71,9 @@ describe('readProfile', () => {
     await expect(readProfile(wh.connection, PAIR, 'TOTAL', { at: new Date('2026-03-10T13:59:59Z') })).rejects.toThrow(
       'no strikes capture of deribit BTC at or before 2026-03-10T13:59:59.000Z',
     );
-    await expect(readProfile(wh.connection, PAIR, 'TOTAL', { at: new Date('2026-03-10T14:14:00Z'), maxStalenessSeconds: 600 })).rejects.toThrow(/within --max-staleness 600 s/);
+    await expect(readProfile(wh.connection, PAIR, 'TOTAL', { at: new Date('2026-03-10T14:14:00Z'), maxStalenessSeconds: 600 })).rejects.toThrow(
+      /within --max-staleness 600 s/,
+    );
     const fresh = await readProfile(wh.connection, PAIR, 'TOTAL', { at: new Date('2026-03-10T14:14:00Z'), maxStalenessSeconds: 900 });
     expect(fresh.capturedAt).toBe('2026-03-10T14:00:00Z');
   });
@@ -73,7 +82,11 @@ describe('readProfile', () => {
 describe('an expiration the captures do not hold', () => {
   it('names the expirations the latest capture holds, and the first capture with any before a --at too early', async () => {
     const c = wh.connection;
-    for (const [ts, expiry] of [[EARLY, '2026-03-13'], [LATE, '2026-03-13'], [LATE, '2026-03-27']] as const) {
+    for (const [ts, expiry] of [
+      [EARLY, '2026-03-13'],
+      [LATE, '2026-03-13'],
+      [LATE, '2026-03-27'],
+    ] as const) {
       await c.run(
         `INSERT INTO strikes_by_expiry (exchange, symbol, session_date, timestamp_utc, expiration_date, strike, call_gex, put_gex, net_gex, call_oi, put_oi)
          VALUES ('deribit', 'BTC', DATE '2026-03-10', TIMESTAMPTZ '${ts}', DATE '${expiry}', 100000, 1, 1, 0, 1, 1)`,
@@ -84,9 +97,13 @@ describe('an expiration the captures do not hold', () => {
       await expect(unknown).rejects.toThrow(
         'no capture of deribit BTC holds expiration 2099-01-01; the latest, 2026-03-10T14:15:00Z, holds 2026-03-13, 2026-03-27: pass one of them to --expiration',
       );
-      await expect(readProfile(c, PAIR, '2099-01-01', {})).rejects.toMatchObject({ hints: { captured_at: '2026-03-10T14:15:00Z', expirations: ['2026-03-13', '2026-03-27'] } });
+      await expect(readProfile(c, PAIR, '2099-01-01', {})).rejects.toMatchObject({
+        hints: { captured_at: '2026-03-10T14:15:00Z', expirations: ['2026-03-13', '2026-03-27'] },
+      });
       // At the earlier capture only one expiration was held.
-      await expect(readProfile(c, PAIR, '2026-03-27', { at: new Date('2026-03-10T14:05:00Z') })).rejects.toThrow(/the latest, 2026-03-10T14:00:00Z, holds 2026-03-13:/);
+      await expect(readProfile(c, PAIR, '2026-03-27', { at: new Date('2026-03-10T14:05:00Z') })).rejects.toThrow(
+        /the latest, 2026-03-10T14:00:00Z, holds 2026-03-13:/,
+      );
       await expect(readProfile(c, PAIR, '2026-03-13', { at: new Date('2026-03-09T00:00:00Z') })).rejects.toThrow(
         /at or before 2026-03-09T00:00:00.000Z holds per-expiration strikes; the first with per-expiration strikes is 2026-03-10T14:00:00Z/,
       );
@@ -101,7 +118,9 @@ describe('readCloses and readTerm', () => {
     const series = await readCloses(wh.connection, PAIR, { sessions: 30 });
     expect(series.closes).toHaveLength(1);
     expect(series.closes[0]).toMatchObject({ sessionDate: '2026-03-10', capturedAt: '2026-03-10T14:15:00Z', spot: 110_000, callWall: 112_000 });
-    await expect(readCloses(wh.connection, PAIR, { from: '2026-04-01', sessions: 30 })).rejects.toThrow(/no session of deribit BTC in levels_close between 2026-04-01 and the latest/);
+    await expect(readCloses(wh.connection, PAIR, { from: '2026-04-01', sessions: 30 })).rejects.toThrow(
+      /no session of deribit BTC in levels_close between 2026-04-01 and the latest/,
+    );
   });
 
   it('no captured term structure says how to capture it', async () => {

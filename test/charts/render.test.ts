@@ -114,7 +114,14 @@ describe('profile PNG: a far wall by pixel', () => {
   it('keeps the bars across the plot and writes the wall flush with the right edge (bybit BTC: call wall 120,000, spot 76,257)', () => {
     const look = { width: 1000, height: 560, theme: 'light' as const };
     const strikes = withCumulativeNetGex(
-      Array.from({ length: 17 }, (_, i) => 70_000 + i * 1000).map((strike, i) => ({ strike, callGex: (1 + (i % 5)) * 1e6, putGex: (1 + (i % 3)) * 5e5, netGex: 0, callOi: 1, putOi: 1 })),
+      Array.from({ length: 17 }, (_, i) => 70_000 + i * 1000).map((strike, i) => ({
+        strike,
+        callGex: (1 + (i % 5)) * 1e6,
+        putGex: (1 + (i % 3)) * 5e5,
+        netGex: 0,
+        callOi: 1,
+        putOi: 1,
+      })),
     );
     const far = { ...profileFixture(), spot: 76_257, flip: 75_000, callWall: 120_000, putWall: 72_000, strikes };
     const image = PNG.sync.read(encodeChart(profileOption(far, { net: false }, look), look, 'png'));

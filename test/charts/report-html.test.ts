@@ -12,7 +12,17 @@ function reportFixture(): ReportData {
   const late = { ...close, closeOf: '2026-03-10' };
   return {
     coverage: [
-      { exchange: 'deribit', symbol: 'BTC', remoteFirst: '2026-03-02T00:00:00Z', remoteLast: '2026-03-10T23:45:00Z', remoteSessions: 9, heldFirst: '2026-03-02', heldLast: '2026-03-06', heldSessions: 5, missing: ['2026-03-07', '2026-03-08'] },
+      {
+        exchange: 'deribit',
+        symbol: 'BTC',
+        remoteFirst: '2026-03-02T00:00:00Z',
+        remoteLast: '2026-03-10T23:45:00Z',
+        remoteSessions: 9,
+        heldFirst: '2026-03-02',
+        heldLast: '2026-03-06',
+        heldSessions: 5,
+        missing: ['2026-03-07', '2026-03-08'],
+      },
     ],
     runs: [{ runId: 3, command: 'sync', startedAt: '2026-03-11T00:30:00Z', outcome: 'ok', creditsSpent: 12, filesLoaded: 12 }],
     creditsSpent: 40,
@@ -30,14 +40,19 @@ function chartData(html: string): { charts: Record<string, Chart> } {
 describe('buildReportHtml', () => {
   it('holds the header, one static SVG per chart and the data to redraw them', () => {
     const html = buildReportHtml(reportFixture(), PAGE);
-    expect(html).toContain('<td>deribit BTC</td><td>9</td><td>2026-03-02 00:00 UTC – 2026-03-10 23:45 UTC</td><td>5</td><td>2026-03-02 – 2026-03-06</td><td>2: 2026-03-07, 2026-03-08</td>');
+    expect(html).toContain(
+      '<td>deribit BTC</td><td>9</td><td>2026-03-02 00:00 UTC – 2026-03-10 23:45 UTC</td><td>5</td><td>2026-03-02 – 2026-03-06</td><td>2: 2026-03-07, 2026-03-08</td>',
+    );
     expect(html).toContain('credits spent by all recorded runs: 40');
     expect(html.match(/<svg /g)).toHaveLength(4);
     expect([...html.matchAll(/<div class="chart" id="([^"]+)"/g)].map((m) => m[1])).toEqual(['p0-profile', 'p0-levels', 'p0-walls', 'p0-netgex']);
     const data = chartData(html);
     expect(Object.keys(data.charts)).toEqual(['p0-profile', 'p0-levels', 'p0-walls', 'p0-netgex']);
     expect(data.charts['p0-profile']!.frames).toHaveLength(2);
-    expect(data.charts['p0-profile']!.labels).toEqual(['capture 2026-03-09 23:45 UTC (close of session 2026-03-09)', 'capture 2026-03-10 23:45 UTC (close of session 2026-03-10)']);
+    expect(data.charts['p0-profile']!.labels).toEqual([
+      'capture 2026-03-09 23:45 UTC (close of session 2026-03-09)',
+      'capture 2026-03-10 23:45 UTC (close of session 2026-03-10)',
+    ]);
     expect(html).toContain('max="1" value="1"');
     // The static profile is the latest frame; classes are prefixed per chart so they never clash.
     expect(html).toMatch(/<div class="chart" id="p0-profile"[^>]*><svg [\s\S]*capture 2026-03-10 23:45 UTC \(close of session 2026-03-10\)/);
@@ -53,10 +68,29 @@ describe('buildReportHtml', () => {
 
   it('opens with a table of contents linking each pair and its charts', () => {
     const data = reportFixture();
-    data.pairs[0]!.latest = { capturedAt: '2026-03-10T23:45:00Z', type: 'close', spot: 78_308.68, flip: 78_070.77, regime: 'positive', netGex: 962_000, callWall: 76_000, putWall: 77_000, spotDelta1d: null, spotDelta7d: null };
+    data.pairs[0]!.latest = {
+      capturedAt: '2026-03-10T23:45:00Z',
+      type: 'close',
+      spot: 78_308.68,
+      flip: 78_070.77,
+      regime: 'positive',
+      netGex: 962_000,
+      callWall: 76_000,
+      putWall: 77_000,
+      spotDelta1d: null,
+      spotDelta7d: null,
+    };
     const html = buildReportHtml(data, PAGE);
     const toc = /<nav class="toc" id="contents">([\s\S]*?)<\/nav>/.exec(html)![1]!;
-    expect([...toc.matchAll(/href="#([^"]+)"/g)].map((m) => m[1])).toEqual(['coverage', 'runs', 'deribit-BTC', 'p0-profile', 'p0-levels', 'p0-walls', 'p0-netgex']);
+    expect([...toc.matchAll(/href="#([^"]+)"/g)].map((m) => m[1])).toEqual([
+      'coverage',
+      'runs',
+      'deribit-BTC',
+      'p0-profile',
+      'p0-levels',
+      'p0-walls',
+      'p0-netgex',
+    ]);
     expect(toc).toContain('spot 78,308.68 · regime positive · net GEX +$0.962M');
     for (const id of ['coverage', 'runs', 'deribit-BTC']) expect(html).toContain(`id="${id}"`);
   });

@@ -11,7 +11,13 @@ import { termOption } from '../../src/charts/term.js';
 import { markerSize, wallsOption } from '../../src/charts/walls.js';
 import { LOOK, profileFixture, seriesFixture, termFixture } from './fixtures.js';
 
-type AnySeries = { name: string; type: string; data: unknown[]; markLine?: { data: { name: string; xAxis: number; label: { formatter: string } }[] }; markArea?: { data: [{ xAxis: string; name: string }, { xAxis: string }][] } };
+type AnySeries = {
+  name: string;
+  type: string;
+  data: unknown[];
+  markLine?: { data: { name: string; xAxis: number; label: { formatter: string } }[] };
+  markArea?: { data: [{ xAxis: string; name: string }, { xAxis: string }][] };
+};
 const seriesOf = (option: { series?: unknown }) => option.series as AnySeries[];
 const titleOf = (option: { title?: unknown }) => option.title as { text: string; subtext: string };
 
@@ -27,8 +33,20 @@ describe('profile', () => {
       ['bar', 'put GEX'],
       ['line', 'cumulative net GEX'],
     ]);
-    expect(series[0]!.data).toEqual([[80_000, 1], [95_000, 2], [100_000, 3], [105_000, 4], [120_000, 5]]);
-    expect(series[1]!.data).toEqual([[80_000, -2.5], [95_000, -2], [100_000, -1.5], [105_000, -1], [120_000, -0.5]]);
+    expect(series[0]!.data).toEqual([
+      [80_000, 1],
+      [95_000, 2],
+      [100_000, 3],
+      [105_000, 4],
+      [120_000, 5],
+    ]);
+    expect(series[1]!.data).toEqual([
+      [80_000, -2.5],
+      [95_000, -2],
+      [100_000, -1.5],
+      [105_000, -1],
+      [120_000, -0.5],
+    ]);
     const lines = series[0]!.markLine!.data.map((l) => [l.name, l.xAxis, l.label.formatter]);
     expect(lines).toEqual([
       ['spot', 100_000, 'spot 100,000'],
@@ -41,7 +59,9 @@ describe('profile', () => {
   it('titles the pair, the totals, the capture actually drawn, the time asked, the regime and what the walls are', () => {
     const title = titleOf(profileOption(profileFixture(), { net: false }, LOOK));
     expect(title.text).toBe('deribit BTC · GEX by strike (all expirations) · net +$7.50M (calls $15.00M, puts $7.50M)');
-    expect(title.subtext).toBe("capture 2026-03-10 23:45 UTC (as of 2026-03-11 00:05 UTC) · regime positive · spot 100,000 · walls: the API's largest +/- net-GEX strikes");
+    expect(title.subtext).toBe(
+      "capture 2026-03-10 23:45 UTC (as of 2026-03-11 00:05 UTC) · regime positive · spot 100,000 · walls: the API's largest +/- net-GEX strikes",
+    );
     const { askedAt: _dropped, ...latest } = profileFixture();
     expect(titleOf(profileOption({ ...latest, expiration: '2026-03-27' }, { net: false }, LOOK)).subtext).toContain('(latest capture)');
     expect(titleOf(profileOption({ ...latest, expiration: '2026-03-27' }, { net: false }, LOOK)).text).toContain('expiration 2026-03-27');
@@ -54,12 +74,23 @@ describe('profile', () => {
   });
 
   it('a level beyond the bars is its label at the edge with an arrow, not a stretched axis (bybit BTC: call wall 120,000, spot 76,257)', () => {
-    const strikes = withCumulativeNetGex([70_000, 72_000, 74_000, 76_000, 78_000, 80_000, 82_000, 84_000].map((strike) => ({ strike, callGex: 1e6, putGex: 5e5, netGex: 5e5, callOi: 1, putOi: 1 })));
+    const strikes = withCumulativeNetGex(
+      [70_000, 72_000, 74_000, 76_000, 78_000, 80_000, 82_000, 84_000].map((strike) => ({
+        strike,
+        callGex: 1e6,
+        putGex: 5e5,
+        netGex: 5e5,
+        callOi: 1,
+        putOi: 1,
+      })),
+    );
     const far = { ...profileFixture(), spot: 76_257, flip: 75_000, callWall: 120_000, putWall: 60_000, strikes };
     const option = profileOption(far, { net: false }, LOOK);
     const x = option.xAxis as Axis;
     expect([x.min, x.max]).toEqual([70_000, 84_000]);
-    const series = seriesOf(option) as (AnySeries & { markPoint?: { data: { name: string; x: number; y: number; label: { formatter: string; position: string } }[] } })[];
+    const series = seriesOf(option) as (AnySeries & {
+      markPoint?: { data: { name: string; x: number; y: number; label: { formatter: string; position: string } }[] };
+    })[];
     expect(series[0]!.markLine!.data.map((l) => [l.name, l.xAxis, l.label.formatter])).toEqual([
       ['spot', 76_257, 'spot 76,257'],
       ['flip', 75_000, 'flip 75,000 (-1.65%)'],
@@ -80,12 +111,18 @@ describe('profile', () => {
     expect(puts!.markPoint!.label.formatter).toBe('largest put GEX 80,000');
   });
 
-  it('draws the cumulative net GEX on a second axis whose zero is level with the bars\' zero', () => {
+  it("draws the cumulative net GEX on a second axis whose zero is level with the bars' zero", () => {
     const option = profileOption(profileFixture(), { net: false }, LOOK);
     const cumulative = seriesOf(option)[2] as Marked;
     expect(cumulative.yAxisIndex).toBe(1);
     // Net GEX per strike: -1.5, 0, 1.5, 3, 4.5 ($M), summed from the lowest strike.
-    expect(cumulative.data).toEqual([[80_000, -1.5], [95_000, -1.5], [100_000, 0], [105_000, 3], [120_000, 7.5]]);
+    expect(cumulative.data).toEqual([
+      [80_000, -1.5],
+      [95_000, -1.5],
+      [100_000, 0],
+      [105_000, 3],
+      [120_000, 7.5],
+    ]);
     const [gex, cum] = option.yAxis as Required<Axis>[];
     expect(gex!.min).toBeLessThanOrEqual(-2.5);
     expect(gex!.max).toBeGreaterThanOrEqual(5);
@@ -124,8 +161,20 @@ describe('oi', () => {
       ['bar', 'call OI'],
       ['bar', 'put OI'],
     ]);
-    expect(series[0]!.data).toEqual([[80_000, 100], [95_000, 200], [100_000, 300], [105_000, 400], [120_000, 500]]);
-    expect(series[1]!.data).toEqual([[80_000, -400], [95_000, -320], [100_000, -240], [105_000, -160], [120_000, -80]]);
+    expect(series[0]!.data).toEqual([
+      [80_000, 100],
+      [95_000, 200],
+      [100_000, 300],
+      [105_000, 400],
+      [120_000, 500],
+    ]);
+    expect(series[1]!.data).toEqual([
+      [80_000, -400],
+      [95_000, -320],
+      [100_000, -240],
+      [105_000, -160],
+      [120_000, -80],
+    ]);
     expect(series[0]!.markPoint!.label.formatter).toBe('largest call OI 120,000');
     expect(series[1]!.markPoint!.label.formatter).toBe('largest put OI 80,000');
     expect(titleOf(option).text).toBe('deribit BTC · open interest by strike (all expirations) · calls 5,000, puts 4,000 contracts · put/call 0.80');
@@ -164,7 +213,11 @@ describe('levels', () => {
   });
 
   it('shades every session with a regime across its whole slot: one-session runs and the latest included', () => {
-    const bands = seriesOf(levelsOption(seriesFixture(), LOOK)).filter((s) => s.name.endsWith(' regime')) as (AnySeries & { barWidth: string; barCategoryGap: string; yAxisIndex: number })[];
+    const bands = seriesOf(levelsOption(seriesFixture(), LOOK)).filter((s) => s.name.endsWith(' regime')) as (AnySeries & {
+      barWidth: string;
+      barCategoryGap: string;
+      yAxisIndex: number;
+    })[];
     // The fixture: positive, positive, negative (one session), no regime, positive (the latest, alone).
     expect(bands.map((b) => [b.name, b.data])).toEqual([
       ['positive regime', [1, 1, null, null, 1]],

@@ -29,7 +29,9 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'gexwh-doctor-'));
   db = join(dir, 'gex.duckdb');
   archive = join(dir, 'raw');
-  const sync = await runCli(['sync', '--db', db, '--archive', archive, '--exchange', 'deribit', '--symbol', 'BTC'], { env: { GEX_BASE_URL: live.baseUrl, GEX_API_KEY: live.keys.pro } });
+  const sync = await runCli(['sync', '--db', db, '--archive', archive, '--exchange', 'deribit', '--symbol', 'BTC'], {
+    env: { GEX_BASE_URL: live.baseUrl, GEX_API_KEY: live.keys.pro },
+  });
   expect(sync.code, sync.stderr).toBe(0);
 });
 afterAll(async () => {
@@ -50,37 +52,59 @@ describe('gexwh doctor', () => {
     const run = await doctor([], { GEX_BASE_URL: live.baseUrl, GEX_API_KEY: live.keys.pro });
     expect(run.code, run.stderr).toBe(0);
     expect(run.parsed.ok).toBe(true);
-    expect(verdicts(run.checks)).toEqual({ config: true, key: true, plan: true, quota: true, clock: true, warehouse: true, lock: true, archive: true, disk: true });
+    expect(verdicts(run.checks)).toEqual({
+      config: true,
+      key: true,
+      plan: true,
+      quota: true,
+      clock: true,
+      warehouse: true,
+      lock: true,
+      archive: true,
+      disk: true,
+    });
     expect(run.checks.find((c) => c.name === 'warehouse')!.detail).toMatch(/schema \d+ .*DuckDB v\d/);
     expect(run.checks.find((c) => c.name === 'plan')!.detail).toMatch(/pro; markets crypto, tradfi/);
   });
 
   const failures: [string, () => Promise<Awaited<ReturnType<typeof doctor>>>][] = [
-    ['config', async () => {
-      writeFileSync(join(dir, 'bad.json'), JSON.stringify({ nope: 1 }));
-      return doctor(['--config', join(dir, 'bad.json')], { GEX_BASE_URL: live.baseUrl, GEX_API_KEY: live.keys.pro });
-    }],
+    [
+      'config',
+      async () => {
+        writeFileSync(join(dir, 'bad.json'), JSON.stringify({ nope: 1 }));
+        return doctor(['--config', join(dir, 'bad.json')], { GEX_BASE_URL: live.baseUrl, GEX_API_KEY: live.keys.pro });
+      },
+    ],
     ['key', () => doctor([], { GEX_BASE_URL: live.baseUrl })],
     ['key (revoked)', () => doctor([], { GEX_BASE_URL: live.baseUrl, GEX_API_KEY: live.keys.revoked })],
     ['plan', () => doctor([], { GEX_BASE_URL: live.baseUrl, GEX_API_KEY: live.keys.premium })],
-    ['quota', async () => {
-      live.setQuota(live.keys.trial, { creditsUsed: 20 });
-      return doctor([], { GEX_BASE_URL: live.baseUrl, GEX_API_KEY: live.keys.trial });
-    }],
+    [
+      'quota',
+      async () => {
+        live.setQuota(live.keys.trial, { creditsUsed: 20 });
+        return doctor([], { GEX_BASE_URL: live.baseUrl, GEX_API_KEY: live.keys.trial });
+      },
+    ],
     ['clock', () => doctor([], { GEX_BASE_URL: frozen.baseUrl, GEX_API_KEY: frozen.keys.pro })],
     ['warehouse', () => doctor(['--db', join(dir, 'missing.duckdb')], { GEX_BASE_URL: live.baseUrl, GEX_API_KEY: live.keys.pro })],
-    ['lock', async () => {
-      const lock = await acquireSyncLock(db);
-      try {
-        return await doctor([], { GEX_BASE_URL: live.baseUrl, GEX_API_KEY: live.keys.pro });
-      } finally {
-        await lock.release();
-      }
-    }],
-    ['archive', async () => {
-      writeFileSync(join(dir, 'a-file'), 'not a folder');
-      return doctor(['--archive', join(dir, 'a-file', 'raw')], { GEX_BASE_URL: live.baseUrl, GEX_API_KEY: live.keys.pro });
-    }],
+    [
+      'lock',
+      async () => {
+        const lock = await acquireSyncLock(db);
+        try {
+          return await doctor([], { GEX_BASE_URL: live.baseUrl, GEX_API_KEY: live.keys.pro });
+        } finally {
+          await lock.release();
+        }
+      },
+    ],
+    [
+      'archive',
+      async () => {
+        writeFileSync(join(dir, 'a-file'), 'not a folder');
+        return doctor(['--archive', join(dir, 'a-file', 'raw')], { GEX_BASE_URL: live.baseUrl, GEX_API_KEY: live.keys.pro });
+      },
+    ],
   ];
 
   for (const [label, run] of failures) {
@@ -97,7 +121,10 @@ describe('gexwh doctor', () => {
 
   it('prints a table of verdicts without --json', async () => {
     mkdirSync(join(dir, 'text'), { recursive: true });
-    const result = await runCli(['doctor', '--db', join(dir, 'missing.duckdb'), '--archive', archive], { env: { GEX_BASE_URL: live.baseUrl, GEX_API_KEY: live.keys.pro }, cwd: join(dir, 'text') });
+    const result = await runCli(['doctor', '--db', join(dir, 'missing.duckdb'), '--archive', archive], {
+      env: { GEX_BASE_URL: live.baseUrl, GEX_API_KEY: live.keys.pro },
+      cwd: join(dir, 'text'),
+    });
     expect(result.code).toBe(1);
     expect(result.stdout).toMatch(/^check\s+verdict\s+detail\s+fix/);
     expect(result.stdout).toMatch(/warehouse\s+FAIL\s+no warehouse at/);
@@ -115,11 +142,15 @@ describe('gexwh doctor: free disk against the next night', () => {
   beforeAll(async () => {
     em = await startEmulator({ days: 8, expirations: 6, strikes: 40, symbols: ['BTC'] });
     listed = join(dir, 'listed.duckdb');
-    const plan = await runCli(['plan', '--db', listed, '--archive', join(dir, 'listed-raw'), '--exchange', 'deribit', '--symbol', 'BTC'], { env: { GEX_BASE_URL: em.baseUrl, GEX_API_KEY: em.keys.pro } });
+    const plan = await runCli(['plan', '--db', listed, '--archive', join(dir, 'listed-raw'), '--exchange', 'deribit', '--symbol', 'BTC'], {
+      env: { GEX_BASE_URL: em.baseUrl, GEX_API_KEY: em.keys.pro },
+    });
     expect(plan.code, plan.stderr).toBe(0);
     const warehouse = await openWarehouse(listed, { readOnly: true });
     try {
-      const reader = await warehouse.connection.runAndReadAll(`SELECT session_date::VARCHAR session_date, bytes::INTEGER bytes FROM sync.manifest ORDER BY session_date DESC, bytes`);
+      const reader = await warehouse.connection.runAndReadAll(
+        `SELECT session_date::VARCHAR session_date, bytes::INTEGER bytes FROM sync.manifest ORDER BY session_date DESC, bytes`,
+      );
       manifest = reader.getRowObjectsJson() as typeof manifest;
     } finally {
       warehouse.close();
@@ -137,7 +168,7 @@ describe('gexwh doctor: free disk against the next night', () => {
     return { ok: check.ok, fix: check.fix, free: Number(free), files: Number(files), planned: Number(planned) };
   };
 
-  it('reports the archive disk free and every pending file (pro: 200 credits a day), or a trial key\'s 20 newest', async () => {
+  it("reports the archive disk free and every pending file (pro: 200 credits a day), or a trial key's 20 newest", async () => {
     const archive = join(dir, 'listed-raw');
     const pro = await runCli(['doctor', '--json', '--db', listed, '--archive', archive], { env: { GEX_BASE_URL: em.baseUrl, GEX_API_KEY: em.keys.pro } });
     expect(pro.code, pro.stderr).toBe(0);
@@ -153,15 +184,19 @@ describe('gexwh doctor: free disk against the next night', () => {
     expect(trialDisk.files).toBe(20);
     // The 20 newest: whole sessions, then some files of the next one (which ones is not ordered).
     const whole = manifest.slice(0, 18);
-    const next = manifest.filter((row) => row.session_date === manifest[18]!.session_date).map((row) => row.bytes).sort((a, b) => a - b);
+    const next = manifest
+      .filter((row) => row.session_date === manifest[18]!.session_date)
+      .map((row) => row.bytes)
+      .sort((a, b) => a - b);
     expect(trialDisk.planned).toBeGreaterThanOrEqual(mb(sum(whole) + next[0]! + next[1]!));
     expect(trialDisk.planned).toBeLessThanOrEqual(mb(sum(whole) + next.at(-1)! + next.at(-2)!));
   });
 
   // A really small disk: the archive on a 1 MB tmpfs mounted in a user and mount namespace.
-  const canMountTmpfs = process.platform === 'linux' && spawnSync('unshare', ['-rm', 'sh', '-c', 'd=$(mktemp -d) && mount -t tmpfs -o size=1m tmpfs "$d"']).status === 0;
+  const canMountTmpfs =
+    process.platform === 'linux' && spawnSync('unshare', ['-rm', 'sh', '-c', 'd=$(mktemp -d) && mount -t tmpfs -o size=1m tmpfs "$d"']).status === 0;
 
-  it.skipIf(!canMountTmpfs)('fails when the archive\'s disk has less room than the planned bytes: exit 1, the sizes named, a fix', async () => {
+  it.skipIf(!canMountTmpfs)("fails when the archive's disk has less room than the planned bytes: exit 1, the sizes named, a fix", async () => {
     const archive = join(dir, 'small-disk');
     mkdirSync(archive);
     expect(sum(manifest)).toBeGreaterThan(1.1 * 1024 * 1024); // more than the tmpfs holds

@@ -24,7 +24,9 @@ describe("export's flags", () => {
   });
 
   it('good flags pass with names in their case: venues lower, symbols upper', () => {
-    expect(checkExportFlags({ out, format: 'csv', table: ['levels'], since: '2026-01-01', until: '2026-01-31', exchange: ['Deribit'], symbol: ['btc'], full: true })).toEqual({
+    expect(
+      checkExportFlags({ out, format: 'csv', table: ['levels'], since: '2026-01-01', until: '2026-01-31', exchange: ['Deribit'], symbol: ['btc'], full: true }),
+    ).toEqual({
       outDir: out,
       format: 'csv',
       tables: ['levels'],
@@ -35,6 +37,10 @@ describe("export's flags", () => {
       full: true,
     });
     expect(checkExportFlags({ out })).toEqual({ outDir: out, full: false });
-    expect(checkExportFlags({ out: 's3://bucket/prefix', s3ForcePathStyle: true })).toEqual({ outDir: 's3://bucket/prefix', full: false, s3: { forcePathStyle: true } });
+    expect(checkExportFlags({ out: 's3://bucket/prefix', s3ForcePathStyle: true })).toEqual({
+      outDir: 's3://bucket/prefix',
+      full: false,
+      s3: { forcePathStyle: true },
+    });
   });
 });

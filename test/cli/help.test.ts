@@ -40,6 +40,8 @@ describe('--help', () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('Global Options:');
     expect(result.stdout).toMatch(/config:\s+maxCredits\]/);
-    expect(result.stdout).toContain('$ npx gexwh sync --symbol BTC,SPY --max-credits 50\n    buys at most 50 daily files (1 credit each): BTC on combined, SPY on tradfi');
+    expect(result.stdout).toContain(
+      '$ npx gexwh sync --symbol BTC,SPY --max-credits 50\n    buys at most 50 daily files (1 credit each): BTC on combined, SPY on tradfi',
+    );
   });
 });

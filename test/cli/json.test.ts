@@ -52,7 +52,9 @@ describe('--json', () => {
 
   it('a failure is one JSON object on stdout, the text on stderr, with the exit code', async () => {
     const db = join(dir, 'errors.duckdb');
-    const badDate = await runCli(['plan', '--json', '--db', db, '--since', '2026-13-01'], { env: { GEX_BASE_URL: emulator.baseUrl, GEX_API_KEY: emulator.keys.pro } });
+    const badDate = await runCli(['plan', '--json', '--db', db, '--since', '2026-13-01'], {
+      env: { GEX_BASE_URL: emulator.baseUrl, GEX_API_KEY: emulator.keys.pro },
+    });
     expect(badDate.code).toBe(2);
     const usage = JSON.parse(badDate.stdout) as { error: { code: string; message: string; hint: unknown; exitCode: number } };
     expect(usage.error).toMatchObject({ code: 'usage', exitCode: 2 });
@@ -66,7 +68,9 @@ describe('--json', () => {
     expect(auth.error.code).not.toBe('unexpected');
     expect(revoked.stdout).not.toContain(emulator.keys.revoked);
 
-    const unknownExchange = await runCli(['plan', '--json', '--db', db, '--exchange', 'kraken'], { env: { GEX_BASE_URL: emulator.baseUrl, GEX_API_KEY: emulator.keys.pro } });
+    const unknownExchange = await runCli(['plan', '--json', '--db', db, '--exchange', 'kraken'], {
+      env: { GEX_BASE_URL: emulator.baseUrl, GEX_API_KEY: emulator.keys.pro },
+    });
     expect(unknownExchange.code).toBe(2);
     expect(JSON.parse(unknownExchange.stdout)).toMatchObject({ error: { code: 'usage', exitCode: 2 } });
 
@@ -77,11 +81,17 @@ describe('--json', () => {
     // A sync that ends partial prints its summary (outcome partial): still one JSON document.
     emulator.faults.add({ where: 'storage', match: /strikes_total/, times: Infinity, action: { kind: 'corrupt' } });
     try {
-      const partial = await runCli(['sync', '--json', '--db', join(dir, 'partial.duckdb'), '--archive', join(dir, 'partial-raw'), '--exchange', 'deribit', '--symbol', 'BTC'], {
-        env: { GEX_BASE_URL: emulator.baseUrl, GEX_API_KEY: emulator.keys.pro },
-      });
+      const partial = await runCli(
+        ['sync', '--json', '--db', join(dir, 'partial.duckdb'), '--archive', join(dir, 'partial-raw'), '--exchange', 'deribit', '--symbol', 'BTC'],
+        {
+          env: { GEX_BASE_URL: emulator.baseUrl, GEX_API_KEY: emulator.keys.pro },
+        },
+      );
       expect(partial.code).toBe(4);
-      expect(JSON.parse(partial.stdout)).toMatchObject({ outcome: 'partial', files_failed: expect.arrayContaining([expect.objectContaining({ status: 'failed_verify', file: 'strikes_total' })]) });
+      expect(JSON.parse(partial.stdout)).toMatchObject({
+        outcome: 'partial',
+        files_failed: expect.arrayContaining([expect.objectContaining({ status: 'failed_verify', file: 'strikes_total' })]),
+      });
       expect(partial.stderr).toMatch(/error: .*failed verification/);
     } finally {
       emulator.faults.clear();

@@ -26,7 +26,7 @@ describe('gexwh query', () => {
     expect(JSON.parse(json.stdout)).toHaveLength(3);
   });
 
-  it('bad SQL and writes are usage errors (exit 2) with DuckDB\'s message', async () => {
+  it("bad SQL and writes are usage errors (exit 2) with DuckDB's message", async () => {
     const bad = await runCli(['query', ...args, 'SELEC 1']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/syntax error/);
@@ -55,7 +55,9 @@ describe('gexwh export', () => {
 describe('gexwh verify and rebuild', () => {
   it('exit 0 on a sound warehouse; a deleted row is reported (exit 4) and repaired from the archive', async () => {
     expect((await runCli(['verify', ...args])).code).toBe(0);
-    const deleted = await bench.query(`DELETE FROM strikes_total WHERE session_date = '2026-03-09' AND strike = (SELECT min(strike) FROM strikes_total WHERE session_date = '2026-03-09') RETURNING 1`);
+    const deleted = await bench.query(
+      `DELETE FROM strikes_total WHERE session_date = '2026-03-09' AND strike = (SELECT min(strike) FROM strikes_total WHERE session_date = '2026-03-09') RETURNING 1`,
+    );
     expect(deleted.length).toBeGreaterThan(0);
     const found = await runCli(['verify', ...args]);
     expect(found.code).toBe(4);

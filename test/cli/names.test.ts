@@ -59,14 +59,17 @@ describe('a mistyped name is an error, not a quiet success', () => {
     const ws = workspace();
     const wide = await runCli(['plan', '--db', ws.db, '--archive', ws.archive, '--symbol', 'btc', '--exchange', 'all-venues'], { env: env() });
     expect(wide.code).toBe(0);
-    const note = 'note: BTC: 5 venues would each cost credits: bybit 9, combined 9, deribit 9, derive 9, okx 9; pick one with --exchange (combined is the sum of the single venues)';
+    const note =
+      'note: BTC: 5 venues would each cost credits: bybit 9, combined 9, deribit 9, derive 9, okx 9; pick one with --exchange (combined is the sum of the single venues)';
     expect(wide.stdout).toContain(note);
     const scoped = await runCli(['plan', '--db', ws.db, '--archive', ws.archive, '--symbol', 'btc'], { env: env() });
     expect(scoped.code).toBe(0);
     expect(scoped.stdout).toMatch(/^combined +BTC +9 /m);
     expect(scoped.stdout).not.toContain('venues would each cost credits');
     const before = credits();
-    const bought = await runCli(['sync', '--db', ws.db, '--archive', ws.archive, '--symbol', 'btc', '--exchange', 'deribit,okx', '--max-credits', '2'], { env: env() });
+    const bought = await runCli(['sync', '--db', ws.db, '--archive', ws.archive, '--symbol', 'btc', '--exchange', 'deribit,okx', '--max-credits', '2'], {
+      env: env(),
+    });
     expect(bought.code, bought.stderr).toBe(0);
     expect(bought.stdout).toContain('note: BTC: 2 venues would each cost credits: deribit 9, okx 9; pick one with --exchange');
     expect(credits() - before).toBe(2);

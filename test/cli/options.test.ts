@@ -35,7 +35,11 @@ interface DocRow {
   where: string;
 }
 
-const cellsOf = (line: string) => line.split(/(?<!\\)\|/).slice(1, -1).map((cell) => cell.trim());
+const cellsOf = (line: string) =>
+  line
+    .split(/(?<!\\)\|/)
+    .slice(1, -1)
+    .map((cell) => cell.trim());
 
 /**
  * The option rows of the markdown tables of a section whose header has an `option` column: its
@@ -43,7 +47,10 @@ const cellsOf = (line: string) => line.split(/(?<!\\)\|/).slice(1, -1).map((cell
  */
 function docRows(text: string, commands: readonly string[], where: string): DocRow[] {
   const rows: DocRow[] = [];
-  const tables = text.split(/\n(?!\|)/).map((chunk) => chunk.split('\n').filter((line) => line.startsWith('|'))).filter((lines) => lines.length > 2);
+  const tables = text
+    .split(/\n(?!\|)/)
+    .map((chunk) => chunk.split('\n').filter((line) => line.startsWith('|')))
+    .filter((lines) => lines.length > 2);
   for (const [header, , ...body] of tables) {
     const names = cellsOf(header!);
     const optionAt = names.indexOf('option');
@@ -82,7 +89,9 @@ describe('the option table', () => {
 
   it('is every option of every command: commander registers the table and nothing else', () => {
     for (const [name, holder] of holders) {
-      const registered = optionsOf(holder).map((o) => o.long).filter((flag) => flag !== '--version');
+      const registered = optionsOf(holder)
+        .map((o) => o.long)
+        .filter((flag) => flag !== '--version');
       expect(registered, name).toEqual(tableOptionsOf(name).map((o) => longFlagOf(o.spec)));
     }
   });
@@ -138,7 +147,13 @@ describe('the option table', () => {
         const flag = longFlagOf(option.spec);
         const withFlag = rows.filter((row) => row.flags.includes(flag));
         expect.soft(withFlag.length, `${name} ${flag} in the docs`).toBeGreaterThan(0);
-        if (option.default && withFlag.length > 0) expect.soft(withFlag.some((row) => row.text.includes(option.default!)), `${name} ${flag}: default "${option.default}" in ${withFlag[0]!.where}`).toBe(true);
+        if (option.default && withFlag.length > 0)
+          expect
+            .soft(
+              withFlag.some((row) => row.text.includes(option.default!)),
+              `${name} ${flag}: default "${option.default}" in ${withFlag[0]!.where}`,
+            )
+            .toBe(true);
       }
     }
   });
@@ -153,7 +168,7 @@ describe('the option table', () => {
     }
   });
 
-  it("docs/reference.md names every command in its options tables, or sends it to the page that has them", () => {
+  it('docs/reference.md names every command in its options tables, or sends it to the page that has them', () => {
     const named = new Set(DOCUMENTED.filter((row) => row.where.startsWith('docs/reference.md')).flatMap((row) => row.commands));
     const sent = { chart: 'charts.md', report: 'charts.md', emulate: 'emulator.md' } as Record<string, string>;
     for (const command of program.commands.map((c) => c.name())) {
@@ -168,10 +183,18 @@ describe('the option table', () => {
   });
 
   it('nothing is documented that does not exist', () => {
-    const known = new Set(['--help', '--version', ...optionsOf(program).map((o) => o.long), ...program.commands.flatMap((c) => optionsOf(c).map((o) => o.long))]);
+    const known = new Set([
+      '--help',
+      '--version',
+      ...optionsOf(program).map((o) => o.long),
+      ...program.commands.flatMap((c) => optionsOf(c).map((o) => o.long)),
+    ]);
     // Named only to say it is deliberately absent: a key on the command line shows in ps and shell history.
     const absentOnPurpose = new Set(['--api-key']);
-    for (const [name, text] of [['README.md', readme], ['docs/reference.md', reference]] as const) {
+    for (const [name, text] of [
+      ['README.md', readme],
+      ['docs/reference.md', reference],
+    ] as const) {
       const documented = new Set(text.match(/--[a-z][a-z0-9-]+/g));
       const unknown = [...documented].filter((flag) => !known.has(flag) && !absentOnPurpose.has(flag));
       expect(unknown, name).toEqual([]);
@@ -179,7 +202,18 @@ describe('the option table', () => {
   });
 
   it('a chart draws one pair: two venues through the shared list parser are exit 2, named', async () => {
-    const result = await runCliInProcess(['chart', 'profile', '--exchange', 'deribit,okx', '--symbol', 'BTC', '--out', 'never.svg', '--db', 'no-such-dir/none.duckdb']);
+    const result = await runCliInProcess([
+      'chart',
+      'profile',
+      '--exchange',
+      'deribit,okx',
+      '--symbol',
+      'BTC',
+      '--out',
+      'never.svg',
+      '--db',
+      'no-such-dir/none.duckdb',
+    ]);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('--exchange: a chart draws one pair; give one venue, got "deribit, okx"');
   });

@@ -19,7 +19,11 @@ let packed: { filename: string; files: { path: string }[] };
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'gexwh-pack-'));
   // dist/ is built by `npm test` before vitest runs; --ignore-scripts keeps pack from building again.
-  const out = execFileSync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', dir], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+  const out = execFileSync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', dir], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
   packed = (JSON.parse(out) as (typeof packed)[])[0]!;
   emulator = await startEmulator({ now: '2026-03-11T14:07:00Z', days: 2, expirations: 2, strikes: 6, seed: 4, symbols: ['BTC'] });
 });
@@ -43,7 +47,8 @@ function npx(args: readonly string[], cwd: string, env: Record<string, string> =
 describe('npm pack', () => {
   it('ships what a user runs: dist/src, the emulator (gexwh emulate, demo), sql, the docs; no bench, no tests', () => {
     const paths = packed.files.map((f) => f.path);
-    const allowed = /^(dist\/(src|emulator)\/.+\.js|sql\/\d{3}_[a-z0-9_]+\.sql|sql\/views\.sql|package\.json|README\.md|LICENSE|CHANGELOG\.md|docs\/[a-z0-9-]+\.md|assets\/fonts\/(Inter-Regular\.ttf|OFL\.txt))$/;
+    const allowed =
+      /^(dist\/(src|emulator)\/.+\.js|sql\/\d{3}_[a-z0-9_]+\.sql|sql\/views\.sql|package\.json|README\.md|LICENSE|CHANGELOG\.md|docs\/[a-z0-9-]+\.md|assets\/fonts\/(Inter-Regular\.ttf|OFL\.txt))$/;
     expect(paths.filter((p) => !allowed.test(p))).toEqual([]);
     expect(paths).toContain('dist/src/cli/main.js');
     expect(paths).toContain('dist/emulator/index.js');
@@ -74,7 +79,10 @@ describe('npm pack', () => {
 
     const version = await npx(['--version'], app);
     expect(version.stdout.trim()).toBe(pkg.version);
-    const sync = await npx(['sync', '--json', '--exchange', 'deribit', '--symbol', 'BTC'], app, { GEX_BASE_URL: emulator.baseUrl, GEX_API_KEY: emulator.keys.pro });
+    const sync = await npx(['sync', '--json', '--exchange', 'deribit', '--symbol', 'BTC'], app, {
+      GEX_BASE_URL: emulator.baseUrl,
+      GEX_API_KEY: emulator.keys.pro,
+    });
     expect(sync.code, sync.stderr).toBe(0);
     expect(JSON.parse(sync.stdout)).toMatchObject({ outcome: 'ok', files_loaded: 6 });
     // The chart's PNG needs the font the package ships: found from the installed dist/.

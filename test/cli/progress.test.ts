@@ -49,8 +49,12 @@ describe('progress', () => {
     expect(progressLine({ phase: 'manifests', startedMs: 0, done: 4, total: 16, bytes: 0, failed: 0 }, 125_000)).toBe(
       '  listing manifests  4/16  1.9/min  ETA 6m15s  elapsed 2m05s',
     );
-    expect(progressLine({ phase: 'download', startedMs: 0, done: 40, total: 100, bytes: 0, failed: 0 }, 2000)).toBe('  downloading files  40/100  20/s  ETA 3s  elapsed 2s');
-    expect(progressLine({ phase: 'load', startedMs: 0, done: 6, total: 9, bytes: 0, failed: 0 }, 3000)).toBe('  loading into the warehouse  6/9  2.0/s  ETA 2s  elapsed 3s');
+    expect(progressLine({ phase: 'download', startedMs: 0, done: 40, total: 100, bytes: 0, failed: 0 }, 2000)).toBe(
+      '  downloading files  40/100  20/s  ETA 3s  elapsed 2s',
+    );
+    expect(progressLine({ phase: 'load', startedMs: 0, done: 6, total: 9, bytes: 0, failed: 0 }, 3000)).toBe(
+      '  loading into the warehouse  6/9  2.0/s  ETA 2s  elapsed 3s',
+    );
     // A manifest listing counts files against an estimate (the API gives no totals): ~N, never below n.
     expect(progressLine({ phase: 'manifests', startedMs: 0, done: 400, total: 1098, estimated: true, unit: 'files', bytes: 0, failed: 0 }, 2000)).toBe(
       '  listing manifests  400/~1098 files  200/s  ETA ~3s  elapsed 2s',
@@ -58,7 +62,9 @@ describe('progress', () => {
     expect(progressLine({ phase: 'manifests', startedMs: 0, done: 1200, total: 1098, estimated: true, unit: 'files', bytes: 0, failed: 0 }, 3000)).toBe(
       '  listing manifests  1200/~1200 files  400/s  elapsed 3s',
     );
-    expect(progressLine({ phase: 'fill', startedMs: 0, done: 0, total: undefined, bytes: 0, failed: 0 }, 3000)).toBe('  filling levels from /history/levels  elapsed 3s');
+    expect(progressLine({ phase: 'fill', startedMs: 0, done: 0, total: undefined, bytes: 0, failed: 0 }, 3000)).toBe(
+      '  filling levels from /history/levels  elapsed 3s',
+    );
   });
 
   it('estimates the time left by bytes when the phase knows them: small files first do not promise an early end', () => {
@@ -66,7 +72,9 @@ describe('progress', () => {
     const state = { phase: 'load' as const, startedMs: 0, done: 30, total: 32, bytes: 10e6, totalBytes: 100e6, failed: 0 };
     expect(progressLine(state, 3000)).toContain('ETA 27s');
     expect(progressLine({ ...state, totalBytes: undefined }, 3000)).toContain('ETA 0s');
-    expect(progressLine({ phase: 'verify', startedMs: 0, done: 5, total: 24, bytes: 0, failed: 0 }, 1000)).toBe('  verifying the archive  5/24  5.0/s  ETA 4s  elapsed 1s');
+    expect(progressLine({ phase: 'verify', startedMs: 0, done: 5, total: 24, bytes: 0, failed: 0 }, 1000)).toBe(
+      '  verifying the archive  5/24  5.0/s  ETA 4s  elapsed 1s',
+    );
   });
 
   it('is cut to the terminal width, so the line is rewritten in place instead of wrapping', () => {
@@ -80,7 +88,10 @@ describe('progress', () => {
   it('is drawn on a terminal during a download phase longer than a second', async () => {
     slowDownloads();
     const env = { GEX_BASE_URL: emulator.baseUrl, GEX_API_KEY: emulator.keys.pro };
-    const run = await runUnderTty(['sync', '--db', join(dir, 'tty.duckdb'), '--archive', join(dir, 'tty-raw'), '--exchange', 'deribit', '--symbol', 'BTC', '--concurrency', '1'], env);
+    const run = await runUnderTty(
+      ['sync', '--db', join(dir, 'tty.duckdb'), '--archive', join(dir, 'tty-raw'), '--exchange', 'deribit', '--symbol', 'BTC', '--concurrency', '1'],
+      env,
+    );
     emulator.faults.clear();
     expect(run.code).toBe(0);
     expect(run.output).toMatch(/downloading files {2}\d\/9 {2}[\d.]+\/(s|min) {2}ETA \d+s/);
@@ -90,12 +101,18 @@ describe('progress', () => {
   it('is absent with --quiet on a terminal, and when stderr is a pipe', async () => {
     slowDownloads();
     const env = { GEX_BASE_URL: emulator.baseUrl, GEX_API_KEY: emulator.keys.pro };
-    const quiet = await runUnderTty(['sync', '--quiet', '--db', join(dir, 'q.duckdb'), '--archive', join(dir, 'q-raw'), '--exchange', 'deribit', '--symbol', 'BTC', '--concurrency', '1'], env);
+    const quiet = await runUnderTty(
+      ['sync', '--quiet', '--db', join(dir, 'q.duckdb'), '--archive', join(dir, 'q-raw'), '--exchange', 'deribit', '--symbol', 'BTC', '--concurrency', '1'],
+      env,
+    );
     expect(quiet.code).toBe(0);
     expect(quiet.output).toMatch(/sync ok: 9 file\(s\) loaded/);
     expect(quiet.output).not.toMatch(/downloading files/);
     slowDownloads();
-    const piped = await runCli(['sync', '--json', '--db', join(dir, 'p.duckdb'), '--archive', join(dir, 'p-raw'), '--exchange', 'deribit', '--symbol', 'BTC', '--concurrency', '1'], { env });
+    const piped = await runCli(
+      ['sync', '--json', '--db', join(dir, 'p.duckdb'), '--archive', join(dir, 'p-raw'), '--exchange', 'deribit', '--symbol', 'BTC', '--concurrency', '1'],
+      { env },
+    );
     emulator.faults.clear();
     expect(piped.code).toBe(0);
     expect(piped.stderr).toBe('');
@@ -106,7 +123,10 @@ describe('progress', () => {
     // Each term-oi answer waits 600 ms: three venues make a capture phase of about two seconds.
     emulator.faults.add({ match: /\/gex\/term-oi\//, times: 10, action: { kind: 'delay', ms: 600 } });
     const env = { GEX_BASE_URL: emulator.baseUrl, GEX_API_KEY: emulator.keys.pro };
-    const run = await runUnderTty(['capture', '--db', join(dir, 'c.duckdb'), '--archive', join(dir, 'c-raw'), '--symbol', 'BTC', '--exchange', 'bybit,deribit,okx', '--force'], env);
+    const run = await runUnderTty(
+      ['capture', '--db', join(dir, 'c.duckdb'), '--archive', join(dir, 'c-raw'), '--symbol', 'BTC', '--exchange', 'bybit,deribit,okx', '--force'],
+      env,
+    );
     emulator.faults.clear();
     expect(run.code, run.output).toBe(0);
     expect(run.output).toMatch(/capturing live snapshots {2}[12]\/3/);
@@ -140,7 +160,17 @@ describe('progress', () => {
     // The pair's one manifest page waits 2 s: the listing phase outlasts the first draw (1 s).
     const slowListing = () => emulator.faults.add({ match: /\/history\/files\/deribit\/BTC/, times: 1, action: { kind: 'delay', ms: 2000 } });
     const env = { GEX_BASE_URL: emulator.baseUrl, GEX_API_KEY: emulator.keys.pro };
-    const args = (name: string) => ['plan', '--db', join(dir, `${name}.duckdb`), '--archive', join(dir, `${name}-raw`), '--exchange', 'deribit', '--symbol', 'BTC'];
+    const args = (name: string) => [
+      'plan',
+      '--db',
+      join(dir, `${name}.duckdb`),
+      '--archive',
+      join(dir, `${name}-raw`),
+      '--exchange',
+      'deribit',
+      '--symbol',
+      'BTC',
+    ];
     slowListing();
     const tty = await runUnderTty(args('list-tty'), env);
     expect(tty.code, tty.output).toBe(0);

@@ -56,7 +56,10 @@ describe('the nearest config file is the project', () => {
     const elsewhere = join(root, 'elsewhere');
     mkdirSync(project, { recursive: true });
     mkdirSync(elsewhere, { recursive: true });
-    writeFileSync(join(project, 'settings.json'), JSON.stringify({ exchange: ['deribit'], symbol: ['BTC'], db: 'store/gex.duckdb', archive: 'store/raw', maxCredits: 0 }));
+    writeFileSync(
+      join(project, 'settings.json'),
+      JSON.stringify({ exchange: ['deribit'], symbol: ['BTC'], db: 'store/gex.duckdb', archive: 'store/raw', maxCredits: 0 }),
+    );
     const result = await runCliInProcess(['plan', '--config', '../explicit/settings.json', '--json'], { env: env(), cwd: elsewhere });
     expect(result.code, result.stderr).toBe(0);
     expect((JSON.parse(result.stdout) as { warehouse_created: string }).warehouse_created).toBe(join(project, 'store', 'gex.duckdb'));

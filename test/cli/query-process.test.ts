@@ -61,16 +61,20 @@ describe('a signal cancels the running statement', () => {
   it.each([
     { signal: 'SIGINT' as const, code: 130 },
     { signal: 'SIGTERM' as const, code: 143 },
-  ])('$signal: exit $code, "query cancelled", the process gone', async ({ signal, code }) => {
-    const sent: { at?: number } = {};
-    const result = await runCli(['query', '--db', db, '--verbose', ENDLESS_COUNT], { cwd: dir, onSpawn: signalWhen(running, signal, sent) });
-    const goneAfterMs = Date.now() - sent.at!;
-    expect(result.signal, result.stderr).toBeNull();
-    expect(result.code, result.stderr).toBe(code);
-    expect(result.stderr).toMatch(new RegExp(`^error: query cancelled \\(${signal}\\)$`, 'm'));
-    expect(result.stdout).toBe('');
-    expect(goneAfterMs).toBeLessThan(GONE_WITHIN_MS);
-  }, 60_000);
+  ])(
+    '$signal: exit $code, "query cancelled", the process gone',
+    async ({ signal, code }) => {
+      const sent: { at?: number } = {};
+      const result = await runCli(['query', '--db', db, '--verbose', ENDLESS_COUNT], { cwd: dir, onSpawn: signalWhen(running, signal, sent) });
+      const goneAfterMs = Date.now() - sent.at!;
+      expect(result.signal, result.stderr).toBeNull();
+      expect(result.code, result.stderr).toBe(code);
+      expect(result.stderr).toMatch(new RegExp(`^error: query cancelled \\(${signal}\\)$`, 'm'));
+      expect(result.stdout).toBe('');
+      expect(goneAfterMs).toBeLessThan(GONE_WITHIN_MS);
+    },
+    60_000,
+  );
 });
 
 describe('results stream', () => {
@@ -89,13 +93,17 @@ describe('results stream', () => {
   it.each([
     ['csv', (text: string) => text.split('\n')[2_000_000], '1999999,3999998'],
     ['jsonl', (text: string) => text.split('\n')[1_999_999], '{"i":1999999,"j":3999998}'],
-  ] as const)('%s: 2 million rows through a 64 MB V8 heap, every row written', async (format, last, expected) => {
-    const result = await runCli(['query', '--db', db, '--format', format, 'SELECT i, i * 2 AS j FROM range(2000000) t(i)'], {
-      cwd: dir,
-      env: { NODE_OPTIONS: '--max-old-space-size=64' },
-    });
-    expect(result.code, result.stderr.slice(0, 2000)).toBe(0);
-    expect(last(result.stdout)).toBe(expected);
-    expect(result.stdout.endsWith(`${expected}\n`)).toBe(true);
-  }, 120_000);
+  ] as const)(
+    '%s: 2 million rows through a 64 MB V8 heap, every row written',
+    async (format, last, expected) => {
+      const result = await runCli(['query', '--db', db, '--format', format, 'SELECT i, i * 2 AS j FROM range(2000000) t(i)'], {
+        cwd: dir,
+        env: { NODE_OPTIONS: '--max-old-space-size=64' },
+      });
+      expect(result.code, result.stderr.slice(0, 2000)).toBe(0);
+      expect(last(result.stdout)).toBe(expected);
+      expect(result.stdout.endsWith(`${expected}\n`)).toBe(true);
+    },
+    120_000,
+  );
 });

@@ -79,7 +79,9 @@ describe('formats', () => {
 describe('the table prints at most --max-rows and says how many it left out', () => {
   it('--max-rows N: N rows, then the count of the rest', async () => {
     const result = await query(['--max-rows', '3', 'SELECT i FROM range(10) t(i)']);
-    expect(result.stdout).toBe('i\n-\n0\n1\n2\n(3 of 10 rows shown, 7 left out: --max-rows N shows more, 0 all; --format csv|jsonl or --out FILE gives every row)\n');
+    expect(result.stdout).toBe(
+      'i\n-\n0\n1\n2\n(3 of 10 rows shown, 7 left out: --max-rows N shows more, 0 all; --format csv|jsonl or --out FILE gives every row)\n',
+    );
   });
 
   it('on a terminal 1,000 by default; to a pipe every row; --max-rows 0 every row', async () => {
@@ -192,13 +194,17 @@ describe('--out FILE writes the result itself', () => {
     expect(readdirSync(out)).toEqual([]);
   });
 
-  it.each(['csv', 'parquet'])('a cancelled .%s leaves neither the file nor its temp', async (format) => {
-    const out = folder(`out-cancel-${format}`);
-    // Rows keep coming (a few MB a second), so the temp file has content when the timeout stops it.
-    const result = await query(['--timeout', '1', '--out', join(out, `r.${format}`), 'SELECT i FROM range(10000000000) t(i) WHERE i % 1000 = 0']);
-    expect(result.code, result.stderr).toBe(124);
-    expect(readdirSync(out)).toEqual([]);
-  }, 60_000);
+  it.each(['csv', 'parquet'])(
+    'a cancelled .%s leaves neither the file nor its temp',
+    async (format) => {
+      const out = folder(`out-cancel-${format}`);
+      // Rows keep coming (a few MB a second), so the temp file has content when the timeout stops it.
+      const result = await query(['--timeout', '1', '--out', join(out, `r.${format}`), 'SELECT i FROM range(10000000000) t(i) WHERE i % 1000 = 0']);
+      expect(result.code, result.stderr).toBe(124);
+      expect(readdirSync(out)).toEqual([]);
+    },
+    60_000,
+  );
 });
 
 describe('one escaping rule for the terminal', () => {
@@ -249,4 +255,3 @@ describe('one escaping rule for the terminal', () => {
     expect(result.stderr).toContain("unknown option '--x\\x1b]0;pwned\\x07'");
   });
 });
-

@@ -63,7 +63,10 @@ describe('remote commands', () => {
     const capture = await runCli(['capture', '--db', bench.dbPath, '--symbol', 'BTC', '--exchange', 'deribit'], { env });
     expect(capture.code, capture.stderr).toBe(0);
     const after = await runCli(['status', '--db', bench.dbPath, '--archive', bench.archive, '--json'], { env });
-    const both = JSON.parse(after.stdout) as { last_run: { command: string; outcome: string; rows_loaded: number }; last_sync: { command: string; outcome: string } };
+    const both = JSON.parse(after.stdout) as {
+      last_run: { command: string; outcome: string; rows_loaded: number };
+      last_sync: { command: string; outcome: string };
+    };
     expect(both.last_run).toMatchObject({ command: 'capture', outcome: 'ok' });
     expect(both.last_run.rows_loaded).toBeGreaterThan(0);
     expect(both.last_sync).toMatchObject({ command: 'sync', outcome: 'ok' });

@@ -111,16 +111,21 @@ describe.skipIf(chromium === undefined)('the report in headless Chromium', () =>
 
   it('draws every chart with its series and one mark per point', async () => {
     const regimeSessions = Object.fromEntries(
-      (await bench.query<{ pair: string; n: number }>(`SELECT exchange || ' ' || symbol AS pair, count(regime)::INTEGER AS n FROM levels_close GROUP BY ALL`)).map((r) => [r.pair, r.n]),
+      (
+        await bench.query<{ pair: string; n: number }>(`SELECT exchange || ' ' || symbol AS pair, count(regime)::INTEGER AS n FROM levels_close GROUP BY ALL`)
+      ).map((r) => [r.pair, r.n]),
     );
     const drawn = await page.evaluate(() => {
       const charts = (window as unknown as { gexwhCharts: Record<string, { getOption(): { series: { name: string; data: unknown[] }[] } }> }).gexwhCharts;
       return Object.keys(charts).map((id) => {
         const fills: Record<string, number> = {};
-        document.getElementById(id)!.querySelectorAll('svg path').forEach((p: { getAttribute(name: string): string | null }) => {
-          const fill = p.getAttribute('fill') ?? '';
-          fills[fill] = (fills[fill] ?? 0) + 1;
-        });
+        document
+          .getElementById(id)!
+          .querySelectorAll('svg path')
+          .forEach((p: { getAttribute(name: string): string | null }) => {
+            const fill = p.getAttribute('fill') ?? '';
+            fills[fill] = (fills[fill] ?? 0) + 1;
+          });
         // A point is drawn when it has a value: a bare number, [x, y] or { value: [x, y, ...] } with y set.
         const drawnPoint = (d: unknown) => {
           const value = d !== null && typeof d === 'object' && 'value' in d ? (d as { value: unknown }).value : d;
@@ -165,10 +170,26 @@ describe.skipIf(chromium === undefined)('the report in headless Chromium', () =>
   it('opens with a table of contents whose every link lands on the page', async () => {
     const toc = await page.evaluate(() => {
       const links = [...document.querySelectorAll('nav#contents a')].map((a: { getAttribute(n: string): string }) => a.getAttribute('href'));
-      return { links, missing: links.filter((href: string) => document.getElementById(href.slice(1)) === null), text: document.querySelector('nav#contents')!.textContent };
+      return {
+        links,
+        missing: links.filter((href: string) => document.getElementById(href.slice(1)) === null),
+        text: document.querySelector('nav#contents')!.textContent,
+      };
     });
     expect(toc.links).toEqual(
-      expect.arrayContaining(['#coverage', '#runs', '#deribit-BTC', '#p0-profile', '#p0-levels', '#p0-walls', '#p0-netgex', '#p0-term', '#tradfi-SPY', '#p1-profile', '#p1-netgex']),
+      expect.arrayContaining([
+        '#coverage',
+        '#runs',
+        '#deribit-BTC',
+        '#p0-profile',
+        '#p0-levels',
+        '#p0-walls',
+        '#p0-netgex',
+        '#p0-term',
+        '#tradfi-SPY',
+        '#p1-profile',
+        '#p1-netgex',
+      ]),
     );
     expect(toc.links).not.toContain('#p1-term');
     expect(toc.missing).toEqual([]);
@@ -183,7 +204,11 @@ describe.skipIf(chromium === undefined)('the report in headless Chromium', () =>
   it('hovering a bar shows a tooltip with the strike, call, put and net GEX, formatted as the symbol quotes them', async () => {
     await page.evaluate(() => document.getElementById('p0-profile')!.scrollIntoView());
     const target = await page.evaluate(() => {
-      const chart = (window as unknown as { gexwhCharts: Record<string, { getOption(): { series: { data: [number, number][] }[] }; convertToPixel(f: object, v: number[]): number[] }> }).gexwhCharts['p0-profile']!;
+      const chart = (
+        window as unknown as {
+          gexwhCharts: Record<string, { getOption(): { series: { data: [number, number][] }[] }; convertToPixel(f: object, v: number[]): number[] }>;
+        }
+      ).gexwhCharts['p0-profile']!;
       const [calls, puts] = chart.getOption().series as { data: [number, number][] }[];
       const i = calls!.data.reduce((best, b, k) => (b[1] > calls!.data[best]![1] ? k : best), 0);
       const [strike, value] = calls!.data[i]!;
@@ -194,7 +219,11 @@ describe.skipIf(chromium === undefined)('the report in headless Chromium', () =>
     await page.mouse.move(target.x, target.y);
     const tooltip = await page.waitForFunction(
       // ECharts' tooltip: the absolutely positioned div it adds to the chart's container.
-      () => [...(document.querySelectorAll('#p0-profile div') as HTMLElement[])].filter((d) => d.style.zIndex === '9999999' && d.style.display !== 'none').map((d) => d.textContent ?? '').find((t) => t.includes('call GEX')),
+      () =>
+        [...(document.querySelectorAll('#p0-profile div') as HTMLElement[])]
+          .filter((d) => d.style.zIndex === '9999999' && d.style.display !== 'none')
+          .map((d) => d.textContent ?? '')
+          .find((t) => t.includes('call GEX')),
       { timeout: 10_000 },
     );
     const text = (await tooltip.jsonValue()) as string;
@@ -216,7 +245,8 @@ describe.skipIf(chromium === undefined)('the report in headless Chromium', () =>
     });
     const after = await page.evaluate(() => ({
       label: document.getElementById('p0-profile-label')!.textContent!,
-      subtitle: (window as unknown as { gexwhCharts: Record<string, { getOption(): { title: { subtext: string }[] } }> }).gexwhCharts['p0-profile']!.getOption().title[0]!.subtext,
+      subtitle: (window as unknown as { gexwhCharts: Record<string, { getOption(): { title: { subtext: string }[] } }> }).gexwhCharts['p0-profile']!.getOption()
+        .title[0]!.subtext,
       svgText: document.querySelector('#p0-profile svg')!.textContent!,
     }));
     expect(after.label).not.toBe(before);
@@ -249,7 +279,9 @@ describe.skipIf(chromium === undefined)('the report in headless Chromium', () =>
     const plain = await browser.newPage();
     await plain.setJavaScriptEnabled(false);
     await plain.goto(pathToFileURL(reportPath).href, { waitUntil: 'load' });
-    const charts = await plain.evaluate(() => [...document.querySelectorAll('.chart')].map((c) => (c.querySelector('svg') ? c.querySelector('svg')!.getAttribute('width') : null)));
+    const charts = await plain.evaluate(() =>
+      [...document.querySelectorAll('.chart')].map((c) => (c.querySelector('svg') ? c.querySelector('svg')!.getAttribute('width') : null)),
+    );
     expect(charts).toEqual(Array.from({ length: 9 }, () => '1000'));
     const sliderShown = await plain.evaluate(() => getComputedStyle(document.querySelector('.frames')!).display);
     expect(sliderShown).toBe('none');

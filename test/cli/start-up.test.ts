@@ -15,7 +15,10 @@ const HEAVY = ['@duckdb/node-api', '@duckdb/node-bindings', 'undici', 'echarts',
 
 async function packagesLoaded(args: string[]) {
   const result = await runCli(args, { env: { NODE_OPTIONS: `--import "${HOOK}"` } });
-  const packages = result.stderr.split('\n').filter((line) => line.startsWith('package-loaded: ')).map((line) => line.slice('package-loaded: '.length));
+  const packages = result.stderr
+    .split('\n')
+    .filter((line) => line.startsWith('package-loaded: '))
+    .map((line) => line.slice('package-loaded: '.length));
   return { ...result, packages };
 }
 

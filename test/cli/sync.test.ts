@@ -116,7 +116,12 @@ describe('gexwh sync (CLI)', () => {
     expect(emulator.counters.credits(emulator.keys.trial) - creditsBefore).toBe(9);
     expect(await count(ws.db, `SELECT count(*) FROM sync.files WHERE status = 'loaded'`)).toBe(9);
     expect(await count(ws.db, `SELECT count(*) FROM (SELECT 1 FROM levels GROUP BY exchange, symbol, timestamp_utc, expiration HAVING count(*) > 1)`)).toBe(0);
-    expect(await count(ws.db, `SELECT count(*) FROM (SELECT 1 FROM strikes_by_expiry GROUP BY exchange, symbol, timestamp_utc, expiration_date, strike HAVING count(*) > 1)`)).toBe(0);
+    expect(
+      await count(
+        ws.db,
+        `SELECT count(*) FROM (SELECT 1 FROM strikes_by_expiry GROUP BY exchange, symbol, timestamp_utc, expiration_date, strike HAVING count(*) > 1)`,
+      ),
+    ).toBe(0);
     expect(await count(ws.db, `SELECT count(*) FROM strikes_total`)).toBe(await count(ws.db, `SELECT sum(rows) FROM sync.files WHERE file = 'strikes_total'`));
   });
 });
@@ -127,7 +132,12 @@ describe('bad input (exit 2 or 3, nothing written)', () => {
     { name: 'bad date', args: ['--since', '2026-02-30'], code: 2, message: /--since/ },
     { name: 'year out of range', args: ['--until', '2101-01-01'], code: 2, message: /--until.*2020/ },
     { name: 'since after until', args: ['--since', '2026-03-10', '--until', '2026-03-01'], code: 2, message: /--since.*--until|after/ },
-    { name: 'unknown file kind', args: ['--files', 'levels,quotes'], code: 2, message: /--files: unknown file kind "quotes"; allowed: levels, strikes_total, strikes_by_expiry/ },
+    {
+      name: 'unknown file kind',
+      args: ['--files', 'levels,quotes'],
+      code: 2,
+      message: /--files: unknown file kind "quotes"; allowed: levels, strikes_total, strikes_by_expiry/,
+    },
     { name: 'unknown exchange', args: ['--exchange', 'binance'], code: 2, message: /--exchange.*bybit/ },
     { name: 'negative budget', args: ['--max-credits', '-1'], code: 2, message: /--max-credits/ },
     { name: 'non-numeric concurrency', args: ['--concurrency', 'many'], code: 2, message: /--concurrency/ },
@@ -145,7 +155,10 @@ describe('bad input (exit 2 or 3, nothing written)', () => {
     writeFileSync(config, JSON.stringify({ maxCredits: 'lots' }));
     const e = { ...env(), ...extra };
     if (e.GEX_API_KEY === 'revoked') e.GEX_API_KEY = emulator.keys.revoked;
-    const result = await (binary ? runCli : runCliInProcess)(['sync', '--db', ws.db, '--archive', ws.archive, ...args.map((a) => (a === 'CONFIG' ? config : a))], { env: e });
+    const result = await (binary ? runCli : runCliInProcess)(
+      ['sync', '--db', ws.db, '--archive', ws.archive, ...args.map((a) => (a === 'CONFIG' ? config : a))],
+      { env: e },
+    );
     expect(result.code).toBe(code);
     expect(result.stderr).toMatch(message);
     expect(result.stderr).not.toMatch(/\n\s+at /); // no stack

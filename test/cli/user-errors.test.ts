@@ -64,10 +64,14 @@ describe('a path the user named, refused by the file system: exit 2 naming the p
   });
 });
 
-describe('the API down or failing: exit 6, the host, the last status and the server\'s words, nothing lost', () => {
+describe("the API down or failing: exit 6, the host, the last status and the server's words, nothing lost", () => {
   it('503 on every attempt, with Retry-After: says when to rerun; --json carries the facts', async () => {
     const db = join(bench.dir, 'outage.duckdb');
-    bench.emulator.faults.add({ match: /^\/api\/v1\/me$/, times: Infinity, action: { kind: 'status', status: 503, message: 'Maintenance until 03:00 UTC.', retryAfter: '600' } });
+    bench.emulator.faults.add({
+      match: /^\/api\/v1\/me$/,
+      times: Infinity,
+      action: { kind: 'status', status: 503, message: 'Maintenance until 03:00 UTC.', retryAfter: '600' },
+    });
     try {
       const run = await runCli(['sync', '--exchange', 'deribit', '--symbol', 'BTC', '--db', db, '--archive', bench.archive, '--json'], { env });
       expect(run.code, run.stderr).toBe(6);
@@ -98,13 +102,15 @@ describe('the base URL', () => {
   it('a pasted /api/v1 root is taken off, with a note, and the command works', async () => {
     const run = await runCli(['me'], { env: { ...env, GEX_BASE_URL: `${bench.emulator.baseUrl}/api/v1/` } });
     expect(run.code, run.stderr).toBe(0);
-    expect(run.stderr).toContain(`note: the base URL is the API root that holds /api/v1: using ${bench.emulator.baseUrl} (given ${bench.emulator.baseUrl}/api/v1/)`);
+    expect(run.stderr).toContain(
+      `note: the base URL is the API root that holds /api/v1: using ${bench.emulator.baseUrl} (given ${bench.emulator.baseUrl}/api/v1/)`,
+    );
     expect(existsSync(join(bench.dir, 'data'))).toBe(false);
   });
 });
 
 describe('doctor and status speak of what the user has', () => {
-  it('doctor with no warehouse at --db names the warehouses beside it (the demo\'s) and how to check one', async () => {
+  it("doctor with no warehouse at --db names the warehouses beside it (the demo's) and how to check one", async () => {
     const project = join(bench.dir, 'after-demo');
     mkdirSync(join(project, 'data'), { recursive: true });
     writeFileSync(join(project, 'data', 'demo.duckdb'), '');
@@ -143,7 +149,9 @@ describe('verify says what to do about each problem', () => {
     expect(run.code, run.stderr).toBe(4);
     const report = JSON.parse(run.stdout) as { problems: { kind: string; next: string }[] };
     expect(report.problems.map((p) => p.kind)).toContain('hash_mismatch');
-    expect(report.problems.find((p) => p.kind === 'hash_mismatch')!.next).toMatch(/rows of this file are intact, but gexwh rebuild could not restore them from this copy: restore the file from a backup/);
+    expect(report.problems.find((p) => p.kind === 'hash_mismatch')!.next).toMatch(
+      /rows of this file are intact, but gexwh rebuild could not restore them from this copy: restore the file from a backup/,
+    );
     expect(run.stderr).toMatch(/that the archive could not repair; each says what to do next/);
   });
 

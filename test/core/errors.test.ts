@@ -1,9 +1,34 @@
 import { describe, expect, it } from 'vitest';
 import {
-  ApiError, AuthError, BodyTooLargeError, ChecksFailedError, DamagedWarehouseError, errorCodeOf, errorMessage, exitCodeOf, ExitCode,
-  InflatedTooLargeError, IntegrityError, InterruptedError, JournalError, LinkAnswerLostError, LinkExpiredError, LiveJournalError,
-  LocalWriteError, LockError, NetworkError, ApiUnavailableError, ObjectStoreError, PartialFailureError, QueryTimeoutError, QuotaExceededError, RefusedQueryError,
-  UnsafeResponseError, UnsafeWarehouseError, UsageError, usageErrorOfFs,
+  ApiError,
+  AuthError,
+  BodyTooLargeError,
+  ChecksFailedError,
+  DamagedWarehouseError,
+  errorCodeOf,
+  errorMessage,
+  exitCodeOf,
+  ExitCode,
+  InflatedTooLargeError,
+  IntegrityError,
+  InterruptedError,
+  JournalError,
+  LinkAnswerLostError,
+  LinkExpiredError,
+  LiveJournalError,
+  LocalWriteError,
+  LockError,
+  NetworkError,
+  ApiUnavailableError,
+  ObjectStoreError,
+  PartialFailureError,
+  QueryTimeoutError,
+  QuotaExceededError,
+  RefusedQueryError,
+  UnsafeResponseError,
+  UnsafeWarehouseError,
+  UsageError,
+  usageErrorOfFs,
 } from '../../src/core/errors.js';
 
 describe('exit codes, decided in one place', () => {
@@ -65,7 +90,9 @@ describe('usageErrorOfFs', () => {
     expect(rename).toBeInstanceOf(UsageError);
     expect(rename?.message).toBe('/o/chart.svg is a folder where a file is expected; give a file path');
     expect(rename?.hints).toEqual({ path: '/o/chart.svg', code: 'EISDIR' });
-    expect(usageErrorOfFs(fsError('EEXIST', { syscall: 'mkdir', path: '/o/file' }))?.message).toMatch(/^\/o\/file \(or a folder on its way\) is a file where a folder is expected/);
+    expect(usageErrorOfFs(fsError('EEXIST', { syscall: 'mkdir', path: '/o/file' }))?.message).toMatch(
+      /^\/o\/file \(or a folder on its way\) is a file where a folder is expected/,
+    );
     expect(usageErrorOfFs(fsError('EROFS', { syscall: 'open', path: '/ro/x' }))?.message).toMatch(/read-only file system/);
   });
 

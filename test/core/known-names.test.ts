@@ -1,13 +1,21 @@
 import { describe, expect, it } from 'vitest';
 import { usageMessage } from '../helpers/errors.js';
-import { checkSelectionNames, closestNames, describeSpread, editDistance, knownFromCoverage, suggestion, venueSpread, type KnownPairs } from '../../src/core/known-names.js';
+import {
+  checkSelectionNames,
+  closestNames,
+  describeSpread,
+  editDistance,
+  knownFromCoverage,
+  suggestion,
+  venueSpread,
+  type KnownPairs,
+} from '../../src/core/known-names.js';
 import { parseExchanges } from '../../src/sync/selection.js';
 
 const pair = (exchange: string, symbol: string) => ({ exchange, symbol });
 const CRYPTO = ['bybit', 'combined', 'deribit', 'derive', 'okx'];
 const PAIRS = [...CRYPTO.flatMap((e) => [pair(e, 'BTC'), pair(e, 'ETH')]), pair('okx', 'SOL'), pair('tradfi', 'SPY'), pair('tradfi', 'QQQ')];
 const known: KnownPairs = { pairs: PAIRS, source: 'the coverage' };
-
 
 describe('editDistance', () => {
   it.each([
@@ -52,31 +60,43 @@ describe('checkSelectionNames', () => {
     expect(() => checkSelectionNames({ exchanges: ['deribit', 'tradfi'], symbols: ['BTC', 'SPY'] }, known)).not.toThrow();
   });
   it('an unknown symbol names itself and the closest known ones', () => {
-    expect(usageMessage(() => checkSelectionNames({ symbols: ['NOPE'] }, known))).toBe('NOPE: no history in the coverage; known symbols: BTC, ETH, QQQ, SOL, SPY');
+    expect(usageMessage(() => checkSelectionNames({ symbols: ['NOPE'] }, known))).toBe(
+      'NOPE: no history in the coverage; known symbols: BTC, ETH, QQQ, SOL, SPY',
+    );
     expect(usageMessage(() => checkSelectionNames({ symbols: ['ETC'] }, known))).toBe('ETC: no history in the coverage; did you mean BTC, ETH?');
   });
   it('a pair with no history names the venues that hold the symbol', () => {
-    expect(usageMessage(() => checkSelectionNames({ symbols: ['SOL'], exchanges: ['deribit'] }, known))).toBe('SOL on deribit: no history; SOL has history on okx');
+    expect(usageMessage(() => checkSelectionNames({ symbols: ['SOL'], exchanges: ['deribit'] }, known))).toBe(
+      'SOL on deribit: no history; SOL has history on okx',
+    );
   });
   it('a venue with no rows in the coverage is named', () => {
-    expect(usageMessage(() => checkSelectionNames({ exchanges: ['okx'] }, { pairs: [pair('deribit', 'BTC'), pair('bybit', 'BTC')], source: 'the warehouse' }))).toBe(
-      'okx: no history in the warehouse; known venues: bybit, deribit',
-    );
+    expect(
+      usageMessage(() => checkSelectionNames({ exchanges: ['okx'] }, { pairs: [pair('deribit', 'BTC'), pair('bybit', 'BTC')], source: 'the warehouse' })),
+    ).toBe('okx: no history in the warehouse; known venues: bybit, deribit');
   });
   it('every problem is named at once', () => {
     const message = usageMessage(() => checkSelectionNames({ symbols: ['NOPE', 'ETC', 'BTC'] }, known));
     expect(message).toMatch(/^NOPE: no history .*; ETC: no history .*did you mean BTC, ETH\?$/);
-    expect(message).not.toContain("BTC: ");
+    expect(message).not.toContain('BTC: ');
   });
   it('a name whose coverage row is skipped (with its own warning) is not called unknown', () => {
-    const withSkipped = { ...known, skipped: [{ exchange: 'kraken', symbol: 'BTC' }, { exchange: 'deribit', symbol: 'LONGNAME' }] };
+    const withSkipped = {
+      ...known,
+      skipped: [
+        { exchange: 'kraken', symbol: 'BTC' },
+        { exchange: 'deribit', symbol: 'LONGNAME' },
+      ],
+    };
     expect(() => checkSelectionNames({ exchanges: ['kraken'], symbols: ['longname'] }, withSkipped)).not.toThrow();
     expect(() => checkSelectionNames({ exchanges: ['kraken'] }, known)).toThrow(/kraken: no history/);
   });
 
-  it('history outside the key\'s plan is said as such', () => {
+  it("history outside the key's plan is said as such", () => {
     const trial = knownFromCoverage(PAIRS, ['crypto']);
-    expect(usageMessage(() => checkSelectionNames({ symbols: ['SPY'] }, trial))).toBe("SPY: its history (on tradfi) is outside this key's plan (markets: crypto)");
+    expect(usageMessage(() => checkSelectionNames({ symbols: ['SPY'] }, trial))).toBe(
+      "SPY: its history (on tradfi) is outside this key's plan (markets: crypto)",
+    );
     expect(usageMessage(() => checkSelectionNames({ exchanges: ['tradfi'] }, trial))).toBe("tradfi: its history is outside this key's plan (markets: crypto)");
   });
 });
@@ -96,7 +116,15 @@ describe('venueSpread', () => {
       { ...pair('tradfi', 'SPY'), toDownload: 6, deferred: 0 },
     ];
     const spread = venueSpread(pairs);
-    expect(spread).toEqual([{ symbol: 'BTC', venues: [{ exchange: 'combined', credits: 2 }, { exchange: 'deribit', credits: 4 }] }]);
+    expect(spread).toEqual([
+      {
+        symbol: 'BTC',
+        venues: [
+          { exchange: 'combined', credits: 2 },
+          { exchange: 'deribit', credits: 4 },
+        ],
+      },
+    ]);
     expect(describeSpread(spread[0]!)).toBe(
       'BTC: 2 venues would each cost credits: combined 2, deribit 4; pick one with --exchange (combined is the sum of the single venues)',
     );

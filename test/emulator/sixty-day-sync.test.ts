@@ -32,7 +32,16 @@ describe('a 60-day emulator with the default chains', () => {
   it('is synced end to end: one venue and symbol over 60 days, every other venue for its newest session', { timeout: 600_000 }, async () => {
     // The chain sizes and history length `gexwh emulate --days 60` uses.
     // Two build workers (a 2-core machine's default), building only the files a listing asks for.
-    emulator = await startEmulator({ now: '2026-06-17T12:00:00Z', days: 60, seed: 42, expirations: 12, strikes: 120, buildWorkers: 2, warmFiles: false, factsCache: false });
+    emulator = await startEmulator({
+      now: '2026-06-17T12:00:00Z',
+      days: 60,
+      seed: 42,
+      expirations: 12,
+      strikes: 120,
+      buildWorkers: 2,
+      warmFiles: false,
+      factsCache: false,
+    });
     dir = mkdtempSync(join(tmpdir(), 'gexwh-sixty-'));
     const db = join(dir, 'gex.duckdb');
     const env = { GEX_BASE_URL: emulator.baseUrl, GEX_API_KEY: emulator.keys.admin };
@@ -84,7 +93,15 @@ describe('a 60-day emulator with the default chains', () => {
       // Each venue's newest session, every capture with the default chains; SPY's 27 captures of a
       // New York trading day (levels: TOTAL plus each expiration, per capture).
       const day = (exchange: string, symbol: string, captures: number) => ({
-        exchange, symbol, sessions: '[2026-06-16]', captures, min_chains: 12, max_chains: 12, min_strikes: 120, max_strikes: 120, level_rows: captures * 13,
+        exchange,
+        symbol,
+        sessions: '[2026-06-16]',
+        captures,
+        min_chains: 12,
+        max_chains: 12,
+        min_strikes: 120,
+        max_strikes: 120,
+        level_rows: captures * 13,
       });
       expect(reader.getRowObjectsJson()).toEqual([day('deribit', 'BTC', 96), day('derive', 'BTC', 96), day('okx', 'BTC', 96), day('tradfi', 'SPY', 27)]);
     } finally {

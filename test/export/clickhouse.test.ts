@@ -25,7 +25,10 @@ function sqlBlock(file: string, heading: string): string[] {
   const text = readFileSync(new URL(`../../${file}`, import.meta.url), 'utf8');
   const section = text.slice(text.indexOf(heading));
   const block = /```sql\n([\s\S]*?)```/.exec(section)?.[1] ?? '';
-  return block.split(/;\s*$/m).map((s) => s.replace(/^\s*--.*$/gm, '').trim()).filter((s) => s.length > 0);
+  return block
+    .split(/;\s*$/m)
+    .map((s) => s.replace(/^\s*--.*$/gm, '').trim())
+    .filter((s) => s.length > 0);
 }
 
 // A checksum both engines compute identically: each row as text from normalised columns (doubles
@@ -98,7 +101,10 @@ let session: ChdbSession;
 async function clickhouse<T = Record<string, unknown>>(database: string, sql: string): Promise<T[]> {
   await session.queryAsync(`USE ${database}`);
   const text = (await session.queryAsync(sql, { format: 'JSONEachRow' })).text();
-  return text.split('\n').filter((line) => line.length > 0).map((line) => JSON.parse(line) as T);
+  return text
+    .split('\n')
+    .filter((line) => line.length > 0)
+    .map((line) => JSON.parse(line) as T);
 }
 
 async function clickhouseAnswer(database: string, sql: string, columns: readonly Column[]): Promise<Answer> {
@@ -171,12 +177,19 @@ const AT = ['2026-02-20 14:07:00', '2026-03-13 20:59:59', '2026-03-16 14:00:00',
  * reads every file of the pair through s3rver (seconds each): one moment there, on a Saturday (BTC's
  * captures go on, SPY's last one is too old for 20 minutes of staleness and recent enough for a day).
  */
-const pointInTime = (moments: readonly string[]): Array<[duckdb: string, clickhouse: string]> => moments.flatMap((ts): Array<[string, string]> => [
-  [`SELECT * FROM levels_asof('deribit', 'BTC', '${ts}+00')`, `SELECT * FROM levels_asof(exchange = 'deribit', symbol = 'BTC', ts = '${ts}')`],
-  [`SELECT * FROM levels_asof('tradfi', 'SPY', '${ts}+00', max_staleness := INTERVAL 20 MINUTE)`, `SELECT * FROM levels_asof(exchange = 'tradfi', symbol = 'SPY', ts = '${ts}', max_staleness = 1200)`],
-  [`SELECT * FROM strikes_asof('deribit', 'BTC', '${ts}+00')`, `SELECT * FROM strikes_asof(exchange = 'deribit', symbol = 'BTC', ts = '${ts}')`],
-  [`SELECT * FROM strikes_asof('tradfi', 'SPY', '${ts}+00', max_staleness := INTERVAL 1 DAY)`, `SELECT * FROM strikes_asof(exchange = 'tradfi', symbol = 'SPY', ts = '${ts}', max_staleness = 86400)`],
-]);
+const pointInTime = (moments: readonly string[]): Array<[duckdb: string, clickhouse: string]> =>
+  moments.flatMap((ts): Array<[string, string]> => [
+    [`SELECT * FROM levels_asof('deribit', 'BTC', '${ts}+00')`, `SELECT * FROM levels_asof(exchange = 'deribit', symbol = 'BTC', ts = '${ts}')`],
+    [
+      `SELECT * FROM levels_asof('tradfi', 'SPY', '${ts}+00', max_staleness := INTERVAL 20 MINUTE)`,
+      `SELECT * FROM levels_asof(exchange = 'tradfi', symbol = 'SPY', ts = '${ts}', max_staleness = 1200)`,
+    ],
+    [`SELECT * FROM strikes_asof('deribit', 'BTC', '${ts}+00')`, `SELECT * FROM strikes_asof(exchange = 'deribit', symbol = 'BTC', ts = '${ts}')`],
+    [
+      `SELECT * FROM strikes_asof('tradfi', 'SPY', '${ts}+00', max_staleness := INTERVAL 1 DAY)`,
+      `SELECT * FROM strikes_asof(exchange = 'tradfi', symbol = 'SPY', ts = '${ts}', max_staleness = 86400)`,
+    ],
+  ]);
 
 describe('clickhouse.sql', () => {
   it('defines every view and macro of sql/views.sql (pit_levels takes a table name: a recipe in docs/sharing.md)', () => {

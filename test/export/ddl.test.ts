@@ -59,7 +59,9 @@ describe('trino.sql, athena.sql, spark.sql (structural)', async () => {
   const tables = await warehouseTables();
 
   it('every column type of every exported table has a type in each engine', () => {
-    for (const table of tables) for (const column of table.columns) for (const engine of ['trino', 'athena', 'spark'] as const) expect(() => engineType(column.type, engine)).not.toThrow();
+    for (const table of tables)
+      for (const column of table.columns)
+        for (const engine of ['trino', 'athena', 'spark'] as const) expect(() => engineType(column.type, engine)).not.toThrow();
     expect(tables.map((t) => t.name)).toEqual(['levels', 'strikes_total', 'strikes_by_expiry', 'live_levels', 'term_structure', 'live_strikes', 'runs']);
   });
 
@@ -86,7 +88,11 @@ describe('trino.sql, athena.sql, spark.sql (structural)', async () => {
             expect(create).toContain(`partitioned_by = ARRAY['exchange', 'symbol', 'session_date']`);
             expect(all).toContain(`CALL system.sync_partition_metadata('${ENGINE_SCHEMA}', '${table.name}', 'FULL')`);
           } else {
-            expect(create).toContain(engine === 'athena' ? 'PARTITIONED BY (`exchange` string, `symbol` string, `session_date` date)' : 'PARTITIONED BY (exchange, symbol, session_date)');
+            expect(create).toContain(
+              engine === 'athena'
+                ? 'PARTITIONED BY (`exchange` string, `symbol` string, `session_date` date)'
+                : 'PARTITIONED BY (exchange, symbol, session_date)',
+            );
             expect(all).toContain(`MSCK REPAIR TABLE ${ENGINE_SCHEMA}.${table.name}`);
           }
         } else expect(create).not.toMatch(/PARTITIONED|partitioned_by/);
@@ -96,7 +102,11 @@ describe('trino.sql, athena.sql, spark.sql (structural)', async () => {
   }
 
   it('tables with no file yet are left out (an engine would fail on an empty location)', () => {
-    const sql = engineSql('spark', ROOT, tables.map((t) => ({ ...t, hasFiles: t.name === 'levels' })));
+    const sql = engineSql(
+      'spark',
+      ROOT,
+      tables.map((t) => ({ ...t, hasFiles: t.name === 'levels' })),
+    );
     expect(statements(sql).filter((s) => s.startsWith('CREATE TABLE'))).toHaveLength(1);
   });
 });
@@ -106,7 +116,13 @@ const PARSERS = { trino: new TrinoSQL(), athena: new HiveSQL(), spark: new Spark
 
 /** Statements of a SQL text split on the `;` that ends a line, comment lines dropped. */
 const split = (text: string): string[] =>
-  text.split('\n').filter((line) => !line.trimStart().startsWith('--')).join('\n').split(/;\s*$/m).map((s) => s.trim()).filter((s) => s.length > 0);
+  text
+    .split('\n')
+    .filter((line) => !line.trimStart().startsWith('--'))
+    .join('\n')
+    .split(/;\s*$/m)
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
 
 describe('a real parser for each dialect (dt-sql-parser)', async () => {
   const tables = await warehouseTables();
@@ -119,7 +135,7 @@ describe('a real parser for each dialect (dt-sql-parser)', async () => {
     });
   }
 
-  it('the parser catches what the structural check cannot: a reserved word bare in Athena\'s DDL', () => {
+  it("the parser catches what the structural check cannot: a reserved word bare in Athena's DDL", () => {
     const bare = engineSql('athena', ROOT, tables).replaceAll('`', '');
     expect(split(bare).some((statement) => PARSERS.athena.validate(statement).length > 0)).toBe(true);
   });

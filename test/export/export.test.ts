@@ -69,8 +69,11 @@ async function compareWithTables(format: 'parquet' | 'csv'): Promise<void> {
       const stats = (from: string) => `SELECT exchange, symbol, session_date::VARCHAR AS d, count(*)::INTEGER AS n, sum(net_gex) AS net
           FROM ${from} GROUP BY ALL ORDER BY ALL`;
       expect(await query(wh, stats(source))).toEqual(await query(wh, stats(table)));
-      const differing = await query(wh, `SELECT count(*)::INTEGER AS n FROM (
-          (SELECT * FROM ${table} EXCEPT ALL SELECT * FROM ${source}) UNION ALL (SELECT * FROM ${source} EXCEPT ALL SELECT * FROM ${table}))`);
+      const differing = await query(
+        wh,
+        `SELECT count(*)::INTEGER AS n FROM (
+          (SELECT * FROM ${table} EXCEPT ALL SELECT * FROM ${source}) UNION ALL (SELECT * FROM ${source} EXCEPT ALL SELECT * FROM ${table}))`,
+      );
       expect(differing).toEqual([{ n: 0 }]);
     }
   });
@@ -84,8 +87,12 @@ describe('exportWarehouse', () => {
     expect(result.partitionsSkipped).toBe(0);
     expect(result.rowsWritten).toBe((4 + 3 + 4) * 3);
     expect(result.tables.map((t) => [t.table, t.partitionsWritten, t.rowsWritten])).toEqual([
-      ['levels', 3, 12], ['strikes_total', 3, 9], ['strikes_by_expiry', 3, 12],
-      ['live_levels', 0, 0], ['term_structure', 0, 0], ['live_strikes', 0, 0],
+      ['levels', 3, 12],
+      ['strikes_total', 3, 9],
+      ['strikes_by_expiry', 3, 12],
+      ['live_levels', 0, 0],
+      ['term_structure', 0, 0],
+      ['live_strikes', 0, 0],
     ]);
     expect(allFiles(join(outDir, 'levels'))).toEqual([
       'exchange=bybit/symbol=BTC/session_date=2026-11-20/data.parquet',
@@ -123,8 +130,12 @@ describe('exportWarehouse', () => {
     });
     const result = await run();
     expect(result.tables.map((t) => [t.table, t.partitionsWritten, t.partitionsRemoved])).toEqual([
-      ['levels', 0, 1], ['strikes_total', 1, 0], ['strikes_by_expiry', 0, 0],
-      ['live_levels', 0, 0], ['term_structure', 0, 0], ['live_strikes', 0, 0],
+      ['levels', 0, 1],
+      ['strikes_total', 1, 0],
+      ['strikes_by_expiry', 0, 0],
+      ['live_levels', 0, 0],
+      ['term_structure', 0, 0],
+      ['live_strikes', 0, 0],
     ]);
     expect(allFiles(join(outDir, 'levels'))).not.toContain('exchange=tradfi/symbol=SPY/session_date=2026-11-20/data.parquet');
     await compareWithTables('parquet');
@@ -161,20 +172,23 @@ describe('exportWarehouse', () => {
 // own last manifest lists, at the paths it makes from valid names, inside --out (links followed).
 describe('export removes nothing it did not write', () => {
   const SPY_LEVELS = 'levels/exchange=tradfi/symbol=SPY/session_date=2026-11-20/data.parquet';
-  const dropSpyLevels = (sql = '') => withDb(async (wh) => {
-    if (sql) await wh.connection.run(sql);
-    await wh.connection.run(`DELETE FROM levels WHERE symbol = 'SPY'`);
-  });
+  const dropSpyLevels = (sql = '') =>
+    withDb(async (wh) => {
+      if (sql) await wh.connection.run(sql);
+      await wh.connection.run(`DELETE FROM levels WHERE symbol = 'SPY'`);
+    });
 
   it('a ledger row pointing outside --out: the file there stays, the run says so', async () => {
     await run();
     const victim = join(dir, 'victim.txt');
-    writeFileSync(victim, 'not gexwh\'s');
+    writeFileSync(victim, "not gexwh's");
     await dropSpyLevels(`UPDATE sync.exports SET path = '${victim}' WHERE table_name = 'levels' AND symbol = 'SPY'`);
     const result = await run();
     expect(result.partitionsRemoved).toBe(1);
     expect(readFileSync(victim, 'utf8')).toBe("not gexwh's");
-    expect(result.warnings).toEqual([`export: left ${victim} in place: the export ledger names it, but the last manifest of ${outDir} does not list it as one of its files`]);
+    expect(result.warnings).toEqual([
+      `export: left ${victim} in place: the export ledger names it, but the last manifest of ${outDir} does not list it as one of its files`,
+    ]);
     // The ledger row is gone all the same: the next run has nothing to say.
     expect((await run()).warnings).toEqual([]);
   });
@@ -189,7 +203,9 @@ describe('export removes nothing it did not write', () => {
     await dropSpyLevels(`UPDATE sync.exports SET exchange = 'tradfi/../../../elsewhere', path = '${climbing}' WHERE table_name = 'levels' AND symbol = 'SPY'`);
     const result = await run();
     expect(readFileSync(victim, 'utf8')).toBe('precious');
-    expect(result.warnings).toEqual([`export: left ${climbing} in place: the export ledger names it, but the last manifest of ${outDir} does not list it as one of its files`]);
+    expect(result.warnings).toEqual([
+      `export: left ${climbing} in place: the export ledger names it, but the last manifest of ${outDir} does not list it as one of its files`,
+    ]);
   });
 
   it('a file the last manifest does not list is not removed, even at a path the export makes', async () => {
@@ -207,7 +223,7 @@ describe('export removes nothing it did not write', () => {
     await run();
     const elsewhere = join(dir, 'elsewhere');
     mkdirSync(elsewhere);
-    writeFileSync(join(elsewhere, 'data.parquet'), 'someone else\'s');
+    writeFileSync(join(elsewhere, 'data.parquet'), "someone else's");
     const folder = join(outDir, SPY_LEVELS, '..');
     renameSync(folder, `${folder}.moved`);
     symlinkSync(elsewhere, folder);
@@ -223,7 +239,9 @@ describe('export removes nothing it did not write', () => {
     writeFileSync(join(mine, 'notes', 'todo.txt'), 'keep me');
     const result = await run();
     expect(readFileSync(join(mine, 'notes', 'todo.txt'), 'utf8')).toBe('keep me');
-    expect(result.warnings).toEqual([`export: ${mine} looks like the staging folder of a cut export; gexwh leaves it alone: remove it when no export is running`]);
+    expect(result.warnings).toEqual([
+      `export: ${mine} looks like the staging folder of a cut export; gexwh leaves it alone: remove it when no export is running`,
+    ]);
     expect(readdirSync(outDir).filter((name) => name.startsWith('.'))).toEqual(['.gexwh-export-mine']);
   });
 });

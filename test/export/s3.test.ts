@@ -62,7 +62,10 @@ afterEach(() => cleanup());
 async function load(markets: Market[]): Promise<void> {
   const wh = await openWarehouse(dbPath);
   try {
-    const report = await loadFiles(wh.connection, markets.flatMap((m) => FILE_KINDS.map((kind): LoadInput => writeFixture(dir, kind, m, { name: `${m.symbol}-${m.sessionDate}-${kind}.csv.gz` }))));
+    const report = await loadFiles(
+      wh.connection,
+      markets.flatMap((m) => FILE_KINDS.map((kind): LoadInput => writeFixture(dir, kind, m, { name: `${m.symbol}-${m.sessionDate}-${kind}.csv.gz` }))),
+    );
     expect(report.failed).toEqual([]);
   } finally {
     wh.close();
@@ -111,14 +114,21 @@ async function expectSameAsWarehouse(prefix: string): Promise<Manifest> {
   expect(new Set(manifest.objects.map((o) => o.path))).toEqual(new Set([...objects.keys()].filter((key) => key !== MANIFEST_FILE)));
   for (const object of manifest.objects) {
     const bytes = objects.get(object.path)!;
-    expect({ path: object.path, sha256: createHash('sha256').update(bytes).digest('hex'), bytes: bytes.length }).toEqual({ path: object.path, sha256: object.sha256, bytes: object.bytes });
+    expect({ path: object.path, sha256: createHash('sha256').update(bytes).digest('hex'), bytes: bytes.length }).toEqual({
+      path: object.path,
+      sha256: object.sha256,
+      bytes: object.bytes,
+    });
   }
   const wh = await openWarehouse(dbPath, { readOnly: true });
   try {
     for (const table of FILE_KINDS) {
       const source = `read_parquet('${join(local, table, '**', '*.parquet')}', hive_partitioning = true)`;
-      const differing = await query(wh, `SELECT count(*)::INTEGER AS n FROM (
-          (SELECT * FROM ${table} EXCEPT ALL SELECT * FROM ${source}) UNION ALL (SELECT * FROM ${source} EXCEPT ALL SELECT * FROM ${table}))`);
+      const differing = await query(
+        wh,
+        `SELECT count(*)::INTEGER AS n FROM (
+          (SELECT * FROM ${table} EXCEPT ALL SELECT * FROM ${source}) UNION ALL (SELECT * FROM ${source} EXCEPT ALL SELECT * FROM ${table}))`,
+      );
       expect({ table, differing }).toEqual({ table, differing: [{ n: 0 }] });
       const [count] = await query(wh, `SELECT count(*)::INTEGER AS n FROM ${table}`);
       expect(manifest.tables[table]?.rows).toBe(count?.n);
@@ -204,7 +214,9 @@ describe('export to S3', () => {
     } finally {
       process.env.AWS_ACCESS_KEY_ID = S3_KEY.AWS_ACCESS_KEY_ID;
     }
-    await expect(exportWarehouse({ dbPath, outDir: 's3://no-such-bucket/x', s3: { endpoint: s3.endpoint, forcePathStyle: true } })).rejects.toBeInstanceOf(ObjectStoreBucketError);
+    await expect(exportWarehouse({ dbPath, outDir: 's3://no-such-bucket/x', s3: { endpoint: s3.endpoint, forcePathStyle: true } })).rejects.toBeInstanceOf(
+      ObjectStoreBucketError,
+    );
     const wh = await openWarehouse(dbPath, { readOnly: true });
     try {
       expect(await query(wh, `SELECT count(*)::INTEGER AS n FROM sync.exports WHERE out_dir LIKE 's3://%'`)).toEqual([{ n: 0 }]);
@@ -216,7 +228,9 @@ describe('export to S3', () => {
 
 describe('gexwh export --out s3:// (the built CLI)', () => {
   const cli = (out: string, env: Record<string, string>) =>
-    runCli(['--db', dbPath, 'export', '--out', out, '--s3-endpoint', s3.endpoint, '--s3-force-path-style'], { env: { ...S3_KEY, AWS_PROFILE: undefined as unknown as string, ...env } });
+    runCli(['--db', dbPath, 'export', '--out', out, '--s3-endpoint', s3.endpoint, '--s3-force-path-style'], {
+      env: { ...S3_KEY, AWS_PROFILE: undefined as unknown as string, ...env },
+    });
 
   it('exports, then exits 3 on wrong credentials and 2 on a missing bucket, with what to fix', async () => {
     const ok = await cli(`s3://${BUCKET}/cli`, {});

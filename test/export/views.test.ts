@@ -18,7 +18,10 @@ const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8')
 function readmeRecipes(): string[] {
   const section = README.slice(README.indexOf('### Recipes'));
   const block = /```sql\n([\s\S]*?)```/.exec(section)?.[1] ?? '';
-  return block.split(';').map((s) => s.replace(/^\s*--.*$/gm, '').trim()).filter((s) => s.length > 0);
+  return block
+    .split(';')
+    .map((s) => s.replace(/^\s*--.*$/gm, '').trim())
+    .filter((s) => s.length > 0);
 }
 
 const VIEWS = ['levels_total', 'levels_close', 'levels_expiry', 'strikes', 'strikes_expiry', 'levels_compare'];
@@ -118,7 +121,14 @@ describe('views.sql over the export answers as the warehouse does', () => {
     const csv = await instance.connect();
     try {
       await csv.run(readFileSync(join(dir, 'export-csv', VIEWS_SQL), 'utf8'));
-      for (const sql of ['SELECT * FROM levels', 'SELECT * FROM strikes_expiry', 'SELECT * FROM levels_compare', 'SELECT * FROM term_structure', 'SELECT * FROM runs', MACRO_CALLS[0]!]) {
+      for (const sql of [
+        'SELECT * FROM levels',
+        'SELECT * FROM strikes_expiry',
+        'SELECT * FROM levels_compare',
+        'SELECT * FROM term_structure',
+        'SELECT * FROM runs',
+        MACRO_CALLS[0]!,
+      ]) {
         const ours = await fingerprint(warehouse.connection, sql.replace('FROM runs', 'FROM (SELECT * REPLACE (options::VARCHAR AS options) FROM sync.runs)'));
         expect({ sql, ...(await fingerprint(csv, sql)) }).toEqual({ sql, ...ours });
       }

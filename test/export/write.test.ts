@@ -38,17 +38,24 @@ describe('copyRuns (pure)', () => {
 
   it('a date with nothing stale ends a run; a date only partly stale joins the keys', () => {
     expect(shape([a1, a2, a4, c1])).toEqual([
-      ['2026-11-01', '2026-11-02', 'BTC@01 BTC@02 SPY@02', false], ['2026-11-04', '2026-11-04', 'BTC@04', true],
+      ['2026-11-01', '2026-11-02', 'BTC@01 BTC@02 SPY@02', false],
+      ['2026-11-04', '2026-11-04', 'BTC@04', true],
     ]);
     expect(shape([a1, b1, a2])).toEqual([['2026-11-01', '2026-11-02', 'BTC@01 BTC@02 ETH@01', false]]);
   });
 
   it('runs hold at most max partitions, a crowded date is cut into keyed runs, and nothing stale means no run', () => {
-    expect(shape([a1, a2, a3, a4], 3)).toEqual([['2026-11-01', '2026-11-03', 'BTC@01 BTC@02 BTC@03', false], ['2026-11-04', '2026-11-04', 'BTC@04', true]]);
+    expect(shape([a1, a2, a3, a4], 3)).toEqual([
+      ['2026-11-01', '2026-11-03', 'BTC@01 BTC@02 BTC@03', false],
+      ['2026-11-04', '2026-11-04', 'BTC@04', true],
+    ]);
     expect(shape(all, 1)).toEqual([
-      ['2026-11-01', '2026-11-01', 'BTC@01', false], ['2026-11-01', '2026-11-01', 'ETH@01', false],
-      ['2026-11-02', '2026-11-02', 'BTC@02', false], ['2026-11-02', '2026-11-02', 'SPY@02', false],
-      ['2026-11-03', '2026-11-03', 'BTC@03', true], ['2026-11-04', '2026-11-04', 'BTC@04', true],
+      ['2026-11-01', '2026-11-01', 'BTC@01', false],
+      ['2026-11-01', '2026-11-01', 'ETH@01', false],
+      ['2026-11-02', '2026-11-02', 'BTC@02', false],
+      ['2026-11-02', '2026-11-02', 'SPY@02', false],
+      ['2026-11-03', '2026-11-03', 'BTC@03', true],
+      ['2026-11-04', '2026-11-04', 'BTC@04', true],
     ]);
     expect(shape([])).toEqual([]);
   });
@@ -56,8 +63,10 @@ describe('copyRuns (pure)', () => {
 
 describe('stalePartitions (pure)', () => {
   const pathOf = (p: Partition) => `/out/${p.sessionDate}`;
-  const done = (p: Partition, over: Partial<ExportedPartition> = {}): [string, ExportedPartition] =>
-    [`${p.exchange}|${p.symbol}|${p.sessionDate}`, { exchange: p.exchange, symbol: p.symbol, sessionDate: p.sessionDate, fingerprint: p.fingerprint, path: pathOf(p), sha256: null, bytes: null, ...over }];
+  const done = (p: Partition, over: Partial<ExportedPartition> = {}): [string, ExportedPartition] => [
+    `${p.exchange}|${p.symbol}|${p.sessionDate}`,
+    { exchange: p.exchange, symbol: p.symbol, sessionDate: p.sessionDate, fingerprint: p.fingerprint, path: pathOf(p), sha256: null, bytes: null, ...over },
+  ];
   const same = part('bybit', 'BTC', '2026-11-01');
   const changed = part('bybit', 'BTC', '2026-11-02', 'new');
   const moved = part('bybit', 'BTC', '2026-11-03');
@@ -124,8 +133,11 @@ function allFiles(root: string): string[] {
 async function expectExportEqualsTables(wh: Warehouse, tables: readonly string[] = FILE_KINDS): Promise<void> {
   for (const table of tables) {
     const source = `read_parquet('${join(outDir, table, '**', '*.parquet')}', hive_partitioning = true)`;
-    const differing = await query(wh, `SELECT count(*)::INTEGER AS n FROM (
-        (SELECT * FROM ${table} EXCEPT ALL SELECT * FROM ${source}) UNION ALL (SELECT * FROM ${source} EXCEPT ALL SELECT * FROM ${table}))`);
+    const differing = await query(
+      wh,
+      `SELECT count(*)::INTEGER AS n FROM (
+        (SELECT * FROM ${table} EXCEPT ALL SELECT * FROM ${source}) UNION ALL (SELECT * FROM ${source} EXCEPT ALL SELECT * FROM ${table}))`,
+    );
     expect(differing, table).toEqual([{ n: 0 }]);
   }
 }
@@ -161,7 +173,10 @@ beforeEach(async () => {
   dbPath = join(dir, 'gex.duckdb');
   outDir = join(dir, 'out');
   await withDb(async (wh) => {
-    const report = await loadFiles(wh.connection, [BTC, BTC2, BTC3].flatMap((market) => FILE_KINDS.map((kind) => writeFixture(dir, kind, market))));
+    const report = await loadFiles(
+      wh.connection,
+      [BTC, BTC2, BTC3].flatMap((market) => FILE_KINDS.map((kind) => writeFixture(dir, kind, market))),
+    );
     expect(report.failed).toEqual([]);
   });
 });
@@ -194,7 +209,9 @@ describe('the partitioned write', () => {
       await wh.connection.run('SET partitioned_write_flush_threshold = 1');
       const probe = join(dir, 'probe');
       mkdirSync(probe);
-      await wh.connection.run(`COPY (SELECT * FROM strikes_total WHERE symbol = 'ETH') TO '${probe}' (FORMAT parquet, PARTITION_BY (exchange, symbol, session_date))`);
+      await wh.connection.run(
+        `COPY (SELECT * FROM strikes_total WHERE symbol = 'ETH') TO '${probe}' (FORMAT parquet, PARTITION_BY (exchange, symbol, session_date))`,
+      );
       expect(allFiles(probe).length).toBeGreaterThan(3);
 
       const result = await exportOn(wh.connection, normalizeExportOptions({ outDir }));
@@ -214,13 +231,20 @@ describe('the partitioned write', () => {
     const BTC4: Market = { ...BTC, sessionDate: '2026-11-23' };
     const SPY4: Market = { exchange: 'tradfi', symbol: 'SPY', sessionDate: '2026-11-23' };
     await withDb(async (wh) => {
-      const report = await loadFiles(wh.connection, [BTC4, SPY4].flatMap((market) => FILE_KINDS.map((kind) => writeFixture(dir, kind, market))));
+      const report = await loadFiles(
+        wh.connection,
+        [BTC4, SPY4].flatMap((market) => FILE_KINDS.map((kind) => writeFixture(dir, kind, market))),
+      );
       expect(report.failed).toEqual([]);
       const copies: Array<{ sql: string; params: unknown[] }> = [];
       const result = await exportOn(recordingCopies(wh.connection, copies), normalizeExportOptions({ outDir }));
       expect(result.tables.slice(0, 3).map((t) => [t.table, t.partitionsWritten, t.partitionsSkipped])).toEqual(FILE_KINDS.map((table) => [table, 2, 3]));
       expect(copies).toHaveLength(3);
-      for (const copy of copies) expect(await rowsSelectedBy(wh, copy)).toEqual([['bybit', 'BTC', '2026-11-23'], ['tradfi', 'SPY', '2026-11-23']]);
+      for (const copy of copies)
+        expect(await rowsSelectedBy(wh, copy)).toEqual([
+          ['bybit', 'BTC', '2026-11-23'],
+          ['tradfi', 'SPY', '2026-11-23'],
+        ]);
       await expectExportEqualsTables(wh);
     });
   });
@@ -228,7 +252,14 @@ describe('the partitioned write', () => {
   it('a session only partly stale is written by a COPY joined with its keys: the fresh pair of that date is not read', async () => {
     const SPY: Market = { exchange: 'tradfi', symbol: 'SPY', sessionDate: '2026-11-22' };
     await withDb(async (wh) => {
-      expect((await loadFiles(wh.connection, FILE_KINDS.map((kind) => writeFixture(dir, kind, SPY)))).failed).toEqual([]);
+      expect(
+        (
+          await loadFiles(
+            wh.connection,
+            FILE_KINDS.map((kind) => writeFixture(dir, kind, SPY)),
+          )
+        ).failed,
+      ).toEqual([]);
     });
     await exportWarehouse({ dbPath, outDir, tables: ['levels'] });
     const before = statSync(partitionPath(outDir, 'levels', 'parquet', 'bybit', 'BTC', '2026-11-22')).mtimeMs;
@@ -243,7 +274,10 @@ describe('the partitioned write', () => {
       const result = await exportOn(recordingCopies(wh.connection, copies), normalizeExportOptions({ outDir, tables: ['levels'] }));
       expect(result.partitionsWritten).toBe(2);
       expect(copies).toHaveLength(1);
-      expect(await rowsSelectedBy(wh, copies[0]!)).toEqual([['bybit', 'BTC', '2026-11-23'], ['tradfi', 'SPY', '2026-11-22']]);
+      expect(await rowsSelectedBy(wh, copies[0]!)).toEqual([
+        ['bybit', 'BTC', '2026-11-23'],
+        ['tradfi', 'SPY', '2026-11-22'],
+      ]);
       await expectExportEqualsTables(wh, ['levels']);
     });
     expect(statSync(partitionPath(outDir, 'levels', 'parquet', 'bybit', 'BTC', '2026-11-22')).mtimeMs).toBe(before);
@@ -278,7 +312,14 @@ describe('the partitioned write', () => {
     await exportWarehouse({ dbPath, outDir });
     const BTC4: Market = { ...BTC, sessionDate: '2026-11-23' };
     await withDb(async (wh) => {
-      expect((await loadFiles(wh.connection, FILE_KINDS.map((kind) => writeFixture(dir, kind, BTC4)))).failed).toEqual([]);
+      expect(
+        (
+          await loadFiles(
+            wh.connection,
+            FILE_KINDS.map((kind) => writeFixture(dir, kind, BTC4)),
+          )
+        ).failed,
+      ).toEqual([]);
     });
     // The last table's new partition cannot be renamed into place: a folder stands there.
     const blocked = partitionPath(outDir, 'strikes_by_expiry', 'parquet', 'bybit', 'BTC', '2026-11-23');
@@ -286,7 +327,11 @@ describe('the partitioned write', () => {
     await expect(exportWarehouse({ dbPath, outDir })).rejects.toThrow();
     rmSync(blocked, { recursive: true });
     const again = await exportWarehouse({ dbPath, outDir });
-    expect(again.tables.slice(0, 3).map((t) => [t.table, t.partitionsWritten])).toEqual([['levels', 0], ['strikes_total', 0], ['strikes_by_expiry', 1]]);
+    expect(again.tables.slice(0, 3).map((t) => [t.table, t.partitionsWritten])).toEqual([
+      ['levels', 0],
+      ['strikes_total', 0],
+      ['strikes_by_expiry', 1],
+    ]);
     await withDb(expectExportEqualsTables);
   });
 
@@ -311,7 +356,10 @@ describe('partitions from the ledger', () => {
   const both = (wh: Warehouse, table: 'levels' | 'strikes_total' | 'strikes_by_expiry', filters: Parameters<typeof normalizeExportOptions>[0] = { outDir }) =>
     tableLayout(wh.connection, table).then(async (layout) => {
       const selection = normalizeExportOptions(filters);
-      return { ledger: await ledgerPartitions(wh.connection, table, selection, layout), scan: await scannedPartitions(wh.connection, table, selection, layout) };
+      return {
+        ledger: await ledgerPartitions(wh.connection, table, selection, layout),
+        scan: await scannedPartitions(wh.connection, table, selection, layout),
+      };
     });
 
   it("are the scan's, fingerprints included, with and without filters, api fills counted", async () => {

@@ -16,7 +16,10 @@ export const IN_CI = process.env.CI === 'true' || process.env.CI === '1';
 export function chromiumOrSkip(what: string): string | undefined {
   const found = findChromium();
   if (found) return found;
-  if (IN_CI) throw new Error(`${what}: no Chromium found (${CANDIDATES.join(', ')} or GEXWH_CHROMIUM); under CI the browser test must run: .ci/run installs the chromium package`);
+  if (IN_CI)
+    throw new Error(
+      `${what}: no Chromium found (${CANDIDATES.join(', ')} or GEXWH_CHROMIUM); under CI the browser test must run: .ci/run installs the chromium package`,
+    );
   console.warn(`${what}: SKIPPED, no Chromium on this machine (apt-get install chromium, or set GEXWH_CHROMIUM)`);
   return undefined;
 }

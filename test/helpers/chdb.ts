@@ -40,10 +40,14 @@ export async function loadChdb(dir: string = chdbDir()): Promise<ChdbModule> {
     mkdirSync(temp, { recursive: true });
     writeFileSync(join(temp, 'package.json'), '{ "private": true }\n');
     // chdb's install script is a no-op (its binary comes as a package); scripts off all the same.
-    execFileSync('npm', ['install', '--no-save', '--no-audit', '--no-fund', '--ignore-scripts', '--loglevel=error', `chdb@${CHDB_VERSION}`], { cwd: temp, stdio: 'pipe' });
+    execFileSync('npm', ['install', '--no-save', '--no-audit', '--no-fund', '--ignore-scripts', '--loglevel=error', `chdb@${CHDB_VERSION}`], {
+      cwd: temp,
+      stdio: 'pipe',
+    });
     if (!installed(temp)) throw new Error(`chdb@${CHDB_VERSION}: npm installed it without its linux-x64 binary (@chdb/lib-linux-x64-gnu) in ${temp}`);
     mkdirSync(dirname(dir), { recursive: true });
-    if (installed(dir)) rmSync(temp, { recursive: true, force: true }); // another test process finished first
+    if (installed(dir))
+      rmSync(temp, { recursive: true, force: true }); // another test process finished first
     else {
       rmSync(dir, { recursive: true, force: true });
       renameSync(temp, dir);

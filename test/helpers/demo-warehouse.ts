@@ -13,7 +13,10 @@ import { finishRun, startRun } from '../../src/warehouse/runs.js';
 import { rebuildSessionCloses } from '../../src/warehouse/session-closes.js';
 
 export const DEMO_NOW = new Date('2026-03-16T14:07:00Z');
-export const DEMO_PAIRS = [['deribit', 'BTC'], ['tradfi', 'SPY']] as const;
+export const DEMO_PAIRS = [
+  ['deribit', 'BTC'],
+  ['tradfi', 'SPY'],
+] as const;
 
 function addDays(date: string, days: number): string {
   return new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
@@ -38,7 +41,18 @@ export async function loadDemoHistory(wh: Warehouse, dir: string, options: DemoO
           const daily = emulator.market.dailyFile(exchange, symbol, date, file, 0);
           const path = join(dir, `${exchange}_${symbol}_${date}_${file}.csv.gz`);
           writeFileSync(path, daily.bytes);
-          inputs.push({ exchange, symbol, sessionDate: date, file, path, sha256: daily.sha256, bytes: daily.bytes.length, rows: daily.rows, archivePath: path, downloadedAt: DEMO_NOW });
+          inputs.push({
+            exchange,
+            symbol,
+            sessionDate: date,
+            file,
+            path,
+            sha256: daily.sha256,
+            bytes: daily.bytes.length,
+            rows: daily.rows,
+            archivePath: path,
+            downloadedAt: DEMO_NOW,
+          });
         }
       }
       // Today's session so far, as api fills of TOTAL levels.

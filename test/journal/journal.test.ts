@@ -1,7 +1,18 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { checkEntries, emptyJournal, inspectJournal, journalPath, readJournal, runOf, withFiles, withoutApplied, writeJournal, type JournaledFile } from '../../src/journal/journal.js';
+import {
+  checkEntries,
+  emptyJournal,
+  inspectJournal,
+  journalPath,
+  readJournal,
+  runOf,
+  withFiles,
+  withoutApplied,
+  writeJournal,
+  type JournaledFile,
+} from '../../src/journal/journal.js';
 import { applyJournal, heldMessage } from '../../src/journal/load-pending.js';
 import { writeArchived, withDb } from '../warehouse/archive-fixtures.js';
 import { BTC, makeTempDir, query } from '../warehouse/fixtures.js';
@@ -15,8 +26,15 @@ function tempDir(): string {
 }
 
 const fileA: JournaledFile = {
-  exchange: 'bybit', symbol: 'BTC', sessionDate: '2026-11-20', file: 'levels', sha256: 'a'.repeat(64), bytes: 10, rows: 2,
-  archivePath: 'bybit/BTC/2026-11-20_levels.csv.gz', downloadedAt: '2026-11-21T00:00:00.000Z',
+  exchange: 'bybit',
+  symbol: 'BTC',
+  sessionDate: '2026-11-20',
+  file: 'levels',
+  sha256: 'a'.repeat(64),
+  bytes: 10,
+  rows: 2,
+  archivePath: 'bybit/BTC/2026-11-20_levels.csv.gz',
+  downloadedAt: '2026-11-21T00:00:00.000Z',
 };
 
 describe('the journal file', () => {
@@ -51,7 +69,10 @@ describe('the journal file', () => {
     const newer = { ...fileA, sha256: 'b'.repeat(64) };
     const journal = withFiles(withFiles(emptyJournal(), [fileA]), [fileA, newer]);
     expect(journal.files).toEqual([fileA, newer]);
-    const run = runOf({ command: 'sync', options: { apiKey: 'secret', db: 'x' }, startedAt: new Date('2026-11-21T00:00:00Z') }, { outcome: 'locked', creditsSpent: 3 });
+    const run = runOf(
+      { command: 'sync', options: { apiKey: 'secret', db: 'x' }, startedAt: new Date('2026-11-21T00:00:00Z') },
+      { outcome: 'locked', creditsSpent: 3 },
+    );
     expect(run.options).toEqual({ db: 'x' }); // the key never reaches the journal
     const rest = withoutApplied({ ...journal, runs: [run] }, { files: [fileA], listings: 0, runs: 1 });
     expect(rest).toEqual({ ...emptyJournal(), files: [newer] });
@@ -78,12 +99,27 @@ describe('applyJournal', () => {
     const db = join(dir, 'gex.duckdb');
     const input = writeArchived(archive, 'levels', BTC);
     const file: JournaledFile = {
-      exchange: input.exchange, symbol: input.symbol, sessionDate: input.sessionDate, file: input.file, sha256: input.sha256,
-      bytes: input.bytes, rows: input.rows, archivePath: input.archivePath, downloadedAt: '2026-11-21T00:00:00.000Z',
+      exchange: input.exchange,
+      symbol: input.symbol,
+      sessionDate: input.sessionDate,
+      file: input.file,
+      sha256: input.sha256,
+      bytes: input.bytes,
+      rows: input.rows,
+      archivePath: input.archivePath,
+      downloadedAt: '2026-11-21T00:00:00.000Z',
     };
-    const run = runOf({ command: 'sync', options: {}, startedAt: new Date('2026-11-21T00:00:00Z') }, { outcome: 'locked', creditsSpent: 1, finishedAt: new Date('2026-11-21T00:01:00Z') });
-    const listing = { exchange: 'bybit', symbol: 'BTC', completeFrom: null, listedAt: '2026-11-21T00:00:00.000Z',
-      rows: [{ session_date: input.sessionDate, file: 'levels', rows: input.rows, bytes: input.bytes, sha256: input.sha256, schema_version: 1 }] };
+    const run = runOf(
+      { command: 'sync', options: {}, startedAt: new Date('2026-11-21T00:00:00Z') },
+      { outcome: 'locked', creditsSpent: 1, finishedAt: new Date('2026-11-21T00:01:00Z') },
+    );
+    const listing = {
+      exchange: 'bybit',
+      symbol: 'BTC',
+      completeFrom: null,
+      listedAt: '2026-11-21T00:00:00.000Z',
+      rows: [{ session_date: input.sessionDate, file: 'levels', rows: input.rows, bytes: input.bytes, sha256: input.sha256, schema_version: 1 }],
+    };
     const journal = { ...withFiles(emptyJournal(), [file]), runs: [run], listings: [listing] };
     await writeJournal(archive, journal);
     const saved = readFileSync(journalPath(archive));
@@ -106,7 +142,12 @@ describe('applyJournal', () => {
 
 describe('checkEntries: each entry on its own, by the name rules of coverage rows', () => {
   const good = { ...fileA, archivePath: 'bybit/BTC/2026-11-20_levels.csv.gz' };
-  const listing = { exchange: 'bybit', symbol: 'BTC', listedAt: '2026-11-21T00:00:00.000Z', rows: [{ session_date: '2026-11-20', file: 'levels', rows: 2, bytes: 10, sha256: 'a'.repeat(64), schema_version: 1 }] };
+  const listing = {
+    exchange: 'bybit',
+    symbol: 'BTC',
+    listedAt: '2026-11-21T00:00:00.000Z',
+    rows: [{ session_date: '2026-11-20', file: 'levels', rows: 2, bytes: 10, sha256: 'a'.repeat(64), schema_version: 1 }],
+  };
   it.each([
     ['an unknown venue', { ...good, exchange: 'kraken' }, /^exchange: expected a history venue: bybit, deribit/],
     ['a venue that climbs out', { ...good, exchange: '../../x' }, /^exchange: /],
@@ -117,7 +158,7 @@ describe('checkEntries: each entry on its own, by the name rules of coverage row
     ['a sha256 that is not 64 hex digits', { ...good, sha256: 'A'.repeat(64) }, /^sha256: expected 64 lower-case hex digits/],
     ['a negative size', { ...good, bytes: -1 }, /^bytes: /],
     ['a path outside the archive', { ...good, archivePath: '/etc/passwd' }, /^archivePath: "\/etc\/passwd" leaves the archive/],
-    ['a path that is another file\'s', { ...good, archivePath: 'bybit/BTC/2026-11-19_levels.csv.gz' }, /^archivePath: .* is not the archive name of/],
+    ["a path that is another file's", { ...good, archivePath: 'bybit/BTC/2026-11-19_levels.csv.gz' }, /^archivePath: .* is not the archive name of/],
   ])('refuses a file entry with %s, keeps the others', (_, bad, reason) => {
     const read = checkEntries({ version: 1, files: [good, bad], listings: [listing], runs: [] }, '/srv/raw', '2026-11-21T00:00:00.000Z');
     expect(read.journal.files).toEqual([good]);
@@ -131,7 +172,13 @@ describe('checkEntries: each entry on its own, by the name rules of coverage row
     const earlier = { kind: 'run', reason: 'old', rejectedAt: '2026-11-20T00:00:00.000Z', entry: {} };
     const run = runOf({ command: 'sync', options: {}, startedAt: new Date('2026-11-21T00:00:00Z') }, { outcome: 'locked' });
     const read = checkEntries(
-      { version: 1, files: [], listings: [listing, { ...listing, symbol: 'B/C' }, { ...listing, rows: [{ ...listing.rows[0], file: 'x' }] }], runs: [run, { ...run, command: 'rm -rf' }], rejected: [earlier] },
+      {
+        version: 1,
+        files: [],
+        listings: [listing, { ...listing, symbol: 'B/C' }, { ...listing, rows: [{ ...listing.rows[0], file: 'x' }] }],
+        runs: [run, { ...run, command: 'rm -rf' }],
+        rejected: [earlier],
+      },
       '/srv/raw',
       '2026-11-21T00:00:00.000Z',
     );

@@ -45,7 +45,10 @@ describe('the live journal', () => {
   });
 
   it('refuses a key that could leave the folder, and a file that is not a valid snapshot', async () => {
-    for (const key of [{ ...snapshot.key, symbol: '../x' }, { ...snapshot.key, exchange: 'De/ribit' }]) {
+    for (const key of [
+      { ...snapshot.key, symbol: '../x' },
+      { ...snapshot.key, exchange: 'De/ribit' },
+    ]) {
       expect(() => snapshotPath(dir, 'pending', { ...snapshot, key })).toThrow(LiveJournalError);
     }
     const bad = join(dir, 'bad.json');
@@ -58,7 +61,10 @@ describe('the live journal', () => {
     const older = { ...snapshot, levels: { ...snapshot.levels, meta: { ...snapshot.levels.meta, as_of: '2026-03-01T10:00:00Z' } } };
     const oldPath = snapshotPath(archive, 'loaded', older);
     const newPath = snapshotPath(archive, 'loaded', snapshot);
-    for (const [path, s] of [[oldPath, older], [newPath, snapshot]] as const) {
+    for (const [path, s] of [
+      [oldPath, older],
+      [newPath, snapshot],
+    ] as const) {
       const pending = await journalSnapshot(archive, s);
       const { mkdirSync, renameSync } = await import('node:fs');
       mkdirSync(join(path, '..'), { recursive: true });

@@ -18,8 +18,17 @@ const start = { command: 'sync', options: { maxCredits: 5 }, startedAt: new Date
 
 function file(date: string): VerifiedFile {
   return {
-    exchange: 'combined', symbol: 'BTC', sessionDate: date, file: 'levels', sha256: 'a'.repeat(64), bytes: 100, rows: 10,
-    schemaVersion: 1, archivePath: join(root, 'combined', 'BTC', `${date}_levels.csv.gz`), downloadedAt: new Date('2026-03-11T00:31:00Z'), fromArchive: false,
+    exchange: 'combined',
+    symbol: 'BTC',
+    sessionDate: date,
+    file: 'levels',
+    sha256: 'a'.repeat(64),
+    bytes: 100,
+    rows: 10,
+    schemaVersion: 1,
+    archivePath: join(root, 'combined', 'BTC', `${date}_levels.csv.gz`),
+    downloadedAt: new Date('2026-03-11T00:31:00Z'),
+    fromArchive: false,
   };
 }
 
@@ -31,7 +40,15 @@ describe('the spend log', () => {
     expect((await readInflight(root))?.run.creditsSpent).toBe(1);
     await Promise.all([log.credit(1), log.credit(1), log.archived(file('2026-03-09')), log.credit(1), log.archived(file('2026-03-10'))]);
     const left = await readInflight(root);
-    expect(left?.run).toMatchObject({ runId: 7, command: 'sync', outcome: 'interrupted', creditsSpent: 4, requestsSpent: 3, bytesDownloaded: 200, error: STOPPED_HARD });
+    expect(left?.run).toMatchObject({
+      runId: 7,
+      command: 'sync',
+      outcome: 'interrupted',
+      creditsSpent: 4,
+      requestsSpent: 3,
+      bytesDownloaded: 200,
+      error: STOPPED_HARD,
+    });
     expect(left?.files.map((f) => f.sessionDate).sort()).toEqual(['2026-03-09', '2026-03-10']);
     await log.close();
     expect(existsSync(inflightPath(root))).toBe(false);

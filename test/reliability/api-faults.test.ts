@@ -122,7 +122,16 @@ describe('a slow response past the timeout', () => {
 
 describe('malformed or mistyped payloads', () => {
   const json = (body: unknown) => JSON.stringify(body);
-  const meta = { timestamp: '2026-03-11T14:07:00Z', exchange: 'deribit', coin: 'BTC', symbol: 'BTC', exchange_resolved: 'deribit', market: 'crypto', units: 'USD per 1% move', docs_url: 'https://x.invalid' };
+  const meta = {
+    timestamp: '2026-03-11T14:07:00Z',
+    exchange: 'deribit',
+    coin: 'BTC',
+    symbol: 'BTC',
+    exchange_resolved: 'deribit',
+    market: 'crypto',
+    units: 'USD per 1% move',
+    docs_url: 'https://x.invalid',
+  };
   const goodRow = { session_date: '2026-03-10', file: 'levels', rows: 10, bytes: 100, sha256: 'a'.repeat(64), schema_version: 1 };
   // A payload that is not the answer at all fails the run; one that is off the spec in one pair's
   // manifest or one coverage row skips that pair (one warning) and the run goes on.
@@ -130,7 +139,17 @@ describe('malformed or mistyped payloads', () => {
     { name: 'malformed JSON on /me', match: ENDPOINTS[0]!.match, body: '{"data": {"tier": "pro",', skipped: false },
     { name: 'malformed JSON on coverage', match: ENDPOINTS[1]!.match, body: 'not json at all', skipped: false },
     { name: 'malformed JSON on the manifest', match: ENDPOINTS[2]!.match, body: '{"data": [', skipped: true },
-    { name: 'coverage with wrong types', match: ENDPOINTS[1]!.match, body: json({ data: [{ exchange: 'deribit', symbol: 'BTC', first_ts: 5, last_ts: null, sessions: 'many', files_first_date: '2026-03-09', files_last_date: '2026-03-10' }], meta: { timestamp: meta.timestamp } }), skipped: true },
+    {
+      name: 'coverage with wrong types',
+      match: ENDPOINTS[1]!.match,
+      body: json({
+        data: [
+          { exchange: 'deribit', symbol: 'BTC', first_ts: 5, last_ts: null, sessions: 'many', files_first_date: '2026-03-09', files_last_date: '2026-03-10' },
+        ],
+        meta: { timestamp: meta.timestamp },
+      }),
+      skipped: true,
+    },
     { name: 'manifest rows as strings', match: ENDPOINTS[2]!.match, body: json({ data: [{ ...goodRow, rows: '10' }], meta }), skipped: true },
     { name: 'manifest sha256 not hex', match: ENDPOINTS[2]!.match, body: json({ data: [{ ...goodRow, sha256: 'zz' }], meta }), skipped: true },
     { name: 'manifest negative bytes', match: ENDPOINTS[2]!.match, body: json({ data: [{ ...goodRow, bytes: -1 }], meta }), skipped: true },
@@ -150,17 +169,22 @@ describe('malformed or mistyped payloads', () => {
     await expectRecovered(bench, { forcedCredits: 0 });
   });
 
-  it.each(cases.filter((c) => c.skipped))('$name: the pair is skipped with a warning naming the field, nothing loaded from it, no credit', async ({ match, body }) => {
-    bench = await open();
-    bench.emulator.faults.add({ where: 'api', match, times: 1, action: { kind: 'body', status: 200, body, contentType: 'application/json' } });
-    const run = await syncVia(bench);
-    expect(run.ok).toBe(true);
-    expect(run.summary?.skippedPairs).toEqual([{ exchange: 'deribit', symbol: 'BTC', reason: expect.stringMatching(/(first_ts|\/history\/files\/deribit\/BTC)/) }]);
-    expect(run.summary?.warnings).toContainEqual(expect.stringMatching(/^coverage row deribit\/BTC skipped: /));
-    expect(JSON.stringify(run.summary)).not.toContain(bench.emulator.keys.pro);
-    expect(bench.emulator.counters.credits(bench.emulator.keys.pro)).toBe(0);
-    await expectRecovered(bench, { forcedCredits: 0 });
-  });
+  it.each(cases.filter((c) => c.skipped))(
+    '$name: the pair is skipped with a warning naming the field, nothing loaded from it, no credit',
+    async ({ match, body }) => {
+      bench = await open();
+      bench.emulator.faults.add({ where: 'api', match, times: 1, action: { kind: 'body', status: 200, body, contentType: 'application/json' } });
+      const run = await syncVia(bench);
+      expect(run.ok).toBe(true);
+      expect(run.summary?.skippedPairs).toEqual([
+        { exchange: 'deribit', symbol: 'BTC', reason: expect.stringMatching(/(first_ts|\/history\/files\/deribit\/BTC)/) },
+      ]);
+      expect(run.summary?.warnings).toContainEqual(expect.stringMatching(/^coverage row deribit\/BTC skipped: /));
+      expect(JSON.stringify(run.summary)).not.toContain(bench.emulator.keys.pro);
+      expect(bench.emulator.counters.credits(bench.emulator.keys.pro)).toBe(0);
+      await expectRecovered(bench, { forcedCredits: 0 });
+    },
+  );
 });
 
 describe('a manifest page that repeats or skips rows', () => {
@@ -168,7 +192,12 @@ describe('a manifest page that repeats or skips rows', () => {
     bench = await open();
     const page = await pageOf(bench);
     const doubled = { ...page, data: [...page.data, ...page.data.slice().reverse()] };
-    bench.emulator.faults.add({ where: 'api', match: ENDPOINTS[2]!.match, times: 1, action: { kind: 'body', status: 200, body: JSON.stringify(doubled), contentType: 'application/json' } });
+    bench.emulator.faults.add({
+      where: 'api',
+      match: ENDPOINTS[2]!.match,
+      times: 1,
+      action: { kind: 'body', status: 200, body: JSON.stringify(doubled), contentType: 'application/json' },
+    });
     const run = await syncVia(bench);
     expect(run.ok).toBe(true);
     const [stats] = await bench.query<{ n: number; keys: number }>(`SELECT count(*)::INT n, count(DISTINCT (session_date, file))::INT keys FROM sync.manifest`);
@@ -180,8 +209,16 @@ describe('a manifest page that repeats or skips rows', () => {
     bench = await open();
     const page = await pageOf(bench);
     // A full 400-row page (the spec's maximum), answered to every listing request whatever its end.
-    const full = { ...page, data: Array.from({ length: 400 }, (_, i) => ({ ...page.data[0]!, session_date: addDays('2026-03-10', -Math.floor(i / 3)), file: FILES[i % 3] })) };
-    bench.emulator.faults.add({ where: 'api', match: ENDPOINTS[2]!.match, times: Infinity, action: { kind: 'body', status: 200, body: JSON.stringify(full), contentType: 'application/json' } });
+    const full = {
+      ...page,
+      data: Array.from({ length: 400 }, (_, i) => ({ ...page.data[0]!, session_date: addDays('2026-03-10', -Math.floor(i / 3)), file: FILES[i % 3] })),
+    };
+    bench.emulator.faults.add({
+      where: 'api',
+      match: ENDPOINTS[2]!.match,
+      times: Infinity,
+      action: { kind: 'body', status: 200, body: JSON.stringify(full), contentType: 'application/json' },
+    });
     const run = await syncVia(bench);
     expect(run.ok).toBe(true);
     expect(run.summary?.skippedPairs[0]?.reason).toMatch(/paging made no progress/);
@@ -194,7 +231,12 @@ describe('a manifest page that repeats or skips rows', () => {
     const { emulator } = bench;
     const page = await pageOf(bench);
     const skipped = { ...page, data: page.data.filter((row) => !(row.session_date === '2026-03-09' && row.file === 'strikes_total')) };
-    emulator.faults.add({ where: 'api', match: ENDPOINTS[2]!.match, times: 1, action: { kind: 'body', status: 200, body: JSON.stringify(skipped), contentType: 'application/json' } });
+    emulator.faults.add({
+      where: 'api',
+      match: ENDPOINTS[2]!.match,
+      times: 1,
+      action: { kind: 'body', status: 200, body: JSON.stringify(skipped), contentType: 'application/json' },
+    });
     const run = await syncVia(bench);
     expect(run.ok).toBe(true);
     expect(emulator.counters.credits(emulator.keys.pro)).toBe(5);

@@ -66,7 +66,12 @@ const CASES: Case[] = [
   { command: 'export', args: ['--out', 'OUT', '--format', 'xml'], message: /unknown format "xml"; allowed: parquet, csv/ },
   { command: 'export', args: ['--out', 'OUT', '--table', 'quotes'], message: /unknown table "quotes"; allowed: levels, strikes_total, strikes_by_expiry/ },
   { command: 'export', args: ['--out', 'OUT', '--exchange', 'binance'], message: /unknown exchange "binance"; allowed: bybit/ },
-  { command: 'export', args: ['--out', 'OUT', '--since', '2026-03-10', '--until', '2026-03-01'], message: /--since 2026-03-10 is after --until 2026-03-01/, binary: true },
+  {
+    command: 'export',
+    args: ['--out', 'OUT', '--since', '2026-03-10', '--until', '2026-03-01'],
+    message: /--since 2026-03-10 is after --until 2026-03-01/,
+    binary: true,
+  },
   { command: 'export', args: [], message: /--out/ },
   { command: 'export', args: ['--out', 'OUT', '--since', 'notadate'], message: /--since must be a date YYYY-MM-DD, got "notadate"/ },
   { command: 'export', args: ['--out', 'OUT', '--since', '2026-02-30'], message: /--since must be a date YYYY-MM-DD, got "2026-02-30"/ },
@@ -90,7 +95,11 @@ const CASES: Case[] = [
   { command: 'emulate', args: ['--seed', '-1'], message: /--seed.*whole number/ },
   { command: 'emulate', args: ['--days', '0'], message: /--days.*1 to 3650/ },
   { command: 'emulate', args: ['--now', 'notadate'], message: /--now: not an ISO 8601 instant/ },
-  { command: 'emulate', args: ['--now', '2026-11-31T14:00:00Z'], message: /--now: not an ISO 8601 instant: "2026-11-31T14:00:00Z"; expected a real date and time/ },
+  {
+    command: 'emulate',
+    args: ['--now', '2026-11-31T14:00:00Z'],
+    message: /--now: not an ISO 8601 instant: "2026-11-31T14:00:00Z"; expected a real date and time/,
+  },
   { command: 'emulate', args: ['--strikes', '2'], message: /--strikes.*3 to 1000/ },
   // capture
   { command: 'capture', args: ['--symbol', 'BTC', '--exchange', 'foo'], message: /--exchange.*foo/ },
@@ -101,7 +110,12 @@ const CASES: Case[] = [
   { command: 'demo', args: ['--days', 'abc'], message: /--days.*whole number from 1 to 60/ },
   { command: 'demo', args: ['--now', '2026-02-30'], message: /--now: not an ISO 8601 instant: "2026-02-30"/ },
   // chart (refused before any warehouse is looked for): impossible dates are not rolled into the next month
-  { command: 'chart', args: ['profile', ...CHART, '--at', '2026-11-31T14:00:00Z'], message: /--at: "2026-11-31T14:00:00Z" is not an ISO 8601 instant with a time zone and a real date/, binary: true },
+  {
+    command: 'chart',
+    args: ['profile', ...CHART, '--at', '2026-11-31T14:00:00Z'],
+    message: /--at: "2026-11-31T14:00:00Z" is not an ISO 8601 instant with a time zone and a real date/,
+    binary: true,
+  },
   { command: 'chart', args: ['profile', ...CHART, '--at', '2026-02-30'], message: /--at: "2026-02-30" is not an ISO 8601 instant/ },
   { command: 'chart', args: ['term', ...CHART, '--at', '2026-11-20T24:00:00Z'], message: /--at: "2026-11-20T24:00:00Z"/ },
   { command: 'chart', args: ['levels', ...CHART, '--from', '2026-02-30'], message: /--from: "2026-02-30" is not a real date YYYY-MM-DD/ },

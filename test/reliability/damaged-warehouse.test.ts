@@ -63,31 +63,35 @@ const CORRUPTIONS = [
 ];
 
 describe('a damaged DuckDB file', () => {
-  it.each(CORRUPTIONS)('$name: status explains, rebuild keeps the damaged copy and restores the same tables, the next sync is free', async ({ offset }) => {
-    const key = emulator.keys.admin;
-    const { ws, before, archived, credits } = syncedWorkspace(key);
-    const bytes = readFileSync(ws.db);
-    bytes.fill(0x5a, offset, offset + 4096);
-    writeFileSync(ws.db, bytes);
+  it.each(CORRUPTIONS)(
+    '$name: status explains, rebuild keeps the damaged copy and restores the same tables, the next sync is free',
+    async ({ offset }) => {
+      const key = emulator.keys.admin;
+      const { ws, before, archived, credits } = syncedWorkspace(key);
+      const bytes = readFileSync(ws.db);
+      bytes.fill(0x5a, offset, offset + 4096);
+      writeFileSync(ws.db, bytes);
 
-    const status = await runCli(['status', ...ws.paths], { env: env(key) });
-    expect(status.code).toBe(1);
-    expect(status.stderr).toMatch(/not a valid DuckDB file.*raw archive is untouched: run gexwh rebuild/);
-    expect(status.stderr).not.toMatch(/\n\s+at /);
+      const status = await runCli(['status', ...ws.paths], { env: env(key) });
+      expect(status.code).toBe(1);
+      expect(status.stderr).toMatch(/not a valid DuckDB file.*raw archive is untouched: run gexwh rebuild/);
+      expect(status.stderr).not.toMatch(/\n\s+at /);
 
-    const rebuilt = await runCli(['rebuild', ...ws.paths], { env: env(key) });
-    expect(rebuilt.code, rebuilt.stderr).toBe(0);
-    const kept = /kept as (\S+\.damaged-\d{8}T\d{6}Z);/.exec(rebuilt.stdout)?.[1];
-    expect(kept, rebuilt.stdout).toBeDefined();
-    expect(readFileSync(kept!).equals(bytes)).toBe(true);
-    expect(rebuilt.stdout).toContain(`${archived.length} file(s) loaded from ${ws.archive}`);
-    expect(await listFiles(ws.archive)).toEqual(archived);
-    expect(await tableChecksums(ws.db)).toEqual(before);
-    expect(await inspectWarehouse(ws.db, ws.archive)).toEqual(consistent(archived.length));
+      const rebuilt = await runCli(['rebuild', ...ws.paths], { env: env(key) });
+      expect(rebuilt.code, rebuilt.stderr).toBe(0);
+      const kept = /kept as (\S+\.damaged-\d{8}T\d{6}Z);/.exec(rebuilt.stdout)?.[1];
+      expect(kept, rebuilt.stdout).toBeDefined();
+      expect(readFileSync(kept!).equals(bytes)).toBe(true);
+      expect(rebuilt.stdout).toContain(`${archived.length} file(s) loaded from ${ws.archive}`);
+      expect(await listFiles(ws.archive)).toEqual(archived);
+      expect(await tableChecksums(ws.db)).toEqual(before);
+      expect(await inspectWarehouse(ws.db, ws.archive)).toEqual(consistent(archived.length));
 
-    expect((await runCli(['status', ...ws.paths], { env: env(key) })).code).toBe(0);
-    await expectFreeSync(ws, key, credits, before);
-  }, 180_000); // its own: 5 CLI runs on a damaged file; 52-60 s at load 10-15
+      expect((await runCli(['status', ...ws.paths], { env: env(key) })).code).toBe(0);
+      await expectFreeSync(ws, key, credits, before);
+    },
+    180_000,
+  ); // its own: 5 CLI runs on a damaged file; 52-60 s at load 10-15
 });
 
 describe('a lost DuckDB file', () => {

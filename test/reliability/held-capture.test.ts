@@ -54,7 +54,11 @@ async function liveTables(db: string): Promise<Record<string, string[]>> {
 
 function pending(archive: string): string[] {
   const root = join(archive, '_live', 'pending');
-  return existsSync(root) ? readdirSync(root, { recursive: true }).map(String).filter((f) => f.endsWith('.json')) : [];
+  return existsSync(root)
+    ? readdirSync(root, { recursive: true })
+        .map(String)
+        .filter((f) => f.endsWith('.json'))
+    : [];
 }
 
 describe('capture beside a reader', () => {

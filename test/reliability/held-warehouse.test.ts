@@ -103,7 +103,9 @@ interface ManifestFile {
 
 /** Storage GETs of each file of the manifest, by `date/file`. */
 function storageHits(files: ManifestFile[]): Map<string, number> {
-  return new Map(files.map((f) => [`${f.session_date}/${f.file}`, emulator.counters.hits(new RegExp(`^/files/deribit/BTC/${f.session_date}/${f.file}\\.csv\\.gz\\?`))]));
+  return new Map(
+    files.map((f) => [`${f.session_date}/${f.file}`, emulator.counters.hits(new RegExp(`^/files/deribit/BTC/${f.session_date}/${f.file}\\.csv\\.gz\\?`))]),
+  );
 }
 
 function sha256Of(path: string): string {
@@ -114,72 +116,82 @@ describe('another process holds the warehouse through a whole sync', () => {
   it.each([
     { mode: 'read_only' as const, key: 'pro' as const, how: 'a READ_ONLY reader: planned on a copy of the state' },
     { mode: 'read_write' as const, key: 'trial' as const, how: 'a read-write holder: planned from the archive alone' },
-  ])('$how; exit 5, each new file served once and archived with its sha256; released, the next run loads them for 0 credits', async ({ mode, key: tier }) => {
-    const ws = restored(dayOne);
-    const key = emulator.keys[tier];
-    const before = await query<ManifestFile>(ws.db, `SELECT session_date::VARCHAR session_date, file, sha256 FROM sync.manifest`);
-    const newFiles = reference.state.manifest.length - before.length;
-    expect(newFiles).toBe(3);
-    const everyFile = reference.state.manifest.map((k) => {
-      const [, , session_date, file, , , sha256] = k.split('/') as string[];
-      return { session_date: session_date!, file: file!, sha256: sha256! };
-    });
-    const hitsBefore = storageHits(everyFile);
-    const creditsBefore = emulator.counters.credits(key);
+  ])(
+    '$how; exit 5, each new file served once and archived with its sha256; released, the next run loads them for 0 credits',
+    async ({ mode, key: tier }) => {
+      const ws = restored(dayOne);
+      const key = emulator.keys[tier];
+      const before = await query<ManifestFile>(ws.db, `SELECT session_date::VARCHAR session_date, file, sha256 FROM sync.manifest`);
+      const newFiles = reference.state.manifest.length - before.length;
+      expect(newFiles).toBe(3);
+      const everyFile = reference.state.manifest.map((k) => {
+        const [, , session_date, file, , , sha256] = k.split('/') as string[];
+        return { session_date: session_date!, file: file!, sha256: sha256! };
+      });
+      const hitsBefore = storageHits(everyFile);
+      const creditsBefore = emulator.counters.credits(key);
 
-    let holder: Holder | undefined = await holdWarehouse(ws.db, mode);
-    try {
-      const held = await runCli([...ws.args, '--wait-lock', '1'], { env: env(key) });
-      expect(held.code, held.stderr).toBe(5);
-      expect(held.stderr).toContain(`process ${holder.pid}`);
-      expect(held.stderr).toContain('3 file(s) paid by this run are verified and archived');
-      expect(held.stderr).toMatch(/gexwh load \(no network\), loads them for 0 credits/);
-      expect(emulator.counters.credits(key) - creditsBefore).toBe(3);
+      let holder: Holder | undefined = await holdWarehouse(ws.db, mode);
+      try {
+        const held = await runCli([...ws.args, '--wait-lock', '1'], { env: env(key) });
+        expect(held.code, held.stderr).toBe(5);
+        expect(held.stderr).toContain(`process ${holder.pid}`);
+        expect(held.stderr).toContain('3 file(s) paid by this run are verified and archived');
+        expect(held.stderr).toMatch(/gexwh load \(no network\), loads them for 0 credits/);
+        expect(emulator.counters.credits(key) - creditsBefore).toBe(3);
 
-      // The storage served each new file exactly once and no old one again; the archive holds them intact.
-      const journal = JSON.parse(readFileSync(join(ws.archive, '_journal', 'pending.json'), 'utf8')) as {
-        files: { sessionDate: string; file: string; sha256: string; archivePath: string }[];
-        runs: { outcome: string; creditsSpent: number }[];
-      };
-      const paid = journal.files.filter((f) => !before.some((b) => b.session_date === f.sessionDate && b.file === f.file));
-      expect(paid).toHaveLength(3);
-      const hitsAfter = storageHits(everyFile);
-      const served = (date: string, file: string) => hitsAfter.get(`${date}/${file}`)! - hitsBefore.get(`${date}/${file}`)!;
-      for (const f of before) expect(served(f.session_date, f.file), `${f.session_date} ${f.file}`).toBe(0);
-      for (const f of paid) {
-        expect(served(f.sessionDate, f.file), `${f.sessionDate} ${f.file}`).toBe(1);
-        // Recorded relative to the archive root, never to the folder the sync ran in.
-        expect(f.archivePath).toBe(`deribit/BTC/${f.sessionDate}_${f.file}.csv.gz`);
-        expect(sha256Of(join(ws.archive, f.archivePath))).toBe(f.sha256);
-        expect(reference.state.manifest).toContainEqual(expect.stringContaining(`${f.sessionDate}/${f.file}/`));
-        expect(reference.state.manifest.some((k) => k.endsWith(`/${f.sha256}`))).toBe(true);
+        // The storage served each new file exactly once and no old one again; the archive holds them intact.
+        const journal = JSON.parse(readFileSync(join(ws.archive, '_journal', 'pending.json'), 'utf8')) as {
+          files: { sessionDate: string; file: string; sha256: string; archivePath: string }[];
+          runs: { outcome: string; creditsSpent: number }[];
+        };
+        const paid = journal.files.filter((f) => !before.some((b) => b.session_date === f.sessionDate && b.file === f.file));
+        expect(paid).toHaveLength(3);
+        const hitsAfter = storageHits(everyFile);
+        const served = (date: string, file: string) => hitsAfter.get(`${date}/${file}`)! - hitsBefore.get(`${date}/${file}`)!;
+        for (const f of before) expect(served(f.session_date, f.file), `${f.session_date} ${f.file}`).toBe(0);
+        for (const f of paid) {
+          expect(served(f.sessionDate, f.file), `${f.sessionDate} ${f.file}`).toBe(1);
+          // Recorded relative to the archive root, never to the folder the sync ran in.
+          expect(f.archivePath).toBe(`deribit/BTC/${f.sessionDate}_${f.file}.csv.gz`);
+          expect(sha256Of(join(ws.archive, f.archivePath))).toBe(f.sha256);
+          expect(reference.state.manifest).toContainEqual(expect.stringContaining(`${f.sessionDate}/${f.file}/`));
+          expect(reference.state.manifest.some((k) => k.endsWith(`/${f.sha256}`))).toBe(true);
+        }
+        // The run record is complete, in the journal until the warehouse can take it.
+        expect(journal.runs).toEqual([expect.objectContaining({ outcome: 'locked', creditsSpent: 3 })]);
+
+        // status answers while the warehouse is held, from the journal.
+        // In-process (src/cli/run.ts, the code the binary runs): the holder is still another process.
+        const status = await runCliInProcess(['status', ...ws.local, '--json'], { env: env(key) });
+        expect(status.code, status.stderr).toBe(0);
+        expect(JSON.parse(status.stdout).waiting_to_load).toMatchObject({ files: journal.files.length, runs: 1 });
+
+        await holder.release();
+        holder = undefined;
+      } finally {
+        holder?.kill();
       }
-      // The run record is complete, in the journal until the warehouse can take it.
-      expect(journal.runs).toEqual([expect.objectContaining({ outcome: 'locked', creditsSpent: 3 })]);
 
-      // status answers while the warehouse is held, from the journal.
-      // In-process (src/cli/run.ts, the code the binary runs): the holder is still another process.
-      const status = await runCliInProcess(['status', ...ws.local, '--json'], { env: env(key) });
-      expect(status.code, status.stderr).toBe(0);
-      expect(JSON.parse(status.stdout).waiting_to_load).toMatchObject({ files: journal.files.length, runs: 1 });
-
-      await holder.release();
-      holder = undefined;
-    } finally {
-      holder?.kill();
-    }
-
-    const next = await runCli([...ws.args, '--json'], { env: env(key) });
-    expect(next.code, next.stderr).toBe(0);
-    expect(JSON.parse(next.stdout)).toMatchObject({ credits_spent: 0, loaded_from_journal: 3 });
-    expect(emulator.counters.credits(key) - creditsBefore).toBe(3); // nothing paid twice
-    expect(await tableChecksums(ws.db)).toEqual(reference.tables);
-    expect(await syncState(ws.db)).toEqual(reference.state);
-    expect(await inspectWarehouse(ws.db, ws.archive)).toEqual(consistent(reference.state.manifest.length));
-    const runs = await query<{ outcome: string; credits: number }>(ws.db, `SELECT outcome, credits_spent::INT credits FROM sync.runs WHERE command = 'sync' ORDER BY started_at`);
-    expect(runs.slice(-2)).toEqual([{ outcome: 'locked', credits: 3 }, { outcome: 'ok', credits: 0 }]);
-    expect(readFileSync(join(ws.archive, '_journal', 'pending.json'), 'utf8')).toMatch(/"files":\[\]/);
-  }, 120_000);
+      const next = await runCli([...ws.args, '--json'], { env: env(key) });
+      expect(next.code, next.stderr).toBe(0);
+      expect(JSON.parse(next.stdout)).toMatchObject({ credits_spent: 0, loaded_from_journal: 3 });
+      expect(emulator.counters.credits(key) - creditsBefore).toBe(3); // nothing paid twice
+      expect(await tableChecksums(ws.db)).toEqual(reference.tables);
+      expect(await syncState(ws.db)).toEqual(reference.state);
+      expect(await inspectWarehouse(ws.db, ws.archive)).toEqual(consistent(reference.state.manifest.length));
+      const runs = await query<{ outcome: string; credits: number }>(
+        ws.db,
+        `SELECT outcome, credits_spent::INT credits FROM sync.runs WHERE command = 'sync' ORDER BY started_at`,
+      );
+      expect(runs.slice(-2)).toEqual([
+        { outcome: 'locked', credits: 3 },
+        { outcome: 'ok', credits: 0 },
+      ]);
+      expect(readFileSync(join(ws.archive, '_journal', 'pending.json'), 'utf8')).toMatch(/"files":\[\]/);
+    },
+    120_000,
+  );
 });
 
 describe('a reader that lets go while the sync waits', () => {
@@ -244,7 +256,10 @@ describe('gexwh load and rebuild beside a holder', () => {
     expect(await tableChecksums(ws.db)).toEqual(reference.tables);
     expect(await syncState(ws.db)).toEqual(reference.state);
     const runs = await query<{ command: string; outcome: string }>(ws.db, `SELECT command, outcome FROM sync.runs WHERE command <> 'plan' ORDER BY started_at`);
-    expect(runs).toEqual([{ command: 'sync', outcome: 'locked' }, { command: 'load', outcome: 'ok' }]);
+    expect(runs).toEqual([
+      { command: 'sync', outcome: 'locked' },
+      { command: 'load', outcome: 'ok' },
+    ]);
     // Nothing left to load: a second load does nothing.
     const again = await runCliInProcess(['load', ...ws.local, '--json'], { env: {} });
     expect(JSON.parse(again.stdout)).toMatchObject({ files_loaded: 0 });

@@ -104,7 +104,9 @@ describe('JSON bodies past their cap', () => {
       pump(res, `${row},`.repeat(200));
     });
     const rssBefore = process.memoryUsage().rss;
-    const error = await client(api).historyFiles('deribit', 'BTC').catch((e: unknown) => e);
+    const error = await client(api)
+      .historyFiles('deribit', 'BTC')
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ApiSchemaError);
     expect((error as Error).message).toMatch(/a manifest page \(at most 400 rows\) larger than 2097152 bytes; refused/);
     expect(api.bytesSent()).toBeLessThan(MAX_MANIFEST_JSON_BYTES + 8 * 1024 * 1024);
@@ -117,7 +119,9 @@ describe('JSON bodies past their cap', () => {
       res.write('{"data":"');
       pump(res, Buffer.alloc(64 * 1024, 'y'));
     });
-    const error = await client(api).get('/levels/deribit/BTC').catch((e: unknown) => e);
+    const error = await client(api)
+      .get('/levels/deribit/BTC')
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ApiSchemaError);
     expect((error as Error).message).toMatch(/an answer larger than 16777216 bytes; refused/);
     expect(api.bytesSent()).toBeLessThan(DEFAULT_MAX_JSON_BYTES + 8 * 1024 * 1024);
@@ -135,7 +139,9 @@ describe('JSON bodies below the minimum rate', () => {
     const c = client(api, { timeouts: { bodyMs: 300, minBytesPerSecond: 1000 }, retry: { maxAttempts: 2, baseDelayMs: 1 } });
     const error = await c.me().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(NetworkError);
-    expect((error as Error).message).toMatch(/could not be reached \(\/me: body too slow: \d+ bytes\/s after \d+ s, below the 1000 bytes\/s minimum\) after 2 attempt\(s\)/);
+    expect((error as Error).message).toMatch(
+      /could not be reached \(\/me: body too slow: \d+ bytes\/s after \d+ s, below the 1000 bytes\/s minimum\) after 2 attempt\(s\)/,
+    );
     expect(api.requests()).toBe(2);
   });
 });
@@ -164,7 +170,11 @@ describe('a gzip inflating far past its declared rows (a decompression bomb)', (
     expect(run.ok).toBe(false);
     expect((run as { error: unknown }).error).toBeInstanceOf(PartialFailureError);
     expect(run.summary?.filesFailed).toEqual([
-      expect.objectContaining({ file: 'levels', sessionDate: '2026-03-10', error: expect.stringMatching(/inflates past \d+ bytes, far more than its declared rows/) }),
+      expect.objectContaining({
+        file: 'levels',
+        sessionDate: '2026-03-10',
+        error: expect.stringMatching(/inflates past \d+ bytes, far more than its declared rows/),
+      }),
     ]);
     expect((await listFiles(bench.archive)).filter((f) => f.includes('2026-03-10_levels'))).toEqual([]);
     await expectRecovered(bench, { forcedCredits: 1 });

@@ -42,12 +42,15 @@ beforeAll(async () => {
   const file = `(SELECT content FROM read_text('${secret}'))`;
   const closes = `FROM levels_total t SEMI JOIN session_closes c
     ON c.exchange = t.exchange AND c.symbol = t.symbol AND c.session_date = t.session_date AND c.timestamp_utc = t.timestamp_utc`;
-  await alter(db, `
+  await alter(
+    db,
+    `
     CREATE OR REPLACE VIEW levels_close AS SELECT t.* REPLACE (${file} AS regime) ${closes};
     ALTER TABLE sync.runs RENAME TO runs_kept;
     CREATE VIEW sync.runs AS SELECT * REPLACE (${file} AS outcome) FROM sync.runs_kept;
     ALTER TABLE sync.migrations RENAME TO migrations_kept;
-    CREATE VIEW sync.migrations AS SELECT * REPLACE (CAST(${file} AS INTEGER) AS version) FROM sync.migrations_kept;`);
+    CREATE VIEW sync.migrations AS SELECT * REPLACE (CAST(${file} AS INTEGER) AS version) FROM sync.migrations_kept;`,
+  );
   await alter(chartDb, `CREATE OR REPLACE VIEW levels_close AS SELECT t.* REPLACE (CAST(${file} AS DOUBLE) AS spot) ${closes};`);
   emulator = await startEmulator({ now: DEMO_NOW, days: 2, expirations: 1, strikes: 4, symbols: ['BTC', 'SPY'] });
 }, 120_000);
@@ -76,7 +79,8 @@ function expectNoLeak(result: CliResult, folder?: string): void {
 }
 
 /** The one error every reader gives: the SQL named, the file named, its content not. */
-const REFUSAL = /the warehouse .*(gex|chart)\.duckdb holds SQL \(a view or a macro\) that reads a file or URL outside it, which the sandbox refused \(Permission Error: Cannot access file ".*hostname"/;
+const REFUSAL =
+  /the warehouse .*(gex|chart)\.duckdb holds SQL \(a view or a macro\) that reads a file or URL outside it, which the sandbox refused \(Permission Error: Cannot access file ".*hostname"/;
 
 describe('a hostile warehouse leaks no file through the commands that read it', () => {
   it('report: exit 2, the refusal, no page', async () => {
@@ -88,7 +92,18 @@ describe('a hostile warehouse leaks no file through the commands that read it', 
   });
 
   it('chart: exit 2, the refusal, no image', async () => {
-    const result = await runCliInProcess(['chart', 'levels', '--db', chartDb, '--exchange', 'deribit', '--symbol', 'BTC', '--out', join(out, 'chart', 'levels.svg')]);
+    const result = await runCliInProcess([
+      'chart',
+      'levels',
+      '--db',
+      chartDb,
+      '--exchange',
+      'deribit',
+      '--symbol',
+      'BTC',
+      '--out',
+      join(out, 'chart', 'levels.svg'),
+    ]);
     expectNoLeak(result, join(out, 'chart'));
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(REFUSAL);

@@ -106,17 +106,46 @@ describe('redirects of a file link', () => {
 });
 
 describe('names from the server that could reach a path or SQL', () => {
-  const coverageRow = { exchange: 'deribit', symbol: 'BTC', first_ts: '2026-03-09T00:00:00Z', last_ts: '2026-03-11T14:00:00Z', sessions: 3, files_first_date: '2026-03-09', files_last_date: '2026-03-10' };
+  const coverageRow = {
+    exchange: 'deribit',
+    symbol: 'BTC',
+    first_ts: '2026-03-09T00:00:00Z',
+    last_ts: '2026-03-11T14:00:00Z',
+    sessions: 3,
+    files_first_date: '2026-03-09',
+    files_last_date: '2026-03-10',
+  };
   const manifestRow = { session_date: '2026-03-10', file: 'levels', rows: 10, bytes: 100, sha256: 'a'.repeat(64), schema_version: 1 };
-  const meta = { timestamp: '2026-03-11T14:07:00Z', exchange: 'deribit', coin: 'BTC', symbol: 'BTC', exchange_resolved: 'deribit', market: 'crypto', units: 'USD', docs_url: 'https://x.invalid' };
+  const meta = {
+    timestamp: '2026-03-11T14:07:00Z',
+    exchange: 'deribit',
+    coin: 'BTC',
+    symbol: 'BTC',
+    exchange_resolved: 'deribit',
+    market: 'crypto',
+    units: 'USD',
+    docs_url: 'https://x.invalid',
+  };
   const cases: { name: string; match: RegExp; body: unknown }[] = [
     { name: 'manifest session_date ../../x', match: MANIFEST, body: { data: [{ ...manifestRow, session_date: '../../x' }], meta } },
     { name: 'manifest session_date with a path inside', match: MANIFEST, body: { data: [{ ...manifestRow, session_date: '2026-03-10/../../../etc' }], meta } },
     { name: 'manifest file kind not one of the three', match: MANIFEST, body: { data: [{ ...manifestRow, file: 'quotes' }], meta } },
     { name: 'manifest file kind with a path', match: MANIFEST, body: { data: [{ ...manifestRow, file: '../../levels' }], meta } },
-    { name: 'coverage symbol with /', match: /\/history\/coverage$/, body: { data: [{ ...coverageRow, symbol: 'BTC/../../x' }, coverageRow], meta: { timestamp: meta.timestamp } } },
-    { name: 'coverage symbol with quotes and ;', match: /\/history\/coverage$/, body: { data: [{ ...coverageRow, symbol: "BTC';DROP TABLE levels;--" }, coverageRow], meta: { timestamp: meta.timestamp } } },
-    { name: 'coverage exchange not a history venue', match: /\/history\/coverage$/, body: { data: [{ ...coverageRow, exchange: '../raw' }, coverageRow], meta: { timestamp: meta.timestamp } } },
+    {
+      name: 'coverage symbol with /',
+      match: /\/history\/coverage$/,
+      body: { data: [{ ...coverageRow, symbol: 'BTC/../../x' }, coverageRow], meta: { timestamp: meta.timestamp } },
+    },
+    {
+      name: 'coverage symbol with quotes and ;',
+      match: /\/history\/coverage$/,
+      body: { data: [{ ...coverageRow, symbol: "BTC';DROP TABLE levels;--" }, coverageRow], meta: { timestamp: meta.timestamp } },
+    },
+    {
+      name: 'coverage exchange not a history venue',
+      match: /\/history\/coverage$/,
+      body: { data: [{ ...coverageRow, exchange: '../raw' }, coverageRow], meta: { timestamp: meta.timestamp } },
+    },
   ];
 
   it.each(cases)('$name: skipped with a warning naming it, nothing written outside the archive, tables intact', async ({ match, body }) => {

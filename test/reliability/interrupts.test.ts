@@ -84,7 +84,10 @@ describe('the first SIGINT during the load', () => {
     const paid = charged() - before;
     expect(paid).toBe(42);
 
-    const [run] = await query<{ outcome: string; credits: number; finished: boolean }>(ws.db, `SELECT outcome, credits_spent::INT credits, finished_at IS NOT NULL finished FROM sync.runs`);
+    const [run] = await query<{ outcome: string; credits: number; finished: boolean }>(
+      ws.db,
+      `SELECT outcome, credits_spent::INT credits, finished_at IS NOT NULL finished FROM sync.runs`,
+    );
     expect(run).toEqual({ outcome: 'interrupted', credits: paid, finished: true });
     const loaded = await loadedFiles(ws.db);
     const seen = await status(ws);
@@ -104,42 +107,45 @@ describe('an abort after the first signal', () => {
   it.each([
     { how: 'a second SIGINT', signals: ['SIGINT', 'SIGINT'] as NodeJS.Signals[], code: 130 },
     { how: 'kill -9', signals: ['SIGKILL'] as NodeJS.Signals[], code: null },
-  ])('$how during the load: status lists every paid file not loaded, and after gexwh load the run records hold the credits the API counted', async ({ signals }) => {
-    const ws = workspaceIn(dir);
-    const before = charged();
-    const aborted = await runCli(['sync', '--verbose', ...PAIRS, ...ws.local], { env: env(), onSpawn: signalsDuringLoad(signals) });
-    if (signals[0] === 'SIGKILL') expect(aborted.signal).toBe('SIGKILL');
-    else expect(aborted.code, aborted.stderr).toBe(130);
-    const paid = charged() - before;
-    expect(paid).toBe(42);
-    // Nothing graceful ran: the log of what was spent is what is left.
-    expect(existsSync(join(ws.archive, '_journal', 'inflight.json'))).toBe(true);
+  ])(
+    '$how during the load: status lists every paid file not loaded, and after gexwh load the run records hold the credits the API counted',
+    async ({ signals }) => {
+      const ws = workspaceIn(dir);
+      const before = charged();
+      const aborted = await runCli(['sync', '--verbose', ...PAIRS, ...ws.local], { env: env(), onSpawn: signalsDuringLoad(signals) });
+      if (signals[0] === 'SIGKILL') expect(aborted.signal).toBe('SIGKILL');
+      else expect(aborted.code, aborted.stderr).toBe(130);
+      const paid = charged() - before;
+      expect(paid).toBe(42);
+      // Nothing graceful ran: the log of what was spent is what is left.
+      expect(existsSync(join(ws.archive, '_journal', 'inflight.json'))).toBe(true);
 
-    const loaded = await loadedFiles(ws.db);
-    const seen = await status(ws);
-    expect(seen.stopped_run).toMatchObject({ credits: paid });
-    expect(loaded + seen.stopped_run!.files + seen.waiting_to_load.files).toBe(paid);
-    expect(seen.credits_spent.all_runs + seen.credits_spent.in_journal).toBe(paid);
+      const loaded = await loadedFiles(ws.db);
+      const seen = await status(ws);
+      expect(seen.stopped_run).toMatchObject({ credits: paid });
+      expect(loaded + seen.stopped_run!.files + seen.waiting_to_load.files).toBe(paid);
+      expect(seen.credits_spent.all_runs + seen.credits_spent.in_journal).toBe(paid);
 
-    const load = await runCliInProcess(['load', ...ws.local]);
-    expect(load.code, load.stderr).toBe(0);
-    expect(await recordedCredits(ws.db)).toBe(paid);
-    const runs = await query<{ command: string; outcome: string }>(ws.db, `SELECT command, outcome FROM sync.runs ORDER BY run_id`);
-    expect(runs).toEqual([
-      { command: 'sync', outcome: 'interrupted' },
-      { command: 'load', outcome: 'ok' },
-    ]);
-    expect(await inspectWarehouse(ws.db, ws.archive)).toEqual(consistent(paid));
-    expect((await status(ws)).credits_spent).toMatchObject({ all_runs: paid, in_journal: 0 });
+      const load = await runCliInProcess(['load', ...ws.local]);
+      expect(load.code, load.stderr).toBe(0);
+      expect(await recordedCredits(ws.db)).toBe(paid);
+      const runs = await query<{ command: string; outcome: string }>(ws.db, `SELECT command, outcome FROM sync.runs ORDER BY run_id`);
+      expect(runs).toEqual([
+        { command: 'sync', outcome: 'interrupted' },
+        { command: 'load', outcome: 'ok' },
+      ]);
+      expect(await inspectWarehouse(ws.db, ws.archive)).toEqual(consistent(paid));
+      expect((await status(ws)).credits_spent).toMatchObject({ all_runs: paid, in_journal: 0 });
 
-    // The next sync pays for nothing: every file was paid once. The report counts what the records hold.
-    const next = await runCliInProcess(['sync', ...PAIRS, ...ws.local], { env: env() });
-    expect(next.code, next.stderr).toBe(0);
-    expect(charged() - before).toBe(paid);
-    if (signals[0] === 'SIGINT') {
-      const report = join(ws.root, 'report.html');
-      expect((await runCliInProcess(['report', '--out', report, ...ws.local])).code).toBe(0);
-      expect(readFileSync(report, 'utf8')).toContain(`credits spent by all recorded runs: ${paid}`);
-    }
-  });
+      // The next sync pays for nothing: every file was paid once. The report counts what the records hold.
+      const next = await runCliInProcess(['sync', ...PAIRS, ...ws.local], { env: env() });
+      expect(next.code, next.stderr).toBe(0);
+      expect(charged() - before).toBe(paid);
+      if (signals[0] === 'SIGINT') {
+        const report = join(ws.root, 'report.html');
+        expect((await runCliInProcess(['report', '--out', report, ...ws.local])).code).toBe(0);
+        expect(readFileSync(report, 'utf8')).toContain(`credits spent by all recorded runs: ${paid}`);
+      }
+    },
+  );
 });

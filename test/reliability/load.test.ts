@@ -20,13 +20,15 @@ afterEach(async () => {
   bench = undefined;
 });
 
-
 const FILES = ['levels', 'strikes_total', 'strikes_by_expiry'] as const;
 
 /** A fault aimed at one file of the session the run will download, and the credits it forces. */
 type Palette = (date: string, file: string) => { rule: FaultRule; forced: number };
 const PALETTE: Record<string, Palette> = {
-  api503Burst: (d, f) => ({ rule: { where: 'api', match: new RegExp(`${d}/${f}$`), times: 2, action: { kind: 'status', status: 503, error: 'files_unavailable' } }, forced: 0 }),
+  api503Burst: (d, f) => ({
+    rule: { where: 'api', match: new RegExp(`${d}/${f}$`), times: 2, action: { kind: 'status', status: 503, error: 'files_unavailable' } },
+    forced: 0,
+  }),
   apiReset: (d, f) => ({ rule: { where: 'api', match: new RegExp(`${d}/${f}$`), times: 2, action: { kind: 'drop' } }, forced: 0 }),
   listing500: () => ({ rule: { where: 'api', match: /\/history\/files\/deribit\/BTC(\?|$)/, times: 2, action: { kind: 'status', status: 500 } }, forced: 0 }),
   storageDrop: (d, f) => ({ rule: { where: 'storage', match: new RegExp(`${d}/${f}`), times: 2, action: { kind: 'drop' } }, forced: 0 }),
@@ -84,6 +86,8 @@ describe('load', () => {
     // The key is in no file the runs wrote (archive, warehouse, WAL, temp files).
     for (const file of await listFiles(bench.dir)) expect(readFileSync(file).includes(emulator.keys.pro), file).toBe(false);
     expect(emulator.counters.storageTripwire).toBe(0);
-    console.info(`load: ${RUNS} daily runs, ${injected} faults injected, ${failedRuns} runs ended partial, ${archived} files, ${charged} credits (${forced} forced by faults), 0 rows lost, 0 duplicates`);
+    console.info(
+      `load: ${RUNS} daily runs, ${injected} faults injected, ${failedRuns} runs ended partial, ${archived} files, ${charged} credits (${forced} forced by faults), 0 rows lost, 0 duplicates`,
+    );
   }, 180_000);
 });

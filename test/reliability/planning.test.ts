@@ -58,10 +58,15 @@ describe('planning a long history', () => {
         if (fate === 0) {
           await conn.run(`DELETE FROM sync.files WHERE exchange = 'bybit' AND symbol = $1 AND session_date = $2::DATE AND file = $3`, where);
         } else if (fate === 1) {
-          await conn.run(`UPDATE sync.manifest SET sha256 = $4 WHERE exchange = 'bybit' AND symbol = $1 AND session_date = $2::DATE AND file = $3`, [...where, sha(next++)]);
+          await conn.run(`UPDATE sync.manifest SET sha256 = $4 WHERE exchange = 'bybit' AND symbol = $1 AND session_date = $2::DATE AND file = $3`, [
+            ...where,
+            sha(next++),
+          ]);
         } else {
           await conn.run(`DELETE FROM sync.files WHERE exchange = 'bybit' AND symbol = $1 AND session_date = $2::DATE AND file = $3`, where);
-          const [row] = (await conn.runAndReadAll(`SELECT sha256 FROM sync.manifest WHERE symbol = $1 AND session_date = $2::DATE AND file = $3`, where)).getRowObjectsJS();
+          const [row] = (
+            await conn.runAndReadAll(`SELECT sha256 FROM sync.manifest WHERE symbol = $1 AND session_date = $2::DATE AND file = $3`, where)
+          ).getRowObjectsJS();
           await recordFileStatus(conn, { exchange: 'bybit', symbol, sessionDate: date, file, sha256: String(row!.sha256) }, 'failed_verify', 'bad sha256');
         }
       }

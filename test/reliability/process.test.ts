@@ -168,7 +168,6 @@ function signalWhenLinksArrive(emulator: Emulator, pattern: RegExp, count: numbe
   };
 }
 
-
 // Two passes over the five phases: the first kills as each phase is announced, the second at a random
 // moment after it. GEXWH_KILL_RUNS raises it for a soak run (further passes are random too).
 export const KILL_RUNS = Number(process.env.GEXWH_KILL_RUNS ?? 10);
@@ -232,7 +231,9 @@ async function killLoop(emulator: Emulator): Promise<void> {
     const spent = emulator.counters.credits(key) - startCredits;
     expect(spent).toBeGreaterThanOrEqual(manifest!.n);
     expect(spent - manifest!.n).toBeLessThanOrEqual(2 * killed);
-    console.info(`kill -9 loop: ${KILL_RUNS} runs, ${killed} killed (${JSON.stringify(landed)}), ${manifest!.n} files, ${spent - manifest!.n} credits paid twice`);
+    console.info(
+      `kill -9 loop: ${KILL_RUNS} runs, ${killed} killed (${JSON.stringify(landed)}), ${manifest!.n} files, ${spent - manifest!.n} credits paid twice`,
+    );
   }
 }
 

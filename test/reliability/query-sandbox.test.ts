@@ -120,7 +120,14 @@ const REFUSED: Array<[string, string, RegExp]> = [
 ];
 
 /** One statement of each kind of refusal, also run through the built CLI. */
-const THROUGH_THE_CLI = new Set(['COPY TO a file', 'a file named in FROM', 'DELETE', 'SET a setting', 'two reads in one argument', 'COPY into a --read-dir folder']);
+const THROUGH_THE_CLI = new Set([
+  'COPY TO a file',
+  'a file named in FROM',
+  'DELETE',
+  'SET a setting',
+  'two reads in one argument',
+  'COPY into a --read-dir folder',
+]);
 const CLI_CASES = REFUSED.filter(([label]) => THROUGH_THE_CLI.has(label));
 if (CLI_CASES.length !== THROUGH_THE_CLI.size) throw new Error('THROUGH_THE_CLI names a case REFUSED does not have');
 
@@ -176,12 +183,7 @@ describe('gexwh query refuses everything but one read: exit 2, one line, no file
 });
 
 describe('read-only commands given a --db that does not exist: exit 2, a clear error, nothing created', () => {
-  it.each([
-    ['query', 'SELECT 1'],
-    ['status'],
-    ['export', '--out', 'OUTDIR'],
-    ['verify'],
-  ])('%s', async (command, ...args) => {
+  it.each([['query', 'SELECT 1'], ['status'], ['export', '--out', 'OUTDIR'], ['verify']])('%s', async (command, ...args) => {
     const root = join(dir, `missing-${command}`);
     const db = join(root, 'data', 'gex.duckdb');
     const resolved = args.map((a) => (a === 'OUTDIR' ? join(root, 'out') : a));

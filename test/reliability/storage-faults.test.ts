@@ -50,14 +50,41 @@ const CASES: Case[] = [
   { name: 'connection dropped twice', action: { kind: 'drop' }, times: 2, recovers: true, forcedCredits: 0 },
   { name: 'connection dropped for good', action: { kind: 'drop' }, times: Infinity, recovers: false, forcedCredits: 1, error: /failed after/ },
   { name: 'dropped mid-body (truncated) once', action: { kind: 'truncate' }, times: 1, recovers: true, forcedCredits: 0 },
-  { name: 'dropped mid-body after 10 bytes, for good', action: { kind: 'truncate', atByte: 10 }, times: Infinity, recovers: false, forcedCredits: 1, error: /failed after|ended after/ },
+  {
+    name: 'dropped mid-body after 10 bytes, for good',
+    action: { kind: 'truncate', atByte: 10 },
+    times: Infinity,
+    recovers: false,
+    forcedCredits: 1,
+    error: /failed after|ended after/,
+  },
   { name: 'corrupted once', action: { kind: 'corrupt' }, times: 1, recovers: true, forcedCredits: 0 },
   { name: 'corrupted always', action: { kind: 'corrupt' }, times: Infinity, recovers: false, forcedCredits: 1, error: /sha256/ },
-  { name: 'Content-Length too small (a short, complete-looking body) once', action: { kind: 'wrong_length', contentLength: 100 }, times: 1, recovers: true, forcedCredits: 0 },
-  { name: 'Content-Length too small, always', action: { kind: 'wrong_length', contentLength: 100 }, times: Infinity, recovers: false, forcedCredits: 1, error: /size 100 bytes/ },
+  {
+    name: 'Content-Length too small (a short, complete-looking body) once',
+    action: { kind: 'wrong_length', contentLength: 100 },
+    times: 1,
+    recovers: true,
+    forcedCredits: 0,
+  },
+  {
+    name: 'Content-Length too small, always',
+    action: { kind: 'wrong_length', contentLength: 100 },
+    times: Infinity,
+    recovers: false,
+    forcedCredits: 1,
+    error: /size 100 bytes/,
+  },
   // Announced larger than the manifest: handled like a corrupted body, tried again on the same link.
   { name: 'Content-Length too large once', action: { kind: 'wrong_length', contentLength: 10_000_000 }, times: 1, recovers: true, forcedCredits: 0 },
-  { name: 'Content-Length too large, always', action: { kind: 'wrong_length', contentLength: 10_000_000 }, times: Infinity, recovers: false, forcedCredits: 1, error: /more than the \d+ bytes allowed/ },
+  {
+    name: 'Content-Length too large, always',
+    action: { kind: 'wrong_length', contentLength: 10_000_000 },
+    times: Infinity,
+    recovers: false,
+    forcedCredits: 1,
+    error: /more than the \d+ bytes allowed/,
+  },
 ];
 
 describe('storage faults', () => {
@@ -70,7 +97,9 @@ describe('storage faults', () => {
     if (!run.ok) {
       expect(run.error).toBeInstanceOf(PartialFailureError);
       expect(run.summary?.filesLoaded).toBe(5);
-      expect(run.summary?.filesFailed).toEqual([expect.objectContaining({ sessionDate: '2026-03-10', file: 'strikes_total', status: 'failed_verify', error: expect.stringMatching(error!) })]);
+      expect(run.summary?.filesFailed).toEqual([
+        expect.objectContaining({ sessionDate: '2026-03-10', file: 'strikes_total', status: 'failed_verify', error: expect.stringMatching(error!) }),
+      ]);
       const archived = (await listFiles(bench.archive)).map((f) => f.split('/').pop());
       expect(archived).not.toContain('2026-03-10_strikes_total.csv.gz');
     }
@@ -168,7 +197,9 @@ describe('the archive disk full or not writable (built CLI, write-error hook)', 
     const b = bench;
     const run = await cli(b, ['--concurrency', '1'], 'ENOSPC:after=2');
     expect(run.code, run.stderr).toBe(4);
-    expect(run.stdout).toMatch(/the archive could not be written \(ENOSPC: no space left on device, write '[^']+'\); downloads stopped, 3 files deferred to the next run/);
+    expect(run.stdout).toMatch(
+      /the archive could not be written \(ENOSPC: no space left on device, write '[^']+'\); downloads stopped, 3 files deferred to the next run/,
+    );
     expect(run.stdout).toMatch(/failed_verify: deribit\/BTC \S+ \S+: the archive could not be written: ENOSPC/);
     expect(run.stdout).toMatch(/3 deferred to the next run \(the archive could not be written\)/);
     expect(run.stderr).toMatch(/the archive could not be written \(ENOSPC[^)]*\); 3 file\(s\) deferred to the next run; everything else was committed/);
@@ -181,28 +212,34 @@ describe('the archive disk full or not writable (built CLI, write-error hook)', 
     expect(names.filter((n) => n.endsWith('.part'))).toEqual([]);
     expect(await inspectWarehouse(b.dbPath, b.archive)).toEqual(consistent(2));
     const statuses = await b.query<{ status: string; n: number }>(`SELECT status, count(*)::INT n FROM sync.files GROUP BY status ORDER BY status`);
-    expect(statuses).toEqual([{ status: 'failed_verify', n: 1 }, { status: 'loaded', n: 2 }]);
+    expect(statuses).toEqual([
+      { status: 'failed_verify', n: 1 },
+      { status: 'loaded', n: 2 },
+    ]);
     await expectCompletedAfter(b, { charged: 3, archived: 2 });
   });
 
   it.each([
     { code: 'EROFS', what: 'read-only', after: 0 },
     { code: 'EACCES', what: 'permission denied', after: 1 },
-  ])('archive not writable ($code after $after), 4 downloads in parallel: exit 4, nothing half-written, at most the 4 in flight paid', async ({ code, after }) => {
-    bench = await open();
-    const b = bench;
-    const run = await cli(b, ['--concurrency', '4'], `${code}:after=${after}`);
-    expect(run.code, run.stderr).toBe(4);
-    expect(run.stdout).toMatch(new RegExp(`the archive could not be written \\(${code}: .*\\); downloads stopped, \\d+ files deferred`));
-    const charged = b.emulator.counters.credits(b.emulator.keys.pro);
-    expect(await recordedCredits(b)).toBe(charged);
-    // The downloads in flight when the first write failed finish their attempt; no new link after it.
-    expect(charged).toBeGreaterThan(after);
-    expect(charged).toBeLessThanOrEqual(after + 4);
-    expect(await archivedNames(b)).toHaveLength(after);
-    expect(await inspectWarehouse(b.dbPath, b.archive)).toEqual(consistent(after));
-    await expectCompletedAfter(b, { charged, archived: after });
-  });
+  ])(
+    'archive not writable ($code after $after), 4 downloads in parallel: exit 4, nothing half-written, at most the 4 in flight paid',
+    async ({ code, after }) => {
+      bench = await open();
+      const b = bench;
+      const run = await cli(b, ['--concurrency', '4'], `${code}:after=${after}`);
+      expect(run.code, run.stderr).toBe(4);
+      expect(run.stdout).toMatch(new RegExp(`the archive could not be written \\(${code}: .*\\); downloads stopped, \\d+ files deferred`));
+      const charged = b.emulator.counters.credits(b.emulator.keys.pro);
+      expect(await recordedCredits(b)).toBe(charged);
+      // The downloads in flight when the first write failed finish their attempt; no new link after it.
+      expect(charged).toBeGreaterThan(after);
+      expect(charged).toBeLessThanOrEqual(after + 4);
+      expect(await archivedNames(b)).toHaveLength(after);
+      expect(await inspectWarehouse(b.dbPath, b.archive)).toEqual(consistent(after));
+      await expectCompletedAfter(b, { charged, archived: after });
+    },
+  );
 });
 
 // The same fault for real where the machine allows it: the archive folder bind-mounted read-only in
@@ -217,7 +254,10 @@ describe.skipIf(!canMountReadOnly)('a really read-only archive (unshare -rm, bin
     const args = ['sync', '--db', b.dbPath, '--archive', b.archive, '--exchange', 'deribit', '--symbol', 'BTC'];
     const env = { ...process.env, GEX_BASE_URL: b.emulator.baseUrl, GEX_API_KEY: b.emulator.keys.pro };
     return new Promise((resolve, reject) => {
-      const child = spawn('unshare', ['-rm', 'sh', '-c', script, 'sh', folder, process.execPath, CLI_PATH, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn('unshare', ['-rm', 'sh', '-c', script, 'sh', folder, process.execPath, CLI_PATH, ...args], {
+        env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let stdout = '';
       let stderr = '';
       child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
@@ -248,7 +288,9 @@ describe.skipIf(!canMountReadOnly)('a really read-only archive (unshare -rm, bin
     expect(run.code, run.stderr).toBe(4);
     // Each paid link is written down before its download, so a read-only archive stops the run
     // before the first link (it used to fail at the first temp file, after up to 4 links were paid).
-    expect(run.stdout).toMatch(/the archive could not be written \(EROFS: read-only file system, mkdir '[^']+_journal'\); downloads stopped, \d+ files deferred/);
+    expect(run.stdout).toMatch(
+      /the archive could not be written \(EROFS: read-only file system, mkdir '[^']+_journal'\); downloads stopped, \d+ files deferred/,
+    );
     expect(b.emulator.counters.credits(b.emulator.keys.pro)).toBe(0);
     expect(await recordedCredits(b)).toBe(0);
     expect(await listFiles(b.archive)).toEqual([]);

@@ -57,7 +57,15 @@ beforeAll(async () => {
       const market = { exchange: 'bybit', symbol: 'BTC', sessionDate: session };
       const rows = rowsFor(kind, market);
       const genuine = gzipSync(toCsv(HEADERS[kind], rows));
-      return { session, kind, name: `${session}_${kind}.csv.gz`, genuine, bait: gzipSync(toCsv(HEADERS[kind], baitRows(kind, rows))), sha256: sha(genuine), rows: rows.length };
+      return {
+        session,
+        kind,
+        name: `${session}_${kind}.csv.gz`,
+        genuine,
+        bait: gzipSync(toCsv(HEADERS[kind], baitRows(kind, rows))),
+        sha256: sha(genuine),
+        rows: rows.length,
+      };
     }),
   );
 });
@@ -100,7 +108,8 @@ async function build(s: Scenario): Promise<Place> {
   const root = join(dir, `case${++count}`);
   const place = { root, archive: join(root, 'data', 'raw'), db: join(root, 'data', 'gex.duckdb'), outside: join(root, 'outside'), other: join(root, 'other') };
   const folder = join(place.archive, 'bybit', 'BTC');
-  for (const path of [folder, join(place.archive, '_spare'), join(place.archive, '_journal'), place.outside, join(place.other, 'data', 'raw', 'bybit', 'BTC')]) mkdirSync(path, { recursive: true });
+  for (const path of [folder, join(place.archive, '_spare'), join(place.archive, '_journal'), place.outside, join(place.other, 'data', 'raw', 'bybit', 'BTC')])
+    mkdirSync(path, { recursive: true });
   seedWarehouse(template, place.db);
   const warehouse = await openWarehouse(place.db);
   try {
@@ -147,8 +156,15 @@ function entryOf(place: Place, f: DailyFile, state: { pathForm: (typeof PATH_FOR
   };
   if (state.pathForm === 'absolute_outside' || state.pathForm === 'pending_outside') writeFileSync(paths[state.pathForm], f.bait);
   return {
-    exchange: 'bybit', symbol: 'BTC', sessionDate: f.session, file: f.kind, sha256: claimed, bytes: f.genuine.length, rows: f.rows,
-    archivePath: paths[state.pathForm], downloadedAt: '2026-11-20T01:00:00.000Z',
+    exchange: 'bybit',
+    symbol: 'BTC',
+    sessionDate: f.session,
+    file: f.kind,
+    sha256: claimed,
+    bytes: f.genuine.length,
+    rows: f.rows,
+    archivePath: paths[state.pathForm],
+    downloadedAt: '2026-11-20T01:00:00.000Z',
   };
 }
 
@@ -157,7 +173,8 @@ async function recordingOpens<T>(work: () => Promise<T>): Promise<{ result: T; o
   const opened: string[] = [];
   // Resolved when opened: a relative path against the folder of that moment, /proc/self/fd/N to its file.
   const note = (path: unknown) => {
-    if (typeof path === 'string' || path instanceof URL || Buffer.isBuffer(path)) opened.push(resolveOpened(path instanceof URL ? fileURLToPath(path) : String(path)));
+    if (typeof path === 'string' || path instanceof URL || Buffer.isBuffer(path))
+      opened.push(resolveOpened(path instanceof URL ? fileURLToPath(path) : String(path)));
   };
   const target = fs as unknown as Record<string, (...args: unknown[]) => unknown>;
   const promises = fs.promises as unknown as Record<string, (...args: unknown[]) => unknown>;
@@ -206,10 +223,12 @@ interface LoadedRow {
 async function readBack(db: string): Promise<{ loaded: LoadedRow[]; bait: number }> {
   const warehouse = await openWarehouse(db, { readOnly: true });
   try {
-    const loaded = (await warehouse.connection.runAndReadAll(
-      `SELECT f.archive_path, f.sha256, m.sha256 manifest, f.session_date::VARCHAR session_date, f.file FROM sync.files f
+    const loaded = (
+      await warehouse.connection.runAndReadAll(
+        `SELECT f.archive_path, f.sha256, m.sha256 manifest, f.session_date::VARCHAR session_date, f.file FROM sync.files f
          LEFT JOIN sync.manifest m USING (exchange, symbol, session_date, file) WHERE f.status = 'loaded'`,
-    )).getRowObjectsJson() as unknown as LoadedRow[];
+      )
+    ).getRowObjectsJson() as unknown as LoadedRow[];
     const bait = await warehouse.connection.runAndReadAll(
       `SELECT ((SELECT count(*) FROM levels WHERE spot = ${MARKER}) + (SELECT count(*) FROM strikes_total WHERE net_gex = ${MARKER}))::INT AS n`,
     );
@@ -222,47 +241,54 @@ async function readBack(db: string): Promise<{ loaded: LoadedRow[]; bait: number
 const ACCEPTED_FORMS = new Set(['relative', 'cwd_relative', 'absolute_inside']);
 
 describe('load, whatever the journal, the archive and the working folder', () => {
-  test.prop([scenario], { numRuns: RUNS })('loads only the paid bytes, opens nothing outside its roots, loses no paid file', async (s) => {
-    const place = await build(s);
-    const before = archivedShas(place.archive);
-    const cwd = { root: place.root, other: place.other, outside: place.outside }[s.cwd]!;
-    const home = process.cwd();
-    process.chdir(cwd);
-    let run: Awaited<ReturnType<typeof recordingOpens<unknown>>>;
-    try {
-      run = await recordingOpens(() => loadWaiting({ dbPath: place.db, archiveRoot: place.archive, waitSeconds: 0 }));
-    } finally {
-      process.chdir(home);
-    }
-
-    // Every loaded file: its archived bytes are the ledger's and the manifest's sha256; no bait row.
-    const { loaded, bait } = await readBack(place.db);
-    for (const row of loaded) {
-      expect(row.archive_path).toBe(`bybit/BTC/${row.session_date}_${row.file}.csv.gz`);
-      expect(sha(readFileSync(join(place.archive, row.archive_path)))).toBe(row.sha256);
-      expect(row.sha256).toBe(row.manifest);
-    }
-    expect(bait).toBe(0);
-
-    // Nothing outside the archive, the warehouse's folder and the package was opened.
-    const roots = [realpathSync(place.archive), realpathSync(dirname(place.db)), PACKAGE, '/proc'];
-    const outside = run.opened.filter((path) => !roots.some((root) => inside(root, path)));
-    expect(outside).toEqual([]);
-
-    // No paid file lost: every byte sequence is still under the archive; every genuine journaled file the archive holds is loaded.
-    const after = archivedShas(place.archive);
-    for (const bytes of new Set(before)) expect(after.filter((x) => x === bytes).length).toBeGreaterThanOrEqual(before.filter((x) => x === bytes).length);
-    files.forEach((f, i) => {
-      const state = s.states[i]!;
-      const genuine = state.condition === 'intact' || state.condition === 'link_inside';
-      if (state.journaled && genuine && ACCEPTED_FORMS.has(state.pathForm)) {
-        expect(loaded.some((row) => row.session_date === f.session && row.file === f.kind), `${f.name} (${JSON.stringify(state)})`).toBe(true);
+  test.prop([scenario], { numRuns: RUNS })(
+    'loads only the paid bytes, opens nothing outside its roots, loses no paid file',
+    async (s) => {
+      const place = await build(s);
+      const before = archivedShas(place.archive);
+      const cwd = { root: place.root, other: place.other, outside: place.outside }[s.cwd]!;
+      const home = process.cwd();
+      process.chdir(cwd);
+      let run: Awaited<ReturnType<typeof recordingOpens<unknown>>>;
+      try {
+        run = await recordingOpens(() => loadWaiting({ dbPath: place.db, archiveRoot: place.archive, waitSeconds: 0 }));
+      } finally {
+        process.chdir(home);
       }
-    });
-    // No state makes the next run fail.
-    await expect(loadWaiting({ dbPath: place.db, archiveRoot: place.archive, waitSeconds: 0 })).resolves.toBeDefined();
-    rmSync(place.root, { recursive: true, force: true });
-  }, 120_000);
+
+      // Every loaded file: its archived bytes are the ledger's and the manifest's sha256; no bait row.
+      const { loaded, bait } = await readBack(place.db);
+      for (const row of loaded) {
+        expect(row.archive_path).toBe(`bybit/BTC/${row.session_date}_${row.file}.csv.gz`);
+        expect(sha(readFileSync(join(place.archive, row.archive_path)))).toBe(row.sha256);
+        expect(row.sha256).toBe(row.manifest);
+      }
+      expect(bait).toBe(0);
+
+      // Nothing outside the archive, the warehouse's folder and the package was opened.
+      const roots = [realpathSync(place.archive), realpathSync(dirname(place.db)), PACKAGE, '/proc'];
+      const outside = run.opened.filter((path) => !roots.some((root) => inside(root, path)));
+      expect(outside).toEqual([]);
+
+      // No paid file lost: every byte sequence is still under the archive; every genuine journaled file the archive holds is loaded.
+      const after = archivedShas(place.archive);
+      for (const bytes of new Set(before)) expect(after.filter((x) => x === bytes).length).toBeGreaterThanOrEqual(before.filter((x) => x === bytes).length);
+      files.forEach((f, i) => {
+        const state = s.states[i]!;
+        const genuine = state.condition === 'intact' || state.condition === 'link_inside';
+        if (state.journaled && genuine && ACCEPTED_FORMS.has(state.pathForm)) {
+          expect(
+            loaded.some((row) => row.session_date === f.session && row.file === f.kind),
+            `${f.name} (${JSON.stringify(state)})`,
+          ).toBe(true);
+        }
+      });
+      // No state makes the next run fail.
+      await expect(loadWaiting({ dbPath: place.db, archiveRoot: place.archive, waitSeconds: 0 })).resolves.toBeDefined();
+      rmSync(place.root, { recursive: true, force: true });
+    },
+    120_000,
+  );
 });
 
 /** Where an opened path leads (/proc/self/fd/N: the file it is; a relative path: from the current folder). */

@@ -71,7 +71,12 @@ function tampered(original: string): Buffer {
   const text = gunzipSync(readFileSync(original)).toString('utf8');
   const [header, ...lines] = text.trimEnd().split('\n');
   const spot = header!.split(',').indexOf('spot');
-  const changed = lines.map((line) => line.split(',').map((v, i) => (i === spot ? '1.5' : v)).join(','));
+  const changed = lines.map((line) =>
+    line
+      .split(',')
+      .map((v, i) => (i === spot ? '1.5' : v))
+      .join(','),
+  );
   return gzipSync(`${[header, ...changed].join('\n')}\n`);
 }
 
@@ -81,7 +86,12 @@ function journalFile(ws: Ws): string {
   return join(ws.archive, '_journal', 'pending.json');
 }
 
-function readJournalJson(ws: Ws): { files: Record<string, unknown>[]; listings: Record<string, unknown>[]; runs: unknown[]; rejected?: { kind: string; reason: string }[] } {
+function readJournalJson(ws: Ws): {
+  files: Record<string, unknown>[];
+  listings: Record<string, unknown>[];
+  runs: unknown[];
+  rejected?: { kind: string; reason: string }[];
+} {
   return JSON.parse(readFileSync(journalFile(ws), 'utf8'));
 }
 
@@ -93,8 +103,16 @@ function writeJournalJson(ws: Ws, journal: object): void {
 function entry(session: string, kind: string, overrides: Record<string, unknown> = {}): Record<string, unknown> {
   const row = manifest.find((m) => m.session_date === session && m.file === kind)!;
   return {
-    exchange: 'deribit', symbol: 'BTC', sessionDate: session, file: kind, sha256: row.sha256, bytes: row.bytes, rows: row.rows,
-    archivePath: `data/raw/deribit/BTC/${name(session, kind)}`, downloadedAt: '2026-03-11T14:10:00.000Z', ...overrides,
+    exchange: 'deribit',
+    symbol: 'BTC',
+    sessionDate: session,
+    file: kind,
+    sha256: row.sha256,
+    bytes: row.bytes,
+    rows: row.rows,
+    archivePath: `data/raw/deribit/BTC/${name(session, kind)}`,
+    downloadedAt: '2026-03-11T14:10:00.000Z',
+    ...overrides,
   };
 }
 
@@ -109,10 +127,15 @@ beforeAll(async () => {
   const synced = await cli(['sync', '--db', join(source, 'gex.duckdb'), '--archive', join(source, 'raw'), ...ONE_PAIR_ARGS], { env: admin() });
   expect(synced.code, synced.stderr).toBe(0);
   clean = await tableChecksums(join(source, 'gex.duckdb'));
-  manifest = await rows(join(source, 'gex.duckdb'), `SELECT session_date::VARCHAR session_date, file, sha256, bytes::INT AS bytes, "rows"::INT AS "rows" FROM sync.manifest`);
+  manifest = await rows(
+    join(source, 'gex.duckdb'),
+    `SELECT session_date::VARCHAR session_date, file, sha256, bytes::INT AS bytes, "rows"::INT AS "rows" FROM sync.manifest`,
+  );
   expect(manifest).toHaveLength(9);
   template = join(dir, 'template');
-  const planned = await cli(['plan', '--db', join(template, 'data', 'gex.duckdb'), '--archive', join(template, 'data', 'raw'), ...ONE_PAIR_ARGS], { env: admin() });
+  const planned = await cli(['plan', '--db', join(template, 'data', 'gex.duckdb'), '--archive', join(template, 'data', 'raw'), ...ONE_PAIR_ARGS], {
+    env: admin(),
+  });
   expect(planned.code, planned.stderr).toBe(0);
   cpSync(join(source, 'raw'), join(template, 'data', 'raw'), { recursive: true });
   mkdirSync(join(template, 'data', 'raw', '_journal'), { recursive: true });
@@ -126,12 +149,13 @@ afterAll(async () => {
 });
 
 describe('paths are resolved against the archive, never the working folder', () => {
-  it('load run from another folder that holds files at the same relative paths loads the archive\'s bytes', async () => {
+  it("load run from another folder that holds files at the same relative paths loads the archive's bytes", async () => {
     const ws = fresh();
     const other = join(dir, `other${count}`);
     const decoys = join(other, 'data', 'raw', 'deribit', 'BTC');
     mkdirSync(decoys, { recursive: true });
-    for (const session of SESSIONS) for (const kind of KINDS) writeFileSync(join(decoys, name(session, kind)), tampered(join(ws.archive, 'deribit', 'BTC', name(session, kind))));
+    for (const session of SESSIONS)
+      for (const kind of KINDS) writeFileSync(join(decoys, name(session, kind)), tampered(join(ws.archive, 'deribit', 'BTC', name(session, kind))));
 
     const loaded = await cli(['load', ...ws.args, '--json'], { cwd: other });
     expect(loaded.code, loaded.stderr).toBe(0);
@@ -150,10 +174,13 @@ describe('a journal entry is a claim, checked before anything is opened or loade
     expect((await cli(['load', ...ws.args], { cwd: ws.root })).code).toBe(0);
     const evil = join(dir, `evil${count}.csv.gz`);
     writeFileSync(evil, tampered(join(ws.archive, 'deribit', 'BTC', name('2026-03-10', 'levels'))));
-    writeJournalJson(ws, journalOf([
-      entry('2026-03-10', 'levels', { sha256: 'e'.repeat(64), archivePath: evil }),
-      entry('2026-03-09', 'levels', { sha256: 'f'.repeat(64), archivePath: '/etc/passwd' }),
-    ]));
+    writeJournalJson(
+      ws,
+      journalOf([
+        entry('2026-03-10', 'levels', { sha256: 'e'.repeat(64), archivePath: evil }),
+        entry('2026-03-09', 'levels', { sha256: 'f'.repeat(64), archivePath: '/etc/passwd' }),
+      ]),
+    );
 
     const loaded = await cli(['load', ...ws.args], { cwd: ws.root });
     expect(loaded.code, loaded.stderr).toBe(0);
@@ -161,13 +188,15 @@ describe('a journal entry is a claim, checked before anything is opened or loade
     expect(loaded.stdout).toContain('"/etc/passwd" leaves the archive');
     expect(await tableChecksums(ws.db)).toEqual(clean);
     expect(await rows(ws.db, `SELECT status, count(*)::INT n FROM sync.files GROUP BY 1`)).toEqual([{ status: 'loaded', n: 9 }]);
-    expect(await rows(ws.db, `SELECT count(*)::INT n FROM sync.files WHERE archive_path LIKE '/%' OR sha256 IN ('${'e'.repeat(64)}', '${'f'.repeat(64)}')`)).toEqual([{ n: 0 }]);
+    expect(
+      await rows(ws.db, `SELECT count(*)::INT n FROM sync.files WHERE archive_path LIKE '/%' OR sha256 IN ('${'e'.repeat(64)}', '${'f'.repeat(64)}')`),
+    ).toEqual([{ n: 0 }]);
     const journal = readJournalJson(ws);
     expect(journal.files).toEqual([]);
     expect(journal.rejected?.map((r) => r.kind)).toEqual(['file', 'file']);
   });
 
-  it('a made-up sha256 loads the real file as the manifest\'s version; the next sync pays nothing', async () => {
+  it("a made-up sha256 loads the real file as the manifest's version; the next sync pays nothing", async () => {
     const ws = fresh();
     const journal = readJournalJson(ws);
     const madeUp = 'd'.repeat(64);
@@ -263,7 +292,12 @@ describe('bytes that are not the paid file never load: they are quarantined and 
     expect(readFileSync(join(folder, moved[0]!)).equals(bad)).toBe(true);
     const note = JSON.parse(readFileSync(join(folder, `${moved[0]}.note.json`), 'utf8'));
     const expected = manifest.find((m) => m.session_date === '2026-03-09' && m.file === 'strikes_total')!;
-    expect(note).toMatchObject({ file: 'deribit/BTC/2026-03-09_strikes_total.csv.gz', expected_sha256: expected.sha256, found_sha256: sha256(bad), found_bytes: bad.length });
+    expect(note).toMatchObject({
+      file: 'deribit/BTC/2026-03-09_strikes_total.csv.gz',
+      expected_sha256: expected.sha256,
+      found_sha256: sha256(bad),
+      found_bytes: bad.length,
+    });
     expect(existsSync(path)).toBe(false);
     expect(await rows(ws.db, `SELECT status, archive_path FROM sync.files WHERE session_date = '2026-03-09' AND file = 'strikes_total'`)).toEqual([
       { status: 'failed_verify', archive_path: null },
@@ -284,7 +318,16 @@ describe('bytes that are not the paid file never load: they are quarantined and 
     const bad = tampered(path);
     const client = createApiClient({ baseUrl: emulator.baseUrl, apiKey: emulator.keys.admin, retry: { baseDelayMs: 1, maxDelayMs: 5 } });
     const selection = parseSyncSelection({ exchange: 'deribit', symbol: 'BTC' });
-    const options = { command: 'sync' as const, dbPath: ws.db, archiveRoot: ws.archive, selection, dryRun: false, fullRescan: false, fillLevels: false, recordedOptions: {} };
+    const options = {
+      command: 'sync' as const,
+      dbPath: ws.db,
+      archiveRoot: ws.archive,
+      selection,
+      dryRun: false,
+      fullRescan: false,
+      fillLevels: false,
+      recordedOptions: {},
+    };
     let planned: number | undefined;
     const events = {
       phase(phase: string, detail?: string) {
@@ -326,11 +369,15 @@ describe('symbolic links: followed inside the archive only, each one leading out
 
     const verify = await cli(['verify', ...ws.args], { cwd: ws.root });
     expect(verify.code).toBe(4);
-    expect(verify.stdout).toMatch(/outside_archive: deribit\/BTC 2026-03-08 levels: \S+2026-03-08_levels\.csv\.gz is a symbolic link \(or lies under one\) to \/etc\/passwd, outside the archive/);
+    expect(verify.stdout).toMatch(
+      /outside_archive: deribit\/BTC 2026-03-08 levels: \S+2026-03-08_levels\.csv\.gz is a symbolic link \(or lies under one\) to \/etc\/passwd, outside the archive/,
+    );
     if (passwd) expect(verify.stdout).not.toContain(passwd);
     const rebuild = await cli(['rebuild', ...ws.args], { cwd: ws.root });
     expect(rebuild.code).toBe(4);
-    expect(rebuild.stdout).toMatch(/outside_archive: deribit\/BTC 2026-03-08 levels: .*to \/etc\/passwd, outside the archive .*not followed; its rows are kept as they are/);
+    expect(rebuild.stdout).toMatch(
+      /outside_archive: deribit\/BTC 2026-03-08 levels: .*to \/etc\/passwd, outside the archive .*not followed; its rows are kept as they are/,
+    );
     if (passwd) expect(rebuild.stdout).not.toContain(passwd);
     expect(await tableChecksums(ws.db)).toEqual(clean);
     expect(readlinkSync(link)).toBe('/etc/passwd'); // not moved: nothing was read through it
@@ -348,7 +395,9 @@ describe('symbolic links: followed inside the archive only, each one leading out
     const rebuild = await cli(['rebuild', ...ws.args], { cwd: ws.root });
     expect(rebuild.code).toBe(4);
     expect(rebuild.stdout).toContain('8 file(s) loaded');
-    expect(rebuild.stdout).toMatch(/outside_archive: deribit\/BTC 2026-03-09 levels: .* is a symbolic link .* outside the archive .*not followed; the file is not in the warehouse/);
+    expect(rebuild.stdout).toMatch(
+      /outside_archive: deribit\/BTC 2026-03-09 levels: .* is a symbolic link .* outside the archive .*not followed; the file is not in the warehouse/,
+    );
     expect(rebuild.stderr).toMatch(/1 archived file\(s\) could not be rebuilt/);
   });
 
@@ -362,7 +411,10 @@ describe('symbolic links: followed inside the archive only, each one leading out
 
     const loaded = await cli(['load', ...ws.args, '--json'], { cwd: ws.root });
     expect(loaded.code).toBe(4);
-    expect(JSON.parse(loaded.stdout)).toMatchObject({ files_loaded: 8, files_failed: [expect.objectContaining({ file: 'strikes_by_expiry', error: expect.stringMatching(/outside the archive .*not followed/) })] });
+    expect(JSON.parse(loaded.stdout)).toMatchObject({
+      files_loaded: 8,
+      files_failed: [expect.objectContaining({ file: 'strikes_by_expiry', error: expect.stringMatching(/outside the archive .*not followed/) })],
+    });
     const sync = await cli(['sync', ...ws.args, ...ONE_PAIR_ARGS, '--json'], { env: admin(), cwd: ws.root });
     expect(sync.code, sync.stderr).toBe(0);
     expect(JSON.parse(sync.stdout)).toMatchObject({ credits_spent: 1, files_loaded: 1 });
@@ -413,12 +465,12 @@ describe('rebuild --db must name a warehouse of gexwh', () => {
     expect(await tableChecksums(conf)).toEqual(clean);
   });
 
-  it('another program\'s DuckDB database is refused too (exit 2, untouched)', async () => {
+  it("another program's DuckDB database is refused too (exit 2, untouched)", async () => {
     const ws = fresh();
     const other = join(ws.root, 'notes.duckdb');
     const instance = await duckdb.DuckDBInstance.create(other);
     const connection = await instance.connect();
-    await connection.run('CREATE TABLE notes (t VARCHAR); INSERT INTO notes VALUES (\'mine\')');
+    await connection.run("CREATE TABLE notes (t VARCHAR); INSERT INTO notes VALUES ('mine')");
     connection.closeSync();
     instance.closeSync();
     const before = readFileSync(other);

@@ -28,7 +28,9 @@ describe('usableCoverage', () => {
     ]);
   });
   it('describes a skipped row in one line, server names cut short', () => {
-    expect(describeSkipped({ exchange: 'okx', symbol: 'Y'.repeat(50), reason: 'r' })).toBe(`coverage row okx/${'Y'.repeat(40)}… skipped: r; the other pairs are synced`);
+    expect(describeSkipped({ exchange: 'okx', symbol: 'Y'.repeat(50), reason: 'r' })).toBe(
+      `coverage row okx/${'Y'.repeat(40)}… skipped: r; the other pairs are synced`,
+    );
     expect(describeSkipped({ exchange: null, symbol: null, reason: 'r' })).toMatch(/^coverage row \?\/\? skipped/);
   });
 });

@@ -87,11 +87,7 @@ describe('planSync ordering and selection', () => {
 
   it('filters by exchange, symbol and file kind', () => {
     const plan = planSync(input({ selection: { exchanges: ['okx', 'tradfi'], symbols: ['eth'], files: ['levels'] } }));
-    expect(plan.toDownload.map(label)).toEqual([
-      '2024-06-03 okx ETH levels',
-      '2024-06-02 okx ETH levels',
-      '2024-06-01 okx ETH levels',
-    ]);
+    expect(plan.toDownload.map(label)).toEqual(['2024-06-03 okx ETH levels', '2024-06-02 okx ETH levels', '2024-06-01 okx ETH levels']);
     expect(plan.pairs.map((p) => `${p.exchange}/${p.symbol}`)).toEqual(['okx/ETH']);
   });
 
@@ -132,7 +128,9 @@ describe('planSync and the ledger', () => {
     const rebuilt = manifestOf('deribit', 'BTC', ['2024-06-03'], 'b');
     const ledger = btc.map((row) => loaded(row));
     const old = btc.find((r) => r.session_date === '2024-06-03' && r.file === 'levels')!;
-    const plan = planSync(input({ manifest: [...btc.filter((r) => r.session_date !== '2024-06-03'), ...rebuilt], ledger, selection: { files: ALL_FILES, symbols: ['BTC'] } }));
+    const plan = planSync(
+      input({ manifest: [...btc.filter((r) => r.session_date !== '2024-06-03'), ...rebuilt], ledger, selection: { files: ALL_FILES, symbols: ['BTC'] } }),
+    );
     expect(plan.alreadyLoaded).toBe(6);
     expect(plan.toDownload.map(label)).toEqual([
       '2024-06-03 deribit BTC levels',

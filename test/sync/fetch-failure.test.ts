@@ -8,7 +8,10 @@ const diskFull = Object.assign(new Error('no space left on device'), { code: 'EN
 
 describe('what a failed download means', () => {
   it('a local write failure stops every download, even behind a paid link', () => {
-    expect(downloadFailureOf(new PaidDownloadError(1, diskFull), quotaStopOf, false)).toEqual({ kind: 'local_write', message: 'ENOSPC: no space left on device' });
+    expect(downloadFailureOf(new PaidDownloadError(1, diskFull), quotaStopOf, false)).toEqual({
+      kind: 'local_write',
+      message: 'ENOSPC: no space left on device',
+    });
   });
   it('a local write failure wins over a stop signal', () => {
     expect(downloadFailureOf(diskFull, quotaStopOf, true).kind).toBe('local_write');

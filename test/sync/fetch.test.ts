@@ -18,7 +18,16 @@ const BODY = Buffer.from('timestamp_utc,level\n2026-03-01T00:00:00Z,1\n');
 const SHA = createHash('sha256').update(BODY).digest('hex');
 
 function planned(day: number): PlannedFile {
-  return { exchange: 'deribit', symbol: 'BTC', sessionDate: `2026-03-${String(day).padStart(2, '0')}`, file: 'levels', sha256: SHA, bytes: BODY.length, rows: 1, schemaVersion: 1 };
+  return {
+    exchange: 'deribit',
+    symbol: 'BTC',
+    sessionDate: `2026-03-${String(day).padStart(2, '0')}`,
+    file: 'levels',
+    sha256: SHA,
+    bytes: BODY.length,
+    rows: 1,
+    schemaVersion: 1,
+  };
 }
 
 function archived(day: number): string {
@@ -55,7 +64,9 @@ describe('fetchFiles: a local write error', () => {
     const report = await fetchFiles(files, { archiveRoot: root, concurrency: 1, download, quotaStopOf: noQuota });
     expect(calls).toBe(1);
     expect(report.creditsSpent).toBe(1);
-    expect(report.failed).toEqual([expect.objectContaining({ sessionDate: '2026-03-01', error: 'the archive could not be written: ENOSPC: no space left on device, write' })]);
+    expect(report.failed).toEqual([
+      expect.objectContaining({ sessionDate: '2026-03-01', error: 'the archive could not be written: ENOSPC: no space left on device, write' }),
+    ]);
     expect(report.deferred.map((f) => f.sessionDate)).toEqual(['2026-03-02', '2026-03-03', '2026-03-04', '2026-03-05']);
     expect(report.localWriteError).toBe('ENOSPC: no space left on device, write');
     expect(report.interrupted).toBe(false);
@@ -165,7 +176,13 @@ describe('fetchFiles: extra credits for a lost link answer', () => {
       granted.push(links.takeExtraCredit());
       return writeBody(tempPath);
     };
-    const report = await fetchFiles([planned(1), planned(2), planned(3)], { archiveRoot: root, concurrency: 1, download, quotaStopOf: noQuota, creditsAvailable: 4 });
+    const report = await fetchFiles([planned(1), planned(2), planned(3)], {
+      archiveRoot: root,
+      concurrency: 1,
+      download,
+      quotaStopOf: noQuota,
+      creditsAvailable: 4,
+    });
     expect(granted).toEqual([true, false, false]);
     expect(report.linksLost).toBe(3);
     expect(report.verified).toHaveLength(3);

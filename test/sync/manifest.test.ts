@@ -87,12 +87,18 @@ describe('planListing', () => {
   it('lists the older window a wider --since needs, after the newer sessions', () => {
     const input = { coverage: coverage('2024-01-01', '2024-06-03'), newestStored: '2024-06-01', completeFrom: '2024-05-01' };
     expect(plan({ ...input, since: '2024-03-01' })).toEqual({
-      windows: [{ part: 'newer', start: '2024-06-01' }, { part: 'older', start: '2024-03-01', end: '2024-05-01' }],
+      windows: [
+        { part: 'newer', start: '2024-06-01' },
+        { part: 'older', start: '2024-03-01', end: '2024-05-01' },
+      ],
       completeFrom: '2024-03-01',
     });
     // No --since: everything older, down to the first file.
     expect(plan(input)).toEqual({
-      windows: [{ part: 'newer', start: '2024-06-01' }, { part: 'older', end: '2024-05-01' }],
+      windows: [
+        { part: 'newer', start: '2024-06-01' },
+        { part: 'older', end: '2024-05-01' },
+      ],
       completeFrom: null,
     });
     // The same --since again, or a later one: the newer sessions only.
@@ -171,7 +177,12 @@ describe('listManifest paging', () => {
 
   it('fails instead of looping when one session fills a whole page', async () => {
     const crowded = Array.from({ length: 500 }, (_, i): ManifestRow => ({
-      session_date: '2024-01-01', file: KINDS[i % 3]!, rows: 1, bytes: 1, sha256: String(i), schema_version: 1,
+      session_date: '2024-01-01',
+      file: KINDS[i % 3]!,
+      rows: 1,
+      bytes: 1,
+      sha256: String(i),
+      schema_version: 1,
     }));
     const server = fakeServer(crowded);
     await expect(listManifest(server.fetchPage, pair)).rejects.toThrow(/no progress/);
@@ -267,9 +278,17 @@ describe('estimateListingRows: what a listing with no totals counts against', ()
   it('spreads the sessions over the file dates for a window (--since, newer, older)', () => {
     // 2024-12-02 .. 2024-12-31: 30 of 366 days.
     expect(estimateListingRows({ windows: [{ part: 'whole', start: '2024-12-02' }], completeFrom: '2024-12-02' }, crypto)).toBe(30 * 3);
-    expect(estimateListingRows({ windows: [{ part: 'whole', start: '2024-12-02' }], completeFrom: '2024-12-02' }, tradfi)).toBe(Math.ceil((30 * 252) / 366) * 3);
+    expect(estimateListingRows({ windows: [{ part: 'whole', start: '2024-12-02' }], completeFrom: '2024-12-02' }, tradfi)).toBe(
+      Math.ceil((30 * 252) / 366) * 3,
+    );
     // A newer window from the newest stored session, then the older window down to the first file.
-    const plan = { windows: [{ part: 'newer' as const, start: '2024-12-30' }, { part: 'older' as const, end: '2024-01-11' }], completeFrom: null };
+    const plan = {
+      windows: [
+        { part: 'newer' as const, start: '2024-12-30' },
+        { part: 'older' as const, end: '2024-01-11' },
+      ],
+      completeFrom: null,
+    };
     expect(estimateListingRows(plan, crypto)).toBe((2 + 10) * 3);
   });
 
@@ -301,7 +320,13 @@ describe('rows listed so far (progress)', () => {
   it('listPair counts on across its windows', async () => {
     const server = fakeServer(synthetic(300));
     const state = { completeFrom: '2021-10-01' };
-    const plan = planListing({ coverage: cov('deribit', 'BTC', '2021-01-01', '2021-10-27'), newestStored: '2021-10-20', ...state, since: '2021-09-01', fullRescan: false })!;
+    const plan = planListing({
+      coverage: cov('deribit', 'BTC', '2021-01-01', '2021-10-27'),
+      newestStored: '2021-10-20',
+      ...state,
+      since: '2021-09-01',
+      fullRescan: false,
+    })!;
     const seen: number[] = [];
     const listing = await listPair(server.fetchPage, pair, plan, state, { onRows: (n) => seen.push(n) });
     // 8 newer sessions (24 rows), then 30 older ones (90 rows).

@@ -61,7 +61,14 @@ function worldOf({ specs, budget, order, files }: World): { input: PlanInput; ar
     seen.add(key);
     const current = sha(`${key}|v${spec.version}`);
     manifest.push({ ...spec.pair, session_date: spec.date, file: spec.file, rows: 10, bytes: 100, sha256: current, schema_version: 1 });
-    const entry = (sha256: string, status: LedgerEntry['status'], archivePath: string | null): LedgerEntry => ({ ...spec.pair, sessionDate: spec.date, file: spec.file, sha256, status, archivePath });
+    const entry = (sha256: string, status: LedgerEntry['status'], archivePath: string | null): LedgerEntry => ({
+      ...spec.pair,
+      sessionDate: spec.date,
+      file: spec.file,
+      sha256,
+      status,
+      archivePath,
+    });
     if (spec.history === 'loaded') ledger.push(entry(current, 'loaded', 'x'));
     if (spec.history === 'loaded_older') ledger.push(entry(sha(`old${spec.version}`), 'loaded', 'x'));
     if (spec.history === 'failed_load') ledger.push(entry(current, 'failed_load', 'x'));
@@ -75,10 +82,15 @@ function worldOf({ specs, budget, order, files }: World): { input: PlanInput; ar
 
 /** The archive facts the run would pass: the checked versions whose copy the world says is there. */
 function archivedOf(input: PlanInput, archivedBySpec: Map<string, boolean>): Set<string> {
-  return new Set(filesToCheck(input).map(fileVersionKey).filter((key) => archivedBySpec.get(key) === true));
+  return new Set(
+    filesToCheck(input)
+      .map(fileVersionKey)
+      .filter((key) => archivedBySpec.get(key) === true),
+  );
 }
 
-const sum = (plan: Plan, field: 'toDownload' | 'toReload' | 'deferred' | 'alreadyLoaded' | 'selected') => plan.pairs.reduce((total, pair) => total + pair[field], 0);
+const sum = (plan: Plan, field: 'toDownload' | 'toReload' | 'deferred' | 'alreadyLoaded' | 'selected') =>
+  plan.pairs.reduce((total, pair) => total + pair[field], 0);
 
 const worldArb: fc.Arbitrary<World> = fc.record({
   specs: fc.array(rowArb, { maxLength: 60 }),

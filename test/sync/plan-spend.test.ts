@@ -42,11 +42,15 @@ function loseWarehouse(bench: Bench, keep: (path: string, index: number) => bool
   return kept;
 }
 
-const linksOf = (bench: Bench, exchange: string, symbol: string) => bench.emulator.counters.hits(new RegExp(`/history/files/${exchange}/${symbol}/\\d{4}-\\d{2}-\\d{2}/`));
+const linksOf = (bench: Bench, exchange: string, symbol: string) =>
+  bench.emulator.counters.hits(new RegExp(`/history/files/${exchange}/${symbol}/\\d{4}-\\d{2}-\\d{2}/`));
 
 function totalsOf(summary: SyncSummary) {
   const sum = (field: 'toDownload' | 'toReload' | 'deferred') => summary.plan.pairs.reduce((total, pair) => total + pair[field], 0);
-  return { rows: { download: sum('toDownload'), reload: sum('toReload'), deferred: sum('deferred') }, totals: { download: summary.plan.toDownload, reload: summary.plan.toReload, deferred: summary.plan.deferred } };
+  return {
+    rows: { download: sum('toDownload'), reload: sum('toReload'), deferred: sum('deferred') },
+    totals: { download: summary.plan.toDownload, reload: summary.plan.toReload, deferred: summary.plan.deferred },
+  };
 }
 
 /** Plan, then sync with the same budget: what was printed and what was spent, per pair. */
@@ -90,7 +94,9 @@ describe('plan = sync after a lost warehouse', () => {
           const { rows, totals } = totalsOf(plan);
           expect(rows).toEqual(totals);
           expect(plan.plan.toReload).toBe(archivedLeft);
-          expect(spent.map(({ exchange, symbol, links }) => [exchange, symbol, links])).toEqual(plan.plan.pairs.map((p) => [p.exchange, p.symbol, p.toDownload]));
+          expect(spent.map(({ exchange, symbol, links }) => [exchange, symbol, links])).toEqual(
+            plan.plan.pairs.map((p) => [p.exchange, p.symbol, p.toDownload]),
+          );
           expect(credits).toBe(plan.plan.toDownload);
           expect(credits).toBeLessThanOrEqual(maxCredits);
           expect({ ...synced.plan, files: [] }).toEqual({ ...plan.plan, files: [] });

@@ -72,8 +72,12 @@ describe('one venue per symbol unless more are named', () => {
     expect(named.plan.pairs.map((p) => p.exchange)).toEqual(['deribit', 'okx']);
     const every = await bench.sync({ symbol: 'BTC', exchange: 'ALL-VENUES' }, { dryRun: true, command: 'plan' });
     expect(every.plan.pairs.map((p) => p.exchange)).toEqual(['bybit', 'combined', 'deribit', 'derive', 'okx']);
-    await expect(bench.sync({ symbol: 'BTC', exchange: 'all-venues,deribit' })).rejects.toThrow('--exchange: all-venues buys every venue and takes no other name');
-    await expect(bench.sync({ symbol: 'BTC', exchange: 'all' })).rejects.toThrow(/the venue the API's "all" gives: combined for a crypto coin, tradfi for a TradFi ticker; all-venues buys every venue/);
+    await expect(bench.sync({ symbol: 'BTC', exchange: 'all-venues,deribit' })).rejects.toThrow(
+      '--exchange: all-venues buys every venue and takes no other name',
+    );
+    await expect(bench.sync({ symbol: 'BTC', exchange: 'all' })).rejects.toThrow(
+      /the venue the API's "all" gives: combined for a crypto coin, tradfi for a TradFi ticker; all-venues buys every venue/,
+    );
   });
 
   it('a symbol whose default venue has no history is an error naming the venues that have it; nothing spent', async () => {
@@ -115,11 +119,17 @@ describe('one odd coverage row never sinks the night', () => {
 
   it('a pair whose manifest is refused is skipped with a warning; the other pairs load', async () => {
     bench = await startBench();
-    bench.emulator.faults.add({ match: /\/history\/files\/deribit\/BTC(\?|$)/, times: Infinity, action: { kind: 'status', status: 400, error: 'invalid_pair' } });
+    bench.emulator.faults.add({
+      match: /\/history\/files\/deribit\/BTC(\?|$)/,
+      times: Infinity,
+      action: { kind: 'status', status: 400, error: 'invalid_pair' },
+    });
     const summary = await bench.sync({ exchange: 'deribit,tradfi' });
     expect(summary.outcome).toBe('ok');
     expect(summary.filesLoaded).toBe(6);
-    expect(summary.skippedPairs).toEqual([{ exchange: 'deribit', symbol: 'BTC', reason: expect.stringMatching(/^its manifest could not be listed: HTTP 400 invalid_pair/) }]);
+    expect(summary.skippedPairs).toEqual([
+      { exchange: 'deribit', symbol: 'BTC', reason: expect.stringMatching(/^its manifest could not be listed: HTTP 400 invalid_pair/) },
+    ]);
     expect(summary.warnings).toContainEqual(expect.stringMatching(/^coverage row deribit\/BTC skipped: its manifest could not be listed/));
   });
 

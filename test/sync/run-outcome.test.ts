@@ -1,14 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { InterruptedError, LockError, PartialFailureError } from '../../src/core/errors.js';
 import type { FetchReport } from '../../src/sync/fetch.js';
-import {
-  abortSignalName,
-  downloadWarnings,
-  failureOutcome,
-  loadedOutcome,
-  partialFailureMessage,
-  runAlreadyRecorded,
-} from '../../src/sync/run-outcome.js';
+import { abortSignalName, downloadWarnings, failureOutcome, loadedOutcome, partialFailureMessage, runAlreadyRecorded } from '../../src/sync/run-outcome.js';
 
 describe('the outcome after the load', () => {
   it.each([
@@ -39,7 +32,9 @@ describe('warnings of the downloads', () => {
 
 describe('the message of a partial run', () => {
   it('names the archive write error first', () => {
-    expect(partialFailureMessage('EROFS', 4, 0)).toBe('the archive could not be written (EROFS); 4 file(s) deferred to the next run; everything else was committed');
+    expect(partialFailureMessage('EROFS', 4, 0)).toBe(
+      'the archive could not be written (EROFS); 4 file(s) deferred to the next run; everything else was committed',
+    );
   });
   it('otherwise counts the failed files', () => {
     expect(partialFailureMessage(undefined, 0, 2)).toBe('2 file(s) failed verification or loading; everything else was committed');

@@ -26,7 +26,9 @@ async function markFailedLoad(b: Bench): Promise<{ path: string; levelsRows: num
   );
   const [{ n }] = (await b.query<{ n: number }>(`SELECT count(*)::INTEGER AS n FROM levels WHERE session_date = DATE '${SESSION}'`)) as [{ n: number }];
   await b.query(`DELETE FROM levels WHERE session_date = DATE '${SESSION}'`);
-  await b.query(`UPDATE sync.files SET status = 'failed_load', loaded_at = NULL, error = 'disk error' WHERE session_date = DATE '${SESSION}' AND file = 'levels'`);
+  await b.query(
+    `UPDATE sync.files SET status = 'failed_load', loaded_at = NULL, error = 'disk error' WHERE session_date = DATE '${SESSION}' AND file = 'levels'`,
+  );
   return { path: join(b.archive, row!.archive_path), levelsRows: n };
 }
 

@@ -32,7 +32,16 @@ describe('a newer version of an archived file', () => {
     // Stop the run once the new version is archived, before its load.
     const controller = new AbortController();
     const selection = parseSyncSelection(SELECTION);
-    const options = { command: 'sync' as const, dbPath: b.dbPath, archiveRoot: b.archive, selection, dryRun: false, fullRescan: true, fillLevels: false, recordedOptions: {} };
+    const options = {
+      command: 'sync' as const,
+      dbPath: b.dbPath,
+      archiveRoot: b.archive,
+      selection,
+      dryRun: false,
+      fullRescan: true,
+      fillLevels: false,
+      recordedOptions: {},
+    };
     const stopped = await runSync(options, syncApiFrom(b.client()), controller.signal, {
       file: (event) => {
         if (event.outcome === 'verified') controller.abort('SIGINT');

@@ -70,7 +70,12 @@ describe('fresh sync', () => {
     const [row] = await bench.query<{ flip: number | null; spot: number; p1_strike: number; regime: string | null }>(
       `SELECT flip, spot, p1_strike, regime FROM levels WHERE timestamp_utc = '${col('timestamp_utc')}'::TIMESTAMPTZ AND expiration = '${col('expiration')}'`,
     );
-    expect(row).toEqual({ flip: col('flip') === '' ? null : Number(col('flip')), spot: Number(col('spot')), p1_strike: Number(col('p1_strike')), regime: col('regime') || null });
+    expect(row).toEqual({
+      flip: col('flip') === '' ? null : Number(col('flip')),
+      spot: Number(col('spot')),
+      p1_strike: Number(col('p1_strike')),
+      regime: col('regime') || null,
+    });
   });
 
   it('a second sync spends 0 credits and 0 requests and changes nothing', async () => {
@@ -94,7 +99,9 @@ describe('fresh sync', () => {
     const summary = await bench.sync(ONE_PAIR);
     expect(summary.filesLoaded).toBe(3);
     expect(emulator.counters.credits(emulator.keys.pro)).toBe(3); // the 9 synced before were paid to the snapshot's emulator
-    const sessions = await bench.query<{ d: string }>(`SELECT DISTINCT session_date::VARCHAR d FROM sync.files WHERE downloaded_at IS NOT NULL ORDER BY d DESC LIMIT 1`);
+    const sessions = await bench.query<{ d: string }>(
+      `SELECT DISTINCT session_date::VARCHAR d FROM sync.files WHERE downloaded_at IS NOT NULL ORDER BY d DESC LIMIT 1`,
+    );
     expect(sessions).toEqual([{ d: '2026-03-11' }]);
   });
 });
@@ -123,7 +130,12 @@ describe('budget', () => {
       message: 'Daily history file limit reached',
       rate_limit: { limit: 20, remaining: 0, reset: '2026-03-12T00:00:00Z' },
     });
-    emulator.faults.add({ where: 'api', match: /\/history\/files\/deribit\/BTC\/2026-03-0[89]\//, times: Infinity, action: { kind: 'body', status: 429, body, contentType: 'application/json' } });
+    emulator.faults.add({
+      where: 'api',
+      match: /\/history\/files\/deribit\/BTC\/2026-03-0[89]\//,
+      times: Infinity,
+      action: { kind: 'body', status: 429, body, contentType: 'application/json' },
+    });
     const summary = await bench.sync({ ...ONE_PAIR, concurrency: 1 });
     expect(summary.outcome).toBe('ok');
     expect(summary.filesLoaded).toBe(3);
@@ -152,7 +164,7 @@ describe('manifest paging', () => {
     expect(stats).toEqual({ n: 450, distinct_keys: 450, first_date: '2025-10-12', last_date: '2026-03-10' });
     expect(summary.requestsSpent).toBe(2);
     expect(bench.emulator.counters.credits(bench.emulator.keys.pro)).toBe(0);
-   }, 180_000); // its own: run first, it builds the shared cache's 450 files (62 s at load 14 with 3 × 12 chains)
+  }, 180_000); // its own: run first, it builds the shared cache's 450 files (62 s at load 14 with 3 × 12 chains)
 
   const manifestState = async (b: Bench) => {
     const [state] = await b.query<{ rows: number; oldest: string; complete_from: string | null }>(
@@ -230,7 +242,12 @@ describe('faults', () => {
   it('503 bursts on the API and on storage are recovered with no extra credit', async () => {
     bench = await empty.start();
     const { emulator } = bench;
-    emulator.faults.add({ where: 'api', match: /\/history\/files\/deribit\/BTC\/\d/, times: 3, action: { kind: 'status', status: 503, error: 'files_unavailable' } });
+    emulator.faults.add({
+      where: 'api',
+      match: /\/history\/files\/deribit\/BTC\/\d/,
+      times: 3,
+      action: { kind: 'status', status: 503, error: 'files_unavailable' },
+    });
     emulator.faults.add({ where: 'storage', times: 3, action: { kind: 'status', status: 503 } });
     emulator.faults.add({ where: 'api', match: /\/history\/files\/deribit\/BTC$/, times: 2, action: { kind: 'status', status: 500 } });
     const summary = await bench.sync(ONE_PAIR);
@@ -255,7 +272,10 @@ describe('faults', () => {
     const error = await bench.sync(ONE_PAIR).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(PartialFailureError);
     const ledger = await bench.query<{ status: string; n: number }>(`SELECT status, count(*)::INT n FROM sync.files GROUP BY status ORDER BY status`);
-    expect(ledger).toEqual([{ status: 'failed_verify', n: 1 }, { status: 'loaded', n: 8 }]);
+    expect(ledger).toEqual([
+      { status: 'failed_verify', n: 1 },
+      { status: 'loaded', n: 8 },
+    ]);
     const [rows] = await bench.query<{ n: number }>(`SELECT count(*)::INT n FROM strikes_total WHERE session_date = '2026-03-09'`);
     expect(rows!.n).toBe(0);
     // The next run tries the failed file again and, with the fault gone, completes.

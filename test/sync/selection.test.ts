@@ -1,16 +1,32 @@
 import { describe, expect, it } from 'vitest';
 import { usageMessage } from '../helpers/errors.js';
-import { parseConcurrency, parseCount, parseDate, parseDateRange, parseExchanges, parseFiles, parseOrder, parseSymbols, parseSyncSelection, parseSyncVenues } from '../../src/sync/selection.js';
+import {
+  parseConcurrency,
+  parseCount,
+  parseDate,
+  parseDateRange,
+  parseExchanges,
+  parseFiles,
+  parseOrder,
+  parseSymbols,
+  parseSyncSelection,
+  parseSyncVenues,
+} from '../../src/sync/selection.js';
 import { splitList } from '../../src/core/lists.js';
-
 
 describe('splitList', () => {
   it.each([
     [undefined, []],
     ['a,b', ['a', 'b']],
-    [['a,b', 'c'], ['a', 'b', 'c']],
+    [
+      ['a,b', 'c'],
+      ['a', 'b', 'c'],
+    ],
     [' a , ,b,', ['a', 'b']],
-    [['a', 'a,b'], ['a', 'b']],
+    [
+      ['a', 'a,b'],
+      ['a', 'b'],
+    ],
   ] as const)('%j → %j', (input, expected) => {
     expect(splitList(input)).toEqual(expected);
   });
@@ -21,7 +37,10 @@ describe('parseExchanges', () => {
     [undefined, undefined],
     ['bybit', ['bybit']],
     ['Deribit,OKX', ['deribit', 'okx']],
-    [['tradfi', 'combined,derive'], ['tradfi', 'combined', 'derive']],
+    [
+      ['tradfi', 'combined,derive'],
+      ['tradfi', 'combined', 'derive'],
+    ],
     ['bybit,BYBIT', ['bybit']],
   ] as const)('%j → %j', (input, expected) => {
     expect(parseExchanges(input)).toEqual(expected);
@@ -63,7 +82,10 @@ describe('parseSymbols', () => {
     [undefined, undefined],
     ['btc', ['BTC']],
     ['btc,Eth', ['BTC', 'ETH']],
-    [['spy', 'BRK.B', 'X_1-2'], ['SPY', 'BRK.B', 'X_1-2']],
+    [
+      ['spy', 'BRK.B', 'X_1-2'],
+      ['SPY', 'BRK.B', 'X_1-2'],
+    ],
     ['a'.repeat(32), ['A'.repeat(32)]],
   ] as const)('%j → %j', (input, expected) => {
     expect(parseSymbols(input)).toEqual(expected);
@@ -79,15 +101,16 @@ describe('parseFiles', () => {
     [undefined, ['levels', 'strikes_total', 'strikes_by_expiry']],
     ['levels', ['levels']],
     ['strikes_by_expiry,LEVELS', ['levels', 'strikes_by_expiry']],
-    [['strikes_total', 'levels'], ['levels', 'strikes_total']],
+    [
+      ['strikes_total', 'levels'],
+      ['levels', 'strikes_total'],
+    ],
   ] as const)('%j → %j', (input, expected) => {
     expect(parseFiles(input)).toEqual(expected);
   });
 
   it('names the bad kind and the allowed ones', () => {
-    expect(usageMessage(() => parseFiles('levels,x'))).toBe(
-      '--files: unknown file kind "x"; allowed: levels, strikes_total, strikes_by_expiry',
-    );
+    expect(usageMessage(() => parseFiles('levels,x'))).toBe('--files: unknown file kind "x"; allowed: levels, strikes_total, strikes_by_expiry');
   });
 });
 
@@ -96,12 +119,9 @@ describe('dates', () => {
     expect(parseDate(value, '--since')).toBe(value.trim());
   });
 
-  it.each(['2019-12-31', '2101-01-01', '2023-02-29', '2024-1-01', '20240101', 'yesterday', '2024-05-01T00:00:00Z'])(
-    'rejects %j',
-    (value) => {
-      expect(usageMessage(() => parseDate(value, '--until'))).toMatch(/^--until: bad date .*YYYY-MM-DD in 2020–2100$/);
-    },
-  );
+  it.each(['2019-12-31', '2101-01-01', '2023-02-29', '2024-1-01', '20240101', 'yesterday', '2024-05-01T00:00:00Z'])('rejects %j', (value) => {
+    expect(usageMessage(() => parseDate(value, '--until'))).toMatch(/^--until: bad date .*YYYY-MM-DD in 2020–2100$/);
+  });
 
   it('checks since ≤ until', () => {
     expect(parseDateRange('2024-01-01', '2024-01-01')).toEqual({ since: '2024-01-01', until: '2024-01-01' });

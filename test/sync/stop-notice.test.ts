@@ -5,7 +5,9 @@ import { announceStops, stopMessage } from '../../src/sync/stop-notice.js';
 describe('the answer to a stop signal', () => {
   it('says what happens now in each phase, and how to abort', () => {
     expect(stopMessage('load', 'SIGINT')).toBe('stopping after the file in flight; Ctrl-C again to abort');
-    expect(stopMessage('download', 'SIGINT')).toBe('stopping: no new file is paid for; the downloads in flight finish (their links are paid) and are kept; Ctrl-C again to abort');
+    expect(stopMessage('download', 'SIGINT')).toBe(
+      'stopping: no new file is paid for; the downloads in flight finish (their links are paid) and are kept; Ctrl-C again to abort',
+    );
     expect(stopMessage('load', 'SIGTERM')).toBe('stopping after the file in flight; a second SIGTERM aborts');
     expect(stopMessage(undefined, 'SIGINT')).toMatch(/^stopping: nothing is listed or paid for from now on/);
   });

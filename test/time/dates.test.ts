@@ -1,6 +1,17 @@
 import { fc, test as fcTest } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
-import { addDays, compareDates, daysBetween, isApiDate, isIsoDate, isWeekend, maxDate, parseIsoInstant, splitDateWindows, weekdayOf } from '../../src/time/dates.js';
+import {
+  addDays,
+  compareDates,
+  daysBetween,
+  isApiDate,
+  isIsoDate,
+  isWeekend,
+  maxDate,
+  parseIsoInstant,
+  splitDateWindows,
+  weekdayOf,
+} from '../../src/time/dates.js';
 
 describe('isIsoDate', () => {
   it.each([
@@ -85,18 +96,36 @@ describe('parseIsoInstant', () => {
   });
 
   it('refuses what new Date() would roll into another day, and a time without a zone', () => {
-    for (const bad of ['2026-11-31T14:00:00Z', '2026-02-30', '2026-02-29T00:00:00Z', '2026-13-01', '2026-11-20T24:00:00Z', '2026-11-20T23:60:00Z', '2026-11-20T23:59:60Z', '2026-11-20T12:00:00+24:00', '2026-11-20T12:00:00', 'yesterday', '']) {
+    for (const bad of [
+      '2026-11-31T14:00:00Z',
+      '2026-02-30',
+      '2026-02-29T00:00:00Z',
+      '2026-13-01',
+      '2026-11-20T24:00:00Z',
+      '2026-11-20T23:60:00Z',
+      '2026-11-20T23:59:60Z',
+      '2026-11-20T12:00:00+24:00',
+      '2026-11-20T12:00:00',
+      'yesterday',
+      '',
+    ]) {
       expect(parseIsoInstant(bad), bad).toBeUndefined();
     }
   });
 
-  fcTest.prop([fc.date({ min: new Date('1970-01-01T00:00:00Z'), max: new Date('2100-12-31T23:59:59Z'), noInvalidDate: true })])('every real instant round-trips through its ISO text', (date) => {
-    expect(parseIsoInstant(date.toISOString())?.getTime()).toBe(date.getTime());
-  });
+  fcTest.prop([fc.date({ min: new Date('1970-01-01T00:00:00Z'), max: new Date('2100-12-31T23:59:59Z'), noInvalidDate: true })])(
+    'every real instant round-trips through its ISO text',
+    (date) => {
+      expect(parseIsoInstant(date.toISOString())?.getTime()).toBe(date.getTime());
+    },
+  );
 
-  fcTest.prop([fc.integer({ min: 2020, max: 2100 }), fc.integer({ min: 1, max: 12 }), fc.integer({ min: 29, max: 31 })])('a day past the end of its month is refused, never rolled over', (year, month, day) => {
-    const text = `${year}-${String(month).padStart(2, '0')}-${day}T12:00:00Z`;
-    const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
-    expect(parseIsoInstant(text) === undefined).toBe(day > daysInMonth);
-  });
+  fcTest.prop([fc.integer({ min: 2020, max: 2100 }), fc.integer({ min: 1, max: 12 }), fc.integer({ min: 29, max: 31 })])(
+    'a day past the end of its month is refused, never rolled over',
+    (year, month, day) => {
+      const text = `${year}-${String(month).padStart(2, '0')}-${day}T12:00:00Z`;
+      const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
+      expect(parseIsoInstant(text) === undefined).toBe(day > daysInMonth);
+    },
+  );
 });

@@ -11,8 +11,12 @@ import { BTC, HEADERS, levelsRows, query, toCsv, withWarehouse, type Market } fr
 import type { LoadInput } from '../../src/warehouse/loader.js';
 
 const candidateOf = (input: LoadInput): ArchivedCandidate & { input: LoadInput } => ({
-  exchange: input.exchange, symbol: input.symbol, sessionDate: input.sessionDate, file: input.file,
-  relativePath: `${input.exchange}/${input.symbol}/${input.sessionDate}_${input.file}.csv.gz`, input,
+  exchange: input.exchange,
+  symbol: input.symbol,
+  sessionDate: input.sessionDate,
+  file: input.file,
+  relativePath: `${input.exchange}/${input.symbol}/${input.sessionDate}_${input.file}.csv.gz`,
+  input,
 });
 const judge = (c: { input: LoadInput }, found: Parameters<typeof expectVersion>[1]) =>
   expectVersion({ sha256: c.input.sha256, bytes: c.input.bytes }, found, { rows: c.input.rows, downloadedAt: c.input.downloadedAt }, 'the manifest');
@@ -22,17 +26,30 @@ describe.each(['descriptor', 'copy'] as PinMode[])('loadArchived (%s)', (pinMode
     await withWarehouse(async (wh, dir) => {
       const archive = join(dir, 'raw');
       const paid = writeArchived(archive, 'levels', BTC);
-      const swapped = gzipSync(toCsv(HEADERS.levels, levelsRows(BTC, 3).map((row) => ({ ...row, spot: 1.5 }))));
-      const report = await loadArchived(wh.connection, archive, [candidateOf(paid)], (c, found) => {
-        // The attacker's moment: after the hash, before the load.
-        writeFileSync(join(archive, 'evil'), swapped);
-        renameSync(join(archive, 'evil'), paid.path);
-        return judge(c, found);
-      }, { command: 'test', pinMode });
+      const swapped = gzipSync(
+        toCsv(
+          HEADERS.levels,
+          levelsRows(BTC, 3).map((row) => ({ ...row, spot: 1.5 })),
+        ),
+      );
+      const report = await loadArchived(
+        wh.connection,
+        archive,
+        [candidateOf(paid)],
+        (c, found) => {
+          // The attacker's moment: after the hash, before the load.
+          writeFileSync(join(archive, 'evil'), swapped);
+          renameSync(join(archive, 'evil'), paid.path);
+          return judge(c, found);
+        },
+        { command: 'test', pinMode },
+      );
       expect(report.notLoaded).toEqual([]);
       expect(report.loaded).toHaveLength(1);
       expect(await query(wh, `SELECT count(*)::INT n, count(*) FILTER (spot = 1.5)::INT swapped FROM levels`)).toEqual([{ n: paid.rows, swapped: 0 }]);
-      expect(await query(wh, `SELECT sha256, archive_path FROM sync.files`)).toEqual([{ sha256: paid.sha256, archive_path: 'bybit/BTC/2026-11-20_levels.csv.gz' }]);
+      expect(await query(wh, `SELECT sha256, archive_path FROM sync.files`)).toEqual([
+        { sha256: paid.sha256, archive_path: 'bybit/BTC/2026-11-20_levels.csv.gz' },
+      ]);
     });
   });
 
@@ -46,7 +63,10 @@ describe.each(['descriptor', 'copy'] as PinMode[])('loadArchived (%s)', (pinMode
       candidates[3] = { ...candidates[3]!, relativePath: 'bybit/BTC/2026-11-19_levels.gone.csv.gz' };
       const report = await loadArchived(wh.connection, archive, candidates, judge, { command: 'test', pinMode, chunkSize: 2 });
       expect(report.loaded.map((input) => input.sessionDate)).toEqual(['2026-11-16', '2026-11-18', '2026-11-20']);
-      expect(report.notLoaded.map((n) => [n.candidate.sessionDate, n.kind])).toEqual([['2026-11-17', 'mismatch'], ['2026-11-19', 'missing']]);
+      expect(report.notLoaded.map((n) => [n.candidate.sessionDate, n.kind])).toEqual([
+        ['2026-11-17', 'mismatch'],
+        ['2026-11-19', 'missing'],
+      ]);
       expect(report.notLoaded[0]!.detail).toMatch(/the manifest says [0-9a-f]{64} \(\d+ bytes\); not loaded, moved to .*_quarantine/);
       expect(readdirSync(join(archive, '_quarantine', 'bybit', 'BTC')).sort()).toEqual([
         expect.stringMatching(/^2026-11-17_levels\.csv\.gz\.\d{8}T\d{6}Z$/),

@@ -49,7 +49,9 @@ describe('DuckDB 1.4 opens the warehouse and reads the export', () => {
   it(`a new warehouse is written for ${STORAGE_COMPATIBILITY}+ storage`, async () => {
     const wh = await openWarehouse(db, { readOnly: true });
     try {
-      expect(await query(wh, `SELECT tags['storage_version'] AS v FROM duckdb_databases() WHERE database_name = current_database()`)).toEqual([{ v: `${STORAGE_COMPATIBILITY}+` }]);
+      expect(await query(wh, `SELECT tags['storage_version'] AS v FROM duckdb_databases() WHERE database_name = current_database()`)).toEqual([
+        { v: `${STORAGE_COMPATIBILITY}+` },
+      ]);
     } finally {
       wh.close();
     }
@@ -62,7 +64,8 @@ describe('DuckDB 1.4 opens the warehouse and reads the export', () => {
     const wh = await openWarehouse(db, { readOnly: true });
     try {
       const ours = [];
-      for (const sql of QUERIES) ours.push((await query(wh, `SELECT count(*)::BIGINT::VARCHAR AS n, coalesce(sum(hash(q)), 0)::HUGEINT::VARCHAR AS checksum FROM (${sql}) q`))[0]);
+      for (const sql of QUERIES)
+        ours.push((await query(wh, `SELECT count(*)::BIGINT::VARCHAR AS n, coalesce(sum(hash(q)), 0)::HUGEINT::VARCHAR AS checksum FROM (${sql}) q`))[0]);
       expect(ours.every((row) => Number(row?.n) > 0)).toBe(true);
       // hash() is the same function in 1.4 and 1.5 for these types, so equal checksums mean equal rows.
       expect(old.fromWarehouse).toEqual(ours);
@@ -81,13 +84,29 @@ describe('a non-DuckDB reader (hyparquet) reads the export', () => {
     const rows = (await parquetReadObjects({ file })) as Array<Record<string, unknown>>;
     const wh = await openWarehouse(db, { readOnly: true });
     try {
-      const expected = await query(wh, `SELECT strike, net_gex, epoch_ms(timestamp_utc)::BIGINT AS ms, expiration_date::VARCHAR AS expiry FROM strikes_by_expiry
-          WHERE exchange = 'deribit' AND symbol = 'BTC' AND session_date = '2026-03-05' ORDER BY ALL`);
+      const expected = await query(
+        wh,
+        `SELECT strike, net_gex, epoch_ms(timestamp_utc)::BIGINT AS ms, expiration_date::VARCHAR AS expiry FROM strikes_by_expiry
+          WHERE exchange = 'deribit' AND symbol = 'BTC' AND session_date = '2026-03-05' ORDER BY ALL`,
+      );
       const dayMs = 86_400_000;
       const actual = rows
-        .map((r) => ({ strike: r.strike, net_gex: r.net_gex, ms: Number((r.timestamp_utc as Date).getTime()), expiry: new Date(Number(r.expiration_date instanceof Date ? r.expiration_date.getTime() : Number(r.expiration_date) * dayMs)).toISOString().slice(0, 10) }))
+        .map((r) => ({
+          strike: r.strike,
+          net_gex: r.net_gex,
+          ms: Number((r.timestamp_utc as Date).getTime()),
+          expiry: new Date(Number(r.expiration_date instanceof Date ? r.expiration_date.getTime() : Number(r.expiration_date) * dayMs))
+            .toISOString()
+            .slice(0, 10),
+        }))
         .sort((a, b) => Number(a.strike) - Number(b.strike) || Number(a.net_gex) - Number(b.net_gex) || a.ms - b.ms || a.expiry.localeCompare(b.expiry));
-      const sorted = [...expected].sort((a, b) => Number(a.strike) - Number(b.strike) || Number(a.net_gex) - Number(b.net_gex) || Number(a.ms) - Number(b.ms) || String(a.expiry).localeCompare(String(b.expiry)));
+      const sorted = [...expected].sort(
+        (a, b) =>
+          Number(a.strike) - Number(b.strike) ||
+          Number(a.net_gex) - Number(b.net_gex) ||
+          Number(a.ms) - Number(b.ms) ||
+          String(a.expiry).localeCompare(String(b.expiry)),
+      );
       expect(actual.length).toBeGreaterThan(100);
       expect(actual).toEqual(sorted.map((r) => ({ ...r, ms: Number(r.ms) })));
     } finally {

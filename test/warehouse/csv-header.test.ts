@@ -24,7 +24,12 @@ describe('mapHeader', () => {
   });
 
   it('lists missing required columns and rejects duplicates', () => {
-    expect(mapHeader('levels', HEADERS.levels.filter((n) => n !== 'atm_iv' && n !== 'dte')).missing).toEqual(['dte', 'atm_iv']);
+    expect(
+      mapHeader(
+        'levels',
+        HEADERS.levels.filter((n) => n !== 'atm_iv' && n !== 'dte'),
+      ).missing,
+    ).toEqual(['dte', 'atm_iv']);
     expect(() => mapHeader('levels', ['spot', 'SPOT'])).toThrow(/twice/);
   });
 

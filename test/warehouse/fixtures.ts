@@ -14,12 +14,34 @@ export type Row = Record<string, string | number | null>;
 export const HEADERS: Record<FileKind, string[]> = {
   levels: ['schema_version', 'timestamp_utc', 'session_date', 'type', 'exchange', 'symbol', 'oi_date', 'expiration', 'dte', ...LEVELS_FIELDS],
   strikes_total: [
-    'schema_version', 'timestamp_utc', 'session_date', 'type', 'exchange', 'symbol', 'oi_date', ...LEVELS_FIELDS,
-    'strike', 'strike_call_gex', 'strike_put_gex', 'strike_net_gex', 'strike_call_oi', 'strike_put_oi',
+    'schema_version',
+    'timestamp_utc',
+    'session_date',
+    'type',
+    'exchange',
+    'symbol',
+    'oi_date',
+    ...LEVELS_FIELDS,
+    'strike',
+    'strike_call_gex',
+    'strike_put_gex',
+    'strike_net_gex',
+    'strike_call_oi',
+    'strike_put_oi',
   ],
   strikes_by_expiry: [
-    'schema_version', 'timestamp_utc', 'session_date', 'exchange', 'symbol', 'expiration',
-    'strike', 'strike_call_gex', 'strike_put_gex', 'strike_net_gex', 'strike_call_oi', 'strike_put_oi',
+    'schema_version',
+    'timestamp_utc',
+    'session_date',
+    'exchange',
+    'symbol',
+    'expiration',
+    'strike',
+    'strike_call_gex',
+    'strike_put_gex',
+    'strike_net_gex',
+    'strike_call_oi',
+    'strike_put_oi',
   ],
 };
 
@@ -45,7 +67,15 @@ export function levelsRows(market: Market, captures = 2): Row[] {
   const rows: Row[] = [];
   for (let c = 0; c < captures; c += 1) {
     const ts = `${market.sessionDate}T14:${String(c * 15).padStart(2, '0')}:00Z`;
-    const base = { schema_version: 1, timestamp_utc: ts, session_date: market.sessionDate, type: 'intraday', exchange: market.exchange, symbol: market.symbol, oi_date: market.sessionDate };
+    const base = {
+      schema_version: 1,
+      timestamp_utc: ts,
+      session_date: market.sessionDate,
+      type: 'intraday',
+      exchange: market.exchange,
+      symbol: market.symbol,
+      oi_date: market.sessionDate,
+    };
     rows.push({ ...base, expiration: 'TOTAL', dte: null, ...levelsFields(c) });
     rows.push({ ...base, expiration: '2026-12-25', dte: 35, ...levelsFields(c), max_pain: 95000 });
   }
@@ -55,9 +85,20 @@ export function levelsRows(market: Market, captures = 2): Row[] {
 export function strikesTotalRows(market: Market): Row[] {
   const ts = `${market.sessionDate}T14:00:00Z`;
   return [97500, 97750.5, 98000].map((strike, i) => ({
-    schema_version: 1, timestamp_utc: ts, session_date: market.sessionDate, type: 'close', exchange: market.exchange,
-    symbol: market.symbol, oi_date: market.sessionDate, ...levelsFields(9), strike,
-    strike_call_gex: i === 0 ? '1.5e6' : 100 + i, strike_put_gex: i === 1 ? '' : 50, strike_net_gex: 50 + i, strike_call_oi: 10, strike_put_oi: 20,
+    schema_version: 1,
+    timestamp_utc: ts,
+    session_date: market.sessionDate,
+    type: 'close',
+    exchange: market.exchange,
+    symbol: market.symbol,
+    oi_date: market.sessionDate,
+    ...levelsFields(9),
+    strike,
+    strike_call_gex: i === 0 ? '1.5e6' : 100 + i,
+    strike_put_gex: i === 1 ? '' : 50,
+    strike_net_gex: 50 + i,
+    strike_call_oi: 10,
+    strike_put_oi: 20,
   }));
 }
 
@@ -65,8 +106,18 @@ export function strikesByExpiryRows(market: Market): Row[] {
   const ts = `${market.sessionDate}T14:00:00Z`;
   return ['2026-11-27', '2026-12-25'].flatMap((expiration) =>
     [97500, 97500.5].map((strike) => ({
-      schema_version: 1, timestamp_utc: ts, session_date: market.sessionDate, exchange: market.exchange, symbol: market.symbol,
-      expiration, strike, strike_call_gex: 1, strike_put_gex: 2, strike_net_gex: -1, strike_call_oi: 3, strike_put_oi: '4E2',
+      schema_version: 1,
+      timestamp_utc: ts,
+      session_date: market.sessionDate,
+      exchange: market.exchange,
+      symbol: market.symbol,
+      expiration,
+      strike,
+      strike_call_gex: 1,
+      strike_put_gex: 2,
+      strike_net_gex: -1,
+      strike_call_oi: 3,
+      strike_put_oi: '4E2',
     })),
   );
 }

@@ -9,7 +9,7 @@ import { openWarehouse } from '../../src/warehouse/open.js';
 import { makeTempDir, query } from './fixtures.js';
 
 describe('identifyDbFile', () => {
-  it('tells a warehouse of gexwh from a text file, another program\'s database, an empty one and a damaged one', async () => {
+  it("tells a warehouse of gexwh from a text file, another program's database, an empty one and a damaged one", async () => {
     const { dir, cleanup } = makeTempDir();
     try {
       const warehouse = join(dir, 'gex.duckdb');
@@ -46,7 +46,7 @@ describe('identifyDbFile', () => {
 });
 
 describe('migration 060: archive paths relative to the archive root', () => {
-  it('keeps the name of a path an older version recorded, and forgets any path that is not the row\'s own name', async () => {
+  it("keeps the name of a path an older version recorded, and forgets any path that is not the row's own name", async () => {
     const { dir, cleanup } = makeTempDir();
     const db = join(dir, 'gex.duckdb');
     try {

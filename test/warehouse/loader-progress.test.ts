@@ -10,10 +10,19 @@ describe('progress within a batch', () => {
   it("turns the statement's percentage into files done: rising, never the whole batch, never back", async () => {
     vi.useFakeTimers();
     let percentage = -1;
-    const conn = { get progress() { return { percentage }; } } as unknown as DuckDBConnection;
+    const conn = {
+      get progress() {
+        return { percentage };
+      },
+    } as unknown as DuckDBConnection;
     const told: number[] = [];
     let finish!: () => void;
-    const running = withinBatch(conn, 32, (done) => told.push(done), () => new Promise<void>((resolve) => (finish = resolve)));
+    const running = withinBatch(
+      conn,
+      32,
+      (done) => told.push(done),
+      () => new Promise<void>((resolve) => (finish = resolve)),
+    );
     for (const value of [-1, 0, 10, 50, 30, 99, 100]) {
       percentage = value;
       await vi.advanceTimersByTimeAsync(250);

@@ -14,11 +14,30 @@ describe('loadFiles: each kind', () => {
       expect(report.failed).toEqual([]);
       expect(report.loaded).toHaveLength(1);
       expect(report.rowsLoaded).toBe(4);
-      const rows = await query(wh, `SELECT exchange, symbol, session_date::VARCHAR AS sd, timestamp_utc::VARCHAR AS ts, expiration,
+      const rows = await query(
+        wh,
+        `SELECT exchange, symbol, session_date::VARCHAR AS sd, timestamp_utc::VARCHAR AS ts, expiration,
           expiration_date::VARCHAR AS ed, dte, spot, flip_count, typeof(flip_count) AS fct, regime, max_pain, schema_version, source, type, oi_date::VARCHAR AS oi
-        FROM levels ORDER BY timestamp_utc, expiration`);
-      expect(rows[0]).toEqual({ exchange: 'bybit', symbol: 'BTC', sd: '2026-11-20', ts: '2026-11-20 14:00:00+00', expiration: '2026-12-25',
-        ed: '2026-12-25', dte: 35, spot: 0.5, flip_count: 2, fct: 'INTEGER', regime: 'positive', max_pain: 95000, schema_version: 1, source: 'file', type: 'intraday', oi: '2026-11-20' });
+        FROM levels ORDER BY timestamp_utc, expiration`,
+      );
+      expect(rows[0]).toEqual({
+        exchange: 'bybit',
+        symbol: 'BTC',
+        sd: '2026-11-20',
+        ts: '2026-11-20 14:00:00+00',
+        expiration: '2026-12-25',
+        ed: '2026-12-25',
+        dte: 35,
+        spot: 0.5,
+        flip_count: 2,
+        fct: 'INTEGER',
+        regime: 'positive',
+        max_pain: 95000,
+        schema_version: 1,
+        source: 'file',
+        type: 'intraday',
+        oi: '2026-11-20',
+      });
       expect(rows[1]).toMatchObject({ expiration: 'TOTAL', ed: null, dte: null, max_pain: null });
       expect(rows[3]).toMatchObject({ ts: '2026-11-20 14:15:00+00', spot: 1000.5 });
       const ledger = await listLedger(wh.connection);
@@ -164,14 +183,21 @@ describe('loadFiles: integrity', () => {
     await withWarehouse(async (wh, dir) => {
       const v1 = writeFixture(dir, 'levels', BTC, { name: 'v1.csv.gz' });
       await loadFiles(wh.connection, [v1]);
-      const rows = levelsRows(BTC).slice(0, 2).map((row) => ({ ...row, spot: 123 }));
+      const rows = levelsRows(BTC)
+        .slice(0, 2)
+        .map((row) => ({ ...row, spot: 123 }));
       const v2 = writeFixture(dir, 'levels', BTC, { name: 'v2.csv.gz', rows });
       const report = await loadFiles(wh.connection, [v2]);
       expect(report.loaded).toEqual([v2]);
       expect(await query(wh, 'SELECT DISTINCT spot FROM levels')).toEqual([{ spot: 123 }]);
       expect(await query(wh, 'SELECT count(*)::INTEGER AS n FROM levels')).toEqual([{ n: 2 }]);
       const ledger = await listLedger(wh.connection);
-      expect(ledger.map((r) => [r.sha256, r.status]).sort()).toEqual([[v1.sha256, 'superseded'], [v2.sha256, 'loaded']].sort());
+      expect(ledger.map((r) => [r.sha256, r.status]).sort()).toEqual(
+        [
+          [v1.sha256, 'superseded'],
+          [v2.sha256, 'loaded'],
+        ].sort(),
+      );
       expect((await loadedFiles(wh.connection)).get(fileKey(v2))).toBe(v2.sha256);
     });
   });
@@ -182,7 +208,9 @@ describe('loadFiles: integrity', () => {
       const oldBtc = writeFixture(dir, 'levels', BTC, { name: 'btc-v1.csv.gz' });
       const ethLoaded = writeFixture(dir, 'levels', eth, { name: 'eth.csv.gz' });
       await loadFiles(wh.connection, [oldBtc, ethLoaded]);
-      const rows = levelsRows(BTC).slice(0, 2).map((row) => ({ ...row, spot: 99 }));
+      const rows = levelsRows(BTC)
+        .slice(0, 2)
+        .map((row) => ({ ...row, spot: 99 }));
       const newBtc = { ...writeFixture(dir, 'levels', BTC, { name: 'btc-v2.csv.gz', rows }), downloadedAt: '2026-11-21T01:02:03.000Z' };
       const sol = { ...writeFixture(dir, 'levels', { ...BTC, symbol: 'SOL' }), downloadedAt: '2026-11-21T04:05:06.000Z' };
       const report = await loadFiles(wh.connection, [newBtc, sol], { now: () => new Date('2026-11-22T00:00:00Z') });
@@ -300,7 +328,8 @@ describe('loadFiles: CSV dialect', () => {
       if (rows[0]) rows[0].regime = '';
       if (rows[1]) rows[1].regime = '"negative"';
       const header = HEADERS.levels.map((name) => (name === 'spot' ? '"spot"' : name));
-      const text = [header.join(','), ...rows.map((row) => HEADERS.levels.map((name) => (row[name] === null ? '' : String(row[name]))).join(','))].join('\r\n') + '\r\n';
+      const text =
+        [header.join(','), ...rows.map((row) => HEADERS.levels.map((name) => (row[name] === null ? '' : String(row[name]))).join(','))].join('\r\n') + '\r\n';
       const bytes = gzipSync(text);
       const input = writeFixture(dir, 'levels', BTC, { rows });
       writeFileSync(input.path, bytes);

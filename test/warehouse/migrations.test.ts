@@ -37,7 +37,16 @@ describe('migrations', () => {
       expect(Math.max(...(await appliedVersions(wh.connection)))).toBe(latestVersion());
       const tables = await query(wh, `SELECT table_schema || '.' || table_name AS t FROM information_schema.tables ORDER BY 1`);
       const names = tables.map((r) => r.t);
-      for (const t of ['main.levels', 'main.strikes_total', 'main.strikes_by_expiry', 'sync.coverage', 'sync.manifest', 'sync.files', 'sync.runs', 'sync.migrations']) {
+      for (const t of [
+        'main.levels',
+        'main.strikes_total',
+        'main.strikes_by_expiry',
+        'sync.coverage',
+        'sync.manifest',
+        'sync.files',
+        'sync.runs',
+        'sync.migrations',
+      ]) {
         expect(names).toContain(t);
       }
       const tz = await query(wh, `SELECT current_setting('TimeZone') AS tz, TIMESTAMPTZ '2026-11-20T14:15:00Z'::VARCHAR AS ts`);
@@ -97,7 +106,10 @@ describe('migrations', () => {
         expect(await appliedVersions(upgraded.connection)).toEqual([1, 2]);
         expect(await query(upgraded, 'SELECT a, b FROM v')).toEqual([{ a: 7, b: null }]);
         const recorded = await query(upgraded, 'SELECT version, name FROM sync.migrations ORDER BY version');
-        expect(recorded).toEqual([{ version: 1, name: 'base' }, { version: 2, name: 'more' }]);
+        expect(recorded).toEqual([
+          { version: 1, name: 'base' },
+          { version: 2, name: 'more' },
+        ]);
       } finally {
         upgraded.close();
       }
@@ -113,7 +125,9 @@ describe('migrations', () => {
       const old = await openWarehouse(db, { migrations: { upTo: 5 } });
       await loadFiles(old.connection, [writeFixture(dir, 'levels', BTC)]);
       const before = await query(old, 'SELECT * EXCLUDE (timestamp_utc), timestamp_utc::VARCHAR AS ts FROM levels ORDER BY ts, expiration');
-      expect(await query(old, "SELECT count(*)::INTEGER AS n FROM duckdb_constraints() WHERE table_name = 'levels' AND constraint_type = 'UNIQUE'")).toEqual([{ n: 1 }]);
+      expect(await query(old, "SELECT count(*)::INTEGER AS n FROM duckdb_constraints() WHERE table_name = 'levels' AND constraint_type = 'UNIQUE'")).toEqual([
+        { n: 1 },
+      ]);
       old.close();
 
       const wh = await openWarehouse(db);
@@ -121,11 +135,17 @@ describe('migrations', () => {
         expect(await appliedVersions(wh.connection)).toContain(6);
         expect(await query(wh, 'SELECT * EXCLUDE (timestamp_utc), timestamp_utc::VARCHAR AS ts FROM levels ORDER BY ts, expiration')).toEqual(before);
         expect(before).toHaveLength(4);
-        expect(await query(wh, "SELECT count(*)::INTEGER AS n FROM duckdb_constraints() WHERE table_name = 'levels' AND constraint_type = 'UNIQUE'")).toEqual([{ n: 0 }]);
+        expect(await query(wh, "SELECT count(*)::INTEGER AS n FROM duckdb_constraints() WHERE table_name = 'levels' AND constraint_type = 'UNIQUE'")).toEqual([
+          { n: 0 },
+        ]);
         expect(await query(wh, "SELECT count(*)::INTEGER AS n FROM duckdb_indexes() WHERE table_name = 'levels'")).toEqual([{ n: 0 }]);
         expect(await query(wh, 'SELECT count(*)::INTEGER AS n FROM levels_total')).toEqual([{ n: 2 }]);
         // NOT NULL and CHECK constraints came along.
-        await expect(wh.connection.run("INSERT INTO levels (exchange, symbol, session_date, timestamp_utc, expiration, source) VALUES ('bybit', 'BTC', DATE '2026-11-20', now(), 'TOTAL', 'web')")).rejects.toThrow(/CHECK/i);
+        await expect(
+          wh.connection.run(
+            "INSERT INTO levels (exchange, symbol, session_date, timestamp_utc, expiration, source) VALUES ('bybit', 'BTC', DATE '2026-11-20', now(), 'TOTAL', 'web')",
+          ),
+        ).rejects.toThrow(/CHECK/i);
       } finally {
         wh.close();
       }
@@ -133,7 +153,6 @@ describe('migrations', () => {
       cleanup();
     }
   });
-
 
   it('011 records every pair an older version listed as complete from its first file', async () => {
     const { dir, cleanup } = makeTempDir();

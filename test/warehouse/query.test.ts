@@ -26,10 +26,13 @@ afterEach(() => cleanup());
 
 describe('runQuery', () => {
   it('returns columns with DuckDB types and JSON-friendly rows', async () => {
-    const result = await runQuery(dbPath, `SELECT exchange, session_date, timestamp_utc, spot, flip_count, count(*) OVER () AS n,
+    const result = await runQuery(
+      dbPath,
+      `SELECT exchange, session_date, timestamp_utc, spot, flip_count, count(*) OVER () AS n,
         TIMESTAMP '2026-11-20 14:00:00.250' AS naive, 9007199254740993::BIGINT AS huge, [1, 2]::BIGINT[] AS list,
         {'at': TIMESTAMPTZ '2026-01-02T03:04:05Z'} AS nested
-      FROM levels_total ORDER BY timestamp_utc LIMIT 1`);
+      FROM levels_total ORDER BY timestamp_utc LIMIT 1`,
+    );
     expect(result.columns).toEqual([
       { name: 'exchange', type: 'VARCHAR' },
       { name: 'session_date', type: 'DATE' },
@@ -44,8 +47,16 @@ describe('runQuery', () => {
     ]);
     expect(result.rows).toEqual([
       {
-        exchange: 'bybit', session_date: '2026-11-20', timestamp_utc: '2026-11-20T14:00:00.000Z', spot: 0.5, flip_count: 2, n: 2,
-        naive: '2026-11-20T14:00:00.250', huge: '9007199254740993', list: [1, 2], nested: { at: '2026-01-02T03:04:05.000Z' },
+        exchange: 'bybit',
+        session_date: '2026-11-20',
+        timestamp_utc: '2026-11-20T14:00:00.000Z',
+        spot: 0.5,
+        flip_count: 2,
+        n: 2,
+        naive: '2026-11-20T14:00:00.250',
+        huge: '9007199254740993',
+        list: [1, 2],
+        nested: { at: '2026-01-02T03:04:05.000Z' },
       },
     ]);
     expect(JSON.parse(JSON.stringify(result.rows))).toEqual(result.rows);
@@ -73,10 +84,13 @@ describe('runQuery', () => {
   });
 
   it('reads every table and view of the warehouse, and every macro', async () => {
-    const objects = await runQuery(dbPath, `
+    const objects = await runQuery(
+      dbPath,
+      `
       SELECT schema_name || '.' || table_name AS name FROM duckdb_tables() WHERE NOT internal AND NOT temporary
       UNION ALL SELECT schema_name || '.' || view_name FROM duckdb_views() WHERE NOT internal AND NOT temporary
-      ORDER BY 1`);
+      ORDER BY 1`,
+    );
     const names = objects.rows.map((r) => String(r.name));
     expect(names).toEqual(expect.arrayContaining(['main.levels', 'main.levels_total', 'main.levels_compare', 'sync.files', 'sync.runs']));
     for (const name of names) {
@@ -90,7 +104,10 @@ describe('runQuery', () => {
       pit_levels: `WITH fills AS (SELECT 'bybit' AS exchange, 'BTC' AS symbol, TIMESTAMPTZ '2026-11-20 14:20:00+00' AS ts)
                    SELECT ts, timestamp_utc FROM pit_levels('fills', max_staleness := INTERVAL 30 MINUTE)`,
     };
-    const macros = await runQuery(dbPath, "SELECT DISTINCT function_name AS name FROM duckdb_functions() WHERE function_type LIKE '%macro' AND NOT internal ORDER BY 1");
+    const macros = await runQuery(
+      dbPath,
+      "SELECT DISTINCT function_name AS name FROM duckdb_functions() WHERE function_type LIKE '%macro' AND NOT internal ORDER BY 1",
+    );
     expect(macros.rows.map((r) => r.name)).toEqual(Object.keys(calls).sort());
     expect((await runQuery(dbPath, calls.levels_asof!)).rows).toHaveLength(1);
     expect((await runQuery(dbPath, calls.strikes_asof!)).rows).toEqual([]);

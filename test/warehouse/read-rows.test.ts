@@ -31,13 +31,15 @@ describe('readRows', () => {
     expect(typeof rows[0]?.big).toBe('number');
   });
 
-  it('takes parameters and keeps only the shape\'s columns', async () => {
+  it("takes parameters and keeps only the shape's columns", async () => {
     const rows = await readRows(conn, 'SELECT $1::VARCHAR AS a, 2 AS b, 3 AS extra', ['x'], { a: text, b: num });
     expect(rows).toEqual([{ a: 'x', b: 2 }]);
   });
 
   it('refuses a NULL in a column the shape says is never NULL, naming the column and the query', async () => {
-    await expect(readRows(conn, 'SELECT NULL::BIGINT AS rows', [], { rows: num })).rejects.toThrow(/column rows of a warehouse read is NULL, not a number \(SELECT NULL::BIGINT AS rows\)/);
+    await expect(readRows(conn, 'SELECT NULL::BIGINT AS rows', [], { rows: num })).rejects.toThrow(
+      /column rows of a warehouse read is NULL, not a number \(SELECT NULL::BIGINT AS rows\)/,
+    );
     await expect(readRows(conn, 'SELECT NULL::VARCHAR AS sha256', [], { sha256: text })).rejects.toThrow(/column sha256 .* is NULL, not text/);
   });
 
@@ -57,8 +59,14 @@ describe('readRows', () => {
     await expect(readOne(conn, 'SELECT 1 AS n WHERE false', [], { n: num })).rejects.toThrow(/returned no row \(SELECT 1 AS n WHERE false\)/);
   });
 
-  it('lets an error that is not a column\'s through unchanged', () => {
+  it("lets an error that is not a column's through unchanged", () => {
     const boom = new RangeError('boom');
-    expect(() => rowsOf([{ a: 1 }], { a: () => { throw boom; } })).toThrow(boom);
+    expect(() =>
+      rowsOf([{ a: 1 }], {
+        a: () => {
+          throw boom;
+        },
+      }),
+    ).toThrow(boom);
   });
 });

@@ -112,4 +112,3 @@ describe('the sandbox also holds for a writer (status storing coverage)', () => 
     expect(readdirSync(tmp)).toEqual([]);
   });
 });
-

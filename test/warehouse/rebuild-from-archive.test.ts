@@ -177,7 +177,10 @@ describe('rebuild of a damaged warehouse', () => {
     expect(result.problems[0]?.detail).toContain(broken);
     expect(result.skipped).toEqual([join(bench.archive, 'backup'), join(symbolFolder, 'notes.txt')]);
     const statuses = await queryDb(db, `SELECT status, count(*)::INT n FROM sync.files GROUP BY 1 ORDER BY 1`);
-    expect(statuses).toEqual([{ status: 'failed_load', n: 1 }, { status: 'loaded', n: files - 1 }]);
+    expect(statuses).toEqual([
+      { status: 'failed_load', n: 1 },
+      { status: 'loaded', n: files - 1 },
+    ]);
     const runs = await queryDb(db, `SELECT command, outcome, files_loaded, files_failed FROM sync.runs`);
     expect(runs).toEqual([{ command: 'rebuild', outcome: 'partial', files_loaded: files - 1, files_failed: 1 }]);
   });

@@ -92,7 +92,10 @@ describe('rebuildWarehouse', () => {
     await withDb(dbPath, async (wh) => {
       expect(await query(wh, `SELECT count(*)::INTEGER AS n FROM levels WHERE symbol = 'BTC' AND session_date = DATE '2026-11-20'`)).toEqual([{ n: 6 }]);
       const versions = (await listLedger(wh.connection)).filter((r) => r.file === 'levels' && r.symbol === 'BTC' && r.sessionDate === '2026-11-20');
-      expect(versions.map((r) => [r.sha256 === v2.sha256, r.status]).sort()).toEqual([[false, 'superseded'], [true, 'loaded']]);
+      expect(versions.map((r) => [r.sha256 === v2.sha256, r.status]).sort()).toEqual([
+        [false, 'superseded'],
+        [true, 'loaded'],
+      ]);
     });
   });
 
@@ -112,8 +115,18 @@ describe('rebuildWarehouse', () => {
 
 describe('chooseVersion', () => {
   const row = (sha256: string, status: LedgerRow['status']): LedgerRow => ({
-    exchange: 'bybit', symbol: 'BTC', sessionDate: '2026-11-20', file: 'levels', sha256, bytes: 1, rows: 1,
-    archivePath: null, downloadedAt: null, loadedAt: null, status, error: null,
+    exchange: 'bybit',
+    symbol: 'BTC',
+    sessionDate: '2026-11-20',
+    file: 'levels',
+    sha256,
+    bytes: 1,
+    rows: 1,
+    archivePath: null,
+    downloadedAt: null,
+    loadedAt: null,
+    status,
+    error: null,
   });
   it('prefers the archived version when it is loaded or failed to load, else names the loaded one', () => {
     const versions = [row('a', 'superseded'), row('b', 'loaded'), row('c', 'failed_load'), row('d', 'failed_verify')];

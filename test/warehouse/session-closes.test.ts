@@ -15,20 +15,29 @@ const BTC_NEXT: Market = { ...BTC, sessionDate: '2026-11-21' };
 
 /** The marker per session, as text. */
 const markers = (wh: Warehouse) =>
-  query(wh, `SELECT exchange, symbol, session_date::VARCHAR AS d, strftime(timestamp_utc AT TIME ZONE 'UTC', '%H:%M') AS close
-               FROM session_closes ORDER BY ALL`);
+  query(
+    wh,
+    `SELECT exchange, symbol, session_date::VARCHAR AS d, strftime(timestamp_utc AT TIME ZONE 'UTC', '%H:%M') AS close
+               FROM session_closes ORDER BY ALL`,
+  );
 
 /** The marker agrees with the rows, and levels_close with the window over levels_total it replaced. */
 async function expectFresh(wh: Warehouse): Promise<void> {
   expect(await markers(wh)).toEqual(
-    await query(wh, `SELECT exchange, symbol, session_date::VARCHAR AS d, strftime(max(timestamp_utc) AT TIME ZONE 'UTC', '%H:%M') AS close
-                       FROM levels WHERE expiration = 'TOTAL' GROUP BY ALL ORDER BY ALL`),
+    await query(
+      wh,
+      `SELECT exchange, symbol, session_date::VARCHAR AS d, strftime(max(timestamp_utc) AT TIME ZONE 'UTC', '%H:%M') AS close
+                       FROM levels WHERE expiration = 'TOTAL' GROUP BY ALL ORDER BY ALL`,
+    ),
   );
   const columns = `exchange, symbol, session_date::VARCHAR AS d, timestamp_utc::VARCHAR AS ts, spot, source`;
   expect(await query(wh, `SELECT ${columns} FROM levels_close ORDER BY ALL`)).toEqual(
-    await query(wh, `SELECT ${columns} FROM levels_total
+    await query(
+      wh,
+      `SELECT ${columns} FROM levels_total
                       QUALIFY row_number() OVER (PARTITION BY exchange, symbol, session_date ORDER BY timestamp_utc DESC) = 1
-                      ORDER BY ALL`),
+                      ORDER BY ALL`,
+    ),
   );
 }
 
@@ -55,7 +64,11 @@ describe('session_closes', () => {
 
   it('pairs sharing a capture time keep one marker each; a strikes file leaves it alone', async () => {
     await withWarehouse(async (wh, dir) => {
-      const report = await loadFiles(wh.connection, [writeFixture(dir, 'levels', BTC), writeFixture(dir, 'levels', ETH), writeFixture(dir, 'strikes_total', BTC_NEXT)]);
+      const report = await loadFiles(wh.connection, [
+        writeFixture(dir, 'levels', BTC),
+        writeFixture(dir, 'levels', ETH),
+        writeFixture(dir, 'strikes_total', BTC_NEXT),
+      ]);
       expect(report.failed).toEqual([]);
       expect(await markers(wh)).toEqual([
         { exchange: 'bybit', symbol: 'BTC', d: '2026-11-20', close: '14:15' },
@@ -84,7 +97,7 @@ describe('session_closes', () => {
     });
   });
 
-  it('rebuild\'s removal of rows no loaded file explains drops their marker', async () => {
+  it("rebuild's removal of rows no loaded file explains drops their marker", async () => {
     await withWarehouse(async (wh, dir) => {
       expect((await loadFiles(wh.connection, [writeFixture(dir, 'levels', BTC), writeFixture(dir, 'levels', ETH)])).failed).toEqual([]);
       await wh.connection.run(`DELETE FROM sync.files WHERE symbol = 'ETH'`);
@@ -100,7 +113,10 @@ describe('session_closes', () => {
       const db = join(dir, 'gex.duckdb');
       const old = await openWarehouse(db, { migrations: { upTo: 51 } });
       try {
-        expect((await loadFiles(old.connection, [writeFixture(dir, 'levels', BTC), writeFixture(dir, 'levels', BTC_NEXT, { rows: levelsRows(BTC_NEXT, 3) })])).failed).toEqual([]);
+        expect(
+          (await loadFiles(old.connection, [writeFixture(dir, 'levels', BTC), writeFixture(dir, 'levels', BTC_NEXT, { rows: levelsRows(BTC_NEXT, 3) })]))
+            .failed,
+        ).toEqual([]);
       } finally {
         old.close();
       }

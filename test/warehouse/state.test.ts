@@ -55,7 +55,10 @@ describe('manifest', () => {
       expect(listed.find((r) => r.session_date === '2020-01-01' && r.file === 'levels')?.sha256).toBe(SHA_B);
       expect(listed[0]).toMatchObject({ session_date: '2025-06-22', rows: 1999, bytes: 19990 });
       // A kind gexwh does not know, or a malformed date, is never stored.
-      const odd = [{ ...rebuilt, file: 'strikes_weird' }, { ...rebuilt, session_date: '2026-1-1' }];
+      const odd = [
+        { ...rebuilt, file: 'strikes_weird' },
+        { ...rebuilt, session_date: '2026-1-1' },
+      ];
       expect(await upsertManifest(wh.connection, 'bybit', 'BTC', odd, new Date())).toBe(0);
     });
   });
@@ -64,7 +67,15 @@ describe('manifest', () => {
 describe('coverage', () => {
   it('replaces rows per (exchange, symbol) and keeps nulls', async () => {
     await withWarehouse(async (wh) => {
-      const row = { exchange: 'bybit', symbol: 'BTC', first_ts: '2024-01-01T00:00:00Z', last_ts: '2026-11-20T23:45:00Z', sessions: 1000, files_first_date: '2024-01-01', files_last_date: '2026-11-19' };
+      const row = {
+        exchange: 'bybit',
+        symbol: 'BTC',
+        first_ts: '2024-01-01T00:00:00Z',
+        last_ts: '2026-11-20T23:45:00Z',
+        sessions: 1000,
+        files_first_date: '2024-01-01',
+        files_last_date: '2026-11-19',
+      };
       await upsertCoverage(wh.connection, [row, { ...row, symbol: 'NEW', files_first_date: null, files_last_date: null }], new Date());
       await upsertCoverage(wh.connection, [{ ...row, files_last_date: '2026-11-20' }], new Date());
       expect(await listCoverage(wh.connection)).toEqual([
@@ -88,9 +99,28 @@ describe('runs', () => {
       const first = await startRun(wh.connection, { command: 'sync', options: { symbol: ['BTC'], apiKey: 'secret-value' } });
       const second = await startRun(wh.connection, { command: 'sync', options: {} });
       expect(second).toBeGreaterThan(first);
-      await finishRun(wh.connection, second, { outcome: 'partial', creditsSpent: 3, requestsSpent: 5, filesPlanned: 4, filesLoaded: 2, filesFailed: 1, filesDeferred: 1, error: 'one failed' });
+      await finishRun(wh.connection, second, {
+        outcome: 'partial',
+        creditsSpent: 3,
+        requestsSpent: 5,
+        filesPlanned: 4,
+        filesLoaded: 2,
+        filesFailed: 1,
+        filesDeferred: 1,
+        error: 'one failed',
+      });
       const run = await lastRun(wh.connection, 'sync');
-      expect(run).toMatchObject({ runId: second, outcome: 'partial', creditsSpent: 3, requestsSpent: 5, filesPlanned: 4, filesLoaded: 2, filesFailed: 1, filesDeferred: 1, error: 'one failed' });
+      expect(run).toMatchObject({
+        runId: second,
+        outcome: 'partial',
+        creditsSpent: 3,
+        requestsSpent: 5,
+        filesPlanned: 4,
+        filesLoaded: 2,
+        filesFailed: 1,
+        filesDeferred: 1,
+        error: 'one failed',
+      });
       expect(run?.finishedAt).toMatch(/Z$/);
       const stored = await query(wh, 'SELECT options::VARCHAR AS o FROM sync.runs WHERE run_id = $1', [first]);
       expect(stored[0]?.o).not.toContain('secret-value');

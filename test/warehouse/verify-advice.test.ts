@@ -21,7 +21,9 @@ describe('what to do about a verify problem', () => {
 
   it('before a repair, the repairable kinds point at --repair; after one that left them, at the archive copy', () => {
     expect(nextStepFor({ kind: 'row_count_mismatch' }, false)).toContain('gexwh verify --repair');
-    expect(nextStepFor({ kind: 'row_count_mismatch' }, true)).toMatch(/^the archive could not repair it .*restore the copy from a backup of the archive, then run gexwh verify --repair again/);
+    expect(nextStepFor({ kind: 'row_count_mismatch' }, true)).toMatch(
+      /^the archive could not repair it .*restore the copy from a backup of the archive, then run gexwh verify --repair again/,
+    );
     expect(nextStepFor({ kind: 'failed_load' }, true)).toMatch(/^the archive could not repair it/);
     // A bad copy is never fixed by --repair (and never bought again: the warehouse holds its rows).
     expect(nextStepFor({ kind: 'hash_mismatch' }, true)).toBe(nextStepFor({ kind: 'hash_mismatch' }, false));

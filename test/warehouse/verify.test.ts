@@ -57,7 +57,13 @@ describe('verifyWarehouse', () => {
       await wh.connection.run(`DELETE FROM strikes_total WHERE symbol = 'BTC' AND session_date = DATE '2026-11-21' AND strike = 98000`);
       await wh.connection.run(`INSERT INTO strikes_total (exchange, symbol, session_date, timestamp_utc, strike)
                                VALUES ('okx', 'ETH', DATE '2026-11-20', TIMESTAMPTZ '2026-11-20T00:00:00Z', 1)`);
-      await upsertManifest(wh.connection, 'tradfi', 'SPY', [{ session_date: '2026-11-20', file: 'levels', rows: 4, bytes: 10, sha256: 'f'.repeat(64), schema_version: 1 }], new Date());
+      await upsertManifest(
+        wh.connection,
+        'tradfi',
+        'SPY',
+        [{ session_date: '2026-11-20', file: 'levels', rows: 4, bytes: 10, sha256: 'f'.repeat(64), schema_version: 1 }],
+        new Date(),
+      );
     });
     const report = await verifyWarehouse({ dbPath, archiveRoot: archive });
     expect(report.checked).toBe(9);
@@ -97,7 +103,13 @@ describe('verifyWarehouse', () => {
     const v2 = writeArchived(archive, 'levels', BTC2, { rows: levelsRows(BTC2, 3) });
     await withDb(dbPath, async (wh) => {
       await recordFileStatus(wh.connection, v2, 'failed_load', 'disk full');
-      await upsertManifest(wh.connection, 'bybit', 'BTC', [{ session_date: BTC2.sessionDate, file: 'levels', rows: v2.rows, bytes: v2.bytes, sha256: v2.sha256, schema_version: 1 }], new Date());
+      await upsertManifest(
+        wh.connection,
+        'bybit',
+        'BTC',
+        [{ session_date: BTC2.sessionDate, file: 'levels', rows: v2.rows, bytes: v2.bytes, sha256: v2.sha256, schema_version: 1 }],
+        new Date(),
+      );
     });
     const found = await verifyWarehouse({ dbPath, archiveRoot: archive });
     expect(brief(found.problems)).toEqual([

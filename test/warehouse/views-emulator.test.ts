@@ -38,7 +38,18 @@ async function loadHistory(wh: Warehouse, dir: string, exchange: string, symbol:
     const daily = emulator.market.dailyFile(exchange, symbol, date, 'levels', 0);
     const path = join(dir, `${exchange}_${symbol}_${date}_levels.csv.gz`);
     writeFileSync(path, daily.bytes);
-    inputs.push({ exchange, symbol, sessionDate: date, file: 'levels', path, sha256: daily.sha256, bytes: daily.bytes.length, rows: daily.rows, archivePath: path, downloadedAt: NOW });
+    inputs.push({
+      exchange,
+      symbol,
+      sessionDate: date,
+      file: 'levels',
+      path,
+      sha256: daily.sha256,
+      bytes: daily.bytes.length,
+      rows: daily.rows,
+      archivePath: path,
+      downloadedAt: NOW,
+    });
   }
   const report = await loadFiles(wh.connection, inputs);
   expect(report.failed).toEqual([]);
@@ -60,8 +71,14 @@ async function insertLive(wh: Warehouse, exchange: string, symbol: string, data:
   await wh.connection.run(
     `INSERT INTO levels (exchange, symbol, session_date, timestamp_utc, type, expiration, source, ${columns})
      VALUES ($1, $2, $3::DATE, $4::TIMESTAMPTZ, $5, 'TOTAL', 'api', ${params})`,
-    [exchange, symbol, emulator.market.sessionDateOf(market, NOW), asOf, 'intraday',
-      ...LEVELS_FIELDS.map((field) => (data[field] ?? null) as string | number | null)],
+    [
+      exchange,
+      symbol,
+      emulator.market.sessionDateOf(market, NOW),
+      asOf,
+      'intraday',
+      ...LEVELS_FIELDS.map((field) => (data[field] ?? null) as string | number | null),
+    ],
   );
 }
 
@@ -74,22 +91,33 @@ function close(actual: unknown, expected: unknown): boolean {
 }
 
 describe('levels_compare agrees with the emulator’s /levels compare', () => {
-  for (const [exchange, symbol] of [['deribit', 'BTC'], ['tradfi', 'SPY']] as const) {
+  for (const [exchange, symbol] of [
+    ['deribit', 'BTC'],
+    ['tradfi', 'SPY'],
+  ] as const) {
     it(`${exchange}/${symbol}`, async () => {
       await withWarehouse(async (wh, dir) => {
         const loaded = await loadHistory(wh, dir, exchange, symbol, '2026-02-10', '2026-03-15');
         expect(loaded).toBeGreaterThan(20);
         const { data, meta } = await levelsWithCompare(exchange, symbol);
         await insertLive(wh, exchange, symbol, data, String(meta.as_of));
-        const [row] = await query(wh, `SELECT * EXCLUDE (timestamp_utc), strftime(timestamp_utc, '%Y-%m-%dT%H:%M:%SZ') AS timestamp_utc,
+        const [row] = await query(
+          wh,
+          `SELECT * EXCLUDE (timestamp_utc), strftime(timestamp_utc, '%Y-%m-%dT%H:%M:%SZ') AS timestamp_utc,
             ${PERIODS.map((p) => `strftime(ref_timestamp_utc_${p}, '%Y-%m-%dT%H:%M:%SZ') AS ref_ts_${p}`).join(', ')}
-            FROM levels_compare WHERE exchange = $1 AND symbol = $2`, [exchange, symbol]);
+            FROM levels_compare WHERE exchange = $1 AND symbol = $2`,
+          [exchange, symbol],
+        );
         expect(row?.timestamp_utc).toBe(meta.as_of);
         for (const period of PERIODS) {
           const entry = data.compare[period];
           expect(entry, `${period} has history`).not.toBeNull();
-          expect({ period, session: row?.[`ref_session_date_${period}`], ts: row?.[`ref_ts_${period}`], type: row?.[`ref_type_${period}`] })
-            .toEqual({ period, session: entry.session_date, ts: entry.timestamp_utc, type: entry.type });
+          expect({ period, session: row?.[`ref_session_date_${period}`], ts: row?.[`ref_ts_${period}`], type: row?.[`ref_type_${period}`] }).toEqual({
+            period,
+            session: entry.session_date,
+            ts: entry.timestamp_utc,
+            type: entry.type,
+          });
           for (const field of DELTAS) {
             const ours = row?.[`${field}_delta_${period}`];
             const theirs = entry.delta[field];

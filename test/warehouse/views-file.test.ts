@@ -44,7 +44,15 @@ describe('sql/views.sql, the one definition of the views', () => {
       const db = join(dir, 'old.duckdb');
       const before = await withDb(db, { migrations: { upTo: 40 } }, definitions);
       expect(before.map((row) => row.name)).toEqual([
-        'levels_asof', 'levels_close', 'levels_compare', 'levels_expiry', 'levels_total', 'pit_levels', 'strikes', 'strikes_asof', 'strikes_expiry',
+        'levels_asof',
+        'levels_close',
+        'levels_compare',
+        'levels_expiry',
+        'levels_total',
+        'pit_levels',
+        'strikes',
+        'strikes_asof',
+        'strikes_expiry',
       ]);
       const after = await withDb(db, {}, async (wh) => {
         expect(await query(wh, `SELECT name FROM sync.definitions`)).toEqual([{ name: 'views' }]);
@@ -72,7 +80,8 @@ describe('sql/views.sql, the one definition of the views', () => {
       const first = await withDb(db, { migrations: { dir: sqlDir } }, stamp);
       expect(await withDb(db, { migrations: { dir: sqlDir } }, stamp)).toEqual(first);
 
-      const edited = readFileSync(join(sqlDir, VIEWS_FILE), 'utf8') + '\nCREATE OR REPLACE VIEW levels_close_count AS SELECT count(*) AS n FROM levels_close;\n';
+      const edited =
+        readFileSync(join(sqlDir, VIEWS_FILE), 'utf8') + '\nCREATE OR REPLACE VIEW levels_close_count AS SELECT count(*) AS n FROM levels_close;\n';
       writeFileSync(join(sqlDir, VIEWS_FILE), edited);
       await withDb(db, { migrations: { dir: sqlDir } }, async (wh) => {
         expect(await query(wh, 'SELECT n::INTEGER AS n FROM levels_close_count')).toEqual([{ n: 0 }]);

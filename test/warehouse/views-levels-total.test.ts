@@ -14,8 +14,20 @@ import { BTC, makeTempDir, query, withWarehouse, writeFixture } from './fixtures
 
 function apiRow(ts: string, spot: number): HistoryLevelsRow {
   return {
-    schema_version: 1, timestamp_utc: ts, session_date: ts.slice(0, 10), type: 'intraday', exchange: 'bybit', symbol: 'BTC', oi_date: null,
-    spot, flip: 1, flip_count: 3, regime: 'negative', net_gex: -5, max_pain: null, atm_iv: 0.5,
+    schema_version: 1,
+    timestamp_utc: ts,
+    session_date: ts.slice(0, 10),
+    type: 'intraday',
+    exchange: 'bybit',
+    symbol: 'BTC',
+    oi_date: null,
+    spot,
+    flip: 1,
+    flip_count: 3,
+    regime: 'negative',
+    net_gex: -5,
+    max_pain: null,
+    atm_iv: 0.5,
   };
 }
 
@@ -93,7 +105,10 @@ function mixedCaptures(seed: number): Capture[] {
   const random = seededRandom(seed);
   const captures: Capture[] = [];
   let spot = 100;
-  for (const [exchange, symbol] of [['bybit', 'BTC'], ['deribit', 'ETH']] as const) {
+  for (const [exchange, symbol] of [
+    ['bybit', 'BTC'],
+    ['deribit', 'ETH'],
+  ] as const) {
     for (let day = 1; day <= 12; day += 1) {
       const session = `2026-11-${String(day).padStart(2, '0')}`;
       const kind = day === 12 ? 'expiry_file_and_api' : (['file', 'api', 'both', 'none'] as const)[Math.floor(random() * 4)];

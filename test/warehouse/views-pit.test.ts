@@ -29,10 +29,20 @@ async function addCapture(wh: Warehouse, c: Capture): Promise<void> {
 }
 
 const crypto = (session: string, ts: string, spot: number | null, extra: Partial<Capture> = {}): Capture => ({
-  exchange: 'bybit', symbol: 'BTC', session, ts, spot, ...extra,
+  exchange: 'bybit',
+  symbol: 'BTC',
+  session,
+  ts,
+  spot,
+  ...extra,
 });
 const spy = (session: string, ts: string, spot: number | null, extra: Partial<Capture> = {}): Capture => ({
-  exchange: 'tradfi', symbol: 'SPY', session, ts, spot, ...extra,
+  exchange: 'tradfi',
+  symbol: 'SPY',
+  session,
+  ts,
+  spot,
+  ...extra,
 });
 
 describe('levels_total and levels_close', () => {
@@ -40,8 +50,14 @@ describe('levels_total and levels_close', () => {
     await withWarehouse(async (wh) => {
       await addCapture(wh, crypto('2026-11-20', '2026-11-20T23:45:00Z', 100, { type: 'close' }));
       // Through the fill's writer, which keeps file-backed sessions free of api rows (sql/005).
-      const fill = (ts: string, spot: number): HistoryLevelsRow =>
-        ({ schema_version: 1, timestamp_utc: ts, session_date: ts.slice(0, 10), type: 'intraday', oi_date: null, spot });
+      const fill = (ts: string, spot: number): HistoryLevelsRow => ({
+        schema_version: 1,
+        timestamp_utc: ts,
+        session_date: ts.slice(0, 10),
+        type: 'intraday',
+        oi_date: null,
+        spot,
+      });
       const inserted = await insertApiLevels(wh.connection, 'bybit', 'BTC', [
         fill('2026-11-20T23:50:00Z', 999), // late fill of a file session
         fill('2026-11-21T00:00:00Z', 110),
@@ -107,7 +123,9 @@ describe('as-of macros', () => {
         { strike: 630, spot: 600, distance_pct: 5 },
       ]);
       expect(await query(wh, `SELECT strike FROM strikes_asof('tradfi', 'SPY', $1, max_staleness := INTERVAL 1 DAY)`, [monday])).toEqual([]);
-      expect(await query(wh, `SELECT count(*)::INTEGER AS n FROM strikes_asof('tradfi', 'SPY', $1, max_staleness := INTERVAL 3 DAY)`, [monday])).toEqual([{ n: 2 }]);
+      expect(await query(wh, `SELECT count(*)::INTEGER AS n FROM strikes_asof('tradfi', 'SPY', $1, max_staleness := INTERVAL 3 DAY)`, [monday])).toEqual([
+        { n: 2 },
+      ]);
     });
   });
 });
@@ -183,7 +201,11 @@ describe('pit_levels', () => {
       const random = seededRandom(20261122);
       const start = Date.parse('2026-11-18T12:00:00Z');
       const span = Date.parse('2026-11-24T12:00:00Z') - start;
-      const markets = [['bybit', 'BTC'], ['tradfi', 'SPY'], ['okx', 'ETH']] as const;
+      const markets = [
+        ['bybit', 'BTC'],
+        ['tradfi', 'SPY'],
+        ['okx', 'ETH'],
+      ] as const;
       const events = Array.from({ length: 600 }, (_, id) => {
         const [exchange, symbol] = markets[Math.floor(random() * markets.length)] ?? markets[0];
         // Half the events land exactly on a capture slot or one millisecond either side of it.
@@ -229,15 +251,30 @@ describe('levels_compare', () => {
       await addCapture(wh, crypto('2026-11-21', '2026-11-21T23:30:00Z', 90)); // Saturday
       await addCapture(wh, crypto('2026-11-21', '2026-11-21T23:45:00Z', 95, { type: 'close' }));
       await addCapture(wh, crypto('2026-11-22', '2026-11-22T10:00:00Z', 100, { source: 'api' })); // Sunday, today
-      const [row] = await query(wh, `SELECT spot, ref_session_date_1d::VARCHAR AS r1, ref_timestamp_utc_1d::VARCHAR AS t1, ref_type_1d AS ty1,
+      const [row] = await query(
+        wh,
+        `SELECT spot, ref_session_date_1d::VARCHAR AS r1, ref_timestamp_utc_1d::VARCHAR AS t1, ref_type_1d AS ty1,
           spot_delta_1d, flip_delta_1d, net_gex_delta_1d, abs_gex_delta_1d, p1_strike_delta_1d, n1_strike_delta_1d, s_price_delta_1d, v_price_delta_1d,
           ref_session_date_7d::VARCHAR AS r7, spot_delta_7d, ref_session_date_30d AS r30, spot_delta_30d
-          FROM levels_compare WHERE exchange = 'bybit' AND symbol = 'BTC'`);
+          FROM levels_compare WHERE exchange = 'bybit' AND symbol = 'BTC'`,
+      );
       expect(row).toEqual({
-        spot: 100, r1: '2026-11-21', t1: '2026-11-21 23:45:00+00', ty1: 'close',
-        spot_delta_1d: 5, flip_delta_1d: 5, net_gex_delta_1d: 10, abs_gex_delta_1d: 15, p1_strike_delta_1d: 5, n1_strike_delta_1d: 5,
-        s_price_delta_1d: 5, v_price_delta_1d: 5,
-        r7: '2026-11-15', spot_delta_7d: 50, r30: null, spot_delta_30d: null,
+        spot: 100,
+        r1: '2026-11-21',
+        t1: '2026-11-21 23:45:00+00',
+        ty1: 'close',
+        spot_delta_1d: 5,
+        flip_delta_1d: 5,
+        net_gex_delta_1d: 10,
+        abs_gex_delta_1d: 15,
+        p1_strike_delta_1d: 5,
+        n1_strike_delta_1d: 5,
+        s_price_delta_1d: 5,
+        v_price_delta_1d: 5,
+        r7: '2026-11-15',
+        spot_delta_7d: 50,
+        r30: null,
+        spot_delta_30d: null,
       });
     });
   });
@@ -247,8 +284,11 @@ describe('levels_compare', () => {
       await addCapture(wh, spy('2026-11-20', '2026-11-20T20:45:00Z', 590));
       await addCapture(wh, spy('2026-11-20', '2026-11-20T21:00:00Z', 600, { type: 'close' }));
       await addCapture(wh, spy('2026-11-23', '2026-11-23T15:00:00Z', null));
-      const [row] = await query(wh, `SELECT ref_session_date_1d::VARCHAR AS r1, ref_timestamp_utc_1d::VARCHAR AS t1, spot_delta_1d
-          FROM levels_compare WHERE exchange = 'tradfi'`);
+      const [row] = await query(
+        wh,
+        `SELECT ref_session_date_1d::VARCHAR AS r1, ref_timestamp_utc_1d::VARCHAR AS t1, spot_delta_1d
+          FROM levels_compare WHERE exchange = 'tradfi'`,
+      );
       expect(row).toEqual({ r1: '2026-11-20', t1: '2026-11-20 21:00:00+00', spot_delta_1d: null });
     });
   });
@@ -264,4 +304,3 @@ function latestAtOrBefore<T extends { ms: number }>(sorted: readonly T[], ms: nu
   }
   return lo === 0 ? undefined : sorted[lo - 1];
 }
-

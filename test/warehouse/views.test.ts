@@ -17,11 +17,15 @@ async function addStrike(wh: Warehouse, table: 'strikes_total' | 'strikes_by_exp
   if (table === 'strikes_total') {
     await wh.connection.run(
       `INSERT INTO strikes_total (exchange, symbol, session_date, timestamp_utc, strike, net_gex)
-       VALUES ('tradfi', 'SPY', CAST($1::TIMESTAMPTZ AS DATE), $1::TIMESTAMPTZ, $2, 1)`, [ts, strike]);
+       VALUES ('tradfi', 'SPY', CAST($1::TIMESTAMPTZ AS DATE), $1::TIMESTAMPTZ, $2, 1)`,
+      [ts, strike],
+    );
   } else {
     await wh.connection.run(
       `INSERT INTO strikes_by_expiry (exchange, symbol, session_date, timestamp_utc, expiration_date, strike, net_gex)
-       VALUES ('tradfi', 'SPY', CAST($1::TIMESTAMPTZ AS DATE), $1::TIMESTAMPTZ, $3::DATE, $2, 2)`, [ts, strike, expiration ?? null]);
+       VALUES ('tradfi', 'SPY', CAST($1::TIMESTAMPTZ AS DATE), $1::TIMESTAMPTZ, $3::DATE, $2, 2)`,
+      [ts, strike, expiration ?? null],
+    );
   }
 }
 
@@ -79,7 +83,9 @@ describe('views', () => {
     await withWarehouse(async (wh) => {
       await seed(wh);
       await wh.connection.run(`CREATE TABLE trades (exchange VARCHAR, symbol VARCHAR, ts TIMESTAMPTZ, qty INTEGER)`);
-      await wh.connection.run(`INSERT INTO trades VALUES ('tradfi', 'SPY', '2026-11-20T16:00:00Z', 1), ('tradfi', 'SPY', '2026-11-10T00:00:00Z', 2), ('tradfi', 'QQQ', '2026-11-20T16:00:00Z', 3)`);
+      await wh.connection.run(
+        `INSERT INTO trades VALUES ('tradfi', 'SPY', '2026-11-20T16:00:00Z', 1), ('tradfi', 'SPY', '2026-11-10T00:00:00Z', 2), ('tradfi', 'QQQ', '2026-11-20T16:00:00Z', 3)`,
+      );
       expect(await query(wh, `SELECT qty, timestamp_utc::VARCHAR AS t, spot, oi_date::VARCHAR AS oi FROM pit_levels('trades') ORDER BY qty`)).toEqual([
         { qty: 1, t: '2026-11-20 15:00:00+00', spot: 598, oi: '2026-11-01' },
         { qty: 2, t: null, spot: null, oi: null },
@@ -91,9 +97,21 @@ describe('views', () => {
   it('levels_compare: a weekend reference gives the Friday close; none that far back gives NULL', async () => {
     await withWarehouse(async (wh) => {
       await seed(wh);
-      const [row] = await query(wh, `SELECT spot, ref_session_date_1d::VARCHAR AS r1, spot_delta_1d, ref_session_date_7d::VARCHAR AS r7, spot_delta_7d,
-          p1_strike_delta_7d, ref_session_date_30d AS r30, spot_delta_30d FROM levels_compare WHERE symbol = 'SPY'`);
-      expect(row).toEqual({ spot: 610, r1: '2026-11-20', spot_delta_1d: 10, r7: '2026-11-16', spot_delta_7d: 20, p1_strike_delta_7d: 20, r30: null, spot_delta_30d: null });
+      const [row] = await query(
+        wh,
+        `SELECT spot, ref_session_date_1d::VARCHAR AS r1, spot_delta_1d, ref_session_date_7d::VARCHAR AS r7, spot_delta_7d,
+          p1_strike_delta_7d, ref_session_date_30d AS r30, spot_delta_30d FROM levels_compare WHERE symbol = 'SPY'`,
+      );
+      expect(row).toEqual({
+        spot: 610,
+        r1: '2026-11-20',
+        spot_delta_1d: 10,
+        r7: '2026-11-16',
+        spot_delta_7d: 20,
+        p1_strike_delta_7d: 20,
+        r30: null,
+        spot_delta_30d: null,
+      });
     });
   });
 });

@@ -57,13 +57,7 @@ function referenceRow(model: MarketModel, pair: ResolvedPair, period: Period, no
   return null;
 }
 
-export function compareBlock(
-  model: MarketModel,
-  pair: ResolvedPair,
-  periods: readonly Period[],
-  live: LevelsFields,
-  now: Date,
-): Record<string, unknown> {
+export function compareBlock(model: MarketModel, pair: ResolvedPair, periods: readonly Period[], live: LevelsFields, now: Date): Record<string, unknown> {
   const block: Record<string, unknown> = {};
   for (const period of periods) {
     const row = referenceRow(model, pair, period, now);

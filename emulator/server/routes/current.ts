@@ -76,8 +76,7 @@ const byStrike: Route = {
     const live = liveState(model, pair, now);
     const { capture } = live;
     const chain = choice.kind === 'total' ? capture.total : chainOf(capture.expirations, choice.info.iso, params.expiration!);
-    const rows =
-      rangePct === undefined ? chain.strikes : chain.strikes.filter((r) => Math.abs(r.strike - capture.spot) <= (capture.spot * rangePct) / 100);
+    const rows = rangePct === undefined ? chain.strikes : chain.strikes.filter((r) => Math.abs(r.strike - capture.spot) <= (capture.spot * rangePct) / 100);
     const expiration = choice.kind === 'total' ? 'TOTAL' : choice.info.code;
     const profile = model.profile(pair.symbol, pair.venues, capture.timestampUtc, choice.kind === 'total' ? 'TOTAL' : choice.info.iso);
     const strikes = rows.map((r) => r.strike);
@@ -110,9 +109,7 @@ const byStrike: Route = {
   },
 };
 
-const METRIC_NAMES: readonly (keyof TermMetrics)[] = [
-  'oi_usd', 'call_oi_usd', 'put_oi_usd', 'contracts', 'total_gex', 'abs_gex', 'upside_gex', 'downside_gex',
-];
+const METRIC_NAMES: readonly (keyof TermMetrics)[] = ['oi_usd', 'call_oi_usd', 'put_oi_usd', 'contracts', 'total_gex', 'abs_gex', 'upside_gex', 'downside_gex'];
 
 function sumMetrics(sets: readonly TermMetrics[]): TermMetrics {
   const total = {} as TermMetrics;

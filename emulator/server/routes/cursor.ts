@@ -14,8 +14,7 @@ export interface CursorState {
   after: number; // ms, timestamp of the last row returned
 }
 
-const sign = (secret: Buffer, body: string): string =>
-  createHmac('sha256', secret).update(`cursor:${body}`).digest('base64url').slice(0, 22);
+const sign = (secret: Buffer, body: string): string => createHmac('sha256', secret).update(`cursor:${body}`).digest('base64url').slice(0, 22);
 
 export function encodeCursor(secret: Buffer, state: CursorState): string {
   const body = Buffer.from(JSON.stringify(state)).toString('base64url');
@@ -38,11 +37,7 @@ export function decodeCursor(secret: Buffer, cursor: string): CursorState {
 
 /** The cursor must be used with the query it came from. */
 export function checkCursorFits(cursor: CursorState, wanted: Omit<CursorState, 'start' | 'after'>): void {
-  const fits =
-    cursor.exchange === wanted.exchange &&
-    cursor.symbol === wanted.symbol &&
-    cursor.end === wanted.end &&
-    cursor.granularity === wanted.granularity;
+  const fits = cursor.exchange === wanted.exchange && cursor.symbol === wanted.symbol && cursor.end === wanted.end && cursor.granularity === wanted.granularity;
   if (!fits) {
     throw invalidParam('cursor belongs to another query: repeat the same exchange, coin, end and granularity.');
   }

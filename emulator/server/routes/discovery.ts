@@ -41,7 +41,11 @@ const coins: Route = {
   query: [],
   handle: ({ state }) => {
     const symbols = state.model.symbols;
-    const of = (m: Market): string[] => symbols.filter((s) => s.market === m).map((s) => s.symbol).sort();
+    const of = (m: Market): string[] =>
+      symbols
+        .filter((s) => s.market === m)
+        .map((s) => s.symbol)
+        .sort();
     return {
       kind: 'json',
       data: { coins: symbols.map((s) => s.symbol).sort(), markets: { crypto: of('crypto'), tradfi: of('tradfi') } },

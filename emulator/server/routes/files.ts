@@ -95,8 +95,7 @@ const download: Route = {
       throw new HttpError(404, 'no_file', `No ${file} file for ${pair.symbol} on ${ref.exchange} for ${date}.`);
     }
     if (fault?.kind === 'redirect') return { kind: 'redirect', location: fault.location };
-    const expiresAt =
-      fault?.kind === 'expire_link' ? new Date(now.getTime() - 1000) : new Date(now.getTime() + state.linkTtlSeconds * 1000);
+    const expiresAt = fault?.kind === 'expire_link' ? new Date(now.getTime() - 1000) : new Date(now.getTime() + state.linkTtlSeconds * 1000);
     return { kind: 'redirect', location: presignLink(state.storageUrl, state.secret, ref, expiresAt) };
   },
 };

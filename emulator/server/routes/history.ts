@@ -88,10 +88,7 @@ const historyLevels: Route = {
     const all = rowSlots(model, pair.market, slots, granularity);
     const page = all.slice(0, state.historyPageRows);
     const last = page[page.length - 1];
-    const nextCursor =
-      all.length > page.length && last
-        ? encodeCursor(secret, { ...wanted, start: start.getTime(), after: last.getTime() })
-        : null;
+    const nextCursor = all.length > page.length && last ? encodeCursor(secret, { ...wanted, start: start.getTime(), after: last.getTime() }) : null;
     const exchange = pair.historyVenue!;
     return {
       kind: 'json',

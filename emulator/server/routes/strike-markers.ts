@@ -61,21 +61,29 @@ function flipPoints(crossings: readonly number[], spot: number) {
     .map((price, i) => ({ label: `F${i + 1}`, strike: roundTo(price, 2), value: 0, source: 'gamma_profile' }));
 }
 
-export function strikeMarkers(
-  rows: readonly StrikeRow[],
-  levels: LevelsFields,
-  spot: number,
-  isTotal: boolean,
-  crossings: readonly number[],
-) {
+export function strikeMarkers(rows: readonly StrikeRow[], levels: LevelsFields, spot: number, isTotal: boolean, crossings: readonly number[]) {
   const netAt = (strike: number | null): number | null => rows.find((r) => r.strike === strike)?.net_gex ?? null;
   return {
     flip_points: flipPoints(crossings, spot),
-    max_pain:
-      isTotal || levels.max_pain === null ? null : { label: 'Max Pain', strike: levels.max_pain, value: netAt(levels.max_pain) },
-    absolute_max: rank(rows, 'A', () => true, (r) => Math.abs(r.net_gex)),
-    positive_max: rank(rows, 'P', (r) => r.net_gex > 0, (r) => r.net_gex),
-    negative_max: rank(rows, 'N', (r) => r.net_gex < 0, (r) => -r.net_gex),
+    max_pain: isTotal || levels.max_pain === null ? null : { label: 'Max Pain', strike: levels.max_pain, value: netAt(levels.max_pain) },
+    absolute_max: rank(
+      rows,
+      'A',
+      () => true,
+      (r) => Math.abs(r.net_gex),
+    ),
+    positive_max: rank(
+      rows,
+      'P',
+      (r) => r.net_gex > 0,
+      (r) => r.net_gex,
+    ),
+    negative_max: rank(
+      rows,
+      'N',
+      (r) => r.net_gex < 0,
+      (r) => -r.net_gex,
+    ),
     spot: { strike: nearestStrike(rows, spot), value: spot },
     stability_point: { label: 'Max Stability', price: levels.s_price, gex: levels.s_gex },
     volatility_point: { label: 'Max Volatility', price: levels.v_price, gex: levels.v_gex },

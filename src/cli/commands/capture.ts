@@ -85,11 +85,12 @@ export function formatCaptureSummary(summary: CaptureSummary): string {
   const head = summary.dryRun
     ? `capture dry run at ${summary.serverTime}: up to ${summary.plannedRequests} request(s); nothing spent`
     : `capture at ${summary.serverTime}: ${summary.requestsSpent} request(s) spent (planned up to ${summary.plannedRequests}); ${rowsText}`;
-  const stop = summary.stoppedBy === 'quota'
-    ? `stopped: request quota used up; resets at ${summary.quotaStop?.resetAt ?? 'midnight UTC'}`
-    : summary.stoppedBy === 'max_requests'
-      ? 'stopped: --max-requests reached'
-      : '';
+  const stop =
+    summary.stoppedBy === 'quota'
+      ? `stopped: request quota used up; resets at ${summary.quotaStop?.resetAt ?? 'midnight UTC'}`
+      : summary.stoppedBy === 'max_requests'
+        ? 'stopped: --max-requests reached'
+        : '';
   return [head, formatTable(rows), stop].filter((line) => line !== '').join('\n');
 }
 

@@ -40,7 +40,8 @@ export function registerChart(program: Command): void {
       const look = parseLook(flags);
       const at = parseAt(flags.at);
       const maxStalenessSeconds = parseStaleness(flags.maxStaleness);
-      if (maxStalenessSeconds !== undefined && at === undefined) throw new UsageError('--max-staleness needs --at (the latest capture is drawn whatever its age)');
+      if (maxStalenessSeconds !== undefined && at === undefined)
+        throw new UsageError('--max-staleness needs --at (the latest capture is drawn whatever its age)');
       const request = {
         kind,
         pair: { exchange: oneOf(flags.exchange, '--exchange', 'venue'), symbol: oneOf(flags.symbol, '--symbol', 'symbol') },
@@ -48,12 +49,21 @@ export function registerChart(program: Command): void {
         expiration: parseExpiration(flags.expiration),
         rangePct: parseRange(flags.range),
         net: flags.net === true,
-        sessions: { ...optional('from', parseDate(flags.from, '--from')), ...optional('to', parseDate(flags.to, '--to')), sessions: flags.sessions ?? DEFAULTS.sessions },
+        sessions: {
+          ...optional('from', parseDate(flags.from, '--from')),
+          ...optional('to', parseDate(flags.to, '--to')),
+          sessions: flags.sessions ?? DEFAULTS.sessions,
+        },
         look,
       };
       // A chart reads a warehouse; it must not leave an empty one behind a mistyped --db.
-      if (!existsSync(resolve(ctx.settings.db))) throw new UsageError(`chart: no warehouse at ${ctx.settings.db} (run gexwh sync first, or pass --db)`, { db: ctx.settings.db });
-      const [{ buildChart, encodeChart }, { writeWhole }, { openReader }] = await Promise.all([import('../../charts/index.js'), import('../../charts/write.js'), import('../../warehouse/index.js')]);
+      if (!existsSync(resolve(ctx.settings.db)))
+        throw new UsageError(`chart: no warehouse at ${ctx.settings.db} (run gexwh sync first, or pass --db)`, { db: ctx.settings.db });
+      const [{ buildChart, encodeChart }, { writeWhole }, { openReader }] = await Promise.all([
+        import('../../charts/index.js'),
+        import('../../charts/write.js'),
+        import('../../warehouse/index.js'),
+      ]);
       const warehouse = await openReader(ctx.settings.db);
       let bytes: Buffer;
       let caption: string;
@@ -65,13 +75,17 @@ export function registerChart(program: Command): void {
         warehouse.close();
       }
       writeWhole(out, bytes);
-      ctx.out.result({ kind, out, format, bytes: bytes.length, width: look.width, height: look.height, shows: caption }, () => `${kind} chart of ${request.pair.exchange} ${request.pair.symbol} (${caption}) → ${out} (${bytes.length} bytes)`);
+      ctx.out.result(
+        { kind, out, format, bytes: bytes.length, width: look.width, height: look.height, shows: caption },
+        () => `${kind} chart of ${request.pair.exchange} ${request.pair.symbol} (${caption}) → ${out} (${bytes.length} bytes)`,
+      );
     });
 }
 
 /** A chart draws one pair: its --exchange and --symbol take the shared list parser, and one name each. */
 function oneOf(list: string[] | undefined, option: string, what: string): string {
-  if (list === undefined || list.length !== 1) throw new UsageError(`${option}: a chart draws one pair; give one ${what}, got ${list?.length ? `"${list.join(', ')}"` : 'none'}`);
+  if (list === undefined || list.length !== 1)
+    throw new UsageError(`${option}: a chart draws one pair; give one ${what}, got ${list?.length ? `"${list.join(', ')}"` : 'none'}`);
   return list[0]!;
 }
 

@@ -15,7 +15,17 @@ export function registerCoverage(program: Command): void {
         const { data, rejected } = await client.coverage();
         // Rows off the spec are left out of the table, never silently: sync skips them the same way.
         for (const row of rejected) ctx.out.warn(`coverage row ${row.exchange ?? '?'}/${row.symbol ?? '?'} left out: ${row.reason}`);
-        ctx.out.result(data, () => formatTable(data as unknown as Record<string, unknown>[], ['exchange', 'symbol', 'first_ts', 'last_ts', 'sessions', 'files_first_date', 'files_last_date']));
+        ctx.out.result(data, () =>
+          formatTable(data as unknown as Record<string, unknown>[], [
+            'exchange',
+            'symbol',
+            'first_ts',
+            'last_ts',
+            'sessions',
+            'files_first_date',
+            'files_last_date',
+          ]),
+        );
       } finally {
         await client.close();
       }

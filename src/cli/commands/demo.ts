@@ -35,7 +35,16 @@ export function registerDemo(program: Command): void {
         ctx.out.info(`emulator on ${emulator.baseUrl}; syncing deribit/BTC and tradfi/SPY into ${db} …`);
         const selection = parseSyncSelection(DEMO_PAIRS);
         const summary = await runSync(
-          { command: 'sync', dbPath: db, archiveRoot: archive, selection, dryRun: false, fullRescan: false, fillLevels: false, recordedOptions: { demo: true, ...selection } },
+          {
+            command: 'sync',
+            dbPath: db,
+            archiveRoot: archive,
+            selection,
+            dryRun: false,
+            fullRescan: false,
+            fillLevels: false,
+            recordedOptions: { demo: true, ...selection },
+          },
           syncApiFrom(client),
           ctx.signal,
         );

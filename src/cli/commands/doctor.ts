@@ -30,7 +30,9 @@ export function registerDoctor(program: Command): void {
       if (failed.length === 0) return out.result(report, table);
       // Under --json the checks travel in the error object (one JSON document on stdout).
       if (!settings.json) process.stdout.write(`${table()}\n`);
-      throw new ChecksFailedError(`${failed.length} of ${report.checks.length} checks failed: ${failed.map((c) => c.name).join(', ')}`, { checks: report.checks });
+      throw new ChecksFailedError(`${failed.length} of ${report.checks.length} checks failed: ${failed.map((c) => c.name).join(', ')}`, {
+        checks: report.checks,
+      });
     });
 }
 
@@ -38,7 +40,8 @@ export function registerDoctor(program: Command): void {
 function settingsAndConfigCheck(flags: GlobalFlags): { settings: GlobalSettings; config: Check } {
   try {
     const settings = resolveGlobals(flags);
-    const which = settings.configPath === undefined ? `no ${DEFAULT_CONFIG_PATH} here or in a parent folder (defaults apply)` : `${settings.configPath} is valid`;
+    const which =
+      settings.configPath === undefined ? `no ${DEFAULT_CONFIG_PATH} here or in a parent folder (defaults apply)` : `${settings.configPath} is valid`;
     return { settings, config: pass('config', `${which}; warehouse ${resolve(settings.db)}, archive ${resolve(settings.archive)}`) };
   } catch (error) {
     const message = error instanceof GexwhError ? error.message : String(error);

@@ -7,7 +7,7 @@ import { contextOf } from '../context.js';
 export function registerLoad(program: Command): void {
   program
     .command('load')
-    .description("load the paid files a sync archived but could not load (the warehouse was held): no network, no credit")
+    .description('load the paid files a sync archived but could not load (the warehouse was held): no network, no credit')
     .action(async (flags: { waitLock?: number }, command: Command) => {
       const ctx = contextOf(command);
       const [{ loadWaiting }, { createTaskProgress }] = await Promise.all([import('../../journal/load-pending.js'), import('../progress.js')]);

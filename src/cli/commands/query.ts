@@ -36,12 +36,16 @@ export function registerQuery(program: Command): void {
       if (flags.out !== undefined) {
         const { writeQueryFile } = await import('../query-file.js');
         const written = await writeQueryFile(ctx.settings.db, sql, { out: flags.out, force: flags.force === true, format: flags.format, options });
-        ctx.out.result(written, () => `wrote ${written.rows.toLocaleString('en-US')} row(s) of ${written.columns} column(s) to ${written.out} (${written.format})`);
+        ctx.out.result(
+          written,
+          () => `wrote ${written.rows.toLocaleString('en-US')} row(s) of ${written.columns} column(s) to ${written.out} (${written.format})`,
+        );
         return;
       }
       if (flags.force) throw new UsageError('--force goes with --out FILE (it replaces an existing file)');
       const format = checkFormat(flags.format ?? (ctx.settings.json ? 'json' : 'table'));
-      if (flags.maxRows !== undefined && format !== 'table') throw new UsageError(`--max-rows is for the table format; with --format ${format} every row is written (cut them with LIMIT)`);
+      if (flags.maxRows !== undefined && format !== 'table')
+        throw new UsageError(`--max-rows is for the table format; with --format ${format} every row is written (cut them with LIMIT)`);
       await printQuery(ctx, sql, format, flags.maxRows, options);
     });
 }

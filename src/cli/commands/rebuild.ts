@@ -25,17 +25,28 @@ export function registerRebuild(program: Command): void {
         onProgress: progress.onProgress,
       }).finally(() => progress.done());
       // The live tables come back from the capture journal (<archive>/_live), as the data tables from the archive.
-      const live = await restoreLiveTables({ dbPath: ctx.settings.db, archiveRoot: ctx.settings.archive, waitSeconds: flags.waitLock ?? DEFAULT_WAIT_LOCK_SECONDS, signal: ctx.signal });
+      const live = await restoreLiveTables({
+        dbPath: ctx.settings.db,
+        archiveRoot: ctx.settings.archive,
+        waitSeconds: flags.waitLock ?? DEFAULT_WAIT_LOCK_SECONDS,
+        signal: ctx.signal,
+      });
       const liveRows = live.inserted.live_levels + live.inserted.term_structure + live.inserted.live_strikes;
       const fromArchive = result.source === 'archive';
       ctx.out.result({ ...result, live }, () =>
         [
           ...(result.replaced
-            ? [`rebuild: ${ctx.settings.db} was not a warehouse of gexwh; kept as ${result.damagedCopies.join(' and ')} (--force); created from the archive alone.`]
+            ? [
+                `rebuild: ${ctx.settings.db} was not a warehouse of gexwh; kept as ${result.damagedCopies.join(' and ')} (--force); created from the archive alone.`,
+              ]
             : result.damagedCopies.length > 0
-            ? [`rebuild: the warehouse ${ctx.settings.db} was damaged; kept as ${result.damagedCopies.join(' and ')}; recreated from the archive alone.`,
-               `  levels rows fetched by --fill-levels (source api), if any, are not archived: the next sync --fill-levels fetches them again.`]
-            : fromArchive ? [`rebuild: no warehouse at ${ctx.settings.db}; created from the archive alone.`] : []),
+              ? [
+                  `rebuild: the warehouse ${ctx.settings.db} was damaged; kept as ${result.damagedCopies.join(' and ')}; recreated from the archive alone.`,
+                  `  levels rows fetched by --fill-levels (source api), if any, are not archived: the next sync --fill-levels fetches them again.`,
+                ]
+              : fromArchive
+                ? [`rebuild: no warehouse at ${ctx.settings.db}; created from the archive alone.`]
+                : []),
           `rebuild: ${result.filesReloaded} file(s) ${fromArchive ? 'loaded' : 'reloaded'} from ${ctx.settings.archive} (${result.rowsLoaded} rows), ${result.orphanRowsRemoved} orphan row(s) removed, ${result.problems.length} problem(s).`,
           ...(live.snapshots > 0 ? [`rebuild: ${live.snapshots} journaled live snapshot(s) replayed, ${liveRows} missing live row(s) restored.`] : []),
           ...live.unreadable.map((path) => `  skipped (unreadable live snapshot): ${path}`),

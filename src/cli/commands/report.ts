@@ -22,7 +22,9 @@ interface ReportFlags {
 export function registerReport(program: Command): void {
   program
     .command('report')
-    .description('write one self-contained HTML page: coverage, gaps, last runs, contents, and per pair the latest levels, the profile, levels, walls and net GEX charts, and the term structure where captured')
+    .description(
+      'write one self-contained HTML page: coverage, gaps, last runs, contents, and per pair the latest levels, the profile, levels, walls and net GEX charts, and the term structure where captured',
+    )
     .action(async (flags: ReportFlags, command: Command) => {
       const ctx = contextOf(command);
       if (!/\.html?$/i.test(flags.out)) throw new UsageError(`--out ${flags.out}: the report is HTML; name the file .html`);
@@ -33,7 +35,8 @@ export function registerReport(program: Command): void {
         sessions: flags.sessions ?? DEFAULTS.sessions,
         rangePct: parseRange(flags.range),
       };
-      if (!existsSync(resolve(ctx.settings.db))) throw new UsageError(`report: no warehouse at ${ctx.settings.db} (run gexwh sync first, or pass --db)`, { db: ctx.settings.db });
+      if (!existsSync(resolve(ctx.settings.db)))
+        throw new UsageError(`report: no warehouse at ${ctx.settings.db} (run gexwh sync first, or pass --db)`, { db: ctx.settings.db });
       const [{ buildReport }, { writeWhole }, { openReader }, { createTaskProgress }] = await Promise.all([
         import('../../charts/index.js'),
         import('../../charts/write.js'),
@@ -51,6 +54,9 @@ export function registerReport(program: Command): void {
       }
       writeWhole(flags.out, report.html);
       const bytes = Buffer.byteLength(report.html);
-      ctx.out.result({ out: flags.out, bytes, pairs: report.pairs, charts: report.charts }, () => `report of ${report.pairs} pair(s), ${report.charts} charts → ${flags.out} (${bytes} bytes)`);
+      ctx.out.result(
+        { out: flags.out, bytes, pairs: report.pairs, charts: report.charts },
+        () => `report of ${report.pairs} pair(s), ${report.charts} charts → ${flags.out} (${bytes} bytes)`,
+      );
     });
 }

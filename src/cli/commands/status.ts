@@ -84,13 +84,21 @@ function creditsOf(local: WarehouseStatus, journalRuns: readonly { creditsSpent:
   return { sinceMidnightUtc: local.creditsSpent?.sinceMidnightUtc ?? null, allRuns: local.creditsSpent?.allRuns ?? null, inJournal: notYetRecorded };
 }
 
-function statusText(local: WarehouseStatus, remote: Remote, waiting: WaitingSummary, stopped: StoppedRun | undefined, credits: ReturnType<typeof creditsOf>): string {
+function statusText(
+  local: WarehouseStatus,
+  remote: Remote,
+  waiting: WaitingSummary,
+  stopped: StoppedRun | undefined,
+  credits: ReturnType<typeof creditsOf>,
+): string {
   const lines = local.held ? [`warehouse: ${local.held}`, ''] : [formatTable(local.pairs), ''];
   if (waiting.files > 0 || waiting.runs > 0) lines.push(describeWaiting(waiting));
   if (stopped) lines.push(describeStopped(stopped));
-  if (waiting.snapshots > 0) lines.push(`waiting to load: ${waiting.snapshots} live snapshot(s) journaled by capture; the next capture, sync or gexwh load loads them`);
+  if (waiting.snapshots > 0)
+    lines.push(`waiting to load: ${waiting.snapshots} live snapshot(s) journaled by capture; the next capture, sync or gexwh load loads them`);
   if (waiting.problem !== null) lines.push(`journal: ${waiting.problem}`);
-  if (waiting.rejected > 0) lines.push(`journal: ${waiting.rejected} entry(ies) refused (never loaded; kept in its rejected list): ${waiting.rejectedReasons.join('; ')}`);
+  if (waiting.rejected > 0)
+    lines.push(`journal: ${waiting.rejected} entry(ies) refused (never loaded; kept in its rejected list): ${waiting.rejectedReasons.join('; ')}`);
   lines.push(...runLines(local, stopped));
   lines.push(creditsLine(credits));
   if (remote.quota) lines.push(quotaLine(remote.quota));
@@ -106,14 +114,16 @@ function describeStopped(stopped: StoppedRun): string {
 }
 
 function creditsLine(credits: ReturnType<typeof creditsOf>): string {
-  const recorded = credits.allRuns === null ? 'the warehouse cannot be read' : `${credits.sinceMidnightUtc} since midnight UTC, ${credits.allRuns} by all recorded runs`;
+  const recorded =
+    credits.allRuns === null ? 'the warehouse cannot be read' : `${credits.sinceMidnightUtc} since midnight UTC, ${credits.allRuns} by all recorded runs`;
   return `credits spent: ${recorded}${credits.inJournal > 0 ? `; ${credits.inJournal} more by runs waiting in the journal` : ''}`;
 }
 
 function runLines(local: WarehouseStatus, stopped: StoppedRun | undefined): string[] {
   const lines: string[] = [];
   // The warehouse's row of a run that stopped hard is still open; its log has what it spent.
-  if (local.lastRun && stopped?.runId === local.lastRun.runId) lines.push(`last run: sync stopped before it finished at ${local.lastRun.startedAt}; ${stopped.credits} credits, ${stopped.files} paid file(s) waiting`);
+  if (local.lastRun && stopped?.runId === local.lastRun.runId)
+    lines.push(`last run: sync stopped before it finished at ${local.lastRun.startedAt}; ${stopped.credits} credits, ${stopped.files} paid file(s) waiting`);
   else if (local.lastRun) lines.push(`last run: ${describeRun(local.lastRun)}`);
   // Captures run every few minutes; the nightly sync's outcome must not scroll out of sight.
   if (local.lastSync && local.lastSync.runId !== local.lastRun?.runId) lines.push(`last sync: ${describeRun(local.lastSync)}`);
@@ -133,7 +143,10 @@ function describeWaiting(w: WaitingSummary): string {
 }
 
 function describeRun(r: RunRow): string {
-  const what = r.command === 'capture' ? `${r.rowsLoaded} live rows added` : `${r.filesLoaded} loaded, ${r.filesFailed} failed, ${r.filesDeferred} deferred; ${r.creditsSpent} credits`;
+  const what =
+    r.command === 'capture'
+      ? `${r.rowsLoaded} live rows added`
+      : `${r.filesLoaded} loaded, ${r.filesFailed} failed, ${r.filesDeferred} deferred; ${r.creditsSpent} credits`;
   return `${r.command} ${r.outcome ?? 'unfinished'} at ${r.startedAt}; ${what}, ${r.requestsSpent} requests`;
 }
 

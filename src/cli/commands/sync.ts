@@ -67,7 +67,8 @@ export async function syncAction(ctx: CommandContext, given: SyncFlags, dryRun: 
     printSummary(ctx, summary, formatSummary);
   } catch (error) {
     progress.done();
-    if ((error instanceof PartialFailureError || error instanceof LockError || error instanceof InterruptedError) && isSummary(error.cause)) printSummary(ctx, error.cause, formatSummary);
+    if ((error instanceof PartialFailureError || error instanceof LockError || error instanceof InterruptedError) && isSummary(error.cause))
+      printSummary(ctx, error.cause, formatSummary);
     throw error;
   } finally {
     await close();

@@ -16,9 +16,13 @@ export function registerVerify(program: Command): void {
       ]);
       const repair = flags.repair === true;
       const progress = createTaskProgress(ctx, 'verify');
-      const found = await verifyWarehouse({ dbPath: ctx.settings.db, archiveRoot: ctx.settings.archive, repair, lockWaitSeconds: flags.waitLock ?? 0, onProgress: progress.onProgress }).finally(() =>
-        progress.done(),
-      );
+      const found = await verifyWarehouse({
+        dbPath: ctx.settings.db,
+        archiveRoot: ctx.settings.archive,
+        repair,
+        lockWaitSeconds: flags.waitLock ?? 0,
+        onProgress: progress.onProgress,
+      }).finally(() => progress.done());
       // Each problem left says what to do about it, in the text and in the JSON (`next`).
       const problems = found.problems.map((p) => ({ ...p, next: nextStepFor(p, repair) }));
       const report = { ...found, problems };

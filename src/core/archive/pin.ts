@@ -24,10 +24,7 @@ export interface PinnedFile {
   release(): Promise<void>;
 }
 
-export type PinOutcome =
-  | { kind: 'pinned'; file: PinnedFile }
-  | Exclude<Located, { kind: 'found' }>
-  | { kind: 'unreadable'; path: string; reason: string };
+export type PinOutcome = { kind: 'pinned'; file: PinnedFile } | Exclude<Located, { kind: 'found' }> | { kind: 'unreadable'; path: string; reason: string };
 
 /** /proc/self/fd where the platform has it; a private copy elsewhere. */
 export function defaultPinMode(): PinMode {
@@ -138,7 +135,10 @@ function once(action: () => Promise<unknown>): () => Promise<void> {
 }
 
 /** The sha256 and size of an archived file read inside the archive (links out refused), then let go. */
-export async function hashArchived(root: string, relativePath: string): Promise<Exclude<PinOutcome, { kind: 'pinned' }> | { kind: 'hashed'; path: string; sha256: string; bytes: number }> {
+export async function hashArchived(
+  root: string,
+  relativePath: string,
+): Promise<Exclude<PinOutcome, { kind: 'pinned' }> | { kind: 'hashed'; path: string; sha256: string; bytes: number }> {
   // Hashing alone needs no copy: the descriptor is read and closed.
   const pinned = await pinArchived(root, relativePath, 'descriptor');
   if (pinned.kind !== 'pinned') return pinned;

@@ -22,7 +22,10 @@ export interface QuarantineNote {
 
 /** `20261122T101500Z` */
 function stamp(at: Date): string {
-  return at.toISOString().replace(/\.\d{3}Z$/, 'Z').replace(/[-:]/g, '');
+  return at
+    .toISOString()
+    .replace(/\.\d{3}Z$/, 'Z')
+    .replace(/[-:]/g, '');
 }
 
 /**

@@ -34,7 +34,9 @@ describe('locateInArchive', () => {
     symlinkSync(join(outside, 'x.csv.gz'), join(root, REL));
     const refused = await locateInArchive(root, REL);
     expect(refused).toMatchObject({ kind: 'refused', path: join(root, REL) });
-    expect(refused.kind === 'refused' && refused.reason).toBe(`${join(root, REL)} is a symbolic link (or lies under one) to ${join(outside, 'x.csv.gz')}, outside the archive ${root}: not followed`);
+    expect(refused.kind === 'refused' && refused.reason).toBe(
+      `${join(root, REL)} is a symbolic link (or lies under one) to ${join(outside, 'x.csv.gz')}, outside the archive ${root}: not followed`,
+    );
 
     // A folder above the file that is a link out of the archive is refused the same way.
     rmSync(join(root, 'deribit', 'BTC'), { recursive: true });
@@ -92,7 +94,7 @@ describe('hashArchived', () => {
 });
 
 describe('quarantineFile', () => {
-  it('moves the entry (not a link\'s target) under _quarantine with a note, never over an earlier one', async () => {
+  it("moves the entry (not a link's target) under _quarantine with a note, never over an earlier one", async () => {
     const at = new Date('2026-03-11T14:07:05.123Z');
     const note = { reason: 'sha256 x, the manifest says y', expectedSha256: 'y', foundSha256: 'x', foundBytes: 3, command: 'test' };
     writeFileSync(join(root, REL), 'bad');
@@ -100,7 +102,14 @@ describe('quarantineFile', () => {
     expect(first).toBe(join(root, '_quarantine', 'deribit', 'BTC', '2026-03-10_levels.csv.gz.20260311T140705Z'));
     expect(readFileSync(first!, 'utf8')).toBe('bad');
     expect(JSON.parse(readFileSync(`${first}.note.json`, 'utf8'))).toEqual({
-      file: REL, moved_to: first, at: at.toISOString(), reason: note.reason, expected_sha256: 'y', found_sha256: 'x', found_bytes: 3, command: 'test',
+      file: REL,
+      moved_to: first,
+      at: at.toISOString(),
+      reason: note.reason,
+      expected_sha256: 'y',
+      found_sha256: 'x',
+      found_bytes: 3,
+      command: 'test',
     });
     writeFileSync(join(outside, 'target'), 'theirs');
     symlinkSync(join(outside, 'target'), join(root, REL));

@@ -24,8 +24,8 @@ describe('readRecordedPath', () => {
     ['/etc/passwd', '/etc/passwd', /leaves the archive/],
     ['an outside path named like its pending version', `/tmp/x/2026-03-10_levels.${'ab'.repeat(6)}.csv.gz`, /leaves the archive/],
     ['a path climbing out with ..', `../../${PLAIN}`, /leaves the archive/],
-    ['another file\'s name', 'deribit/BTC/2026-03-09_levels.csv.gz', /is not the archive name of deribit\/BTC\/2026-03-10_levels\.csv\.gz/],
-    ['another version\'s pending name', `deribit/BTC/2026-03-10_levels.${'cd'.repeat(6)}.csv.gz`, /is not the archive name/],
+    ["another file's name", 'deribit/BTC/2026-03-09_levels.csv.gz', /is not the archive name of deribit\/BTC\/2026-03-10_levels\.csv\.gz/],
+    ["another version's pending name", `deribit/BTC/2026-03-10_levels.${'cd'.repeat(6)}.csv.gz`, /is not the archive name/],
     ['an absolute path inside the root but not a daily file', join(ROOT, 'x', PLAIN), /is not a daily file of the archive/],
   ])('refuses %s', (_, recorded, reason) => {
     const read = readRecordedPath(recorded, KEY, ROOT);

@@ -33,7 +33,13 @@ describe('the archive walk', () => {
     const dir = root;
     const folder = join(dir, 'okx', 'ETH');
     mkdirSync(folder, { recursive: true });
-    for (const name of ['2026-03-10_levels.csv.gz', '2026-03-09_strikes_by_expiry.csv.gz', '2026-13-45_levels.csv.gz', '2026-03-10_quotes.csv.gz', '.2026-03-10_levels.csv.gz.0123456789ab.part']) {
+    for (const name of [
+      '2026-03-10_levels.csv.gz',
+      '2026-03-09_strikes_by_expiry.csv.gz',
+      '2026-13-45_levels.csv.gz',
+      '2026-03-10_quotes.csv.gz',
+      '.2026-03-10_levels.csv.gz.0123456789ab.part',
+    ]) {
       writeFileSync(join(folder, name), 'x');
     }
     mkdirSync(join(folder, 'old'));
@@ -57,8 +63,14 @@ describe('the archive walk', () => {
       ]);
       expect(scan.strays).toEqual(
         [
-          join(dir, 'README'), join(dir, 'nasdaq'), join(folder, '2026-03-10_quotes.csv.gz'), join(folder, '2026-13-45_levels.csv.gz'), join(folder, 'old'),
-          join(dir, 'okx', 'LINK', '2026-03-10_quotes.csv.gz'), join(dir, 'okx', 'LINK', '2026-13-45_levels.csv.gz'), join(dir, 'okx', 'LINK', 'old'),
+          join(dir, 'README'),
+          join(dir, 'nasdaq'),
+          join(folder, '2026-03-10_quotes.csv.gz'),
+          join(folder, '2026-13-45_levels.csv.gz'),
+          join(folder, 'old'),
+          join(dir, 'okx', 'LINK', '2026-03-10_quotes.csv.gz'),
+          join(dir, 'okx', 'LINK', '2026-13-45_levels.csv.gz'),
+          join(dir, 'okx', 'LINK', 'old'),
         ].sort(),
       );
       expect(scan.refused.map((r) => r.path)).toEqual([
@@ -70,7 +82,10 @@ describe('the archive walk', () => {
       ]);
       expect(scan.refused[0]?.reason).toMatch(/outside the archive .*not followed/);
       expect(scan.refused[1]?.reason).toMatch(/leads nowhere/);
-      expect(scan.temps).toEqual([join(folder, '.2026-03-10_levels.csv.gz.0123456789ab.part'), join(dir, 'okx', 'LINK', '.2026-03-10_levels.csv.gz.0123456789ab.part')]);
+      expect(scan.temps).toEqual([
+        join(folder, '.2026-03-10_levels.csv.gz.0123456789ab.part'),
+        join(dir, 'okx', 'LINK', '.2026-03-10_levels.csv.gz.0123456789ab.part'),
+      ]);
     } finally {
       rmSync(outside, { recursive: true, force: true });
     }

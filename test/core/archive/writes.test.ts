@@ -15,7 +15,6 @@ afterEach(() => {
   rmSync(root, { recursive: true, force: true });
 });
 
-
 describe('temp files and commit', () => {
   it('writes through a hidden .part name in the final folder, then renames', async () => {
     const finalPath = archivePath(root, 'okx', 'ETH', '2024-06-03', 'levels');

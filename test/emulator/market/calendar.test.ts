@@ -1,7 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  isSessionComplete, latestCaptureAtOrBefore, previousSessionDate, sessionCaptureTimes, sessionDateOf,
-} from '../../../emulator/market/calendar.js';
+import { isSessionComplete, latestCaptureAtOrBefore, previousSessionDate, sessionCaptureTimes, sessionDateOf } from '../../../emulator/market/calendar.js';
 
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
 

@@ -17,9 +17,17 @@ describe('crypto expirations', () => {
   it('lists dailies, Friday weeklies, last-Friday monthlies and quarterlies with an 08:00 UTC cutoff', () => {
     const list = listedExpirations('crypto', at('2026-03-10T06:00:00Z'), 12, 0);
     expect(isos(list)).toEqual([
-      '2026-03-10', '2026-03-11', '2026-03-12', // dailies
-      '2026-03-13', '2026-03-20', '2026-03-27', '2026-04-03', '2026-04-10', // weeklies (27 Mar monthly)
-      '2026-04-24', '2026-05-29', '2026-06-26', // monthlies (June quarterly)
+      '2026-03-10',
+      '2026-03-11',
+      '2026-03-12', // dailies
+      '2026-03-13',
+      '2026-03-20',
+      '2026-03-27',
+      '2026-04-03',
+      '2026-04-10', // weeklies (27 Mar monthly)
+      '2026-04-24',
+      '2026-05-29',
+      '2026-06-26', // monthlies (June quarterly)
       '2026-09-25', // quarterly
     ]);
     expect(list[0]!.cutoffUtc.toISOString()).toBe('2026-03-10T08:00:00.000Z');

@@ -8,7 +8,20 @@ const STRIKE_COLUMNS = ['strike', 'strike_call_gex', 'strike_put_gex', 'strike_n
 const HEADERS: Record<FileKind, string[]> = {
   levels: ['schema_version', 'timestamp_utc', 'session_date', 'type', 'exchange', 'symbol', 'oi_date', 'expiration', 'dte', ...LEVELS_FIELD_NAMES],
   strikes_total: ['schema_version', 'timestamp_utc', 'session_date', 'type', 'exchange', 'symbol', 'oi_date', ...LEVELS_FIELD_NAMES, ...STRIKE_COLUMNS],
-  strikes_by_expiry: ['schema_version', 'timestamp_utc', 'session_date', 'exchange', 'symbol', 'expiration', 'strike', 'strike_call_gex', 'strike_put_gex', 'strike_net_gex', 'strike_call_oi', 'strike_put_oi'],
+  strikes_by_expiry: [
+    'schema_version',
+    'timestamp_utc',
+    'session_date',
+    'exchange',
+    'symbol',
+    'expiration',
+    'strike',
+    'strike_call_gex',
+    'strike_put_gex',
+    'strike_net_gex',
+    'strike_call_oi',
+    'strike_put_oi',
+  ],
 };
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:00Z$/;
 
@@ -34,7 +47,15 @@ describe('daily files', () => {
       const stamp = `${capture.timestampUtc.toISOString().slice(0, 19)}Z`;
       for (const expiration of ['TOTAL', ...capture.expirations.map((chain) => chain.iso)]) {
         const row = rows[index++]!;
-        expect(row).toMatchObject({ schema_version: '1', timestamp_utc: stamp, session_date: session, exchange: 'combined', symbol: 'SOL', oi_date: '2026-03-08', expiration });
+        expect(row).toMatchObject({
+          schema_version: '1',
+          timestamp_utc: stamp,
+          session_date: session,
+          exchange: 'combined',
+          symbol: 'SOL',
+          oi_date: '2026-03-08',
+          expiration,
+        });
         expect(row.type).toBe(c === expected.length - 1 ? 'close' : 'intraday');
         const chain = capture.expirations.find((candidate) => candidate.iso === expiration);
         expect(cellValue(row.dte!)).toBe(chain === undefined ? null : chain.dte);
@@ -55,8 +76,9 @@ describe('daily files', () => {
         expect(row.timestamp_utc).toMatch(TIMESTAMP);
         expect(row.type).toBe(c === captures.length - 1 ? 'close' : 'intraday');
         expectLevelsCells(row, capture.total.levels);
-        expect([row.strike, row.strike_call_gex, row.strike_put_gex, row.strike_net_gex, row.strike_call_oi, row.strike_put_oi].map((cell) => cellValue(cell!)))
-          .toEqual([strike.strike, strike.call_gex, strike.put_gex, strike.net_gex, strike.call_oi, strike.put_oi]);
+        expect(
+          [row.strike, row.strike_call_gex, row.strike_put_gex, row.strike_net_gex, row.strike_call_oi, row.strike_put_oi].map((cell) => cellValue(cell!)),
+        ).toEqual([strike.strike, strike.call_gex, strike.put_gex, strike.net_gex, strike.call_oi, strike.put_oi]);
       }
     });
     expect(file.rows).toBe(index);

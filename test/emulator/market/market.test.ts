@@ -18,18 +18,39 @@ function expectStrikeRowInvariants(rows: readonly StrikeRow[]): void {
 
 function expectLevelsInvariants(levels: LevelsFields, rows: readonly StrikeRow[]): void {
   const sum = (pick: (row: StrikeRow) => number): number => rows.reduce((total, row) => total + pick(row), 0);
-  expect(levels.call_gex).toBeCloseTo(sum((row) => row.call_gex), 2);
-  expect(levels.put_gex).toBeCloseTo(sum((row) => row.put_gex), 2);
+  expect(levels.call_gex).toBeCloseTo(
+    sum((row) => row.call_gex),
+    2,
+  );
+  expect(levels.put_gex).toBeCloseTo(
+    sum((row) => row.put_gex),
+    2,
+  );
   expect(levels.call_gex!).toBeGreaterThanOrEqual(0);
   expect(levels.put_gex!).toBeGreaterThanOrEqual(0);
   expect(levels.net_gex).toBe(Math.round((levels.call_gex! - levels.put_gex!) * 100) / 100 || 0);
   expect(levels.abs_gex).toBe(Math.round((levels.call_gex! + levels.put_gex!) * 100) / 100);
-  expect(levels.call_oi_total).toBeCloseTo(sum((row) => row.call_oi), 2);
-  expect(levels.put_oi_total).toBeCloseTo(sum((row) => row.put_oi), 2);
+  expect(levels.call_oi_total).toBeCloseTo(
+    sum((row) => row.call_oi),
+    2,
+  );
+  expect(levels.put_oi_total).toBeCloseTo(
+    sum((row) => row.put_oi),
+    2,
+  );
 
-  const positive = rows.filter((row) => row.net_gex > 0).map((row) => row.net_gex).sort((a, b) => b - a);
-  const negative = rows.filter((row) => row.net_gex < 0).map((row) => row.net_gex).sort((a, b) => a - b);
-  const absolute = rows.filter((row) => row.net_gex !== 0).map((row) => Math.abs(row.net_gex)).sort((a, b) => b - a);
+  const positive = rows
+    .filter((row) => row.net_gex > 0)
+    .map((row) => row.net_gex)
+    .sort((a, b) => b - a);
+  const negative = rows
+    .filter((row) => row.net_gex < 0)
+    .map((row) => row.net_gex)
+    .sort((a, b) => a - b);
+  const absolute = rows
+    .filter((row) => row.net_gex !== 0)
+    .map((row) => Math.abs(row.net_gex))
+    .sort((a, b) => b - a);
   expect(levels.p1_gex).toBe(positive[0] ?? null);
   expect(levels.p2_gex).toBe(positive[1] ?? null);
   expect(levels.n1_gex).toBe(negative[0] ?? null);
@@ -43,7 +64,13 @@ function expectLevelsInvariants(levels: LevelsFields, rows: readonly StrikeRow[]
   }
   // Each named strike carries its own row's net GEX.
   const netAt = new Map(rows.map((row) => [row.strike, row.net_gex]));
-  for (const [strike, gex] of [['p1_strike', 'p1_gex'], ['n1_strike', 'n1_gex'], ['a1_strike', 'a1_gex'], ['s_price', 's_gex'], ['v_price', 'v_gex']] as const) {
+  for (const [strike, gex] of [
+    ['p1_strike', 'p1_gex'],
+    ['n1_strike', 'n1_gex'],
+    ['a1_strike', 'a1_gex'],
+    ['s_price', 's_gex'],
+    ['v_price', 'v_gex'],
+  ] as const) {
     if (levels[strike] !== null) expect(netAt.get(levels[strike]!)).toBe(levels[gex]);
   }
   expect(levels.s_price).toBe(levels.p1_strike);
@@ -201,7 +228,11 @@ describe('symbols and spot', () => {
   it('restricts the symbol set and knows each market and venue', () => {
     const model = createMarketModel({ seed: 1, expirations: 3, strikes: 15, historyStart: '2026-01-01', symbols: ['sol', 'QQQ'] });
     expect(model.symbols.map((info) => info.symbol)).toEqual(['SOL', 'QQQ']);
-    expect(model.symbolInfo('sol')).toMatchObject({ market: 'crypto', venues: ['bybit', 'okx', 'binance', 'derive'], historyVenues: ['bybit', 'okx', 'derive'] });
+    expect(model.symbolInfo('sol')).toMatchObject({
+      market: 'crypto',
+      venues: ['bybit', 'okx', 'binance', 'derive'],
+      historyVenues: ['bybit', 'okx', 'derive'],
+    });
     expect(model.symbolInfo('QQQ')).toMatchObject({ market: 'tradfi', venues: ['tradfi'], historyVenues: ['tradfi'] });
     expect(model.symbolInfo('BTC')).toBeUndefined();
   });

@@ -149,8 +149,16 @@ describe('/gex/by-strike-enhanced', () => {
     for (const key of ['call_gex', 'put_gex', 'net_gex', 'total_gex']) expect(gex[key]).toHaveLength(n);
     expect(gex.net_gex[0]).toBeCloseTo(gex.call_gex[0] - gex.put_gex[0], 1);
     expect(Object.keys(markers)).toEqual([
-      'flip_points', 'max_pain', 'absolute_max', 'positive_max', 'negative_max', 'spot',
-      'stability_point', 'volatility_point', 'totals', 'asymmetry',
+      'flip_points',
+      'max_pain',
+      'absolute_max',
+      'positive_max',
+      'negative_max',
+      'spot',
+      'stability_point',
+      'volatility_point',
+      'totals',
+      'asymmetry',
     ]);
     expect(markers.absolute_max[0].label).toBe('A1');
     expect(markers.positive_max.every((m: { value: number }) => m.value > 0)).toBe(true);
@@ -161,7 +169,14 @@ describe('/gex/by-strike-enhanced', () => {
     expect(markers.flip_points).toHaveLength(levels.flip_count);
     expect(markers.stability_point).toMatchObject({ price: levels.s_price, gex: levels.s_gex });
     expect(markers.positive_max[0]).toMatchObject({ strike: levels.p1_strike, value: levels.p1_gex });
-    expect(metadata).toMatchObject({ basecoin: 'BTC', exchange: 'deribit', expiration_date: 'TOTAL', data_points: 15, enhanced: true, timestamp: '2026-03-11T14:00:00Z' });
+    expect(metadata).toMatchObject({
+      basecoin: 'BTC',
+      exchange: 'deribit',
+      expiration_date: 'TOTAL',
+      data_points: 15,
+      enhanced: true,
+      timestamp: '2026-03-11T14:00:00Z',
+    });
     expect(metadata.timestamp_ms).toBe(Date.parse('2026-03-11T14:00:00Z'));
     expect(answer.body.meta).toMatchObject({ exchange: 'deribit', coin: 'BTC', expiration: 'TOTAL', rate_limit: expect.any(Object) });
   });
@@ -193,7 +208,10 @@ describe('/gex/term-oi', () => {
     const entry = expirations[0];
     expect(entry.date).toMatch(/^\d{1,2}[A-Z]{3}\d{2}$/);
     const venues = Object.values(entry.exchanges) as { oi_usd: number }[];
-    expect(entry.total.oi_usd).toBeCloseTo(venues.reduce((a, v) => a + v.oi_usd, 0), 2);
+    expect(entry.total.oi_usd).toBeCloseTo(
+      venues.reduce((a, v) => a + v.oi_usd, 0),
+      2,
+    );
     expect(answer.body.meta).toMatchObject({ exchange_resolved: 'combined', is_live: true, as_of: '2026-03-11T14:00:00Z' });
     const single = (await call(em, '/gex/term-oi/okx/BTC')).body.data.expirations[0];
     expect(single.total).toEqual(single.exchanges.okx);

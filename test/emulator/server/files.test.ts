@@ -50,7 +50,11 @@ describe('manifest', () => {
 
   test('the manifest sha256 and bytes equal the bytes served through the link', async () => {
     const rows = (await call(em, '/history/files/deribit/ETH?start=2026-03-10')).body.data as {
-      session_date: string; file: string; bytes: number; sha256: string; rows: number;
+      session_date: string;
+      file: string;
+      bytes: number;
+      sha256: string;
+      rows: number;
     }[];
     expect(rows).toHaveLength(3);
     for (const row of rows) {

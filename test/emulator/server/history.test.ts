@@ -61,7 +61,15 @@ describe('/history/levels', () => {
   test('invalid_param: unknown granularity (valid_values), bad dates, years, start after end', async () => {
     const granularity = await call(em, '/history/levels/combined/BTC?granularity=daily');
     expect(granularity.body).toMatchObject({ error: 'invalid_param', valid_values: ['15m', '1h', 'close'] });
-    for (const query of ['start=yesterday', 'start=2019-12-31', 'end=2101-01-01', 'start=2026-03-10&end=2026-03-09', 'start=2026-02-30', 'cursor=abc', 'bogus=1']) {
+    for (const query of [
+      'start=yesterday',
+      'start=2019-12-31',
+      'end=2101-01-01',
+      'start=2026-03-10&end=2026-03-09',
+      'start=2026-02-30',
+      'cursor=abc',
+      'bogus=1',
+    ]) {
       const answer = await call(em, `/history/levels/combined/BTC?${query}`);
       expect(answer.status, query).toBe(400);
       expect(answer.body.error, query).toBe('invalid_param');

@@ -24,7 +24,10 @@ describe('parameter parsing', () => {
 
   test('bad instants and dates are invalid_param', () => {
     for (const value of ['', 'now', '2026-13-01', '2026-02-29', '2026-03-10T25:00:00Z', '2019-12-31T23:59:59Z', '2101-01-01', '1773238920']) {
-      expect(slugOf(() => parseInstant(value, 'at')), value).toBe('invalid_param');
+      expect(
+        slugOf(() => parseInstant(value, 'at')),
+        value,
+      ).toBe('invalid_param');
     }
     expect(slugOf(() => parseDate('2026-03-10T00:00:00Z', 'date'))).toBe('invalid_param');
     expect(slugOf(() => parseDate(undefined, 'date'))).toBe('invalid_param');
