@@ -11,6 +11,7 @@ import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import type { RunCounts } from '../warehouse/index.js';
 import { JOURNAL_FOLDER, runOf, updateJournal, withFiles, type JournaledFile, type JournaledRun } from './journal.js';
+import { journaledFileOf } from './held.js';
 import { tempPathFor } from '../core/archive/writes.js';
 import type { VerifiedFile } from '../core/rows.js';
 /** The start of a run, as its record keeps it. */
@@ -73,7 +74,7 @@ export function openSpendLog(archiveRoot: string, start: RunStart & { runId?: nu
   let written = 0;
   let writing: Promise<void> | undefined;
 
-  const snapshot = (): Inflight => ({ version: 1, run: runOf(start, { ...counts, requestsSpent: requestsSpent() }), files: files.map(journaledOf) });
+  const snapshot = (): Inflight => ({ version: 1, run: runOf(start, { ...counts, requestsSpent: requestsSpent() }), files: files.map(journaledFileOf) });
   // Writes coalesce: a change waits for a write that started after it, so each caller's change is
   // on disk when its promise resolves, and concurrent downloads share writes.
   const flush = async (): Promise<void> => {
@@ -112,20 +113,6 @@ export function openSpendLog(archiveRoot: string, start: RunStart & { runId?: nu
       // The journal folder goes with the log when nothing else waits in it, as a sync left it before.
       await fs.rmdir(dirname(path)).catch(() => undefined);
     },
-  };
-}
-
-function journaledOf(file: VerifiedFile): JournaledFile {
-  return {
-    exchange: file.exchange,
-    symbol: file.symbol,
-    sessionDate: file.sessionDate,
-    file: file.file,
-    sha256: file.sha256,
-    bytes: file.bytes,
-    rows: file.rows,
-    archivePath: file.archivePath,
-    downloadedAt: file.downloadedAt.toISOString(),
   };
 }
 

@@ -50,6 +50,8 @@ describe('the spend log', () => {
       error: STOPPED_HARD,
     });
     expect(left?.files.map((f) => f.sessionDate).sort()).toEqual(['2026-03-09', '2026-03-10']);
+    // Paths are recorded relative to the archive, never as the process saw them.
+    expect(left?.files.map((f) => f.archivePath).sort()).toEqual(['combined/BTC/2026-03-09_levels.csv.gz', 'combined/BTC/2026-03-10_levels.csv.gz']);
     await log.close();
     expect(existsSync(inflightPath(root))).toBe(false);
   });
