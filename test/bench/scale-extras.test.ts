@@ -34,7 +34,9 @@ describe('scale extras', () => {
       const report = await scaleExtras({ db, runs: 1, lastSession: '2026-11-23', expirations: 4, strikes: 10 }, (l) => lines.push(l));
       for (const table of ['levels', 'strikes_total', 'strikes_by_expiry'])
         expect(report).toMatch(new RegExp(`\\| ${table} \\| [\\d,]+ \\| [\\d.]+ \\| [\\d.]+ \\| [\\d.]+× \\|`));
-      expect(report).toMatch(/exportWarehouse.*\| \d+ MB \| [\d.]+× time \| [\d.]+–[\d.]+ \|/);
+      // Each output says what it holds: files, partitions, partitions split over several files, rows.
+      expect(report).toMatch(/exportWarehouse.*\| \d+ MB; \d+ files for \d+ partitions \(0 split\), [\d,]+ rows \| [\d.]+× time \| [\d.]+–[\d.]+ \|/);
+      expect(report).toMatch(/raw `COPY.*\| \d+ MB; \d+ files for \d+ partitions \(\d+ split\), [\d,]+ rows \| — \|/);
       expect(report).toMatch(/incremental export of one new session .*\| \d+ MB \| — \|/);
       expect(lines.filter((l) => /incremental 2027-03-0\d: .* 12 partitions written/.test(l))).toHaveLength(1);
       expect(lines.filter((l) => l.includes('nightly 2026-11-24'))).toHaveLength(2);
