@@ -16,7 +16,8 @@ import { EXCHANGES, fileVersionKey, isExchange } from '../core/pairs.js';
 import { SYMBOL_PATTERN, SYMBOL_RULE } from '../core/names.js';
 import { isIsoDate } from '../time/dates.js';
 import { readRecordedPath } from '../core/archive/recorded-path.js';
-import { errorMessage } from '../core/errors.js';
+import { errorMessage, UsageError } from '../core/errors.js';
+import { folderLeavesArchive } from '../core/archive/confine.js';
 
 export const JOURNAL_FOLDER = '_journal';
 
@@ -123,6 +124,21 @@ export function journalPath(archiveRoot: string): string {
   return join(archiveRoot, JOURNAL_FOLDER, 'pending.json');
 }
 
+/**
+ * The journal's folders (`_journal`, `_live`) must be the archive's own: one that is a link out of
+ * the archive is never read or written through (a usage error naming it, before anything is paid).
+ */
+export async function refuseFolderLinkOut(archiveRoot: string, folder: string): Promise<void> {
+  const reason = await folderLeavesArchive(archiveRoot, folder);
+  if (reason === undefined) return;
+  throw new UsageError(
+    `${reason}; gexwh keeps its journal inside the archive: replace the link with a folder (move its content in if it is yours) and run again`,
+    {
+      path: join(archiveRoot, folder),
+    },
+  );
+}
+
 /** Whether the journal holds anything for the warehouse (files, manifests or run records). */
 export function hasPendingWork(journal: Journal): boolean {
   return journal.files.length + journal.listings.length + journal.runs.length > 0;
@@ -143,6 +159,7 @@ export interface JournalRead {
  * reason: no content of it can make every later run fail. The next write sets such a file aside.
  */
 export async function inspectJournal(archiveRoot: string): Promise<JournalRead> {
+  await refuseFolderLinkOut(archiveRoot, JOURNAL_FOLDER);
   const path = journalPath(archiveRoot);
   let text: string;
   try {
@@ -231,6 +248,7 @@ function preview(entry: unknown): string {
 
 /** Replaces the journal atomically (temp + fsync + rename + folder fsync). */
 export async function writeJournal(archiveRoot: string, journal: Journal): Promise<void> {
+  await refuseFolderLinkOut(archiveRoot, JOURNAL_FOLDER);
   const path = journalPath(archiveRoot);
   await fs.mkdir(dirname(path), { recursive: true });
   await setAsideUnreadable(path);

@@ -15,6 +15,7 @@ import { ENDPOINT_SCHEMAS, MarketSchema, SymbolSchema } from '../api/schemas.js'
 import { writeLiveCapture, type LiveRows, type LiveTable } from '../warehouse/live.js';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { liveLevelsRow, liveStrikeRows, termStructureRows, type CaptureKey } from './live-rows.js';
+import { refuseFolderLinkOut } from './journal.js';
 import { syncFolder } from '../core/archive/writes.js';
 import { pairKey } from '../core/pairs.js';
 import { readFolder } from '../core/archive/walk.js';
@@ -54,6 +55,7 @@ export function rowsOf(snapshot: LiveSnapshot): LiveRows {
 
 /** Writes a snapshot to the pending folder atomically; returns its path. */
 export async function journalSnapshot(archiveRoot: string, snapshot: LiveSnapshot): Promise<string> {
+  await refuseFolderLinkOut(archiveRoot, LIVE_FOLDER);
   const path = snapshotPath(archiveRoot, 'pending', snapshot);
   await fs.mkdir(dirname(path), { recursive: true });
   const temp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
@@ -83,6 +85,7 @@ export async function readSnapshot(path: string): Promise<LiveSnapshot> {
 
 /** Snapshot files of one state, oldest first (names are ISO instants); temps are skipped. */
 export async function listSnapshots(archiveRoot: string, state: SnapshotState): Promise<string[]> {
+  await refuseFolderLinkOut(archiveRoot, LIVE_FOLDER);
   const root = join(archiveRoot, LIVE_FOLDER, state);
   const found: string[] = [];
   for (const exchange of await dirs(root)) {

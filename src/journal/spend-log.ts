@@ -10,7 +10,7 @@ import { promises as fs } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import type { RunCounts } from '../warehouse/index.js';
-import { JOURNAL_FOLDER, runOf, updateJournal, withFiles, type JournaledFile, type JournaledRun } from './journal.js';
+import { JOURNAL_FOLDER, refuseFolderLinkOut, runOf, updateJournal, withFiles, type JournaledFile, type JournaledRun } from './journal.js';
 import { journaledFileOf } from './held.js';
 import { tempPathFor } from '../core/archive/writes.js';
 import type { VerifiedFile } from '../core/rows.js';
@@ -130,6 +130,7 @@ async function writeWhole(path: string, value: Inflight): Promise<void> {
 
 /** A log left by a run that stopped hard, as status shows it; undefined when there is none. */
 export async function readInflight(archiveRoot: string): Promise<Inflight | undefined> {
+  await refuseFolderLinkOut(archiveRoot, JOURNAL_FOLDER);
   let text: string;
   try {
     text = await fs.readFile(inflightPath(archiveRoot), 'utf8');

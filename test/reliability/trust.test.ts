@@ -440,6 +440,33 @@ describe('symbolic links: followed inside the archive only, each one leading out
   });
 });
 
+describe("the journal's folders are the archive's own", () => {
+  it('a _journal that is a link out of the archive is never read or written through: load and sync stop (exit 2) naming it, before a credit', async () => {
+    const ws = fresh();
+    const journalFolder = join(ws.archive, '_journal');
+    const far = join(dir, `far-journal${count}`);
+    cpSync(journalFolder, far, { recursive: true });
+    rmSync(journalFolder, { recursive: true });
+    symlinkSync(far, journalFolder);
+    const before = readFileSync(join(far, 'pending.json'));
+    const credits = emulator.counters.credits(emulator.keys.admin);
+
+    for (const args of [
+      ['load', ...ws.args],
+      ['sync', ...ws.args, ...ONE_PAIR_ARGS],
+    ]) {
+      const run = await cli(args, { env: admin(), cwd: ws.root });
+      expect(run.code, run.stderr).toBe(2);
+      expect(run.stderr).toMatch(
+        /_journal is a symbolic link \(or lies under one\) to \S+far-journal\d+, outside the archive .*replace the link with a folder/,
+      );
+    }
+    expect(emulator.counters.credits(emulator.keys.admin)).toBe(credits);
+    expect(readdirSync(far)).toEqual(['pending.json']);
+    expect(readFileSync(join(far, 'pending.json')).equals(before)).toBe(true);
+  });
+});
+
 describe('rebuild --db must name a warehouse of gexwh', () => {
   it('a text file: every command says it is not a DuckDB database (no rebuild hint); rebuild refuses (exit 2, untouched) unless --force', async () => {
     const ws = fresh();
