@@ -147,7 +147,7 @@ export async function s3Target(url: string, options: S3Options, client: S3Client
     },
     async place(tempFile, path, fingerprint) {
       try {
-        const stored = await hashFile(tempFile);
+        const stored = hashFile(tempFile);
         await call(`uploading ${path}`, () =>
           new Upload({
             client,

@@ -89,7 +89,7 @@ export function localTarget(outDir: string): ExportTarget {
     pathOf: (relative) => join(outDir, relative),
     held: async (files) => new Set(files.filter((f) => existsSync(f.path)).map((f) => f.path)),
     async place(tempFile, path) {
-      const stored = await hashFile(tempFile);
+      const stored = hashFile(tempFile);
       mkdirSync(dirname(path), { recursive: true });
       renameSync(tempFile, path);
       return stored;

@@ -26,7 +26,7 @@ describe('a newer version of an archived file', () => {
     await b.sync(SELECTION);
     const folder = join(b.archive, 'deribit', 'BTC');
     const plain = join(folder, '2026-03-10_levels.csv.gz');
-    const oldSha = (await hashFile(plain)).sha256;
+    const oldSha = hashFile(plain).sha256;
     b.emulator.rebuildFile('deribit', 'BTC', '2026-03-10', 'levels');
 
     // Stop the run once the new version is archived, before its load.
@@ -50,8 +50,8 @@ describe('a newer version of an archived file', () => {
     expect(stopped).toBeInstanceOf(InterruptedError);
     const pending = readdirSync(folder).filter((name) => /^2026-03-10_levels\.[0-9a-f]{12}\.csv\.gz$/.test(name));
     expect(pending).toHaveLength(1);
-    expect((await hashFile(plain)).sha256).toBe(oldSha); // the loaded version, untouched
-    const newSha = (await hashFile(join(folder, pending[0]!))).sha256;
+    expect(hashFile(plain).sha256).toBe(oldSha); // the loaded version, untouched
+    const newSha = hashFile(join(folder, pending[0]!)).sha256;
     expect(pending[0]).toBe(`2026-03-10_levels.${newSha.slice(0, 12)}.csv.gz`);
     // Verify sees the loaded version whole; only the manifest is ahead of it.
     expect((await verifyWarehouse({ dbPath: b.dbPath, archiveRoot: b.archive })).problems.map((p) => p.kind)).toEqual(['manifest_mismatch']);
@@ -60,7 +60,7 @@ describe('a newer version of an archived file', () => {
     const summary = await b.sync(SELECTION);
     expect(summary).toMatchObject({ outcome: 'ok', creditsSpent: 0, filesLoaded: 1 });
     expect(b.emulator.counters.credits(b.emulator.keys.pro)).toBe(credits);
-    expect((await hashFile(plain)).sha256).toBe(newSha);
+    expect(hashFile(plain).sha256).toBe(newSha);
     expect(existsSync(join(folder, pending[0]!))).toBe(false);
     const ledger = await b.query<{ sha256: string; status: string; archive_path: string | null }>(
       `SELECT sha256, status, archive_path FROM sync.files WHERE session_date = DATE '2026-03-10' AND file = 'levels' ORDER BY status`,
@@ -78,7 +78,7 @@ describe('a newer version of an archived file', () => {
     await b.query(`UPDATE sync.files SET archive_path = '${join(folder, pending[0]!)}' WHERE sha256 = '${newSha}'`);
     const again = await b.sync(SELECTION);
     expect(again).toMatchObject({ outcome: 'ok', creditsSpent: 0, filesLoaded: 0 });
-    expect((await hashFile(plain)).sha256).toBe(newSha);
+    expect(hashFile(plain).sha256).toBe(newSha);
     expect(existsSync(join(folder, pending[0]!))).toBe(false);
     const [row] = await b.query<{ archive_path: string }>(`SELECT archive_path FROM sync.files WHERE sha256 = '${newSha}'`);
     expect(row!.archive_path).toBe('deribit/BTC/2026-03-10_levels.csv.gz');
