@@ -244,7 +244,9 @@ export function removablePath(
 /**
  * Most partitions per partitioned COPY. DuckDB keeps one writer open per partition up to
  * partitioned_write_max_open_files (default 100); past it, a partition can be split over several
- * files. Staying below keeps one file per partition (and bounds the writers' buffers).
+ * files. Staying below keeps one file per partition (and bounds the writers' buffers). Raising the
+ * limit to put more partitions in one COPY was slower, not faster: holding many writers open is what
+ * costs, not the number of statements (bench/RESULTS.md).
  */
 export const PARTITIONS_PER_COPY = 64;
 
