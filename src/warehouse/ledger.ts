@@ -37,6 +37,9 @@ const UPSERT_LEDGER = `
 /** A failure never demotes a version that is loaded: its rows are in the tables. */
 const KEEP_LOADED = ` WHERE sync.files.status <> 'loaded' OR excluded.status = 'loaded'`;
 
+/** A file version's key, bytes and rows, in the ledger's column order: the first seven parameters of its upserts. */
+const versionParams = (file: LedgerFile) => [file.exchange, file.symbol, file.sessionDate, file.file, file.sha256, file.bytes ?? null, file.rows ?? null];
+
 /**
  * Records a file version's status (failed_verify, failed_load; the loader records loaded and
  * superseded itself). A failure status leaves an already loaded version of the same sha alone.
@@ -44,13 +47,7 @@ const KEEP_LOADED = ` WHERE sync.files.status <> 'loaded' OR excluded.status = '
 export async function recordFileStatus(conn: DuckDBConnection, file: LedgerFile, status: FileStatus, error?: string, now: Date = new Date()): Promise<void> {
   const loadedAt = status === 'loaded' ? now.toISOString() : null;
   await conn.run(UPSERT_LEDGER + KEEP_LOADED, [
-    file.exchange,
-    file.symbol,
-    file.sessionDate,
-    file.file,
-    file.sha256,
-    file.bytes ?? null,
-    file.rows ?? null,
+    ...versionParams(file),
     file.archivePath ?? null,
     file.downloadedAt ? toIsoTimestamp(file.downloadedAt) : null,
     loadedAt,
@@ -97,18 +94,7 @@ export async function recordNotArchived(conn: DuckDBConnection, file: LedgerFile
      ON CONFLICT (exchange, symbol, session_date, file, sha256) DO UPDATE SET
        archive_path = NULL, status = 'failed_verify', error = excluded.error, updated_at = excluded.updated_at
      WHERE sync.files.status <> 'loaded'`,
-    [
-      file.exchange,
-      file.symbol,
-      file.sessionDate,
-      file.file,
-      file.sha256,
-      file.bytes ?? null,
-      file.rows ?? null,
-      file.downloadedAt ? toIsoTimestamp(file.downloadedAt) : null,
-      error,
-      now.toISOString(),
-    ],
+    [...versionParams(file), file.downloadedAt ? toIsoTimestamp(file.downloadedAt) : null, error, now.toISOString()],
   );
 }
 
