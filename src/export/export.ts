@@ -2,7 +2,8 @@
 // `<out>/<table>/exchange=X/symbol=Y/session_date=D/data.<parquet|csv>`, one file per partition.
 // The partitions to write go out in one partitioned COPY per table (per 64 partitions) into a hidden
 // staging folder, then each file is renamed into place, so a rerun replaces rather than adds and a
-// crash never leaves half a partition (a COPY per partition is much slower: bench/RESULTS.md). sync.exports remembers
+// crash never leaves half a partition (a COPY per partition is much slower: bench/RESULTS.md). The
+// tables are written at once, each on a connection of its own. sync.exports remembers
 // each partition's fingerprint: a rerun writes only new or changed sessions, `full` rewrites all,
 // and partitions whose rows left the table are removed. The files keep the partition columns too,
 // so each file is self-describing and read_parquet(..., hive_partitioning = true) types them right.
@@ -10,6 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
+import pLimit from 'p-limit';
 import { duckdb } from '../warehouse/duckdb.js';
 import { num, readOne } from '../warehouse/read-rows.js';
 import { UsageError } from '../core/errors.js';
@@ -54,6 +56,7 @@ export async function exportWarehouse(options: ExportOptions): Promise<ExportRes
     return await exportOn(warehouse.connection, selection, {
       now: options.now ?? (() => new Date()),
       target,
+      connect: () => warehouse.connect(),
       ...(options.onProgress ? { onProgress: options.onProgress } : {}),
     });
   } finally {
@@ -65,6 +68,12 @@ export interface ExportRun {
   now: () => Date;
   target: ExportTarget;
   onProgress?: (done: number, total: number, bytes: number) => void;
+  /**
+   * Another connection to the warehouse. Given, each table is planned and written on a connection
+   * of its own, all at once: a nightly export of one session is three COPYs of a few partitions,
+   * none big enough to keep DuckDB's threads busy alone. Without it, one table after another.
+   */
+  connect?: () => Promise<DuckDBConnection>;
 }
 
 /** What one export run shares between its tables: where files go, the staging folder, the counts. */
@@ -77,6 +86,8 @@ interface RunState extends ExportRun {
   /** Files whose rows left the table (relative to the root): removed once the new manifest no longer lists them. */
   gone: string[];
   warnings: string[];
+  /** A table failed: the others start no new COPY (the first failure is what the caller sees). */
+  failed: boolean;
 }
 
 /**
@@ -100,14 +111,16 @@ export async function exportOn(conn: DuckDBConnection, selection: ExportSelectio
     bytes: 0,
     gone: [],
     warnings,
+    failed: false,
     ...(run.onProgress ? { onProgress: run.onProgress } : {}),
   };
   const tables: ExportTableCounts[] = [];
   try {
-    const plans = [];
-    for (const table of selection.tables) plans.push(await planTable(conn, table, state));
+    const lanes = await tableLanes(conn, selection.tables, run.connect);
+    const plans = await eachLane(lanes, (lane, table) => planTable(lane, table, state));
     state.filesTotal = plans.reduce((n, plan) => n + plan.stale.length, 0) + 1;
-    await writeTables(conn, plans, state);
+    const ledger = oneAtATime(conn);
+    await eachLane(lanes, (lane, _table, i) => writeTable(lane, plans[i]!, state, ledger));
     for (const plan of plans) tables.push(await forgetGone(conn, plan, state));
     const runsFile = await writeRunsFile(conn, state);
     state.bytes += await writeDescription(conn, state.target, state.selection.format, runsFile, state.now());
@@ -151,30 +164,69 @@ async function planTable(conn: DuckDBConnection, table: ExportTable, state: RunS
   return { table, partitions, exported, stale, pathOf };
 }
 
+/** The connection each table is planned and written on: its own when `connect` is given, else `conn` for all. */
+interface Lanes {
+  tables: readonly ExportTable[];
+  connections: DuckDBConnection[];
+  concurrent: boolean;
+}
+
+async function tableLanes(conn: DuckDBConnection, tables: readonly ExportTable[], connect: ExportRun['connect']): Promise<Lanes> {
+  if (connect === undefined) return { tables, connections: tables.map(() => conn), concurrent: false };
+  const connections = [];
+  for (const _table of tables) connections.push(await connect());
+  return { tables, connections, concurrent: true };
+}
+
 /**
- * Writes every table's stale partitions, run by run. Local: a run's files are hashed and renamed
- * while DuckDB writes the next run, the next table's first run included (its threads wait on the
- * disk and finish files one by one; the main thread is idle meanwhile), at most one run behind, so
- * staging holds at most two runs. Object storage: one run at a time, each upload recorded as it
- * lands, so a cut run resumes from what the ledger says.
+ * `work` for every table on its lane: all at once when each has its own connection, else one after
+ * another. Every table's work ends before this returns or throws (none runs into the staging
+ * cleanup); the first failure is thrown.
  */
-async function writeTables(conn: DuckDBConnection, plans: readonly TablePlan[], state: RunState): Promise<void> {
+async function eachLane<T>(lanes: Lanes, work: (lane: DuckDBConnection, table: ExportTable, index: number) => Promise<T>): Promise<T[]> {
+  if (!lanes.concurrent) {
+    const results: T[] = [];
+    for (const [i, table] of lanes.tables.entries()) results.push(await work(lanes.connections[i]!, table, i));
+    return results;
+  }
+  const settled = await Promise.allSettled(lanes.tables.map((table, i) => work(lanes.connections[i]!, table, i)));
+  const failure = settled.find((result) => result.status === 'rejected');
+  if (failure) throw failure.reason;
+  return settled.map((result) => (result as PromiseFulfilledResult<T>).value);
+}
+
+/** Writes to the export ledger, on its connection, one at a time whichever table asks: a connection runs one statement at a time. */
+type Ledger = <T>(write: (conn: DuckDBConnection) => Promise<T>) => Promise<T>;
+
+function oneAtATime(conn: DuckDBConnection): Ledger {
+  const turn = pLimit(1);
+  return (write) => turn(() => write(conn));
+}
+
+/**
+ * Writes a table's stale partitions, run by run, on its lane. Local: a run's files are hashed and
+ * renamed while DuckDB writes the next run (its threads wait on the disk and finish files one by
+ * one; the main thread is idle meanwhile), at most one run behind, so staging holds at most two
+ * runs a table. Object storage: one run at a time, each upload recorded as it lands, so a cut run
+ * resumes from what the ledger says.
+ */
+async function writeTable(lane: DuckDBConnection, plan: TablePlan, state: RunState, ledger: Ledger): Promise<void> {
   let behind: Promise<Placed | null> = Promise.resolve(null);
   let unrecorded: Placed[] = [];
   try {
-    for (const plan of plans) {
-      for (const run of copyRuns(plan.partitions, new Set(plan.stale), PARTITIONS_PER_COPY)) {
-        const staged = await stageRun(conn, plan.table, run, state);
-        unrecorded = await recordSome(conn, state, [...unrecorded, await behind], LEDGER_BATCH);
-        behind = placeRun(conn, plan, staged, state);
-        behind.catch(() => undefined); // awaited below; meanwhile a failure must not count as unhandled
-        if (!state.target.local) await behind;
-      }
+    for (const run of copyRuns(plan.partitions, new Set(plan.stale), PARTITIONS_PER_COPY)) {
+      if (state.failed) break;
+      const staged = await stageRun(lane, plan.table, run, state);
+      unrecorded = await recordSome(ledger, state, [...unrecorded, await behind], LEDGER_BATCH);
+      behind = placeRun(ledger, plan, staged, state);
+      behind.catch(() => undefined); // awaited below; meanwhile a failure must not count as unhandled
+      if (!state.target.local) await behind;
     }
-    await recordSome(conn, state, [...unrecorded, await behind], 0);
+    await recordSome(ledger, state, [...unrecorded, await behind], 0);
   } catch (error) {
+    state.failed = true;
     // What is in place stays known, so the rerun does not write it again; the failure is what the caller sees.
-    await recordSome(conn, state, unrecorded, 0).catch(() => undefined);
+    await recordSome(ledger, state, unrecorded, 0).catch(() => undefined);
     throw error;
   } finally {
     await behind.catch(() => undefined); // never leave a rename running into the staging cleanup
@@ -189,10 +241,10 @@ async function writeTables(conn: DuckDBConnection, plans: readonly TablePlan[], 
 const LEDGER_BATCH = 512;
 
 /** Records the placed partitions once there are at least `atLeast` of them; returns those it left for later. */
-async function recordSome(conn: DuckDBConnection, state: RunState, placed: ReadonlyArray<Placed | null>, atLeast: number): Promise<Placed[]> {
+async function recordSome(ledger: Ledger, state: RunState, placed: ReadonlyArray<Placed | null>, atLeast: number): Promise<Placed[]> {
   const waiting = placed.filter((run): run is Placed => run !== null && run.partitions.length > 0);
   if (waiting.reduce((n, run) => n + run.partitions.length, 0) < Math.max(atLeast, 1)) return waiting;
-  await recordExports(conn, state, waiting);
+  await ledger((conn) => recordExports(conn, state, waiting));
   return [];
 }
 
@@ -321,9 +373,10 @@ async function stageRun(conn: DuckDBConnection, table: ExportTable, run: CopyRun
  * Hands each staged file to the target, which puts it in place whole (a rename beside a local
  * export, an upload to object storage). Uploaded partitions are recorded one by one, so a rerun
  * after a cut knows them; local ones are returned and recorded by the caller per run (a rename
- * cannot be half done), on the connection's own turn: never while DuckDB writes the next run.
+ * cannot be half done). The ledger is written on its own turn: never while its connection runs
+ * another statement.
  */
-async function placeRun(conn: DuckDBConnection, plan: TablePlan, staged: StagedRun, state: RunState): Promise<Placed> {
+async function placeRun(ledger: Ledger, plan: TablePlan, staged: StagedRun, state: RunState): Promise<Placed> {
   const { target } = state;
   try {
     const placed: Placed = { plan, partitions: [] };
@@ -331,7 +384,10 @@ async function placeRun(conn: DuckDBConnection, plan: TablePlan, staged: StagedR
       const stored = await target.place(file, plan.pathOf(partition), partition.fingerprint);
       progress(state, stored.bytes);
       placed.partitions.push({ ...partition, ...stored });
-      if (!target.local) await recordExports(conn, state, [{ plan, partitions: placed.partitions.splice(0) }]);
+      if (!target.local) {
+        const landed = placed.partitions.splice(0);
+        await ledger((conn) => recordExports(conn, state, [{ plan, partitions: landed }]));
+      }
     }
     return placed;
   } finally {

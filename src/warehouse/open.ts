@@ -17,6 +17,11 @@ export interface Warehouse {
   readonly path: string;
   readonly readOnly: boolean;
   readonly connection: DuckDBConnection;
+  /**
+   * Another connection to the same database, pinned to UTC (and sandboxed like the first): DuckDB
+   * runs statements of different connections at once. Closed with the warehouse.
+   */
+  connect(): Promise<DuckDBConnection>;
   /** Idempotent. */
   close(): void;
 }
@@ -149,14 +154,25 @@ export async function openWarehouse(path: string, options: OpenOptions = {}): Pr
     throw error;
   }
   const db = instance;
+  const others: DuckDBConnection[] = [];
   let closed = false;
   return {
     path: dbPath,
     readOnly,
     connection,
+    async connect() {
+      if (closed) throw new Error(`the warehouse ${dbPath} is closed`);
+      const another = await db.connect();
+      others.push(another);
+      // A sandbox's configuration is locked: its global TimeZone, set before the lock, already applies.
+      if (options.sandbox) return namingRefusals(another, path);
+      await pinUtc(another);
+      return another;
+    },
     close() {
       if (closed) return;
       closed = true;
+      for (const another of others) another.closeSync();
       connection.closeSync();
       db.closeSync();
       removeTemp();

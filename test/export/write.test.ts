@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } f
 import { join, relative, sep } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { exportOn, exportWarehouse, normalizeExportOptions, onlyFileIn, partitionPath } from '../../src/export/export.js';
+import { EXPORT_TABLES, exportOn, exportWarehouse, normalizeExportOptions, onlyFileIn, partitionPath } from '../../src/export/export.js';
 import { loadFiles } from '../../src/warehouse/loader.js';
 import { openWarehouse, type Warehouse } from '../../src/warehouse/open.js';
 import { BTC, levelsRows, makeTempDir, query, writeFixture, type Market } from '../warehouse/fixtures.js';
@@ -352,6 +352,59 @@ describe('the partitioned write', () => {
 // which file versions each partition holds and how many rows. The ledger's answer must be the scan's,
 // fingerprints included (so exports made before keep their partitions), and any count that does not
 // add up sends the export back to the scan.
+describe('the tables at once', () => {
+  it("each table is written on a connection of its own; the ledger's connection runs one statement at a time", async () => {
+    await withDb(async (wh) => {
+      const onMain: Array<{ sql: string; params: unknown[] }> = [];
+      const lanes: Array<Array<{ sql: string; params: unknown[] }>> = [];
+      // Every ledger write waits until every table's files are in place: a write not made one at a
+      // time would then find the others' already waiting here.
+      let placed!: () => void;
+      const allPlaced = new Promise<void>((resolve) => (placed = resolve));
+      let inFlight = 0;
+      let most = 0;
+      const ledger = new Proxy(recordingCopies(wh.connection, onMain), {
+        get(target, prop, receiver) {
+          const value: unknown = Reflect.get(target, prop, receiver);
+          if (typeof value !== 'function' || prop !== 'run') return value;
+          return async (sql: string, params?: unknown[]) => {
+            if (!sql.includes('INTO sync.exports')) return (value as (...args: unknown[]) => unknown).call(target, sql, params);
+            most = Math.max(most, ++inFlight);
+            try {
+              await allPlaced;
+              return await (value as (...args: unknown[]) => Promise<unknown>).call(target, sql, params);
+            } finally {
+              inFlight -= 1;
+            }
+          };
+        },
+      });
+      const result = await exportOn(ledger, normalizeExportOptions({ outDir }), {
+        connect: async () => {
+          const lane: Array<{ sql: string; params: unknown[] }> = [];
+          lanes.push(lane);
+          return recordingCopies(await wh.connect(), lane);
+        },
+        // 9 partition files and the runs file; once the 9th is in place, every table asks for its ledger write.
+        onProgress: (done) => {
+          if (done === 9) setImmediate(placed);
+        },
+      });
+      expect(result.partitionsWritten).toBe(9);
+      expect(onMain).toEqual([]);
+      // One lane per table, the live tables' too (they hold nothing here, so they copy nothing).
+      expect(lanes.map((lane) => lane.map((copy) => /FROM (\w+) WHERE/.exec(copy.sql)?.[1]))).toEqual(
+        EXPORT_TABLES.map((table) => (FILE_KINDS.includes(table as never) ? [table] : [])),
+      );
+      expect(most).toBe(1);
+      expect(await query(wh, 'SELECT table_name, count(*)::INTEGER AS n FROM sync.exports GROUP BY ALL ORDER BY ALL')).toEqual(
+        FILE_KINDS.map((table_name) => ({ table_name, n: 3 })).sort((a, b) => a.table_name.localeCompare(b.table_name)),
+      );
+      await expectExportEqualsTables(wh);
+    });
+  });
+});
+
 describe('partitions from the ledger', () => {
   const both = (wh: Warehouse, table: 'levels' | 'strikes_total' | 'strikes_by_expiry', filters: Parameters<typeof normalizeExportOptions>[0] = { outDir }) =>
     tableLayout(wh.connection, table).then(async (layout) => {
