@@ -15,7 +15,8 @@ import { exportOn, normalizeExportOptions, type ExportResult } from '../src/expo
 import { loadFiles, openWarehouse } from '../src/warehouse/index.js';
 import { KINDS, removeDir, tempDir } from './fixture.js';
 import { emulatorSession } from './scale-extras.js';
-import { DEFAULT_SHAPE, isTradfiSession } from './scale-warehouse.js';
+import { DEFAULT_SHAPE } from './scale-warehouse.js';
+import { isNyseTradingDay } from '../src/calendar/nyse.js';
 
 interface Spent {
   ms: number;
@@ -114,11 +115,11 @@ async function main(): Promise<void> {
   }
 }
 
-/** The next weekday: a session of all 4 pairs (12 files), as most nights are. */
+/** The next NYSE trading day: a session of all 4 pairs (12 files), as most nights are. */
 function nextTradfiSession(after: string): string {
   let date = after;
   do date = new Date(Date.parse(`${date}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
-  while (!isTradfiSession(date));
+  while (!isNyseTradingDay(date));
   return date;
 }
 

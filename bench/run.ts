@@ -31,7 +31,16 @@ async function main(): Promise<void> {
     if (scale.extras !== undefined && scale.db === undefined) throw new Error('--extras needs --db (a copy of a scale warehouse: it is written to)');
     const section =
       scale.extras !== undefined && scale.db !== undefined
-        ? await scaleExtras({ db: scale.db, runs: scale.runs, lastSession: scale.lastSession, parts: scale.extras }, log)
+        ? await scaleExtras(
+            {
+              db: scale.db,
+              runs: scale.runs,
+              lastSession: scale.lastSession,
+              parts: scale.extras,
+              ...(scale.contenders ? { contenders: scale.contenders } : {}),
+            },
+            log,
+          )
         : await scaleScenario(scale, log);
     process.stdout.write(`\n${section}\n`);
     if (config.outFile) writeFileSync(config.outFile, `${section}\n`);

@@ -17,7 +17,8 @@ import { duckdb } from '../src/warehouse/duckdb.js';
 import { exportWarehouse } from '../src/export/export.js';
 import { loadFiles, openWarehouse, type LoadInput } from '../src/warehouse/index.js';
 import { KINDS, removeDir, tempDir } from './fixture.js';
-import { DEFAULT_SHAPE, SCALE_PAIRS, isTradfiSession, type ScalePair } from './scale-warehouse.js';
+import { DEFAULT_SHAPE, SCALE_PAIRS, type ScalePair } from './scale-warehouse.js';
+import { isNyseTradingDay } from '../src/calendar/nyse.js';
 import { fmtMb, formatSample, median, table, timed } from './stats.js';
 
 export interface ExtrasArgs {
@@ -29,6 +30,8 @@ export interface ExtrasArgs {
   strikes?: number;
   /** Which measurements (default all three). */
   parts?: ReadonlySet<ExtrasPart>;
+  /** The export's contenders (default all three). */
+  contenders?: readonly ContenderName[];
 }
 
 export const EXTRAS_PARTS = ['storage', 'export', 'nightly', 'incremental'] as const;
@@ -56,7 +59,7 @@ export function emulatorSession(
   const market = createMarketModel({ seed: 7, ...sizes, symbols: pairs.map((p) => p.symbol), historyStart: dayAfter(date, -30) });
   const inputs: LoadInput[] = [];
   for (const pair of pairs) {
-    if (pair.tradfi && !isTradfiSession(date)) continue;
+    if (pair.tradfi && !isNyseTradingDay(date)) continue; // the emulator's calendar: no file on a weekend or an NYSE holiday
     for (const file of KINDS) {
       const daily = market.dailyFile(pair.exchange, pair.symbol, date, file as FileKind, 0);
       const path = join(dir, `${pair.exchange}-${pair.symbol}-${date}-${file}.csv.gz`);
@@ -184,7 +187,22 @@ export interface ExportContest {
   load: number[];
 }
 
-const CONTENDERS = ['export', 'sameFiles', 'splitting'] as const;
+export const CONTENDERS = ['export', 'sameFiles', 'splitting'] as const;
+export type ContenderName = (typeof CONTENDERS)[number];
+
+/**
+ * `--contenders export,sameFiles`: which of the export's contenders run (default all three). The
+ * export and the same-files COPY, its baseline, always do; leaving out DuckDB's default COPY (a
+ * reference only) buys a third run of the two at 24 months in the time of two.
+ */
+export function parseContenders(value: string | undefined): ContenderName[] {
+  if (value === undefined) return [...CONTENDERS];
+  const names = value.split(',');
+  const bad = names.filter((name) => !(CONTENDERS as readonly string[]).includes(name));
+  if (bad.length > 0) throw new Error(`--contenders takes ${CONTENDERS.join(', ')} (comma-separated), got "${bad.join(',')}"`);
+  if (!names.includes('export') || !names.includes('sameFiles')) throw new Error('--contenders must name export and sameFiles (the target is their ratio)');
+  return CONTENDERS.filter((name) => names.includes(name));
+}
 
 interface Duel {
   a: number[];
@@ -199,11 +217,17 @@ const load1 = (): number => Number(loadavg()[0]!.toFixed(1));
 const loadRange = (load: readonly number[]): string => (load.length === 0 ? '—' : `${Math.min(...load)}–${Math.max(...load)}`);
 
 /** Export and the two raw COPYs, interleaved in rotating order; each output folder measured and removed. */
-export async function exportDuel(db: string, scratch: string, runs: number, log: (l: string) => void): Promise<ExportContest> {
+export async function exportDuel(
+  db: string,
+  scratch: string,
+  runs: number,
+  log: (l: string) => void,
+  contenders: readonly ContenderName[] = CONTENDERS,
+): Promise<ExportContest> {
   const contest: ExportContest = { export: { ms: [], bytes: 0 }, sameFiles: { ms: [], bytes: 0 }, splitting: { ms: [], bytes: 0 }, load: [] };
   for (let run = 0; run < runs; run++) {
-    for (let turn = 0; turn < CONTENDERS.length; turn++) {
-      const who = CONTENDERS[(run + turn) % CONTENDERS.length]!;
+    for (let turn = 0; turn < contenders.length; turn++) {
+      const who = contenders[(run + turn) % contenders.length]!;
       const out = join(scratch, `out-${who}-${run}`);
       const { ms } = await timed(() =>
         who === 'export' ? exportWarehouse({ dbPath: db, outDir: out, tables: [...KINDS] }).then(() => undefined) : rawCopy(db, out, who === 'sameFiles'),
@@ -301,7 +325,7 @@ export async function scaleExtras(args: ExtrasArgs, log: (line: string) => void)
     const parts = args.parts ?? new Set(EXTRAS_PARTS);
     const storage = parts.has('storage') ? await storageOf(args.db, archive) : [];
     const none: Duel = { a: [], b: [], aBytes: 0, bBytes: 0, load: [] };
-    const exp = parts.has('export') ? await exportDuel(args.db, scratch, args.runs, log) : null;
+    const exp = parts.has('export') ? await exportDuel(args.db, scratch, args.runs, log, args.contenders) : null;
     const nightly = parts.has('nightly') ? await nightlyDuel(args.db, scratch, args, log) : none;
     const incremental = parts.has('incremental') ? await incrementalExport(args.db, scratch, args, log) : none;
     const duelRows = [
@@ -321,13 +345,17 @@ export async function scaleExtras(args: ExtrasArgs, log: (line: string) => void)
               '—',
               '',
             ],
-            [
-              "the same raw COPY with DuckDB's default of 100 open files (splits partitions)",
-              formatSample(exp.splitting.ms),
-              outputOf(exp.splitting),
-              `${(median(exp.splitting.ms) / median(exp.sameFiles.ms)).toFixed(2)}× time`,
-              '',
-            ],
+            ...(exp.splitting.ms.length > 0
+              ? [
+                  [
+                    "the same raw COPY with DuckDB's default of 100 open files (splits partitions)",
+                    formatSample(exp.splitting.ms),
+                    outputOf(exp.splitting),
+                    `${(median(exp.splitting.ms) / median(exp.sameFiles.ms)).toFixed(2)}× time`,
+                    '',
+                  ],
+                ]
+              : []),
           ]
         : []),
       ...(parts.has('nightly')

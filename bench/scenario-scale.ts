@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { openWarehouse } from '../src/warehouse/index.js';
 import { removeDir, tempDir } from './fixture.js';
-import { parseExtrasParts, type ExtrasPart } from './scale-extras.js';
+import { parseContenders, parseExtrasParts, type ContenderName, type ExtrasPart } from './scale-extras.js';
 import { growScaleWarehouse, sessionDates } from './scale-warehouse.js';
 import { scaleQueries, type ScaleQuery } from './scale-queries.js';
 import { fmtMb, fmtMs, formatSample, median, table, timed } from './stats.js';
@@ -28,6 +28,8 @@ export interface ScaleArgs {
   schemaVersion?: number;
   /** Storage, export and nightly-load measurements on the warehouse at --db (bench/scale-extras.ts), instead of the questions. */
   extras?: ReadonlySet<ExtrasPart>;
+  /** The export's contenders (--contenders; default all three). */
+  contenders?: ContenderName[];
 }
 
 export function parseScaleArgs(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): ScaleArgs | undefined {
@@ -52,7 +54,7 @@ export function parseScaleArgs(argv: readonly string[], env: NodeJS.ProcessEnv =
     months,
     runs,
     buildOnly: argv.includes('--build-only'),
-    ...(argv.includes('--extras') ? { extras: parseExtrasParts(value('--extras')) } : {}),
+    ...(argv.includes('--extras') ? { extras: parseExtrasParts(value('--extras')), contenders: parseContenders(value('--contenders')) } : {}),
     lastSession,
     pitEvents: (value('--pit-events') ?? '100000,1000000')
       .split(',')

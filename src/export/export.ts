@@ -119,8 +119,7 @@ export async function exportOn(conn: DuckDBConnection, selection: ExportSelectio
     const lanes = await tableLanes(conn, selection.tables, run.connect);
     const plans = await eachLane(lanes, (lane, table) => planTable(lane, table, state));
     state.filesTotal = plans.reduce((n, plan) => n + plan.stale.length, 0) + 1;
-    const ledger = oneAtATime(conn);
-    await eachLane(lanes, (lane, _table, i) => writeTable(lane, plans[i]!, state, ledger));
+    await writeTables(lanes, plans, state, oneAtATime(conn));
     for (const plan of plans) tables.push(await forgetGone(conn, plan, state));
     const runsFile = await writeRunsFile(conn, state);
     state.bytes += await writeDescription(conn, state.target, state.selection.format, runsFile, state.now());
@@ -208,9 +207,11 @@ function oneAtATime(conn: DuckDBConnection): Ledger {
  * renamed while DuckDB writes the next run (its threads wait on the disk and finish files one by
  * one; the main thread is idle meanwhile), at most one run behind, so staging holds at most two
  * runs a table. Object storage: one run at a time, each upload recorded as it lands, so a cut run
- * resumes from what the ledger says.
+ * resumes from what the ledger says. What it placed and has not recorded when it ends, done or
+ * failed, goes to `leftover`: the caller records every table's in one statement (each commit is a
+ * fixed cost, which a nightly export of three small runs would pay three times).
  */
-async function writeTable(lane: DuckDBConnection, plan: TablePlan, state: RunState, ledger: Ledger): Promise<void> {
+async function writeTable(lane: DuckDBConnection, plan: TablePlan, state: RunState, ledger: Ledger, leftover: Placed[]): Promise<void> {
   let behind: Promise<Placed | null> = Promise.resolve(null);
   let unrecorded: Placed[] = [];
   try {
@@ -222,15 +223,31 @@ async function writeTable(lane: DuckDBConnection, plan: TablePlan, state: RunSta
       behind.catch(() => undefined); // awaited below; meanwhile a failure must not count as unhandled
       if (!state.target.local) await behind;
     }
-    await recordSome(ledger, state, [...unrecorded, await behind], 0);
+    const last = await behind;
+    if (last !== null) unrecorded.push(last);
   } catch (error) {
     state.failed = true;
-    // What is in place stays known, so the rerun does not write it again; the failure is what the caller sees.
-    await recordSome(ledger, state, unrecorded, 0).catch(() => undefined);
     throw error;
   } finally {
     await behind.catch(() => undefined); // never leave a rename running into the staging cleanup
+    leftover.push(...unrecorded);
   }
+}
+
+/**
+ * Every table written, then what they placed and left unrecorded, in one ledger write. After a
+ * failure too: what is in place stays known, so the rerun does not write it again; the failure is
+ * what the caller sees.
+ */
+async function writeTables(lanes: Lanes, plans: readonly TablePlan[], state: RunState, ledger: Ledger): Promise<void> {
+  const leftover: Placed[] = [];
+  try {
+    await eachLane(lanes, (lane, _table, i) => writeTable(lane, plans[i]!, state, ledger, leftover));
+  } catch (error) {
+    await recordSome(ledger, state, leftover, 0).catch(() => undefined);
+    throw error;
+  }
+  await recordSome(ledger, state, leftover, 0);
 }
 
 /**

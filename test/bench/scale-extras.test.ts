@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { openWarehouse } from '../../src/warehouse/index.js';
 import { growScaleWarehouse } from '../../bench/scale-warehouse.js';
-import { parseExtrasParts, scaleExtras } from '../../bench/scale-extras.js';
+import { parseContenders, parseExtrasParts, scaleExtras } from '../../bench/scale-extras.js';
 import { removeDir, tempDir } from '../../bench/fixture.js';
 
 describe('scale extras', () => {
@@ -13,6 +13,13 @@ describe('scale extras', () => {
     expect([...parseExtrasParts('--runs')]).toEqual(['storage', 'export', 'nightly', 'incremental']);
     expect([...parseExtrasParts('storage,nightly')]).toEqual(['storage', 'nightly']);
     expect(() => parseExtrasParts('storage,disk')).toThrow(/storage, export, nightly, incremental.*"disk"/);
+  });
+
+  it('--contenders picks the export contenders; the export and its same-files baseline always run', () => {
+    expect(parseContenders(undefined)).toEqual(['export', 'sameFiles', 'splitting']);
+    expect(parseContenders('sameFiles,export')).toEqual(['export', 'sameFiles']);
+    expect(() => parseContenders('export,splitting')).toThrow(/must name export and sameFiles/);
+    expect(() => parseContenders('export,sameFiles,raw')).toThrow(/export, sameFiles, splitting.*"raw"/);
   });
 
   it('measures bytes per row, export against COPY and a nightly load on a tiny warehouse', async () => {

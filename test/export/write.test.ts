@@ -13,6 +13,7 @@ import { BTC, levelsRows, makeTempDir, query, writeFixture, type Market } from '
 import { FILE_KINDS } from '../../src/core/file-kinds.js';
 import { copyRuns, stalePartitions, type ExportedPartition, type Partition } from '../../src/export/copy-runs.js';
 import { ledgerPartitions, scannedPartitions, tableLayout } from '../../src/export/partitions.js';
+import { localTarget } from '../../src/export/target.js';
 
 const part = (exchange: string, symbol: string, sessionDate: string, fingerprint = 'f'): Partition => ({ exchange, symbol, sessionDate, rows: 1, fingerprint });
 
@@ -144,12 +145,17 @@ async function expectExportEqualsTables(wh: Warehouse, tables: readonly string[]
 
 /** The connection, with every partitioned COPY it runs recorded (statement and parameters). */
 function recordingCopies(conn: DuckDBConnection, copies: Array<{ sql: string; params: unknown[] }>): DuckDBConnection {
+  return recording(conn, /PARTITION_BY/, copies);
+}
+
+/** The connection, with every statement matching `pattern` it runs recorded (statement and parameters). */
+function recording(conn: DuckDBConnection, pattern: RegExp, seen: Array<{ sql: string; params: unknown[] }>): DuckDBConnection {
   return new Proxy(conn, {
     get(target, prop, receiver) {
       const value: unknown = Reflect.get(target, prop, receiver);
       if (typeof value !== 'function') return value;
       return (sql: unknown, params?: unknown[]) => {
-        if (prop === 'run' && typeof sql === 'string' && sql.includes('PARTITION_BY')) copies.push({ sql, params: params ?? [] });
+        if (prop === 'run' && typeof sql === 'string' && pattern.test(sql)) seen.push({ sql, params: params ?? [] });
         return (value as (...args: unknown[]) => unknown).call(target, sql, params);
       };
     },
@@ -226,7 +232,7 @@ describe('the partitioned write', () => {
     expect(readdirSync(outDir).filter((name) => name.startsWith('.'))).toEqual([]);
   });
 
-  it('one new session of two pairs is one partitioned COPY per table, which selects exactly its partitions', async () => {
+  it('one new session of two pairs is one partitioned COPY per table, which selects exactly its partitions, and one ledger write', async () => {
     await exportWarehouse({ dbPath, outDir });
     const BTC4: Market = { ...BTC, sessionDate: '2026-11-23' };
     const SPY4: Market = { exchange: 'tradfi', symbol: 'SPY', sessionDate: '2026-11-23' };
@@ -237,9 +243,11 @@ describe('the partitioned write', () => {
       );
       expect(report.failed).toEqual([]);
       const copies: Array<{ sql: string; params: unknown[] }> = [];
-      const result = await exportOn(recordingCopies(wh.connection, copies), normalizeExportOptions({ outDir }));
+      const ledgerWrites: Array<{ sql: string; params: unknown[] }> = [];
+      const result = await exportOn(recordingCopies(recording(wh.connection, /INTO sync\.exports/, ledgerWrites), copies), normalizeExportOptions({ outDir }));
       expect(result.tables.slice(0, 3).map((t) => [t.table, t.partitionsWritten, t.partitionsSkipped])).toEqual(FILE_KINDS.map((table) => [table, 2, 3]));
       expect(copies).toHaveLength(3);
+      expect(ledgerWrites, 'the three tables recorded in one statement').toHaveLength(1);
       for (const copy of copies)
         expect(await rowsSelectedBy(wh, copy)).toEqual([
           ['bybit', 'BTC', '2026-11-23'],
@@ -353,12 +361,13 @@ describe('the partitioned write', () => {
 // fingerprints included (so exports made before keep their partitions), and any count that does not
 // add up sends the export back to the scan.
 describe('the tables at once', () => {
-  it("each table is written on a connection of its own; the ledger's connection runs one statement at a time", async () => {
+  it("each table is written on a connection of its own; the ledger's connection runs one statement at a time, uploads recorded as they land", async () => {
     await withDb(async (wh) => {
       const onMain: Array<{ sql: string; params: unknown[] }> = [];
       const lanes: Array<Array<{ sql: string; params: unknown[] }>> = [];
-      // Every ledger write waits until every table's files are in place: a write not made one at a
-      // time would then find the others' already waiting here.
+      // A target that uploads (local: false) records each file as it lands, so the tables ask for
+      // ledger writes at once. Each waits here until every table has placed its first file: a
+      // write not made one at a time would find the others' already waiting.
       let placed!: () => void;
       const allPlaced = new Promise<void>((resolve) => (placed = resolve));
       let inFlight = 0;
@@ -385,9 +394,9 @@ describe('the tables at once', () => {
           lanes.push(lane);
           return recordingCopies(await wh.connect(), lane);
         },
-        // 9 partition files and the runs file; once the 9th is in place, every table asks for its ledger write.
+        target: { ...localTarget(outDir), local: false },
         onProgress: (done) => {
-          if (done === 9) setImmediate(placed);
+          if (done === FILE_KINDS.length) setImmediate(placed);
         },
       });
       expect(result.partitionsWritten).toBe(9);
