@@ -11,7 +11,6 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import pLimit from 'p-limit';
 import { duckdb } from '../warehouse/duckdb.js';
 import { num, readOne } from '../warehouse/read-rows.js';
 import { UsageError } from '../core/errors.js';
@@ -35,6 +34,7 @@ import {
   type ExportSelection,
   type ExportTableCounts,
 } from './options.js';
+import { eachLane, oneAtATime, tableLanes, type Lanes, type Ledger } from './lanes.js';
 import { FILTER, filterParams, listExported, listPartitions, RUN_KEYS, runKeyParams } from './partitions.js';
 
 export { EXPORT_FORMATS, EXPORT_TABLES, type ExportFormat, type ExportTable } from './tables.js';
@@ -161,45 +161,6 @@ async function planTable(conn: DuckDBConnection, table: ExportTable, state: RunS
   const held = selection.full ? new Set<string>() : await target.held([...exported.values()]);
   const stale = stalePartitions(partitions, exported, pathOf, selection.full, (path) => held.has(path));
   return { table, partitions, exported, stale, pathOf };
-}
-
-/** The connection each table is planned and written on: its own when `connect` is given, else `conn` for all. */
-interface Lanes {
-  tables: readonly ExportTable[];
-  connections: DuckDBConnection[];
-  concurrent: boolean;
-}
-
-async function tableLanes(conn: DuckDBConnection, tables: readonly ExportTable[], connect: ExportRun['connect']): Promise<Lanes> {
-  if (connect === undefined) return { tables, connections: tables.map(() => conn), concurrent: false };
-  const connections = [];
-  for (const _table of tables) connections.push(await connect());
-  return { tables, connections, concurrent: true };
-}
-
-/**
- * `work` for every table on its lane: all at once when each has its own connection, else one after
- * another. Every table's work ends before this returns or throws (none runs into the staging
- * cleanup); the first failure is thrown.
- */
-async function eachLane<T>(lanes: Lanes, work: (lane: DuckDBConnection, table: ExportTable, index: number) => Promise<T>): Promise<T[]> {
-  if (!lanes.concurrent) {
-    const results: T[] = [];
-    for (const [i, table] of lanes.tables.entries()) results.push(await work(lanes.connections[i]!, table, i));
-    return results;
-  }
-  const settled = await Promise.allSettled(lanes.tables.map((table, i) => work(lanes.connections[i]!, table, i)));
-  const failure = settled.find((result) => result.status === 'rejected');
-  if (failure) throw failure.reason;
-  return settled.map((result) => (result as PromiseFulfilledResult<T>).value);
-}
-
-/** Writes to the export ledger, on its connection, one at a time whichever table asks: a connection runs one statement at a time. */
-type Ledger = <T>(write: (conn: DuckDBConnection) => Promise<T>) => Promise<T>;
-
-function oneAtATime(conn: DuckDBConnection): Ledger {
-  const turn = pLimit(1);
-  return (write) => turn(() => write(conn));
 }
 
 /**
