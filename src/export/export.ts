@@ -16,6 +16,7 @@ import { num, readOne } from '../warehouse/read-rows.js';
 import { UsageError } from '../core/errors.js';
 import { isIsoDate } from '../time/dates.js';
 import { openWarehouse } from '../warehouse/open.js';
+import { keepBlockMemory } from '../warehouse/keep-memory.js';
 import { checkSelectionNames } from '../core/known-names.js';
 import { heldPairs, HELD_SOURCE } from '../warehouse/held-pairs.js';
 import { localTarget, type ExportTarget, type StoredFile } from './target.js';
@@ -96,6 +97,7 @@ interface RunState extends ExportRun {
  */
 export async function exportOn(conn: DuckDBConnection, selection: ExportSelection, run: Partial<ExportRun> = {}): Promise<ExportResult> {
   const target = run.target ?? localTarget(selection.outDir);
+  await keepBlockMemory(conn);
   mkdirSync(target.stagingRoot(), { recursive: true });
   // A folder of a crashed run (or anyone's folder of that name) is only reported: the export removes
   // nothing it cannot prove it wrote, and the staging folder it removes is the one mkdtemp made now.

@@ -202,6 +202,22 @@ describe('the partitioned write', () => {
     });
   });
 
+  it('the export lets DuckDB keep the memory its COPYs used (up to the memory limit), so the next COPY does not fault it in again', async () => {
+    await withDb(async (wh) => {
+      const setting = `SELECT current_setting('block_allocator_memory') AS kept, current_setting('memory_limit') AS "limit"`;
+      const [before] = await query(wh, setting);
+      expect(before?.kept).toBe('0 bytes');
+      await exportOn(wh.connection, normalizeExportOptions({ outDir }));
+      const [after] = await query(wh, setting);
+      // DuckDB prints both rounded ('18.7 GiB' kept of an '18.8 GiB' limit): the same size to a rounding.
+      const [kept, keptUnit] = String(after?.kept).split(' ');
+      const [limit, limitUnit] = String(after?.limit).split(' ');
+      expect(keptUnit).toBe(limitUnit);
+      expect(Number(kept)).toBeGreaterThan(0);
+      expect(Number(kept)).toBeCloseTo(Number(limit), 0);
+    });
+  });
+
   it('still one file per partition when DuckDB splits partitions over several files', async () => {
     await withDb(async (wh) => {
       // Three sessions whose rows interleave in the table, big enough for many DataChunks, and
