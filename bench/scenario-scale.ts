@@ -28,7 +28,7 @@ export interface ScaleArgs {
   schemaVersion?: number;
   /** Storage, export and nightly-load measurements on the warehouse at --db (bench/scale-extras.ts), instead of the questions. */
   extras?: ReadonlySet<ExtrasPart>;
-  /** The export's contenders (--contenders; default all three). */
+  /** The export's contenders (--contenders; default all four). */
   contenders?: ContenderName[];
 }
 

@@ -16,10 +16,11 @@ describe('scale extras', () => {
   });
 
   it('--contenders picks the export contenders; the export and its same-files baseline always run', () => {
-    expect(parseContenders(undefined)).toEqual(['export', 'sameFiles', 'splitting']);
+    expect(parseContenders(undefined)).toEqual(['export', 'sameFiles', 'sameFilesKept', 'splitting']);
+    expect(parseContenders('export,sameFilesKept,sameFiles')).toEqual(['export', 'sameFiles', 'sameFilesKept']);
     expect(parseContenders('sameFiles,export')).toEqual(['export', 'sameFiles']);
     expect(() => parseContenders('export,splitting')).toThrow(/must name export and sameFiles/);
-    expect(() => parseContenders('export,sameFiles,raw')).toThrow(/export, sameFiles, splitting.*"raw"/);
+    expect(() => parseContenders('export,sameFiles,raw')).toThrow(/export, sameFiles, sameFilesKept, splitting.*"raw"/);
   });
 
   it('measures bytes per row, export against COPY and a nightly load on a tiny warehouse', async () => {
@@ -45,8 +46,11 @@ describe('scale extras', () => {
       expect(report).toMatch(/exportWarehouse.*\| \d+ MB; \d+ files for \d+ partitions \(0 split\), [\d,]+ rows \| [\d.]+× time \| [\d.]+–[\d.]+ \|/);
       // The target's baseline writes the same files (none split); DuckDB's default may split partitions.
       expect(report).toMatch(/raw `COPY.*writing the same files.*\| \d+ MB; \d+ files for \d+ partitions \(0 split\), [\d,]+ rows \| — \|/);
+      expect(report).toMatch(
+        /block allocator keeping its memory.*\| \d+ MB; \d+ files for \d+ partitions \(0 split\), [\d,]+ rows \| [\d.]+× time; the export [\d.]+× this \|/,
+      );
       expect(report).toMatch(/default of 100 open files.*\| \d+ MB; \d+ files for \d+ partitions \(\d+ split\), [\d,]+ rows \| [\d.]+× time \|/);
-      expect(lines.filter((l) => /export run 1 (export|sameFiles|splitting):/.test(l))).toHaveLength(3);
+      expect(lines.filter((l) => /export run 1 (export|sameFiles|sameFilesKept|splitting):/.test(l))).toHaveLength(4);
       expect(report).toMatch(/incremental export of one new session .*\| \d+ MB \| — \|/);
       expect(lines.filter((l) => /incremental 2027-03-0\d: .* 12 partitions written/.test(l))).toHaveLength(1);
       expect(lines.filter((l) => l.includes('nightly 2026-11-24'))).toHaveLength(2);
