@@ -180,29 +180,37 @@ describe('export to S3', () => {
     const cut = await exportTo('resume').catch((error: unknown) => error);
     expect(cut).toBeInstanceOf(ObjectStoreError);
     expect(String((cut as Error).message)).toMatch(/a rerun resumes/);
-    expect(s3.putsDone() - puts).toBe(5);
+    // The tables upload at once: a PUT of another table already on its way when the fifth lands
+    // gets through too (as on a real link), so count what the server holds rather than assume 5.
+    const landed = s3.putsDone() - puts;
+    expect(landed).toBeGreaterThanOrEqual(5);
+    expect(landed).toBeLessThan(18);
     // No manifest yet: a reader following it sees no half export.
     await expect(objectText(`resume/${MANIFEST_FILE}`)).rejects.toThrow();
 
     s3.cutAfterPuts(null);
     const before = s3.putsDone();
     const resumed = await exportTo('resume');
-    expect(resumed.partitionsWritten).toBe(18 - 5);
-    expect(s3.putsDone() - before).toBe(18 - 5 + EVERY_RUN);
+    // Every upload that landed was recorded: the rerun sends exactly the others.
+    expect(resumed.partitionsWritten).toBe(18 - landed);
+    expect(s3.putsDone() - before).toBe(18 - landed + EVERY_RUN);
     await expectSameAsWarehouse('resume');
   }, 120_000);
 
   it('an object changed behind its back is sent again (HEAD shows another sha256)', async () => {
+    const puts = s3.putsDone();
     s3.cutAfterPuts(4);
     await expect(exportTo('tamper')).rejects.toBeInstanceOf(ObjectStoreError);
     s3.cutAfterPuts(null);
+    const landed = s3.putsDone() - puts; // 4, or more when other tables' PUTs were on their way (the tables upload at once)
+    expect(landed).toBeGreaterThanOrEqual(4);
     const manifestless = await client.send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: 'tamper/' }));
     const first = manifestless.Contents![0]!.Key!;
     const { PutObjectCommand } = await import('@aws-sdk/client-s3');
     await client.send(new PutObjectCommand({ Bucket: BUCKET, Key: first, Body: 'not parquet' }));
     const before = s3.putsDone();
     await exportTo('tamper');
-    expect(s3.putsDone() - before).toBe(18 - 4 + 1 + EVERY_RUN);
+    expect(s3.putsDone() - before).toBe(18 - landed + 1 + EVERY_RUN);
     await expectSameAsWarehouse('tamper');
   }, 120_000);
 
