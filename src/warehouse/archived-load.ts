@@ -67,7 +67,7 @@ export async function loadArchived<C extends ArchivedCandidate>(
   judge: (candidate: C, found: FoundBytes) => Verdict | Promise<Verdict>,
   options: ArchivedLoadOptions,
 ): Promise<ArchivedLoadReport<C>> {
-  const report: ArchivedLoadReport<C> = { loaded: [], skipped: [], failed: [], warnings: [], rowsLoaded: 0, notLoaded: [], candidateOf: new Map() };
+  const report: ArchivedLoadReport<C> = { loaded: [], skipped: [], failed: [], held: [], warnings: [], rowsLoaded: 0, notLoaded: [], candidateOf: new Map() };
   let done = 0;
   for (const chunk of chunksOf(byKind(candidates), options.chunkSize ?? 32)) {
     // A stop signal ends the load between chunks (the loader ends it within a chunk).
@@ -179,6 +179,7 @@ function merge(into: LoadReport, from: LoadReport): void {
   into.loaded.push(...from.loaded);
   into.skipped.push(...from.skipped);
   into.failed.push(...from.failed);
+  into.held.push(...from.held);
   into.rowsLoaded += from.rowsLoaded;
   if (from.stopped) into.stopped = true;
   // The loader names an unknown column once per call: once per report here.

@@ -26,6 +26,7 @@ const ON_CONFLICT_UPDATE = `
     loaded_at = excluded.loaded_at,
     status = excluded.status,
     error = excluded.error,
+    schema_version = coalesce(excluded.schema_version, sync.files.schema_version),
     updated_at = excluded.updated_at`;
 
 const UPSERT_LEDGER = `
@@ -59,7 +60,7 @@ export async function recordFileStatus(conn: DuckDBConnection, file: LedgerFile,
 
 /**
  * Marks a batch of file versions loaded, all of one kind, listed in a temp table with the columns
- * exchange, symbol, session_date, sha256, bytes, rows, archive_path, downloaded_at (one row per file):
+ * exchange, symbol, session_date, sha256, bytes, rows, archive_path, downloaded_at, schema_version (one row per file):
  * older loaded versions become superseded. Two statements for the batch, not two per file.
  */
 export async function recordBatchLoaded(conn: DuckDBConnection, filesTable: string, kind: FileKind, now: Date): Promise<void> {
@@ -73,9 +74,9 @@ export async function recordBatchLoaded(conn: DuckDBConnection, filesTable: stri
   );
   await conn.run(
     `INSERT INTO sync.files (exchange, symbol, session_date, file, sha256, bytes, rows, archive_path,
-                             downloaded_at, loaded_at, status, error, updated_at)
+                             downloaded_at, loaded_at, status, error, updated_at, schema_version)
      SELECT exchange, symbol, session_date, $1, sha256, bytes, rows, archive_path,
-            downloaded_at, $2::TIMESTAMPTZ, 'loaded', NULL, $2::TIMESTAMPTZ
+            downloaded_at, $2::TIMESTAMPTZ, 'loaded', NULL, $2::TIMESTAMPTZ, schema_version
        FROM ${filesTable}
      ${ON_CONFLICT_UPDATE}`,
     [kind, at],

@@ -1,13 +1,27 @@
 // Loads verified daily files into the tables. Each batch of files is read by one
 // read_csv straight into the target table (no staging copy: it cost as much again as the read), in
-// ONE transaction with the removal of older versions and the ledger rows. Checks ride along: a row of
+// ONE transaction with the removal of older versions, the ledger rows and the layout's record
+// (schema on read: the header decides which columns are read, unknown ones are kept, see
+// schema-evolution.ts). Checks ride along: a row of
 // another market or session fails the statement (load-sql.ts), and each file's row count is compared
 // with the manifest before COMMIT. A failing batch is retried file by file so one bad file blocks no other.
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { headerSignature, mapHeader, parseHeaderLine, readGzipHeaderLine, type CsvColumn } from './csv-header.js';
+import { headerSignature, mapHeader, parseHeaderLine, readGzipHeaderLine, type HeaderMapping } from './csv-header.js';
 import { DATE_PATTERN } from './layouts.js';
 import { type LedgerFile, loadedFiles, recordBatchLoaded, recordFileStatus } from './ledger.js';
-import { targetSelect } from './load-sql.js';
+import { readCsvOf, targetSelect } from './load-sql.js';
+import { manifestRowsOf } from './manifest.js';
+import {
+  applyChanges,
+  evolutionOf,
+  heldReason,
+  layoutNotes,
+  numericColumns,
+  readLayoutState,
+  recordLayout,
+  type LayoutState,
+  type SchemaContract,
+} from './schema-evolution.js';
 import { num, readRows, text } from './read-rows.js';
 import { refreshSessionCloses } from './session-closes.js';
 import { conciseDbError, toIsoTimestamp } from './duckdb-text.js';
@@ -27,6 +41,8 @@ export interface LoadInput extends LedgerFile {
   downloadedAt: Date | string;
   /** Where the file is, for messages, when `path` means nothing to a user (an open descriptor, a private copy). */
   source?: string;
+  /** The manifest's schema_version; when absent (or 0), the stored manifest row's is used. */
+  schemaVersion?: number;
 }
 
 export interface LoadOptions {
@@ -45,6 +61,8 @@ export interface LoadOptions {
    * the batch's size. The files not done are the caller's to keep.
    */
   signal?: AbortSignal;
+  /** `freeze` holds a file with a new column or schema_version instead of loading it (default `evolve`). */
+  schemaContract?: SchemaContract;
 }
 
 export interface FailedLoad {
@@ -57,7 +75,9 @@ export interface LoadReport {
   /** Same sha256 already loaded: nothing done. */
   skipped: LoadInput[];
   failed: FailedLoad[];
-  /** Unknown columns, once per (file kind, column). */
+  /** Not loaded under the `freeze` contract: a new layout, and why (nothing recorded; the caller keeps them waiting). */
+  held: Array<{ input: LoadInput; reason: string }>;
+  /** Layout news, once each: columns added or widened, a schema_version first seen. */
   warnings: string[];
   rowsLoaded: number;
   /** The signal stopped the load before every file was done. */
@@ -66,7 +86,9 @@ export interface LoadReport {
 
 interface Prepared {
   input: LoadInput;
-  columns: CsvColumn[];
+  mapping: HeaderMapping;
+  /** The manifest's schema_version, when known. */
+  version: number | null;
 }
 
 const SHA256 = /^[0-9a-f]{64}$/i;
@@ -101,13 +123,14 @@ export async function loadFiles(conn: DuckDBConnection, files: readonly LoadInpu
 }
 
 async function loadRounds(conn: DuckDBConnection, files: readonly LoadInput[], options: LoadOptions): Promise<LoadReport> {
-  const report: LoadReport = { loaded: [], skipped: [], failed: [], warnings: [], rowsLoaded: 0 };
+  const report: LoadReport = { loaded: [], skipped: [], failed: [], held: [], warnings: [], rowsLoaded: 0 };
   const now = options.now ?? (() => new Date());
-  const warned = new Set<string>();
   const stopped = () => options.signal?.aborted === true;
   for (const round of splitRounds(files)) {
     if (stopped()) break;
     const loaded = await loadedFiles(conn, round);
+    const versions = await versionsOf(conn, round);
+    const state = await readLayoutState(conn);
     const prepared: Prepared[] = [];
     for (const input of round) {
       if (stopped()) break;
@@ -120,9 +143,9 @@ async function loadRounds(conn: DuckDBConnection, files: readonly LoadInput[], o
         report.skipped.push(input);
         continue;
       }
-      const header = await prepareHeader(input, warned, report.warnings);
+      const header = await prepareHeader(input, versions.get(input) ?? null);
       if ('error' in header) await fail(conn, report, input, header.error, now());
-      else prepared.push(header);
+      else if (!holds(header, options.schemaContract, state, report)) prepared.push(header);
     }
     options.onProgress?.(filesDone(report));
     for (const batch of makeBatches(prepared, options)) {
@@ -196,20 +219,37 @@ function splitRounds(files: readonly LoadInput[]): LoadInput[][] {
   return rounds;
 }
 
-async function prepareHeader(input: LoadInput, warned: Set<string>, warnings: string[]): Promise<Prepared | { error: string }> {
+/** Each input's schema_version: its own, else the stored manifest row's of the same sha256. */
+async function versionsOf(conn: DuckDBConnection, round: readonly LoadInput[]): Promise<Map<LoadInput, number>> {
+  const versions = new Map<LoadInput, number>();
+  const unknown = round.filter((input) => !(Number.isInteger(input.schemaVersion) && (input.schemaVersion ?? 0) > 0));
+  const manifest = unknown.length > 0 ? await manifestRowsOf(conn, unknown) : new Map();
+  for (const input of round) {
+    const row = manifest.get(fileKey(input));
+    const version = unknown.includes(input) ? (row?.sha256 === input.sha256 ? row.schema_version : undefined) : input.schemaVersion;
+    if (version !== undefined) versions.set(input, version);
+  }
+  return versions;
+}
+
+/** Under `freeze`, a file with a new layout is held (reported, nothing recorded). */
+function holds(prepared: Prepared, contract: SchemaContract | undefined, state: LayoutState, report: LoadReport): boolean {
+  if (contract !== 'freeze') return false;
+  const reason = heldReason(prepared.input.file, prepared.mapping, prepared.version, state);
+  if (reason === undefined) return false;
+  report.held.push({ input: prepared.input, reason: `${describeFile(prepared.input)}: ${reason}` });
+  return true;
+}
+
+/** The header mapped by name; a file without the columns a row cannot exist without fails, named. */
+async function prepareHeader(input: LoadInput, version: number | null): Promise<Prepared | { error: string }> {
   try {
     const mapping = mapHeader(input.file, parseHeaderLine(await readGzipHeaderLine(input.path)));
     if (mapping.missing.length > 0) {
       const names = mapping.missing.map((name) => `"${name}"`).join(', ');
-      return { error: `${describeFile(input)}: missing required column ${names}` };
+      return { error: `${describeFile(input)}: missing required column ${names} (a ${input.file} row cannot exist without it)` };
     }
-    for (const name of mapping.unknown) {
-      const key = `${input.file}|${name}`;
-      if (warned.has(key)) continue;
-      warned.add(key);
-      warnings.push(`${input.file} files carry an unknown column "${name}" (ignored); first seen in ${input.source ?? input.path}`);
-    }
-    return { input, columns: mapping.columns };
+    return { input, mapping, version };
   } catch (error) {
     return { error: `${describeFile(input)}: cannot read the header: ${errorMessage(error)}` };
   }
@@ -221,7 +261,7 @@ function makeBatches(prepared: readonly Prepared[], options: LoadOptions): Prepa
   const maxRows = Math.max(1, options.maxRowsPerBatch ?? 20_000_000);
   const groups = new Map<string, Prepared[]>();
   for (const item of prepared) {
-    const key = `${item.input.file}|${headerSignature(item.columns)}`;
+    const key = `${item.input.file}|${item.version ?? ''}|${headerSignature(item.mapping)}`;
     const group = groups.get(key);
     if (group) group.push(item);
     else groups.set(key, [item]);
@@ -246,8 +286,10 @@ function makeBatches(prepared: readonly Prepared[], options: LoadOptions): Prepa
 
 async function loadBatchWithFallback(conn: DuckDBConnection, batch: Prepared[], report: LoadReport, now: () => Date, stopped: () => boolean): Promise<void> {
   try {
-    report.rowsLoaded += await loadBatch(conn, batch, now());
+    const done = await loadBatch(conn, batch, now());
+    report.rowsLoaded += done.rows;
     report.loaded.push(...batch.map((item) => item.input));
+    report.warnings.push(...done.notes.filter((note) => !report.warnings.includes(note)));
     return;
   } catch (error) {
     // Interrupted by a stop: rolled back, the files are not failed, they wait for the next load.
@@ -276,24 +318,26 @@ async function fail(conn: DuckDBConnection, report: LoadReport, input: LoadInput
 
 const FILES_TABLE = 'gexwh_load_files';
 
-/** Loads one batch; returns the rows inserted. Throws (having written nothing) on any problem. */
-async function loadBatch(conn: DuckDBConnection, batch: Prepared[], at: Date): Promise<number> {
+/** Loads one batch; returns the rows inserted and its layout news. Throws (having written nothing) on any problem. */
+async function loadBatch(conn: DuckDBConnection, batch: Prepared[], at: Date): Promise<{ rows: number; notes: string[] }> {
   const first = batch[0];
-  if (!first) return 0;
+  if (!first) return { rows: 0, notes: [] };
   try {
-    await stageFiles(conn, batch);
-    return await commitBatch(conn, first.input.file, batch, first.columns, at);
+    await stageFiles(conn, batch, first.version);
+    return await commitBatch(conn, first, batch, at);
   } finally {
     await conn.run(`DROP TABLE IF EXISTS temp.main.${FILES_TABLE}`);
   }
 }
 
 /** The batch's files, one row each: what the statements join rows to and what the ledger records. */
-async function stageFiles(conn: DuckDBConnection, batch: Prepared[]): Promise<void> {
+async function stageFiles(conn: DuckDBConnection, batch: Prepared[], version: number | null): Promise<void> {
+  // One schema_version per batch (batches are cut by it): a constant, not a parameter per row.
   await conn.run(
     `CREATE OR REPLACE TEMP TABLE ${FILES_TABLE} (
        path VARCHAR, exchange VARCHAR, symbol VARCHAR, session_date DATE, rows BIGINT,
-       sha256 VARCHAR, bytes BIGINT, archive_path VARCHAR, downloaded_at TIMESTAMPTZ)`,
+       sha256 VARCHAR, bytes BIGINT, archive_path VARCHAR, downloaded_at TIMESTAMPTZ,
+       schema_version INTEGER DEFAULT ${version === null ? 'NULL' : String(Math.trunc(version))})`,
   );
   // One row of parameters per file; the table's column types cast the text of dates and times.
   const rows = batch.map(({ input }) => [
@@ -309,27 +353,29 @@ async function stageFiles(conn: DuckDBConnection, batch: Prepared[]): Promise<vo
   ]);
   let n = 0;
   const tuples = rows.map((row) => `(${row.map(() => `$${++n}`).join(', ')})`);
-  await conn.run(`INSERT INTO temp.main.${FILES_TABLE} VALUES ${tuples.join(', ')}`, rows.flat());
+  await conn.run(
+    `INSERT INTO temp.main.${FILES_TABLE} (path, exchange, symbol, session_date, rows, sha256, bytes, archive_path, downloaded_at)
+     VALUES ${tuples.join(', ')}`,
+    rows.flat(),
+  );
 }
 
 /**
- * One read_csv over every file of the batch: explicit positional columns (auto-detection guesses
- * wrong and is slow), never ignore_errors (a broken file must fail, not load partly).
+ * Adds or widens the columns of the batch's unknown header names, replaces older versions, inserts the
+ * rows, writes the ledger rows and the layout's record: all or nothing.
  */
-function readCsvOf(paths: string[], columns: CsvColumn[]): string {
-  const placeholders = paths.map((_, i) => `$${i + 1}`).join(', ');
-  // Aliases and types come from the fixed layouts (csv-header.ts), never from file text.
-  const columnSpec = columns.map((c) => `'${c.alias}': '${c.type}'`).join(', ');
-  return `read_csv([${placeholders}], header = true, auto_detect = false, delim = ',', quote = '"',
-                   escape = '"', columns = {${columnSpec}}, compression = 'gzip', filename = true)`;
-}
-
-/** Replaces older versions, inserts the rows and writes the ledger rows: all or nothing. */
-async function commitBatch(conn: DuckDBConnection, kind: FileKind, batch: Prepared[], columns: CsvColumn[], at: Date): Promise<number> {
+async function commitBatch(conn: DuckDBConnection, first: Prepared, batch: Prepared[], at: Date): Promise<{ rows: number; notes: string[] }> {
+  const kind = first.input.file;
+  const { mapping } = first;
   const expected = batch.reduce((sum, item) => sum + item.input.rows, 0);
   const paths = batch.map((item) => item.input.path);
+  const readCsv = readCsvOf(paths, mapping.columns);
+  // Only a header with unknown columns pays for a first read of its values (to type them).
+  const numeric = await numericColumns(conn, readCsv, paths, mapping.unknown);
   await conn.run('BEGIN TRANSACTION');
   try {
+    const { changes, extras } = evolutionOf((await readLayoutState(conn)).columns[kind], mapping.unknown, numeric);
+    await applyChanges(conn, kind, changes);
     // The session's rows come from exactly one file (plus api fills for levels): clear them all.
     // For levels this is what keeps a file-backed session free of api rows, which levels_total
     // relies on (sql/005: a plain filter, no anti-join).
@@ -341,8 +387,8 @@ async function commitBatch(conn: DuckDBConnection, kind: FileKind, batch: Prepar
       dateRange(batch),
     );
     const inserted = await conn.run(
-      `INSERT INTO ${kind} ${targetSelect(kind)}
-         FROM ${readCsvOf(paths, columns)} AS s JOIN temp.main.${FILES_TABLE} AS f ON s.filename = f.path`,
+      `INSERT INTO ${kind} ${targetSelect(kind, mapping, extras)}
+         FROM ${readCsv} AS s JOIN temp.main.${FILES_TABLE} AS f ON s.filename = f.path`,
       paths,
     );
     await checkRowCounts(conn, kind, batch);
@@ -354,8 +400,11 @@ async function commitBatch(conn: DuckDBConnection, kind: FileKind, batch: Prepar
       throw new Error(`inserted ${inserted.rowsChanged} rows where the manifests say ${expected}`);
     }
     await recordBatchLoaded(conn, `temp.main.${FILES_TABLE}`, kind, at);
+    const { input } = first;
+    const seen = { kind, version: first.version, mapping, firstFile: `${input.exchange}/${input.symbol}/${input.sessionDate}`, changes };
+    const { newVersion } = await recordLayout(conn, seen, at);
     await conn.run('COMMIT');
-    return inserted.rowsChanged;
+    return { rows: inserted.rowsChanged, notes: layoutNotes(seen, newVersion) };
   } catch (error) {
     await conn.run('ROLLBACK');
     throw error;

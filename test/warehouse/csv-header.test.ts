@@ -15,7 +15,7 @@ describe('mapHeader', () => {
   it('maps by name in file order; unknown and ignored columns read as text', () => {
     const mapping = mapHeader('strikes_total', ['strike', 'spot', 'Mystery', ...HEADERS.strikes_total.filter((n) => n !== 'strike' && n !== 'spot')]);
     expect(mapping.missing).toEqual([]);
-    expect(mapping.unknown).toEqual(['Mystery']);
+    expect(mapping.unknown).toEqual([{ header: 'Mystery', column: 'mystery', alias: 'extra_2' }]);
     expect(mapping.columns.slice(0, 3)).toEqual([
       { alias: 'strike', type: 'DOUBLE' },
       { alias: 'extra_1', type: 'VARCHAR' },
@@ -23,13 +23,10 @@ describe('mapHeader', () => {
     ]);
   });
 
-  it('lists missing required columns and rejects duplicates', () => {
-    expect(
-      mapHeader(
-        'levels',
-        HEADERS.levels.filter((n) => n !== 'atm_iv' && n !== 'dte'),
-      ).missing,
-    ).toEqual(['dte', 'atm_iv']);
+  it('lists missing required columns (the grain, the strikes files\' GEX) and rejects duplicates', () => {
+    expect(mapHeader('levels', HEADERS.levels.filter((n) => n !== 'atm_iv' && n !== 'dte')).missing).toEqual([]);
+    expect(mapHeader('levels', ['spot']).missing).toEqual(['timestamp_utc', 'expiration']);
+    expect(mapHeader('strikes_by_expiry', ['timestamp_utc', 'strike', 'strike_put_gex']).missing).toEqual(['expiration', 'strike_call_gex']);
     expect(() => mapHeader('levels', ['spot', 'SPOT'])).toThrow(/twice/);
   });
 

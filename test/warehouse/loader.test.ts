@@ -96,17 +96,17 @@ describe('loadFiles: headers', () => {
 
   it('a missing required column fails naming the file and column, writes no rows', async () => {
     await withWarehouse(async (wh, dir) => {
-      const header = HEADERS.strikes_total.filter((name) => name !== 'strike_put_oi');
+      const header = HEADERS.strikes_total.filter((name) => name !== 'strike_put_gex');
       const input = writeFixture(dir, 'strikes_total', BTC, { header });
       const report = await loadFiles(wh.connection, [input]);
       expect(report.loaded).toEqual([]);
       expect(report.failed).toHaveLength(1);
       expect(report.failed[0]?.error).toContain(input.path);
-      expect(report.failed[0]?.error).toContain('"strike_put_oi"');
+      expect(report.failed[0]?.error).toContain('"strike_put_gex"');
       expect(await query(wh, 'SELECT count(*)::INTEGER AS n FROM strikes_total')).toEqual([{ n: 0 }]);
       const ledger = await listLedger(wh.connection);
       expect(ledger).toMatchObject([{ status: 'failed_load', sha256: input.sha256 }]);
-      expect(ledger[0]?.error).toContain('strike_put_oi');
+      expect(ledger[0]?.error).toContain('strike_put_gex');
     });
   });
 });
