@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import type { Server } from 'node:http';
 import { createMarketModel } from './market/index.js';
 import { FILE_KINDS, type FileKind, type MarketModel } from './market/types.js';
+import type { FileLayoutOption } from './market/layouts.js';
 import { createApiServer } from './server/api.js';
 import { ACCOUNT_NAMES, createAuthBook, type AccountName } from './server/auth.js';
 import { createClock, type EmulatorClock } from './server/clock.js';
@@ -25,6 +26,7 @@ import { addDays } from './server/params.js';
 
 export type { FaultAction, FaultRule } from './server/faults.js';
 export type { EmulatorClock } from './server/clock.js';
+export { LAYOUT_NAMES, type CustomLayout, type FileLayoutOption, type LayoutName } from './market/layouts.js';
 export { defaultBuildWorkers } from './server/file-store.js';
 export { defaultFactsCacheDir } from './server/facts-cache.js';
 
@@ -65,6 +67,13 @@ export interface EmulatorOptions {
    * ~/.cache/gexwh/emulator); without, none.
    */
   factsCache?: string | false;
+  /**
+   * The daily files' layout (default `design`): `lean`, `shuffled`, `wide`, or a layout spelled out
+   * (columns per kind, CRLF, BOM, quoted or exponent numbers, empty columns): emulator/market/layouts.ts.
+   */
+  layout?: FileLayoutOption;
+  /** The schema_version manifests, files and /history/levels say (default 1). */
+  schemaVersion?: number;
 }
 
 export type EmulatorKeys = Record<AccountName, string>;
@@ -110,6 +119,8 @@ function marketModelOf(options: EmulatorOptions, seed: number, now: Date) {
     historyStart: addDays(now.toISOString().slice(0, 10), -days),
     ...(options.symbols ? { symbols: options.symbols } : {}),
     ...(options.symbolAliases ? { aliases: options.symbolAliases } : {}),
+    ...(options.layout ? { layout: options.layout } : {}),
+    ...(options.schemaVersion !== undefined ? { schemaVersion: options.schemaVersion } : {}),
   });
 }
 

@@ -8,3 +8,4 @@ export { formatCsvNumber, roundTo } from './numbers.js';
 export { FILE_HEADERS, formatTimestamp, SCHEMA_VERSION } from './files.js';
 export { SYMBOL_SPECS, venuesOfHistoryExchange } from './catalog.js';
 export * from './types.js';
+export { LAYOUT_NAMES, extraValue, isTextExtra, type CustomLayout, type FileLayoutOption, type LayoutName } from './layouts.js';

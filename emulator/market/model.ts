@@ -7,6 +7,7 @@ import { aliasSymbols, selectSymbols, venuesOfHistoryExchange, type SymbolSpec }
 import { EXPIRATION_GRACE_MS, listedExpirations } from './expirations.js';
 import { writeByExpiryRows, writeTotalRows } from './file-rows.js';
 import { CsvWriter, dailyFileOf, FILE_HEADERS, formatTimestamp, levelsCsvFields, rowPrefix, SCHEMA_VERSION } from './files.js';
+import { relayout, resolveLayout, type CustomLayout } from './layouts.js';
 import { LruCache } from './lru.js';
 import { roundPrice } from './numbers.js';
 import { zeroCrossings } from './profile.js';
@@ -75,6 +76,8 @@ class SyntheticMarket implements MarketModel {
   private readonly totals = new LruCache<string, LevelsFields>(TOTAL_LEVELS_CACHE_ENTRIES);
   private readonly snapshots = new LruCache<string, Snapshot>(SNAPSHOT_CACHE_ENTRIES);
   private readonly files = new LruCache<string, DailyFile>(FILE_CACHE_BYTES, (v) => v.bytes.length);
+  /** The files' layout when it is not the design's (then each file is the design CSV rewritten). */
+  private readonly layout: CustomLayout | undefined;
 
   constructor(readonly options: MarketOptions) {
     if (!Number.isInteger(options.expirations) || options.expirations < 1) throw new RangeError('expirations must be a positive integer');
@@ -85,6 +88,14 @@ class SyntheticMarket implements MarketModel {
     this.specs = new Map(specs.map((spec) => [spec.symbol, spec]));
     this.symbols = specs.map((spec) => ({ symbol: spec.symbol, market: spec.market, venues: spec.venues, historyVenues: spec.historyVenues }));
     this.spot = new SpotModel(options.seed);
+    if (options.schemaVersion !== undefined && !(Number.isInteger(options.schemaVersion) && options.schemaVersion >= 1)) {
+      throw new RangeError('schemaVersion must be a positive integer');
+    }
+    this.layout = resolveLayout(options.layout);
+  }
+
+  get schemaVersion(): number {
+    return this.options.schemaVersion ?? SCHEMA_VERSION;
   }
 
   symbolInfo(symbol: string): SymbolInfo | undefined {
@@ -142,7 +153,8 @@ class SyntheticMarket implements MarketModel {
     // The CSV text is not kept: a later revision (rare) builds it again, deterministically.
     return this.files.getOrCreate(`${exchange}|${spec.symbol}|${sessionDate}|${kind}|${revision}`, () => {
       const csv = this.buildCsv(exchange, spec, venues, sessionDate, kind);
-      return dailyFileOf(csv.view(), csv.rows, revision);
+      if (this.layout === undefined) return dailyFileOf(csv.view(), csv.rows, revision);
+      return dailyFileOf(relayout(csv.view().toString('utf8'), kind, this.layout, this.schemaVersion), csv.rows, revision);
     });
   }
 
@@ -272,12 +284,12 @@ class SyntheticMarket implements MarketModel {
       const timestamp = formatTimestamp(timestampMs);
       const snap = this.snapshot(spec.symbol, venues, new Date(timestampMs));
       if (kind === 'strikes_by_expiry') {
-        writeByExpiryRows(writer, [SCHEMA_VERSION, timestamp, sessionDate, exchange, spec.symbol], snap.chains);
+        writeByExpiryRows(writer, [this.schemaVersion, timestamp, sessionDate, exchange, spec.symbol], snap.chains);
         return;
       }
       const rows = this.totalRows(snap);
       const total = this.totalLevelsOf(snap, rows);
-      const common = [SCHEMA_VERSION, timestamp, sessionDate, type, exchange, spec.symbol, oiDate] as const;
+      const common = [this.schemaVersion, timestamp, sessionDate, type, exchange, spec.symbol, oiDate] as const;
       if (kind === 'strikes_total') {
         writeTotalRows(writer, `${rowPrefix(common)},${levelsCsvFields(total)},`, rows);
         return;

@@ -3,6 +3,8 @@
 // The HTTP layer decides what exists "now" (clock), validates parameters and shapes JSON; the market
 // computes chains, levels and the bytes of the daily files.
 
+import type { FileLayoutOption } from './layouts.js';
+
 export type Market = 'crypto' | 'tradfi';
 export type FileKind = 'levels' | 'strikes_total' | 'strikes_by_expiry';
 export const FILE_KINDS: readonly FileKind[] = ['levels', 'strikes_total', 'strikes_by_expiry'];
@@ -154,10 +156,16 @@ export interface MarketOptions {
   aliases?: Readonly<Record<string, string>>;
   /** First session date with history (YYYY-MM-DD). */
   historyStart: string;
+  /** The daily files' layout (default `design`): see layouts.ts. */
+  layout?: FileLayoutOption;
+  /** The schema_version the manifests, /history/levels and the files' own column say (default 1). */
+  schemaVersion?: number;
 }
 
 export interface MarketModel {
   readonly options: MarketOptions;
+  /** options.schemaVersion, or 1. */
+  readonly schemaVersion: number;
   readonly symbols: readonly SymbolInfo[];
   symbolInfo(symbol: string): SymbolInfo | undefined;
 

@@ -81,7 +81,7 @@ function parseLine(line: string): [string, FileFacts] | undefined {
   return [key, { rows: r, bytes: b, sha256 }];
 }
 
-/** What the bytes of a file depend on: the market code, zlib, the seed, the chains and the symbols. */
+/** What the bytes of a file depend on: the market code, zlib, the seed, the chains, the symbols and the layout. */
 export function marketKey(model: MarketModel): string {
   const hash = createHash('sha256');
   const folder = fileURLToPath(new URL('../market/', import.meta.url));
@@ -92,8 +92,11 @@ export function marketKey(model: MarketModel): string {
       .update(readFileSync(join(folder, name)))
       .update('\0');
   }
-  const { seed, expirations, strikes, aliases } = model.options;
+  const { seed, expirations, strikes, aliases, layout } = model.options;
   const symbols = model.symbols.map((info) => info.symbol);
-  hash.update(JSON.stringify({ zlib: process.versions.zlib, seed, expirations, strikes, symbols, aliases: aliases ?? {} }));
+  // The layout and schema_version enter only when they are not the design's: the design's key is unchanged.
+  const disagree = layout === undefined || layout === 'design' ? {} : { layout };
+  const version = model.schemaVersion === 1 ? {} : { schemaVersion: model.schemaVersion };
+  hash.update(JSON.stringify({ zlib: process.versions.zlib, seed, expirations, strikes, symbols, aliases: aliases ?? {}, ...disagree, ...version }));
   return hash.digest('hex').slice(0, 32);
 }

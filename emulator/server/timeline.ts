@@ -5,7 +5,6 @@
 import { LEVELS_FIELD_NAMES, type Capture, type LevelsFields, type Market, type MarketModel } from '../market/types.js';
 import { addDays } from './params.js';
 
-export const SCHEMA_VERSION = 1;
 export const SLOT_MS = 15 * 60_000;
 
 export interface HistoryRow extends LevelsFields {
@@ -83,7 +82,7 @@ export function levelsOf(levels: LevelsFields, keepMaxPain: boolean): LevelsFiel
 /** The HistoryLevelsRow of a capture (TOTAL; max_pain null). */
 export function historyRow(model: MarketModel, capture: Capture, exchange: string, now: Date): HistoryRow {
   return {
-    schema_version: SCHEMA_VERSION,
+    schema_version: model.schemaVersion,
     timestamp_utc: isoZ(capture.timestampUtc),
     session_date: capture.sessionDate,
     type: captureType(model, capture.market, capture.timestampUtc, now),
@@ -113,7 +112,7 @@ export function previousSession(model: MarketModel, market: Market, sessionDate:
 export function historyRowAt(model: MarketModel, symbol: string, market: Market, venues: readonly string[], exchange: string, ts: Date, now: Date): HistoryRow {
   const sessionDate = model.sessionDateOf(market, ts);
   return {
-    schema_version: SCHEMA_VERSION,
+    schema_version: model.schemaVersion,
     timestamp_utc: isoZ(ts),
     session_date: sessionDate,
     type: captureType(model, market, ts, now),

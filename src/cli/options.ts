@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import { DEFAULTS as CHART } from '../charts/request.js';
 import { DEFAULT_WAIT_LOCK_SECONDS } from '../journal/wait-lock.js';
-import { collectOption, integerOption, listOption, secondsOption } from './parse.js';
+import { choiceOption, collectOption, integerOption, listOption, secondsOption } from './parse.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- Commander's own parser type: each parser returns its own value type
 type Parser = (value: string, previous: any) => any;
@@ -65,6 +65,9 @@ const SYNC = ['sync', 'plan'] as const;
 const SECONDS_LIMIT = 604_800;
 /** A day: the longest wait for a warehouse or a lock. */
 const waitLock = integerOption(0, 86_400);
+
+/** The loader's schema contracts (warehouse/schema-evolution.ts), spelled here so --help needs no warehouse code. */
+const SCHEMA_CONTRACT_WORDS = ['evolve', 'freeze'] as const;
 
 /** Rows the query table shows on a terminal unless --max-rows says otherwise. */
 export const TERMINAL_MAX_ROWS = 1000;
@@ -373,6 +376,23 @@ const OWN: readonly OptionSpec[] = [
     commands: ['emulate'],
   },
   { flags: '--strikes <n>', description: 'strikes per chain', default: String(EMULATE_DEFAULTS.strikes), parse: integerOption(3, 1000), commands: ['emulate'] },
+  {
+    flags: '--layout <name>',
+    description: "the daily files' columns: design, lean (the grain and a few fields, two unknown columns), shuffled (design, reordered), wide (design + unknown columns)",
+    default: 'design',
+    parse: choiceOption(['design', 'lean', 'shuffled', 'wide']),
+    commands: ['emulate'],
+  },
+  { flags: '--schema-version <n>', description: 'the schema_version manifests and files say', default: '1', parse: integerOption(1, 1000), commands: ['emulate'] },
+  {
+    flags: '--schema-contract <contract>',
+    description: 'a file with a new column or schema_version: evolve (load it, the column added) or freeze (archive it and hold it for gexwh load --accept-layout)',
+    default: 'evolve',
+    config: z.enum(SCHEMA_CONTRACT_WORDS),
+    parse: choiceOption(SCHEMA_CONTRACT_WORDS),
+    commands: ['sync', 'load'],
+  },
+  { flags: '--accept-layout', description: 'load the files held by schemaContract freeze (a new column or schema_version) and accept their layouts', commands: ['load'] },
 ];
 
 export const OPTIONS: readonly OptionSpec[] = [...GLOBAL, ...SHARED, ...OWN];

@@ -12,6 +12,15 @@ export function integerOption(min: number, max = Number.MAX_SAFE_INTEGER) {
   };
 }
 
+/** One of a few words, e.g. `--schema-contract evolve|freeze`. */
+export function choiceOption<T extends string>(choices: readonly T[]) {
+  return (value: string): T => {
+    const word = value.trim();
+    if (!(choices as readonly string[]).includes(word)) throw new InvalidArgumentError(`expected one of ${choices.join(', ')}, got "${value}"`);
+    return word as T;
+  };
+}
+
 /** A number of seconds, fractions allowed (0.5), from 0 to `max`. */
 export function secondsOption(max: number) {
   return (value: string): number => {

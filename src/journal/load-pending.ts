@@ -25,6 +25,7 @@ import {
   type ArchivedLoadReport,
   type FoundBytes,
   type LoadInput,
+  type SchemaContract,
   type Verdict,
   type Warehouse,
 } from '../warehouse/index.js';
@@ -56,6 +57,8 @@ export interface AppliedJournal {
   rowsLoaded: number;
   /** Journaled files the loader refused (recorded failed_load in the ledger; still archived). */
   failed: { file: JournaledFile; error: string }[];
+  /** Journaled files the `freeze` contract holds (a new layout): they stay in the journal. */
+  held: { file: JournaledFile; reason: string }[];
   runsRecorded: number;
   manifestsStored: number;
   /** Live snapshots `capture` journaled while the warehouse was held, loaded now. */
@@ -64,14 +67,20 @@ export interface AppliedJournal {
 }
 
 export function nothingApplied(): AppliedJournal {
-  return { filesLoaded: 0, rowsLoaded: 0, failed: [], runsRecorded: 0, manifestsStored: 0, snapshotsLoaded: 0, warnings: [] };
+  return { filesLoaded: 0, rowsLoaded: 0, failed: [], held: [], runsRecorded: 0, manifestsStored: 0, snapshotsLoaded: 0, warnings: [] };
 }
 
 /**
  * Loads the journal's content into an open, writable warehouse, then removes it from the journal. A
  * stop signal ends the file loads early; the files not done stay in the journal.
  */
-export async function applyJournal(conn: DuckDBConnection, archiveRoot: string, signal?: AbortSignal, onProgress?: OnProgress): Promise<AppliedJournal> {
+export async function applyJournal(
+  conn: DuckDBConnection,
+  archiveRoot: string,
+  signal?: AbortSignal,
+  onProgress?: OnProgress,
+  schemaContract?: SchemaContract,
+): Promise<AppliedJournal> {
   const applied = nothingApplied();
   const live = await loadLiveJournal(conn, archiveRoot);
   applied.snapshotsLoaded = live.snapshots;
@@ -90,7 +99,7 @@ export async function applyJournal(conn: DuckDBConnection, archiveRoot: string, 
     if (listing.completeFrom !== undefined) await recordListing(conn, listing.exchange, listing.symbol, listing.completeFrom, new Date(listing.listedAt));
     applied.manifestsStored++;
   }
-  const { refused, notDone } = await loadJournaledFiles(conn, archiveRoot, journal.files, applied, { signal, onProgress });
+  const { refused, notDone } = await loadJournaledFiles(conn, archiveRoot, journal.files, applied, { signal, onProgress, schemaContract });
   for (const run of journal.runs) if (await recordJournaledRun(conn, run)) applied.runsRecorded++;
   // A journaled newer version waits under its pending name; once loaded it takes the plain name.
   applied.warnings.push(...(await promoteLoadedVersions(conn, archiveRoot)).warnings);
@@ -111,7 +120,7 @@ async function loadJournaledFiles(
   archiveRoot: string,
   files: readonly JournaledFile[],
   applied: AppliedJournal,
-  { signal, onProgress }: { signal: AbortSignal | undefined; onProgress: OnProgress | undefined },
+  { signal, onProgress, schemaContract }: { signal: AbortSignal | undefined; onProgress: OnProgress | undefined; schemaContract: SchemaContract | undefined },
 ): Promise<{ refused: RejectedEntry[]; notDone: Set<JournaledFile> }> {
   if (files.length === 0) return { refused: [], notDone: new Set() };
   const manifest = await manifestRowsOf(conn, files);
@@ -133,7 +142,7 @@ async function loadJournaledFiles(
   }
   const report = await loadArchived(conn, archiveRoot, candidates, judgeJournaled, {
     command: "the journal's load (gexwh load, or the start of gexwh sync)",
-    ...definedOnly({ signal, onProgress: onProgress && ((done: number) => onProgress(done, candidates.length)) }),
+    ...definedOnly({ signal, schemaContract, onProgress: onProgress && ((done: number) => onProgress(done, candidates.length)) }),
   });
   applied.filesLoaded = report.loaded.length;
   applied.rowsLoaded = report.rowsLoaded;
@@ -141,6 +150,15 @@ async function loadJournaledFiles(
   for (const { input, error } of report.failed) {
     const candidate = report.candidateOf.get(input);
     if (candidate) applied.failed.push({ file: candidate.entry, error });
+  }
+  // Held by the freeze contract: still paid and archived, still waiting.
+  const held = new Set<JournaledFile>();
+  for (const { input, reason } of report.held) {
+    const candidate = report.candidateOf.get(input);
+    if (candidate === undefined) continue;
+    applied.held.push({ file: candidate.entry, reason });
+    applied.warnings.push(reason);
+    held.add(candidate.entry);
   }
   for (const missed of report.notLoaded) {
     if (missed.kind === 'refused') {
@@ -150,7 +168,7 @@ async function loadJournaledFiles(
     await recordNotArchived(conn, { ...missed.candidate.entry, sha256: missed.candidate.expected.sha256, archivePath: null }, missed.detail);
     applied.failed.push({ file: missed.candidate.entry, error: missed.detail });
   }
-  return { refused, notDone: new Set(unfinished(report, candidates).map((candidate) => candidate.entry)) };
+  return { refused, notDone: new Set([...unfinished(report, candidates).map((candidate) => candidate.entry), ...held]) };
 }
 
 /** The candidates a stop signal kept the loader from: neither loaded, failed, skipped nor set aside. */
@@ -187,6 +205,8 @@ export interface SyncLoad {
   failed: { file: VerifiedFile; error: string }[];
   /** Files a stop signal kept from loading: they go to the journal. */
   notLoaded: VerifiedFile[];
+  /** Files the `freeze` contract holds (a new layout): they go to the journal too. */
+  held: VerifiedFile[];
   warnings: string[];
 }
 
@@ -202,10 +222,11 @@ export async function loadSyncFiles(
   files: readonly VerifiedFile[],
   onProgress: (filesDone: number) => void,
   signal?: AbortSignal,
+  schemaContract?: SchemaContract,
 ): Promise<SyncLoad> {
-  const result: SyncLoad = { loaded: 0, rows: 0, failed: [], notLoaded: [], warnings: [] };
+  const result: SyncLoad = { loaded: 0, rows: 0, failed: [], notLoaded: [], held: [], warnings: [] };
   if (files.length === 0) return result;
-  const stop = signal ? { signal } : {};
+  const stop = definedOnly({ signal, schemaContract });
   const copies = files.filter((file) => file.fromArchive).map((file) => ({ ...file, relativePath: archivedCopyRelative(file), verified: file }));
   const fresh = files.filter((file) => !file.fromArchive);
   const judge = (c: (typeof copies)[number], found: FoundBytes): Verdict =>
@@ -224,9 +245,15 @@ export async function loadSyncFiles(
   for (const { input, error } of downloaded.failed) result.failed.push({ file: fresh[inputs.indexOf(input)]!, error });
   const freshDone = new Set([...downloaded.loaded, ...downloaded.skipped, ...downloaded.failed.map((f) => f.input)]);
   result.notLoaded = [...unfinished(reloaded, copies).map((copy) => copy.verified), ...fresh.filter((_, i) => !freshDone.has(inputs[i]!))];
+  for (const { input } of reloaded.held) {
+    const copy = reloaded.candidateOf.get(input);
+    if (copy) result.held.push(copy.verified);
+  }
+  for (const { input } of downloaded.held) result.held.push(fresh[inputs.indexOf(input)]!);
   result.loaded = reloaded.loaded.length + downloaded.loaded.length;
   result.rows = reloaded.rowsLoaded + downloaded.rowsLoaded;
-  result.warnings = [...reloaded.warnings, ...downloaded.warnings.filter((w) => !reloaded.warnings.includes(w))];
+  const held = [...reloaded.held, ...downloaded.held].map((h) => h.reason);
+  result.warnings = [...reloaded.warnings, ...downloaded.warnings.filter((w) => !reloaded.warnings.includes(w)), ...held];
   return result;
 }
 
@@ -313,12 +340,16 @@ export interface LoadCommandOptions {
   signal?: AbortSignal;
   /** Told as the journal's files are loaded. */
   onProgress?: OnProgress;
+  /** `freeze` keeps a file with a new layout waiting; `gexwh load --accept-layout` passes `evolve`. */
+  schemaContract?: SchemaContract;
 }
 
 export interface LoadCommandResult {
   filesLoaded: number;
   rowsLoaded: number;
   filesFailed: { exchange: string; symbol: string; sessionDate: string; file: string; error: string }[];
+  /** Files the `freeze` contract keeps waiting (a new layout): `gexwh load --accept-layout` loads them. */
+  filesHeld: { exchange: string; symbol: string; sessionDate: string; file: string; reason: string }[];
   runsRecorded: number;
   manifestsStored: number;
   snapshotsLoaded: number;
@@ -346,7 +377,7 @@ export async function loadWaiting(options: LoadCommandOptions): Promise<LoadComm
     try {
       const conn = warehouse.connection;
       const runId = await startRun(conn, { command: 'load', options: { db: options.dbPath, archive: options.archiveRoot } });
-      const applied = await applyJournal(conn, options.archiveRoot, options.signal, options.onProgress);
+      const applied = await applyJournal(conn, options.archiveRoot, options.signal, options.onProgress, options.schemaContract);
       await finishRun(conn, runId, {
         outcome: applied.failed.length > 0 ? 'partial' : 'ok',
         filesPlanned: journal.files.length,
@@ -364,6 +395,7 @@ export async function loadWaiting(options: LoadCommandOptions): Promise<LoadComm
           file: file.file,
           error,
         })),
+        filesHeld: applied.held.map(({ file, reason }) => ({ exchange: file.exchange, symbol: file.symbol, sessionDate: file.sessionDate, file: file.file, reason })),
         runsRecorded: applied.runsRecorded,
         manifestsStored: applied.manifestsStored,
         snapshotsLoaded: applied.snapshotsLoaded,

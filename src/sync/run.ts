@@ -191,8 +191,10 @@ async function loadStage(stages: Stages, plan: Plan, fetched: FetchReport, pendi
   const writer = await store.writer(options.waitLockSeconds ?? DEFAULT_WAIT_LOCK_SECONDS, signal);
   if ('heldBy' in writer) throw await heldOut(stages, plan, fetched, toLoad, writer.heldBy);
   const { conn } = writer;
-  const fromJournal = await applyJournal(conn, options.archiveRoot, signal);
-  const result = await loadVerified(conn, options.archiveRoot, toLoad, signal, (done) => stages.events.loadDone?.(done, toLoad.length));
+  const fromJournal = await applyJournal(conn, options.archiveRoot, signal, undefined, options.schemaContract);
+  const result = await loadVerified(conn, options.archiveRoot, toLoad, signal, (done) => stages.events.loadDone?.(done, toLoad.length), options.schemaContract);
+  // Held by the freeze contract: paid and archived, they wait in the journal for gexwh load --accept-layout.
+  await journalFiles(options.archiveRoot, result.held, { listings: [], stored: true });
   await promoteLoadedVersions(conn, options.archiveRoot);
   for (const failed of fetched.failed) {
     await recordFileStatus(conn, { ...failed, archivePath: null, bytes: failed.bytes, rows: failed.rows }, 'failed_verify', failed.error);

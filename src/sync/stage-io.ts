@@ -2,7 +2,7 @@
 // plan reads it, the planner's input read in SQL, a load's files handed to the loader; and how the
 // user's selection maps onto the planner's and the name check's.
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { readPlanState, recordListing, upsertManifest } from '../warehouse/index.js';
+import { readPlanState, recordListing, upsertManifest, type SchemaContract } from '../warehouse/index.js';
 import { loadSyncFiles } from '../journal/load-pending.js';
 import { archivedCopyPath } from '../journal/versions.js';
 import type { ManifestListing } from './listing.js';
@@ -56,8 +56,9 @@ export async function loadVerified(
   files: VerifiedFile[],
   signal: AbortSignal,
   onProgress: (filesDone: number) => void,
-): Promise<Pick<LoadReport, 'loaded' | 'rows' | 'failed' | 'notLoaded'> & { warnings: string[] }> {
-  return loadSyncFiles(conn, archiveRoot, files, onProgress, signal);
+  schemaContract?: SchemaContract,
+): Promise<Pick<LoadReport, 'loaded' | 'rows' | 'failed' | 'notLoaded'> & { held: VerifiedFile[]; warnings: string[] }> {
+  return loadSyncFiles(conn, archiveRoot, files, onProgress, signal, schemaContract);
 }
 
 /** The plan's reloads, loaded from their archived copies. */

@@ -28,6 +28,7 @@ import { applyJournal, holderPidOf, nothingApplied, openWaiting, type AppliedJou
 import { adoptStoppedRun } from '../journal/spend-log.js';
 import { type Pair, pairKey } from '../core/pairs.js';
 import type { CoverageRow } from '../core/rows.js';
+import type { SchemaContract } from '../warehouse/index.js';
 import { listArchivedFiles } from '../core/archive/walk.js';
 
 export type StateMode = 'warehouse' | 'copy' | 'archive';
@@ -40,6 +41,7 @@ export interface BeginOptions {
   startedAt: Date;
   pairs: Pair[];
   coverage: CoverageRow[];
+  schemaContract?: SchemaContract;
 }
 
 export interface SyncStore {
@@ -82,7 +84,7 @@ export async function openStore(options: BeginOptions, warn: (message: string) =
   }
   try {
     const conn = warehouse.connection;
-    const waiting = await applyJournal(conn, options.archiveRoot);
+    const waiting = await applyJournal(conn, options.archiveRoot, undefined, undefined, options.schemaContract);
     const runId = await startRun(conn, { command: options.command, options: options.recordedOptions, startedAt: options.startedAt });
     await upsertCoverage(conn, options.coverage, new Date());
     return warehouseStore(options, warehouse, runId, await listingStates(conn, options.pairs), waiting);

@@ -1,5 +1,6 @@
 // The shapes a sync exchanges with its callers: what it needs from the API, its options, the events
 // it reports while it runs. The run itself is src/sync/run.ts.
+import type { SchemaContract } from '../warehouse/index.js';
 import type { Market } from '../time/sessions.js';
 import type { CoverageListing } from './coverage.js';
 import type { Downloader } from './fetch.js';
@@ -33,6 +34,8 @@ export interface SyncOptions {
   /** Fill levels of sessions without a levels file from /history/levels. */
   fillLevels: boolean;
   waitLockSeconds?: number;
+  /** `freeze`: a file with a new column or schema_version is archived and held in the journal (default `evolve`). */
+  schemaContract?: SchemaContract;
   /** Effective options, stored in sync.runs (no secrets). */
   recordedOptions: Record<string, unknown>;
 }

@@ -27,6 +27,7 @@ export {
   type LoadFacts,
 } from './archived-load.js';
 export { LEVELS_FIELDS } from './layouts.js';
+export { SCHEMA_CONTRACTS, type SchemaContract } from './schema-evolution.js';
 export { insertApiLevels, type HistoryLevelsRow } from './levels-api.js';
 export { rowCountMismatches, type RowCountMismatch } from './row-count-mismatches.js';
 // Analysis surface: query, rebuild, verify (the CLI's query|rebuild|verify commands).

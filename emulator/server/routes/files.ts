@@ -10,7 +10,7 @@ import { revisionKey, type Route, type ServerState } from '../context.js';
 import { HttpError } from '../http.js';
 import { invalidParam, parseChoice, parseDate, queryValue } from '../params.js';
 import { presignLink, type FileRef } from '../storage.js';
-import { completedSessions, isCompletedSession, SCHEMA_VERSION } from '../timeline.js';
+import { completedSessions, isCompletedSession } from '../timeline.js';
 import { captureVenuesOfHistory, historyVenuesOf, resolveHistoryPair } from '../venues.js';
 import { historyMeta } from './live.js';
 
@@ -52,7 +52,7 @@ async function manifestRows(state: ServerState, ref: Omit<FileRef, 'date' | 'fil
     rows: facts[i]!.rows,
     bytes: facts[i]!.bytes,
     sha256: facts[i]!.sha256,
-    schema_version: SCHEMA_VERSION,
+    schema_version: state.model.schemaVersion,
   }));
 }
 

@@ -13,6 +13,8 @@ interface EmulateFlags {
   symbols?: string[];
   expirations?: number;
   strikes?: number;
+  layout?: 'design' | 'lean' | 'shuffled' | 'wide';
+  schemaVersion?: number;
 }
 
 export function registerEmulate(program: Command): void {
@@ -33,6 +35,9 @@ export function registerEmulate(program: Command): void {
         ...(flags.symbols ? { symbols: flags.symbols.map((s) => s.toUpperCase()) } : {}),
         expirations: flags.expirations ?? EMULATE_DEFAULTS.expirations,
         strikes: flags.strikes ?? EMULATE_DEFAULTS.strikes,
+        // Files that disagree with the design on purpose (emulator/market/layouts.ts).
+        ...(flags.layout ? { layout: flags.layout } : {}),
+        ...(flags.schemaVersion !== undefined ? { schemaVersion: flags.schemaVersion } : {}),
         buildWorkers: defaultBuildWorkers(),
       });
       const info = { base_url: emulator.baseUrl, storage_url: emulator.storageUrl, keys: emulator.keys };

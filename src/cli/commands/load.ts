@@ -3,13 +3,23 @@ import type { Command } from 'commander';
 import { PartialFailureError } from '../../core/errors.js';
 import { DEFAULT_WAIT_LOCK_SECONDS } from '../../journal/wait-lock.js';
 import { contextOf } from '../context.js';
+import { withConfig } from '../option-use.js';
+
+interface LoadFlags {
+  waitLock?: number;
+  schemaContract?: 'evolve' | 'freeze';
+  acceptLayout?: boolean;
+}
 
 export function registerLoad(program: Command): void {
   program
     .command('load')
     .description('load the paid files a sync archived but could not load (the warehouse was held): no network, no credit')
-    .action(async (flags: { waitLock?: number }, command: Command) => {
+    .action(async (given: LoadFlags, command: Command) => {
       const ctx = contextOf(command);
+      const flags = withConfig('load', given, ctx.settings.config);
+      // --accept-layout: the files a freeze held load, and their layouts are recorded as accepted.
+      const schemaContract = flags.acceptLayout === true ? 'evolve' : (flags.schemaContract ?? 'evolve');
       const [{ loadWaiting }, { createTaskProgress }] = await Promise.all([import('../../journal/load-pending.js'), import('../progress.js')]);
       const progress = createTaskProgress(ctx, 'load');
       const result = await loadWaiting({
@@ -18,10 +28,12 @@ export function registerLoad(program: Command): void {
         waitSeconds: flags.waitLock ?? DEFAULT_WAIT_LOCK_SECONDS,
         signal: ctx.signal,
         onProgress: progress.onProgress,
+        schemaContract,
       }).finally(() => progress.done());
       ctx.out.result(result, () =>
         [
           `load: ${result.filesLoaded} file(s) loaded from the archive's journal (${result.rowsLoaded} rows), ${result.filesFailed.length} failed, ` +
+            (result.filesHeld.length > 0 ? `${result.filesHeld.length} held (a new layout; gexwh load --accept-layout loads them), ` : '') +
             `${result.manifestsStored} manifest listing(s), ${result.snapshotsLoaded} live snapshot(s) and ${result.runsRecorded} run record(s) stored; 0 credits, no network.`,
           ...result.filesFailed.map((f) => `  failed_load: ${f.exchange}/${f.symbol} ${f.sessionDate} ${f.file}: ${f.error}`),
           ...result.warnings.map((w) => `  note: ${w}`),

@@ -21,6 +21,7 @@ export interface SyncFlags {
   fillLevels?: boolean;
   fullRescan?: boolean;
   waitLock?: number;
+  schemaContract?: 'evolve' | 'freeze';
 }
 
 export function registerSync(program: Command): void {
@@ -59,6 +60,7 @@ export async function syncAction(ctx: CommandContext, given: SyncFlags, dryRun: 
     fullRescan: flags.fullRescan === true,
     fillLevels,
     ...(flags.waitLock !== undefined ? { waitLockSeconds: flags.waitLock } : {}),
+    ...(flags.schemaContract !== undefined ? { schemaContract: flags.schemaContract } : {}),
     recordedOptions: { ...selection, dryRun, fullRescan: flags.fullRescan === true, fillLevels, db: ctx.settings.db, archive: ctx.settings.archive },
   };
   try {
