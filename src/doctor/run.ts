@@ -8,6 +8,7 @@ import { ApiError, AuthError } from '../core/errors.js';
 import { appliedVersions, latestVersion, lockPathFor, openReader, type Warehouse } from '../warehouse/index.js';
 import { isStale, parseLockInfo } from '../warehouse/lock.js';
 import { num, readOne, text } from '../warehouse/read-rows.js';
+import { describeLayout, listLayouts, type LayoutRecord } from '../warehouse/schema-evolution.js';
 import { clockCheck, diskCheck, fail, pass, quotaCheck, type Check } from './checks.js';
 
 export interface DoctorInput {
@@ -109,6 +110,7 @@ async function warehouseChecks(db: string, dailyCredits: number | undefined): Pr
     const checks: Check[] = [
       schemaCheck(detail, schema, known),
       holder ? fail('lock', holder, 'wait for that process to finish, or stop it') : pass('lock', 'not held'),
+      layoutsCheck(await listLayouts(conn)),
     ];
     return { checks, planned: await plannedNextNight(warehouse, dailyCredits) };
   } catch (error) {
@@ -138,6 +140,12 @@ function warehousesBeside(db: string): string[] {
     .filter((name) => name.endsWith('.duckdb'))
     .sort()
     .map((name) => join(folder, name));
+}
+
+/** The daily file layouts loaded: information, never a failure (the loader reads any layout holding the grain). */
+function layoutsCheck(layouts: readonly LayoutRecord[]): Check {
+  if (layouts.length === 0) return pass('layouts', 'no daily file loaded yet');
+  return pass('layouts', `${layouts.length} file layout(s) loaded (sync.layouts): ${layouts.map(describeLayout).join('; ')}`);
 }
 
 function schemaCheck(detail: string, schema: number, known: number): Check {

@@ -130,3 +130,37 @@ export function layoutNotes(seen: LayoutSeen, newVersion: boolean): string[] {
   if (newVersion) notes.unshift(`schema_version ${seen.version} first seen in ${where}: loaded by column name`);
   return notes;
 }
+
+/** A row of sync.layouts as status and doctor show it. */
+export interface LayoutRecord {
+  file: string;
+  schema_version: number | null;
+  header: string;
+  first_file: string;
+  first_seen_at: string;
+  columns_added: string[];
+}
+
+/** Every layout loaded, oldest first; none in a warehouse older than the table. */
+export async function listLayouts(conn: DuckDBConnection): Promise<LayoutRecord[]> {
+  const exists = await readOne(
+    conn,
+    `SELECT count(*)::INTEGER AS n FROM duckdb_tables() WHERE database_name = current_database() AND schema_name = 'sync' AND table_name = 'layouts'`,
+    [],
+    { n: num },
+  );
+  if (exists.n === 0) return [];
+  const reader = await conn.runAndReadAll(
+    `SELECT file, schema_version, header, first_file, strftime(first_seen_at, '%Y-%m-%dT%H:%M:%SZ') AS first_seen_at, columns_added
+       FROM sync.layouts ORDER BY first_seen_at, file, header`,
+  );
+  return reader.getRowObjectsJson() as unknown as LayoutRecord[];
+}
+
+/** Pure: one line per layout, for status and doctor. */
+export function describeLayout(layout: LayoutRecord): string {
+  const names = layout.header.split(',').length;
+  const version = layout.schema_version === null ? 'schema_version unknown' : `schema_version ${layout.schema_version}`;
+  const added = layout.columns_added.length > 0 ? `; columns added: ${layout.columns_added.join(', ')}` : '';
+  return `${layout.file} ${version}, ${names} column(s), first seen in ${layout.first_file}${added}`;
+}

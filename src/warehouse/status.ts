@@ -7,6 +7,9 @@ import { openReader, openWarehouse, type Warehouse } from './open.js';
 import { creditsSpent, lastRun, type RunRow } from './runs.js';
 import { upsertCoverage } from './manifest.js';
 import { nullable, num, readRows, text, type RowOf } from './read-rows.js';
+import { listLayouts, type LayoutRecord } from './schema-evolution.js';
+
+export { describeLayout } from './schema-evolution.js';
 
 // The fresh coverage as the status command passes it (checked by sync/coverage's usableCoverage).
 type Row = Record<string, unknown>;
@@ -35,6 +38,8 @@ export interface WarehouseStatus {
   creditsSpent?: { sinceMidnightUtc: number; allRuns: number };
   /** Set when another process holds the warehouse read-write, so nothing of it could be read. */
   held?: string;
+  /** The daily file layouts loaded so far (sync.layouts). */
+  layouts?: LayoutRecord[];
 }
 
 /**
@@ -117,7 +122,13 @@ export async function readWarehouseStatus(db: string, freshCoverage: Row[] | und
     const chosen = pairs
       .filter((row) => (!filter.exchanges || filter.exchanges.includes(row.exchange)) && (!filter.symbols || filter.symbols.includes(row.symbol)))
       .map((row) => ({ ...row, state: pairState(row) }));
-    return { pairs: chosen, lastRun: await lastRun(conn), lastSync: await lastRun(conn, 'sync'), creditsSpent: await creditsSpent(conn) };
+    return {
+      pairs: chosen,
+      lastRun: await lastRun(conn),
+      lastSync: await lastRun(conn, 'sync'),
+      creditsSpent: await creditsSpent(conn),
+      layouts: await listLayouts(conn),
+    };
   } finally {
     warehouse.close();
   }

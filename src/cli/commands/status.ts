@@ -32,7 +32,7 @@ export function registerStatus(program: Command): void {
       }
       // Parsed before any request; the names are then checked against the warehouse (with the fresh coverage when the API answered).
       const filter = { ...optional('exchanges', parseExchanges(flags.exchange)), ...optional('symbols', parseSymbols(flags.symbol)) };
-      const [{ readWarehouseStatus }, { inspectJournal }, { listSnapshots }, { waitingOf }, { readInflight, inflightPath }] = await Promise.all([
+      const [{ readWarehouseStatus, describeLayout }, { inspectJournal }, { listSnapshots }, { waitingOf }, { readInflight, inflightPath }] = await Promise.all([
         import('../../warehouse/status.js'),
         import('../../journal/journal.js'),
         import('../../journal/live-journal.js'),
@@ -53,12 +53,14 @@ export function registerStatus(program: Command): void {
         stopped_run: stopped ?? null,
         credits_spent: credits,
         warehouse_held: local.held ?? null,
+        layouts: local.layouts ?? [],
         last_run: local.lastRun ?? null,
         last_sync: local.lastSync ?? null,
         quota: remote.quota ?? null,
         note: remote.note ?? null,
       };
-      ctx.out.result(result, () => statusText(local, remote, waiting, stopped, credits));
+      const layouts = (local.layouts ?? []).map(describeLayout);
+      ctx.out.result(result, () => [statusText(local, remote, waiting, stopped, credits), ...layoutLines(layouts)].join('\n'));
     });
 }
 
@@ -104,6 +106,11 @@ function statusText(
   if (remote.quota) lines.push(quotaLine(remote.quota));
   if (remote.note) lines.push(`note: ${remote.note}`);
   return lines.join('\n');
+}
+
+/** The daily file layouts loaded (sync.layouts), one line each. */
+function layoutLines(layouts: readonly string[]): string[] {
+  return layouts.length === 0 ? [] : ['file layouts loaded (sync.layouts):', ...layouts.map((line) => `  ${line}`)];
 }
 
 function describeStopped(stopped: StoppedRun): string {
