@@ -5,6 +5,7 @@ import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { AuthError, UsageError } from '../core/errors.js';
 import { configShape } from './option-use.js';
+import { checkFoundConfig, processTrust, type TrustProbe } from './config-trust.js';
 
 export const DEFAULT_CONFIG_PATH = 'gexwh.config.json';
 export const DEFAULT_DB = 'data/gex.duckdb';
@@ -56,6 +57,8 @@ export interface GlobalSettings {
   config: ConfigFile;
   /** The config file read (absolute), or undefined when none was found. */
   configPath: string | undefined;
+  /** How it was chosen: named by --config, or found in the working folder or a parent. */
+  configFound?: 'named' | 'upward';
   /** Where the key comes from, for messages; never the key. */
   apiKeyFile: string | undefined;
 }
@@ -64,6 +67,8 @@ export interface GlobalSettings {
 export interface LoadedConfig {
   path: string | undefined;
   values: ConfigFile;
+  /** How the file was chosen: named by --config, or found in the working folder or a parent (then checked to be the user's). */
+  found?: 'named' | 'upward';
 }
 
 /**
@@ -79,11 +84,20 @@ export function findConfigFile(from: string = process.cwd()): string | undefined
   }
 }
 
-/** `--config PATH`, else the nearest `gexwh.config.json`; validated. */
-export function loadConfig(explicit: string | undefined, cwd: string = process.cwd()): LoadedConfig {
-  if (explicit !== undefined && !existsSync(explicit)) throw new UsageError(`--config: file not found: ${explicit}`);
-  const path = explicit !== undefined ? resolve(cwd, explicit) : findConfigFile(cwd);
-  return path === undefined ? { path: undefined, values: {} } : { path, values: loadConfigFile(path) };
+/**
+ * `--config PATH`, else the nearest `gexwh.config.json`, used only when the current user owns it and
+ * alone may write it (UntrustedConfigError otherwise); validated.
+ */
+export function loadConfig(explicit: string | undefined, cwd: string = process.cwd(), probe: TrustProbe = processTrust): LoadedConfig {
+  if (explicit !== undefined) {
+    if (!existsSync(explicit)) throw new UsageError(`--config: file not found: ${explicit}`);
+    const path = resolve(cwd, explicit);
+    return { path, values: loadConfigFile(path), found: 'named' };
+  }
+  const path = findConfigFile(cwd);
+  if (path === undefined) return { path: undefined, values: {} };
+  checkFoundConfig(path, probe);
+  return { path, values: loadConfigFile(path), found: 'upward' };
 }
 
 export function loadConfigFile(path: string | undefined): ConfigFile {
@@ -131,6 +145,7 @@ export function resolveGlobals(flags: GlobalFlags, env: NodeJS.ProcessEnv = proc
     ...switchesOf(flags),
     config,
     configPath: loaded.path,
+    ...(loaded.found === undefined ? {} : { configFound: loaded.found }),
     apiKeyFile: flags.apiKeyFile,
   };
 }

@@ -41,6 +41,12 @@ export class RefusedQueryError extends UsageError {}
  */
 export class UnsafeWarehouseError extends UsageError {}
 
+/**
+ * A config file found in the working folder or a parent that another user owns, or that its group
+ * or others may write: its baseUrl would decide where the API key goes. Exit 2.
+ */
+export class UntrustedConfigError extends UsageError {}
+
 /** No key, an unreadable key file, a key the API refused (401/403). Exit 3. */
 export class AuthError extends GexwhError {}
 
@@ -257,6 +263,7 @@ export function errorCodeOf(error: unknown): string {
 const ERROR_CODES: readonly [abstract new (...args: never[]) => Error, string][] = [
   [ObjectStoreBucketError, 'no_such_bucket'],
   [UnsafeWarehouseError, 'unsafe_warehouse'],
+  [UntrustedConfigError, 'untrusted_config'],
   [NotAWarehouseError, 'not_a_warehouse'],
   [UsageError, 'usage'],
   [AuthError, 'auth'],

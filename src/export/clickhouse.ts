@@ -6,6 +6,7 @@
 // file in chDB and checks every table and view against the warehouse (row counts and checksums), and
 // that every view and macro of sql/views.sql has its counterpart here.
 import { PARTITION_COLUMNS, type ExportColumn, type ExportedTable } from './views.js';
+import { quoteIdentifier, quoteString } from '../core/sql-quote.js';
 
 export const CLICKHOUSE_FILE = 'clickhouse.sql';
 
@@ -32,7 +33,8 @@ export function clickhouseType(column: ExportColumn): string {
 }
 
 /** A ClickHouse string literal: backslash and quote escaped. */
-export const clickhouseString = (text: string): string => `'${text.replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`;
+export const clickhouseString = (text: string): string => quoteString(text, 'clickhouse');
+const clickhouseName = (name: string): string => quoteIdentifier(name, 'clickhouse');
 
 /** The HTTP(S) URL ClickHouse's s3() reads an s3://bucket/prefix export at: path-style at a given endpoint, else AWS. */
 export function clickhouseS3Url(bucket: string, prefix: string, endpoint?: string, region?: string): string {
@@ -41,7 +43,7 @@ export function clickhouseS3Url(bucket: string, prefix: string, endpoint?: strin
 }
 
 function structure(table: ExportedTable): string {
-  return table.columns.map((c) => `${c.name} ${clickhouseType(c)}`).join(', ');
+  return table.columns.map((c) => `${clickhouseName(c.name)} ${clickhouseType(c)}`).join(', ');
 }
 
 /**
@@ -50,12 +52,12 @@ function structure(table: ExportedTable): string {
  * A table with no file yet is an empty view of the same columns.
  */
 export function clickhouseTableSql(source: ClickHouseSource, table: ExportedTable): string {
-  if (!table.hasFiles) return `CREATE OR REPLACE VIEW ${table.name} AS SELECT * FROM null(${clickhouseString(structure(table))});`;
+  if (!table.hasFiles) return `CREATE OR REPLACE VIEW ${clickhouseName(table.name)} AS SELECT * FROM null(${clickhouseString(structure(table))});`;
   const base = source.kind === 'file' ? source.root : source.url;
   const glob = `${base.replace(/\/+$/, '')}/${table.name}/${table.partitioned ? '*/*/*/' : ''}*.parquet`;
   const fn = source.kind === 'file' ? 'file' : 's3';
   const settings = table.partitioned ? ' SETTINGS use_hive_partitioning = 1' : '';
-  return `CREATE OR REPLACE VIEW ${table.name} AS SELECT * FROM ${fn}(${clickhouseString(glob)}, 'Parquet', ${clickhouseString(structure(table))})${settings};`;
+  return `CREATE OR REPLACE VIEW ${clickhouseName(table.name)} AS SELECT * FROM ${fn}(${clickhouseString(glob)}, 'Parquet', ${clickhouseString(structure(table))})${settings};`;
 }
 
 const TS = "{ts:DateTime64(6, 'UTC')}";

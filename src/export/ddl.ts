@@ -4,6 +4,7 @@
 // (Athena's DDL) and Spark grammars parse every statement. Those engines have no DuckDB macros: the README and
 // docs/sharing.md give the point-in-time queries written for them.
 import { PARTITION_COLUMNS, type ExportedTable } from './views.js';
+import { quoteIdentifier, quoteString, type SqlDialect } from '../core/sql-quote.js';
 
 export type Engine = 'trino' | 'athena' | 'spark';
 
@@ -28,15 +29,19 @@ export function engineType(duckdbType: string, engine: Engine): string {
 }
 
 const isPartitionColumn = (name: string): boolean => (PARTITION_COLUMNS as readonly string[]).includes(name);
-const quote = (text: string): string => `'${text.replaceAll("'", "''")}'`;
+/** Each engine's quoting: Athena's DDL is Hive's. */
+const DIALECT: Record<Engine, SqlDialect> = { trino: 'trino', athena: 'hive', spark: 'spark' };
 const location = (root: string, table: string): string => `${root.replace(/\/+$/, '')}/${table}/`;
 
 /**
- * A column name as the engine's DDL needs it: Athena's DDL (Hive) reserves words such as EXCHANGE,
- * so it gets every name in backquotes (a real Hive parser rejected `exchange string`); Trino and
- * Spark take them bare.
+ * A name as the engine's DDL needs it: always quoted in the engine's way. The column names are
+ * whatever the warehouse holds, and Athena's DDL (Hive) reserves words such as EXCHANGE (a real Hive
+ * parser rejected `exchange string`).
  */
-export const ddlName = (name: string, engine: Engine): string => (engine === 'athena' ? `\`${name}\`` : name);
+export const ddlName = (name: string, engine: Engine): string => quoteIdentifier(name, DIALECT[engine]);
+const quoteFor = (engine: Engine) => (text: string) => quoteString(text, DIALECT[engine]);
+/** `gexwh.<table>`, both names quoted. */
+const tableName = (table: string, engine: Engine): string => `${ddlName(ENGINE_SCHEMA, engine)}.${ddlName(table, engine)}`;
 
 /** The columns a table's DDL lists: the data columns, then (Trino, Spark) the partition columns last. */
 function columnList(table: ExportedTable, engine: Engine, withPartitions: boolean): string {
@@ -47,9 +52,10 @@ function columnList(table: ExportedTable, engine: Engine, withPartitions: boolea
 
 /** Trino's Hive connector: partition columns last, registered by sync_partition_metadata. */
 function trinoTable(root: string, table: ExportedTable): string {
+  const quote = quoteFor('trino');
   const properties = [`external_location = ${quote(location(root, table.name))}`, `format = 'PARQUET'`];
   if (table.partitioned) properties.push(`partitioned_by = ARRAY[${PARTITION_COLUMNS.map(quote).join(', ')}]`);
-  const create = `CREATE TABLE IF NOT EXISTS ${ENGINE_SCHEMA}.${table.name} (\n${columnList(table, 'trino', true)}\n)\nWITH (\n  ${properties.join(',\n  ')}\n);`;
+  const create = `CREATE TABLE IF NOT EXISTS ${tableName(table.name, 'trino')} (\n${columnList(table, 'trino', true)}\n)\nWITH (\n  ${properties.join(',\n  ')}\n);`;
   return table.partitioned ? `${create}\nCALL system.sync_partition_metadata(${quote(ENGINE_SCHEMA)}, ${quote(table.name)}, 'FULL');` : create;
 }
 
@@ -58,15 +64,15 @@ function athenaTable(root: string, table: ExportedTable): string {
   const partitioned = table.partitioned
     ? `\nPARTITIONED BY (${PARTITION_COLUMNS.map((name) => `${ddlName(name, 'athena')} ${engineType(table.columns.find((c) => c.name === name)!.type, 'athena')}`).join(', ')})`
     : '';
-  const create = `CREATE EXTERNAL TABLE IF NOT EXISTS ${ENGINE_SCHEMA}.${table.name} (\n${columnList(table, 'athena', false)}\n)${partitioned}\nSTORED AS PARQUET\nLOCATION ${quote(location(root, table.name))};`;
-  return table.partitioned ? `${create}\nMSCK REPAIR TABLE ${ENGINE_SCHEMA}.${table.name};` : create;
+  const create = `CREATE EXTERNAL TABLE IF NOT EXISTS ${tableName(table.name, 'athena')} (\n${columnList(table, 'athena', false)}\n)${partitioned}\nSTORED AS PARQUET\nLOCATION ${quoteFor('athena')(location(root, table.name))};`;
+  return table.partitioned ? `${create}\nMSCK REPAIR TABLE ${tableName(table.name, 'athena')};` : create;
 }
 
 /** Spark SQL: a parquet data source table, partition columns in the list and in PARTITIONED BY. */
 function sparkTable(root: string, table: ExportedTable): string {
-  const partitioned = table.partitioned ? `\nPARTITIONED BY (${PARTITION_COLUMNS.join(', ')})` : '';
-  const create = `CREATE TABLE IF NOT EXISTS ${ENGINE_SCHEMA}.${table.name} (\n${columnList(table, 'spark', true)}\n)\nUSING PARQUET${partitioned}\nLOCATION ${quote(location(root, table.name))};`;
-  return table.partitioned ? `${create}\nMSCK REPAIR TABLE ${ENGINE_SCHEMA}.${table.name};` : create;
+  const partitioned = table.partitioned ? `\nPARTITIONED BY (${PARTITION_COLUMNS.map((name) => ddlName(name, 'spark')).join(', ')})` : '';
+  const create = `CREATE TABLE IF NOT EXISTS ${tableName(table.name, 'spark')} (\n${columnList(table, 'spark', true)}\n)\nUSING PARQUET${partitioned}\nLOCATION ${quoteFor('spark')(location(root, table.name))};`;
+  return table.partitioned ? `${create}\nMSCK REPAIR TABLE ${tableName(table.name, 'spark')};` : create;
 }
 
 const HEADERS: Record<Engine, string[]> = {
@@ -82,9 +88,9 @@ const HEADERS: Record<Engine, string[]> = {
 };
 
 const CREATE_SCHEMA: Record<Engine, string> = {
-  trino: `CREATE SCHEMA IF NOT EXISTS ${ENGINE_SCHEMA};`,
-  athena: `CREATE DATABASE IF NOT EXISTS ${ENGINE_SCHEMA};`,
-  spark: `CREATE DATABASE IF NOT EXISTS ${ENGINE_SCHEMA};`,
+  trino: `CREATE SCHEMA IF NOT EXISTS ${ddlName(ENGINE_SCHEMA, 'trino')};`,
+  athena: `CREATE DATABASE IF NOT EXISTS ${ddlName(ENGINE_SCHEMA, 'athena')};`,
+  spark: `CREATE DATABASE IF NOT EXISTS ${ddlName(ENGINE_SCHEMA, 'spark')};`,
 };
 
 /** The whole file for one engine (pure): the schema, then one table per exported table with files. */

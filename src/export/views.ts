@@ -6,6 +6,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { duckdb } from '../warehouse/duckdb.js';
 import { bool, readRows, text } from '../warehouse/read-rows.js';
 import { viewDefinitions } from '../warehouse/migrations.js';
+import { quoteIdentifier as id, quoteString, sqlTypeName } from '../core/sql-quote.js';
 
 export interface ExportColumn {
   name: string;
@@ -49,8 +50,6 @@ export async function tableColumns(conn: DuckDBConnection, tables: readonly stri
   return result;
 }
 
-const quote = (text: string): string => `'${text.replaceAll("'", "''")}'`;
-
 /** The glob of a table's files under `root` (a folder or an s3:// prefix). */
 export function tableGlob(root: string, table: Pick<ExportedTable, 'name' | 'partitioned'>, format: 'parquet' | 'csv'): string {
   return `${root.replace(/\/+$/, '')}/${table.name}/${table.partitioned ? '*/*/*/' : ''}*.${format}`;
@@ -63,18 +62,20 @@ export function tableGlob(root: string, table: Pick<ExportedTable, 'name' | 'par
  * table with no file yet is an empty view of the same columns.
  */
 export function tableViewSql(root: string, table: ExportedTable, format: 'parquet' | 'csv'): string {
-  const columns = table.columns.map((c) => `${c.name}::${c.type} AS ${c.name}`).join(', ');
+  // Every name quoted and every type checked: a column's name is whatever the warehouse holds.
+  const columns = table.columns.map((c) => `${id(c.name)}::${sqlTypeName(c.type)} AS ${id(c.name)}`).join(', ');
   if (!table.hasFiles)
-    return `CREATE OR REPLACE VIEW ${table.name} AS SELECT ${table.columns.map((c) => `NULL::${c.type} AS ${c.name}`).join(', ')} WHERE false;`;
+    return `CREATE OR REPLACE VIEW ${id(table.name)} AS SELECT ${table.columns.map((c) => `NULL::${sqlTypeName(c.type)} AS ${id(c.name)}`).join(', ')} WHERE false;`;
   const hive = table.partitioned
     ? `hive_partitioning = true, hive_types = {'exchange': 'VARCHAR', 'symbol': 'VARCHAR', 'session_date': 'DATE'}`
     : 'hive_partitioning = false';
-  const glob = quote(tableGlob(root, table, format));
+  const glob = quoteString(tableGlob(root, table, format));
   const source =
     format === 'parquet'
       ? `read_parquet(${glob}, ${hive})`
-      : `read_csv(${glob}, header = true, hive_partitioning = false, ` + `columns = {${table.columns.map((c) => `'${c.name}': '${c.type}'`).join(', ')}})`;
-  return `CREATE OR REPLACE VIEW ${table.name} AS SELECT ${columns} FROM ${source};`;
+      : `read_csv(${glob}, header = true, hive_partitioning = false, ` +
+        `columns = {${table.columns.map((c) => `${quoteString(c.name)}: ${quoteString(sqlTypeName(c.type))}`).join(', ')}})`;
+  return `CREATE OR REPLACE VIEW ${id(table.name)} AS SELECT ${columns} FROM ${source};`;
 }
 
 /**

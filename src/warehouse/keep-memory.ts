@@ -4,6 +4,7 @@
 // third of the export's wall time went to system time, twice the raw COPY's).
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { readOne, text } from './read-rows.js';
+import { quoteString } from '../core/sql-quote.js';
 
 /**
  * Lets DuckDB's block allocator keep the memory it has used, up to the memory limit, until the
@@ -12,5 +13,5 @@ import { readOne, text } from './read-rows.js';
  */
 export async function keepBlockMemory(conn: DuckDBConnection): Promise<void> {
   const { limit } = await readOne(conn, `SELECT current_setting('memory_limit') AS "limit"`, [], { limit: text });
-  await conn.run(`SET block_allocator_memory = '${limit.replaceAll("'", "''")}'`);
+  await conn.run(`SET block_allocator_memory = ${quoteString(limit)}`);
 }

@@ -12,6 +12,7 @@ import { DamagedWarehouseError, errorMessage, GexwhError, LockError, NotAWarehou
 import { hasDuckDbHeader, isDamagedFileMessage } from './identity.js';
 import { migrate, type MigrateOptions } from './migrations.js';
 import { readOne, textList } from './read-rows.js';
+import { quoteString } from '../core/sql-quote.js';
 
 export interface Warehouse {
   readonly path: string;
@@ -335,8 +336,8 @@ async function createInstance(dbPath: string, readOnly: boolean, privateTemp: st
 async function lockDown(connection: DuckDBConnection, dbPath: string, privateTemp: string, sandbox: SandboxOptions): Promise<void> {
   const readDirectories = sandbox.readDirectories ?? [];
   const writeFiles = sandbox.writeFiles ?? [];
-  if (readDirectories.length > 0) await connection.run(`SET allowed_directories = [${readDirectories.map(sqlString).join(', ')}]`);
-  if (writeFiles.length > 0) await connection.run(`SET allowed_paths = [${writeFiles.map(sqlString).join(', ')}]`);
+  if (readDirectories.length > 0) await connection.run(`SET allowed_directories = [${readDirectories.map((d) => quoteString(d)).join(', ')}]`);
+  if (writeFiles.length > 0) await connection.run(`SET allowed_paths = [${writeFiles.map((f) => quoteString(f)).join(', ')}]`);
   await connection.run('SET enable_external_access = false');
   await connection.run('SET lock_configuration = true');
   await checkAllowed(connection, dbPath, privateTemp, sandbox);
@@ -375,10 +376,6 @@ function realpathOr(path: string): string {
 
 function withSeparator(folder: string): string {
   return folder.endsWith(sep) ? folder : `${folder}${sep}`;
-}
-
-function sqlString(text: string): string {
-  return `'${text.replaceAll("'", "''")}'`;
 }
 
 /**

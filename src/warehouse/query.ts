@@ -10,6 +10,7 @@ import { errorMessage, GexwhError, InterruptedError, QueryTimeoutError, RefusedQ
 import { duckdb } from './duckdb.js';
 import { openReader } from './open.js';
 import { conciseDbError } from './duckdb-text.js';
+import { quoteString } from '../core/sql-quote.js';
 
 export interface QueryColumn {
   name: string;
@@ -134,7 +135,7 @@ export async function copyQueryToParquet(
 /** The user's SQL inside a COPY, checked again as a whole: one statement, a COPY, and nothing else. */
 async function prepareCopy(connection: DuckDBConnection, sql: string, target: string): Promise<DuckDBPreparedStatement> {
   // The newline ends a trailing -- comment; a trailing ; would end the statement inside the parentheses.
-  const text = `COPY (${sql.replace(/[\s;]+$/, '')}\n) TO '${target.replaceAll("'", "''")}' (FORMAT parquet)`;
+  const text = `COPY (${sql.replace(/[\s;]+$/, '')}\n) TO ${quoteString(target)} (FORMAT parquet)`;
   const extracted = await connection.extractStatements(text).catch((error: unknown) => Promise.reject(dbFailure(error)));
   if (extracted.count !== 1) throw new RefusedQueryError('query refused: the SQL does not fit inside COPY (...) TO as one SELECT');
   const prepared = await extracted.prepare(0).catch((error: unknown) => Promise.reject(dbFailure(error)));

@@ -63,7 +63,7 @@ describe('precedence', () => {
     expect(findConfigFile(nested)).toBeUndefined();
     const path = configFile({ db: 'here.duckdb' });
     expect(findConfigFile(nested)).toBe(path);
-    expect(loadConfig(undefined, nested)).toEqual({ path, values: { db: 'here.duckdb' } });
+    expect(loadConfig(undefined, nested)).toEqual({ path, values: { db: 'here.duckdb' }, found: 'upward' });
     writeFileSync(join(dir, 'a', 'gexwh.config.json'), '{}');
     expect(findConfigFile(nested)).toBe(join(dir, 'a', 'gexwh.config.json'));
   });

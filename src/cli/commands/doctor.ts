@@ -3,7 +3,7 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { fail, pass, type Check } from '../../doctor/checks.js';
-import { ChecksFailedError, GexwhError } from '../../core/errors.js';
+import { ChecksFailedError, GexwhError, UntrustedConfigError } from '../../core/errors.js';
 import { stopSignal } from '../context.js';
 import { createOutput, formatTable } from '../output.js';
 import { DEFAULT_CONFIG_PATH, readApiKey, resolveGlobals, type GlobalFlags, type GlobalSettings } from '../settings.js';
@@ -41,7 +41,11 @@ function settingsAndConfigCheck(flags: GlobalFlags): { settings: GlobalSettings;
   try {
     const settings = resolveGlobals(flags);
     const which =
-      settings.configPath === undefined ? `no ${DEFAULT_CONFIG_PATH} here or in a parent folder (defaults apply)` : `${settings.configPath} is valid`;
+      settings.configPath === undefined
+        ? `no ${DEFAULT_CONFIG_PATH} here or in a parent folder (defaults apply)`
+        : settings.configFound === 'named'
+          ? `using ${settings.configPath} (named by --config), valid`
+          : `using ${settings.configPath} (found upward; yours, writable by you alone), valid`;
     return { settings, config: pass('config', `${which}; warehouse ${resolve(settings.db)}, archive ${resolve(settings.archive)}`) };
   } catch (error) {
     const message = error instanceof GexwhError ? error.message : String(error);
@@ -52,7 +56,12 @@ function settingsAndConfigCheck(flags: GlobalFlags): { settings: GlobalSettings;
     } catch {
       settings = resolveGlobals({ ...flags, baseUrl: undefined }, { ...process.env, GEX_BASE_URL: undefined }, none);
     }
-    return { settings, config: fail('config', message, 'fix the field named above (gexwh sync --help lists the config keys)') };
+    // A config another user controls is flagged with its own fix; its values are not used.
+    const fix =
+      error instanceof UntrustedConfigError
+        ? `${String(error.hints.fix)}, or name it with --config to use it anyway`
+        : 'fix the field named above (gexwh sync --help lists the config keys)';
+    return { settings, config: fail('config', message, fix) };
   }
 }
 
