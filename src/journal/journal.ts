@@ -18,6 +18,7 @@ import { isIsoDate } from '../time/dates.js';
 import { readRecordedPath } from '../core/archive/recorded-path.js';
 import { errorMessage, UsageError } from '../core/errors.js';
 import { folderLeavesArchive } from '../core/archive/confine.js';
+import { readJournalFile } from './safe-read.js';
 
 export const JOURNAL_FOLDER = '_journal';
 
@@ -151,6 +152,8 @@ export interface JournalRead {
   warnings: string[];
   /** Why the whole file could not be used (not JSON, not a journal); undefined when it could. */
   unreadable?: string;
+  /** Set when the file was not even read (a link, a FIFO or device, too big): why, naming it. */
+  refused?: string;
 }
 
 /**
@@ -161,17 +164,13 @@ export interface JournalRead {
 export async function inspectJournal(archiveRoot: string): Promise<JournalRead> {
   await refuseFolderLinkOut(archiveRoot, JOURNAL_FOLDER);
   const path = journalPath(archiveRoot);
-  let text: string;
-  try {
-    text = await fs.readFile(path, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { journal: emptyJournal(), warnings: [] };
-    throw error;
-  }
-  const envelope = parseEnvelope(text);
+  const read = await readJournalFile(path);
+  if ('missing' in read) return { journal: emptyJournal(), warnings: [] };
+  const envelope = 'refused' in read ? { problem: read.refused } : parseEnvelope(read.text);
   if ('problem' in envelope) {
-    const unreadable = `the journal ${path} ${envelope.problem}; it is not used (the next write keeps it as ${path}.unreadable-<time>); its files are still in the archive, and a sync loads them from there for 0 credits`;
-    return { journal: emptyJournal(), warnings: [unreadable], unreadable };
+    const what = 'refused' in read ? `the journal ${envelope.problem}` : `the journal ${path} ${envelope.problem}`;
+    const unreadable = `${what}; it is not used (the next write keeps it as ${path}.unreadable-<time>); its files are still in the archive, and a sync loads them from there for 0 credits`;
+    return { journal: emptyJournal(), warnings: [unreadable], unreadable, ...('refused' in read ? { refused: read.refused } : {}) };
   }
   return checkEntries(envelope.value, archiveRoot, new Date().toISOString());
 }
@@ -271,8 +270,8 @@ export async function writeJournal(archiveRoot: string, journal: Journal): Promi
 
 /** A journal no read can use is kept beside the new one, never overwritten: a person may want it. */
 async function setAsideUnreadable(path: string): Promise<void> {
-  const text = await fs.readFile(path, 'utf8').catch(() => undefined);
-  if (text === undefined || !('problem' in parseEnvelope(text))) return;
+  const read = await readJournalFile(path);
+  if ('missing' in read || ('text' in read && !('problem' in parseEnvelope(read.text)))) return;
   const stamp = new Date()
     .toISOString()
     .replace(/\.\d{3}Z$/, 'Z')

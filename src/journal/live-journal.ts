@@ -19,6 +19,7 @@ import { refuseFolderLinkOut } from './journal.js';
 import { syncFolder } from '../core/archive/writes.js';
 import { pairKey } from '../core/pairs.js';
 import { readFolder } from '../core/archive/walk.js';
+import { readJournalFile } from './safe-read.js';
 
 export const LIVE_FOLDER = '_live';
 
@@ -72,9 +73,11 @@ export async function journalSnapshot(archiveRoot: string, snapshot: LiveSnapsho
 }
 
 export async function readSnapshot(path: string): Promise<LiveSnapshot> {
+  const read = await readJournalFile(path);
+  if (!('text' in read)) throw new LiveJournalError('refused' in read ? read.refused : `the snapshot ${path} is gone`);
   let value: unknown;
   try {
-    value = JSON.parse(await fs.readFile(path, 'utf8'));
+    value = JSON.parse(read.text);
   } catch (error) {
     throw new LiveJournalError(`the snapshot ${path} is not readable JSON (${(error as Error).message})`, { cause: error });
   }
