@@ -5,12 +5,11 @@
 // so a crash leaves the old journal or the new one, never half of one. Only the holder of the sync
 // lock writes it. The archive files themselves stay the proof of payment: a file that is archived
 // with the manifest's sha256 is never paid again, journal or not.
-import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import { redactSecrets, type RunCounts, type RunOutcome } from '../warehouse/index.js';
-import { syncFolder } from '../core/archive/writes.js';
+import { writeDurably } from './durable-write.js';
 import { FILE_KINDS, isFileKind } from '../core/file-kinds.js';
 import { EXCHANGES, fileVersionKey, isExchange } from '../core/pairs.js';
 import { SYMBOL_PATTERN, SYMBOL_RULE } from '../core/names.js';
@@ -251,21 +250,7 @@ export async function writeJournal(archiveRoot: string, journal: Journal): Promi
   const path = journalPath(archiveRoot);
   await fs.mkdir(dirname(path), { recursive: true });
   await setAsideUnreadable(path);
-  const temp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  const handle = await fs.open(temp, 'wx');
-  try {
-    await handle.writeFile(`${JSON.stringify(journal)}\n`);
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  try {
-    await fs.rename(temp, path);
-  } catch (error) {
-    await fs.rm(temp, { force: true });
-    throw error;
-  }
-  await syncFolder(dirname(path));
+  await writeDurably(path, `${JSON.stringify(journal)}\n`);
 }
 
 /** A journal no read can use is kept beside the new one, never overwritten: a person may want it. */

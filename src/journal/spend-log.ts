@@ -3,16 +3,15 @@
 // A run that ends normally loads its files, writes its run record and removes the log; one that is
 // stopped hard (a second Ctrl-C, kill -9, a crash) leaves it, and the next sync, `gexwh load` or
 // `status` finds it: the paid files wait in the journal to be loaded for 0 credits, and the run record
-// keeps the credits the API counted. The log is rewritten whole (temp + rename) on every change;
-// without fsync on purpose: it guards against the process dying, not the machine (the archived files
-// themselves are fsynced, and the archive check finds them again after a power cut).
+// keeps the credits the API counted. The log is rewritten whole on every change, durably (temp, fsync,
+// rename, folder fsync): a credit is on disk, even through a power cut, before the download it paid for starts.
 import { promises as fs } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import type { RunCounts } from '../warehouse/index.js';
 import { JOURNAL_FOLDER, refuseFolderLinkOut, runOf, updateJournal, withFiles, type JournaledFile, type JournaledRun } from './journal.js';
 import { journaledFileOf } from './held.js';
-import { tempPathFor } from '../core/archive/writes.js';
+import { writeDurably } from './durable-write.js';
 import type { VerifiedFile } from '../core/rows.js';
 import { readJournalFile } from './safe-read.js';
 /** The start of a run, as its record keeps it. */
@@ -117,16 +116,8 @@ export function openSpendLog(archiveRoot: string, start: RunStart & { runId?: nu
   };
 }
 
-async function writeWhole(path: string, value: Inflight): Promise<void> {
-  // tempPathFor makes the folder naming the real error (EROFS, EACCES), so a read-only archive stops the run.
-  const temp = tempPathFor(path);
-  await fs.writeFile(temp, `${JSON.stringify(value)}\n`, { flag: 'wx' });
-  try {
-    await fs.rename(temp, path);
-  } catch (error) {
-    await fs.rm(temp, { force: true });
-    throw error;
-  }
+function writeWhole(path: string, value: Inflight): Promise<void> {
+  return writeDurably(path, `${JSON.stringify(value)}\n`);
 }
 
 /** A log left by a run that stopped hard, as status shows it; undefined when there is none. */
@@ -167,7 +158,7 @@ export async function adoptStoppedRun(archiveRoot: string): Promise<{ files: num
     return {
       files: 0,
       credits: 0,
-      note: `the log of a stopped run could not be used (${read.problem}) and was set aside as ${aside}; its archived files are still used for 0 credits`,
+      note: `the log of a stopped run could not be read and was set aside as ${aside} (${read.problem}); its archived files are still used for 0 credits`,
     };
   }
   const left = read.log;
