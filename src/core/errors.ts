@@ -189,6 +189,12 @@ export class JournalError extends GexwhError {
   }
 }
 
+/**
+ * A journal file gexwh does not read (a link, a FIFO or device, more bytes than a journal can hold):
+ * exit 2 naming it. It is set aside; the paid files it listed are still in the archive.
+ */
+export class JournalFileRefusedError extends UsageError {}
+
 /** The capture journal cannot be used as it is (exit 1, naming the file); nothing paid is lost: the archive holds it. */
 export class LiveJournalError extends GexwhError {
   constructor(message: string, options?: { cause?: unknown }) {

@@ -5,12 +5,11 @@
 // so a crash leaves the old journal or the new one, never half of one. Only the holder of the sync
 // lock writes it. The archive files themselves stay the proof of payment: a file that is archived
 // with the manifest's sha256 is never paid again, journal or not.
-import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import { redactSecrets, type RunCounts, type RunOutcome } from '../warehouse/index.js';
-import { syncFolder } from '../core/archive/writes.js';
+import { writeDurably } from './durable-write.js';
 import { FILE_KINDS, isFileKind } from '../core/file-kinds.js';
 import { EXCHANGES, fileVersionKey, isExchange } from '../core/pairs.js';
 import { SYMBOL_PATTERN, SYMBOL_RULE } from '../core/names.js';
@@ -18,6 +17,7 @@ import { isIsoDate } from '../time/dates.js';
 import { readRecordedPath } from '../core/archive/recorded-path.js';
 import { errorMessage, UsageError } from '../core/errors.js';
 import { folderLeavesArchive } from '../core/archive/confine.js';
+import { readJournalFile } from './safe-read.js';
 
 export const JOURNAL_FOLDER = '_journal';
 
@@ -151,6 +151,8 @@ export interface JournalRead {
   warnings: string[];
   /** Why the whole file could not be used (not JSON, not a journal); undefined when it could. */
   unreadable?: string;
+  /** Set when the file was not even read (a link, a FIFO or device, too big): why, naming it. */
+  refused?: string;
 }
 
 /**
@@ -161,17 +163,13 @@ export interface JournalRead {
 export async function inspectJournal(archiveRoot: string): Promise<JournalRead> {
   await refuseFolderLinkOut(archiveRoot, JOURNAL_FOLDER);
   const path = journalPath(archiveRoot);
-  let text: string;
-  try {
-    text = await fs.readFile(path, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { journal: emptyJournal(), warnings: [] };
-    throw error;
-  }
-  const envelope = parseEnvelope(text);
+  const read = await readJournalFile(path);
+  if ('missing' in read) return { journal: emptyJournal(), warnings: [] };
+  const envelope = 'refused' in read ? { problem: read.refused } : parseEnvelope(read.text);
   if ('problem' in envelope) {
-    const unreadable = `the journal ${path} ${envelope.problem}; it is not used (the next write keeps it as ${path}.unreadable-<time>); its files are still in the archive, and a sync loads them from there for 0 credits`;
-    return { journal: emptyJournal(), warnings: [unreadable], unreadable };
+    const what = 'refused' in read ? `the journal ${envelope.problem}` : `the journal ${path} ${envelope.problem}`;
+    const unreadable = `${what}; it is not used (the next write keeps it as ${path}.unreadable-<time>); its files are still in the archive, and a sync loads them from there for 0 credits`;
+    return { journal: emptyJournal(), warnings: [unreadable], unreadable, ...('refused' in read ? { refused: read.refused } : {}) };
   }
   return checkEntries(envelope.value, archiveRoot, new Date().toISOString());
 }
@@ -252,27 +250,13 @@ export async function writeJournal(archiveRoot: string, journal: Journal): Promi
   const path = journalPath(archiveRoot);
   await fs.mkdir(dirname(path), { recursive: true });
   await setAsideUnreadable(path);
-  const temp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  const handle = await fs.open(temp, 'wx');
-  try {
-    await handle.writeFile(`${JSON.stringify(journal)}\n`);
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  try {
-    await fs.rename(temp, path);
-  } catch (error) {
-    await fs.rm(temp, { force: true });
-    throw error;
-  }
-  await syncFolder(dirname(path));
+  await writeDurably(path, `${JSON.stringify(journal)}\n`);
 }
 
 /** A journal no read can use is kept beside the new one, never overwritten: a person may want it. */
 async function setAsideUnreadable(path: string): Promise<void> {
-  const text = await fs.readFile(path, 'utf8').catch(() => undefined);
-  if (text === undefined || !('problem' in parseEnvelope(text))) return;
+  const read = await readJournalFile(path);
+  if ('missing' in read || ('text' in read && !('problem' in parseEnvelope(read.text)))) return;
   const stamp = new Date()
     .toISOString()
     .replace(/\.\d{3}Z$/, 'Z')

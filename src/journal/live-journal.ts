@@ -5,7 +5,6 @@
 // inserts them (a capture key already present adds nothing) and then moves the file to
 // `_live/loaded/...`, where it is kept like a paid file: `rebuild` recreates the live tables from both
 // folders, and `gexwh capture --keep-days N` prunes loaded snapshots older than N days.
-import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
@@ -16,9 +15,10 @@ import { writeLiveCapture, type LiveRows, type LiveTable } from '../warehouse/li
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { liveLevelsRow, liveStrikeRows, termStructureRows, type CaptureKey } from './live-rows.js';
 import { refuseFolderLinkOut } from './journal.js';
-import { syncFolder } from '../core/archive/writes.js';
+import { writeDurably } from './durable-write.js';
 import { pairKey } from '../core/pairs.js';
 import { readFolder } from '../core/archive/walk.js';
+import { readJournalFile } from './safe-read.js';
 
 export const LIVE_FOLDER = '_live';
 
@@ -57,24 +57,16 @@ export function rowsOf(snapshot: LiveSnapshot): LiveRows {
 export async function journalSnapshot(archiveRoot: string, snapshot: LiveSnapshot): Promise<string> {
   await refuseFolderLinkOut(archiveRoot, LIVE_FOLDER);
   const path = snapshotPath(archiveRoot, 'pending', snapshot);
-  await fs.mkdir(dirname(path), { recursive: true });
-  const temp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  const handle = await fs.open(temp, 'wx');
-  try {
-    await handle.writeFile(`${JSON.stringify(snapshot)}\n`);
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  await fs.rename(temp, path);
-  await syncFolder(dirname(path));
+  await writeDurably(path, `${JSON.stringify(snapshot)}\n`);
   return path;
 }
 
 export async function readSnapshot(path: string): Promise<LiveSnapshot> {
+  const read = await readJournalFile(path);
+  if (!('text' in read)) throw new LiveJournalError('refused' in read ? read.refused : `the snapshot ${path} is gone`);
   let value: unknown;
   try {
-    value = JSON.parse(await fs.readFile(path, 'utf8'));
+    value = JSON.parse(read.text);
   } catch (error) {
     throw new LiveJournalError(`the snapshot ${path} is not readable JSON (${(error as Error).message})`, { cause: error });
   }

@@ -355,12 +355,16 @@ export interface LoadCommandResult {
   snapshotsLoaded: number;
   creditsSpent: 0;
   warnings: string[];
+  /** Why the journal file itself was not read (a link, a FIFO, too big), naming it: the command exits 2 once the rest is loaded. */
+  journalRefused?: string;
 }
 
 /** `gexwh load`: the journal into the warehouse; no network, no credit. */
 export async function loadWaiting(options: LoadCommandOptions): Promise<LoadCommandResult> {
   const lock = await acquireSyncLock(options.dbPath, { waitSeconds: options.waitSeconds });
   try {
+    // A journal file that is not read (a link, a FIFO, too big) is named once everything else is loaded.
+    const { refused } = await inspectJournal(options.archiveRoot);
     // What a sync stopped hard left (src/journal/spend-log.ts) joins the journal first.
     await adoptStoppedRun(options.archiveRoot);
     const journal = await readJournal(options.archiveRoot);
@@ -401,6 +405,7 @@ export async function loadWaiting(options: LoadCommandOptions): Promise<LoadComm
         snapshotsLoaded: applied.snapshotsLoaded,
         creditsSpent: 0,
         warnings: applied.warnings,
+        ...(refused !== undefined ? { journalRefused: `${refused}; it was set aside as ${journalPath(options.archiveRoot)}.unreadable-<time>` } : {}),
       };
     } finally {
       warehouse.close();

@@ -3,17 +3,17 @@
 // A run that ends normally loads its files, writes its run record and removes the log; one that is
 // stopped hard (a second Ctrl-C, kill -9, a crash) leaves it, and the next sync, `gexwh load` or
 // `status` finds it: the paid files wait in the journal to be loaded for 0 credits, and the run record
-// keeps the credits the API counted. The log is rewritten whole (temp + rename) on every change;
-// without fsync on purpose: it guards against the process dying, not the machine (the archived files
-// themselves are fsynced, and the archive check finds them again after a power cut).
+// keeps the credits the API counted. The log is rewritten whole on every change, durably (temp, fsync,
+// rename, folder fsync): a credit is on disk, even through a power cut, before the download it paid for starts.
 import { promises as fs } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import type { RunCounts } from '../warehouse/index.js';
 import { JOURNAL_FOLDER, refuseFolderLinkOut, runOf, updateJournal, withFiles, type JournaledFile, type JournaledRun } from './journal.js';
 import { journaledFileOf } from './held.js';
-import { tempPathFor } from '../core/archive/writes.js';
+import { writeDurably } from './durable-write.js';
 import type { VerifiedFile } from '../core/rows.js';
+import { readJournalFile } from './safe-read.js';
 /** The start of a run, as its record keeps it. */
 interface RunStart {
   command: string;
@@ -116,35 +116,30 @@ export function openSpendLog(archiveRoot: string, start: RunStart & { runId?: nu
   };
 }
 
-async function writeWhole(path: string, value: Inflight): Promise<void> {
-  // tempPathFor makes the folder naming the real error (EROFS, EACCES), so a read-only archive stops the run.
-  const temp = tempPathFor(path);
-  await fs.writeFile(temp, `${JSON.stringify(value)}\n`, { flag: 'wx' });
-  try {
-    await fs.rename(temp, path);
-  } catch (error) {
-    await fs.rm(temp, { force: true });
-    throw error;
-  }
+function writeWhole(path: string, value: Inflight): Promise<void> {
+  return writeDurably(path, `${JSON.stringify(value)}\n`);
 }
 
 /** A log left by a run that stopped hard, as status shows it; undefined when there is none. */
 export async function readInflight(archiveRoot: string): Promise<Inflight | undefined> {
+  const read = await inspectInflight(archiveRoot);
+  return 'log' in read ? read.log : undefined;
+}
+
+/** The log a stopped run left, or none, or why the file there cannot be used (naming it). */
+export async function inspectInflight(archiveRoot: string): Promise<{ log: Inflight } | { none: true } | { problem: string }> {
   await refuseFolderLinkOut(archiveRoot, JOURNAL_FOLDER);
-  let text: string;
-  try {
-    text = await fs.readFile(inflightPath(archiveRoot), 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
-  }
+  const path = inflightPath(archiveRoot);
+  const read = await readJournalFile(path);
+  if ('missing' in read) return { none: true };
+  if ('refused' in read) return { problem: read.refused };
   let parsed;
   try {
-    parsed = inflightSchema.safeParse(JSON.parse(text));
+    parsed = inflightSchema.safeParse(JSON.parse(read.text));
   } catch {
-    return undefined;
+    return { problem: `${path} is not valid JSON` };
   }
-  return parsed.success ? (parsed.data as unknown as Inflight) : undefined;
+  return parsed.success ? { log: parsed.data as unknown as Inflight } : { problem: `${path} is not the log of a run of this version` };
 }
 
 /**
@@ -154,18 +149,19 @@ export async function readInflight(archiveRoot: string): Promise<Inflight | unde
  */
 export async function adoptStoppedRun(archiveRoot: string): Promise<{ files: number; credits: number; note?: string }> {
   const path = inflightPath(archiveRoot);
-  const left = await readInflight(archiveRoot);
-  if (left === undefined) {
-    const stray = await fs.stat(path).catch(() => undefined);
-    if (stray === undefined) return { files: 0, credits: 0 };
+  const read = await inspectInflight(archiveRoot);
+  if ('none' in read) return { files: 0, credits: 0 };
+  if ('problem' in read) {
+    // Renaming moves the name itself (a link or a FIFO is never opened); the content stays for a person to see.
     const aside = `${path}.unreadable-${Date.now()}`;
     await fs.rename(path, aside);
     return {
       files: 0,
       credits: 0,
-      note: `the log of a stopped run could not be read and was set aside as ${aside}; its archived files are still used for 0 credits`,
+      note: `the log of a stopped run could not be read and was set aside as ${aside} (${read.problem}); its archived files are still used for 0 credits`,
     };
   }
+  const left = read.log;
   await updateJournal(archiveRoot, (journal) => ({ ...withFiles(journal, left.files), runs: [...journal.runs, left.run] }));
   await fs.rm(path, { force: true });
   return { files: left.files.length, credits: left.run.creditsSpent };

@@ -84,6 +84,8 @@ async function runLocked(input: RunInput): Promise<SyncSummary> {
   const pairs = selectPairs(input.coverage, { ...selectionOf(options.selection), markets: input.me.markets });
   const start: RunStartRecord = { command: options.command, options: options.recordedOptions, startedAt: new Date() };
   const store = await openStore({ ...options, ...start, pairs, coverage: input.coverage }, warn);
+  // What the start's load of the journal refused (a bad entry, a journal file not read) is told, not dropped.
+  for (const warning of store.waiting.warnings) warn(warning);
   if (store.waiting.filesLoaded > 0) warn(`${store.waiting.filesLoaded} file(s) paid by an earlier run and waiting in the archive were loaded (0 credits)`);
   const log = options.dryRun
     ? undefined

@@ -1,6 +1,6 @@
 // `gexwh load`: the paid files a held-out sync left in the archive's journal, loaded for 0 credits.
 import type { Command } from 'commander';
-import { PartialFailureError } from '../../core/errors.js';
+import { JournalFileRefusedError, PartialFailureError } from '../../core/errors.js';
 import { DEFAULT_WAIT_LOCK_SECONDS } from '../../journal/wait-lock.js';
 import { contextOf } from '../context.js';
 import { withConfig } from '../option-use.js';
@@ -39,6 +39,10 @@ export function registerLoad(program: Command): void {
           ...result.warnings.map((w) => `  note: ${w}`),
         ].join('\n'),
       );
+      if (result.journalRefused !== undefined)
+        throw new JournalFileRefusedError(`load: ${result.journalRefused}`, {
+          hint: 'the paid files it listed are still in the archive: the next gexwh sync finds them there and loads them for 0 credits',
+        });
       if (result.filesFailed.length > 0) {
         throw new PartialFailureError(`${result.filesFailed.length} file(s) failed to load; they stay archived (gexwh verify --repair, or rebuild)`);
       }

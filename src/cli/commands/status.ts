@@ -32,7 +32,7 @@ export function registerStatus(program: Command): void {
       }
       // Parsed before any request; the names are then checked against the warehouse (with the fresh coverage when the API answered).
       const filter = { ...optional('exchanges', parseExchanges(flags.exchange)), ...optional('symbols', parseSymbols(flags.symbol)) };
-      const [{ readWarehouseStatus, describeLayout }, { inspectJournal }, { listSnapshots }, { waitingOf }, { readInflight, inflightPath }] = await Promise.all([
+      const [{ readWarehouseStatus, describeLayout }, { inspectJournal }, { listSnapshots }, { waitingOf }, { inspectInflight, inflightPath }] = await Promise.all([
         import('../../warehouse/status.js'),
         import('../../journal/journal.js'),
         import('../../journal/live-journal.js'),
@@ -44,7 +44,10 @@ export function registerStatus(program: Command): void {
       const snapshots = (await listSnapshots(ctx.settings.archive, 'pending')).length;
       const read = await inspectJournal(ctx.settings.archive);
       const waiting = waitingOf(read, ctx.settings.archive, snapshots);
-      const stopped = stoppedRunOf(await readInflight(ctx.settings.archive), inflightPath(ctx.settings.archive));
+      const inflight = await inspectInflight(ctx.settings.archive);
+      const stopped = stoppedRunOf('log' in inflight ? inflight.log : undefined, inflightPath(ctx.settings.archive));
+      // A log that cannot be read is named like a journal that cannot: status still answers.
+      if ('problem' in inflight) waiting.problem = [waiting.problem, `the log of a stopped run: ${inflight.problem}`].filter((p) => p !== null).join('; ');
       const local = await readWarehouseStatus(ctx.settings.db, remote.coverage, filter);
       const credits = creditsOf(local, read.journal.runs, stopped);
       const result = {
