@@ -1,6 +1,7 @@
-// Failures a user can cause or meet, as they meet them through the CLI (in this process: the same code the binary runs): each says what happened,
-// names the path or host, and says what to do, with its own exit code (2: fix the input; 6: the API
-// or storage is down, nothing was lost) instead of "unexpected failure" (exit 1).
+// Failures a user can cause or meet, as they meet them through the CLI: each says what happened, names
+// the path or host, and says what to do, with its own exit code (2: fix the input; 6: the API or
+// storage is down, nothing was lost) instead of "unexpected failure" (exit 1). In this process (the
+// code the binary runs): no case needs a child's lifetime.
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
