@@ -145,6 +145,7 @@ async function handle(deps: ApiDeps, req: IncomingMessage, res: ServerResponse):
   const fault = deps.state.faults.take('api', pathAndSearch);
   if (fault?.kind === 'drop') return dropConnection(req);
   if (fault?.kind === 'delay') await new Promise((resolve) => setTimeout(resolve, fault.ms));
+  if (fault?.kind === 'hold') await fault.until.catch(() => undefined);
   if (fault?.kind === 'status' || fault?.kind === 'body') {
     return faultAnswer(deps, req, res, fault, DOWNLOAD_RE.test(url.pathname));
   }

@@ -8,8 +8,10 @@
 // spec's API sends no Retry-After, but a proxy in front of it may: `retryAfter` adds one.
 //
 // Who acts on what:
-// - at the start of a request: drop (socket destroyed), delay (then normal), status and body (a
-//   canned answer; these never cost a request or a credit, like the real 503/5xx they imitate);
+// - at the start of a request: drop (socket destroyed), delay (then normal), hold (then normal, once
+//   the test's promise settles: a slow answer the test releases when it has seen what it waits for,
+//   instead of a fixed sleep), status and body (a canned answer; these never cost a request or a
+//   credit, like the real 503/5xx they imitate);
 // - when the body is written (API or storage): slow, truncate, corrupt, wrong_length;
 // - inside the API routes: missing_quota_headers (quota service "down": no X-RateLimit-* or
 //   X-History-Files-* headers and nothing is charged), expire_link (the download's 302 points to an
@@ -25,6 +27,7 @@ export type FaultAction =
   | { kind: 'corrupt' }
   | { kind: 'slow'; bytesPerSecond: number }
   | { kind: 'delay'; ms: number }
+  | { kind: 'hold'; until: Promise<unknown> }
   | { kind: 'missing_quota_headers' }
   | { kind: 'expire_link' }
   | { kind: 'redirect'; location: string | null }

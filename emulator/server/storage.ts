@@ -96,6 +96,7 @@ async function answeredByFault(fault: FaultAction | undefined, req: IncomingMess
     return true;
   }
   if (fault?.kind === 'delay') await new Promise((resolve) => setTimeout(resolve, fault.ms));
+  if (fault?.kind === 'hold') await fault.until.catch(() => undefined);
   if (fault?.kind === 'status') {
     throw new HttpError(fault.status, fault.error ?? 'storage_error', fault.message ?? 'Storage error.');
   }

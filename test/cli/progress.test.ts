@@ -1,5 +1,8 @@
 // Progress: drawn on a terminal for phases longer than a second (what, n of N, rate, ETA), absent
-// when stderr is a pipe or with --quiet. The terminal is a pseudo-TTY from util-linux `script`.
+// when stderr is a pipe or with --quiet. The terminal is a pseudo-TTY from util-linux `script`. A
+// phase is kept long by an answer the emulator holds until the test has seen the line it waits for
+// (a hold the test releases), not by fixed delays; the absent cases draw from the first update
+// (GEXWH_PROGRESS_AFTER_MS=0) with one answer 400 ms late, past the first redraw (250 ms).
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -7,7 +10,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fitToWidth, progressLine } from '../../src/cli/progress.js';
 import { startEmulator, type Emulator } from '../../emulator/index.js';
-import { CLI_PATH, runCli } from '../helpers/cli.js';
+import { CLI_PATH, runCli, runCliInProcess } from '../helpers/cli.js';
+import { gate } from '../helpers/gate.js';
 
 let emulator: Emulator;
 let dir: string;
@@ -23,23 +27,53 @@ afterAll(async () => {
 
 const quote = (s: string) => `'${s.replaceAll("'", "'\\''")}'`;
 
-/** Runs the CLI with a pseudo-terminal as its stdout and stderr; resolves with everything it drew. */
-function runUnderTty(args: readonly string[], env: Record<string, string>, columns?: number): Promise<{ code: number | null; output: string }> {
+/**
+ * Runs the CLI with a pseudo-terminal as its stdout and stderr; resolves with everything it drew.
+ * `onOutput` sees everything drawn so far after each chunk (to release a held answer).
+ */
+function runUnderTty(
+  args: readonly string[],
+  env: Record<string, string>,
+  columns?: number,
+  onOutput?: (output: string) => void,
+): Promise<{ code: number | null; output: string }> {
   // The pseudo-terminal is 0 columns wide (unknown) unless told otherwise.
   const command = `${columns === undefined ? '' : `stty cols ${columns} rows 24; `}${[process.execPath, CLI_PATH, ...args].map(quote).join(' ')}`;
   return new Promise((resolve, reject) => {
     const child = spawn('script', ['-qec', command, '/dev/null'], { env: { ...process.env, ...env, COLUMNS: '200' }, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+    const seen = (chunk: string) => {
+      output += chunk;
+      onOutput?.(output);
+    };
+    child.stdout.setEncoding('utf8').on('data', seen);
+    child.stderr.setEncoding('utf8').on('data', seen);
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, output }));
   });
 }
 
-function slowDownloads() {
-  // Each storage GET waits 400 ms: nine files one at a time make a download phase of several seconds.
-  emulator.faults.add({ where: 'storage', match: /\/files\//, times: 100, action: { kind: 'delay', ms: 400 } });
+/**
+ * Holds the answers to requests matching `match` (after the first `pass`) until the output shows
+ * `drawn`; returns the onOutput that releases them. A run that ends without drawing releases them too
+ * (the test then fails on its output instead of hanging).
+ */
+function holdUntilDrawn(where: 'api' | 'storage', match: RegExp, drawn: RegExp, pass = 0) {
+  const release = gate();
+  if (pass > 0) emulator.faults.add({ where, match, times: pass, action: { kind: 'delay', ms: 0 } });
+  emulator.faults.add({ where, match, times: 100, action: { kind: 'hold', until: release.until } });
+  return {
+    onOutput: (output: string) => {
+      if (drawn.test(output)) release.open();
+    },
+    release: () => release.open(),
+  };
+}
+
+/** Progress from the first update on, and one answer late past the first redraw: a line would be drawn if it were going to be. */
+const DRAW_AT_ONCE = { GEXWH_PROGRESS_AFTER_MS: '0' };
+function oneLateFile() {
+  emulator.faults.add({ where: 'storage', match: /\/files\//, times: 1, action: { kind: 'delay', ms: 400 } });
 }
 
 describe('progress', () => {
@@ -86,21 +120,27 @@ describe('progress', () => {
   });
 
   it('is drawn on a terminal during a download phase longer than a second', async () => {
-    slowDownloads();
+    // The first file comes at once, the second is held until the line (with a rate and an ETA, so
+    // after one file) is drawn: past the default first draw of one second.
+    const line = /downloading files {2}\d\/9 {2}[\d.]+\/(s|min) {2}ETA \d+s/;
+    const held = holdUntilDrawn('storage', /\/files\//, line, 1);
     const env = { GEX_BASE_URL: emulator.baseUrl, GEX_API_KEY: emulator.keys.pro };
     const run = await runUnderTty(
       ['sync', '--db', join(dir, 'tty.duckdb'), '--archive', join(dir, 'tty-raw'), '--exchange', 'deribit', '--symbol', 'BTC', '--concurrency', '1'],
       env,
+      undefined,
+      held.onOutput,
     );
+    held.release();
     emulator.faults.clear();
     expect(run.code).toBe(0);
-    expect(run.output).toMatch(/downloading files {2}\d\/9 {2}[\d.]+\/(s|min) {2}ETA \d+s/);
+    expect(run.output).toMatch(line);
     expect(run.output).toMatch(/sync ok: 9 file\(s\) loaded/);
   });
 
   it('is absent with --quiet on a terminal, and when stderr is a pipe', async () => {
-    slowDownloads();
-    const env = { GEX_BASE_URL: emulator.baseUrl, GEX_API_KEY: emulator.keys.pro };
+    oneLateFile();
+    const env = { GEX_BASE_URL: emulator.baseUrl, GEX_API_KEY: emulator.keys.pro, ...DRAW_AT_ONCE };
     const quiet = await runUnderTty(
       ['sync', '--quiet', '--db', join(dir, 'q.duckdb'), '--archive', join(dir, 'q-raw'), '--exchange', 'deribit', '--symbol', 'BTC', '--concurrency', '1'],
       env,
@@ -108,7 +148,7 @@ describe('progress', () => {
     expect(quiet.code).toBe(0);
     expect(quiet.output).toMatch(/sync ok: 9 file\(s\) loaded/);
     expect(quiet.output).not.toMatch(/downloading files/);
-    slowDownloads();
+    oneLateFile();
     const piped = await runCli(
       ['sync', '--json', '--db', join(dir, 'p.duckdb'), '--archive', join(dir, 'p-raw'), '--exchange', 'deribit', '--symbol', 'BTC', '--concurrency', '1'],
       { env },
@@ -120,22 +160,27 @@ describe('progress', () => {
   });
 
   it('counts capture targets on a terminal when a capture lasts more than a second', async () => {
-    // Each term-oi answer waits 600 ms: three venues make a capture phase of about two seconds.
-    emulator.faults.add({ match: /\/gex\/term-oi\//, times: 10, action: { kind: 'delay', ms: 600 } });
+    // The first venue's term-oi answer comes at once, the others' are held until the count is drawn
+    // (past the default first draw of one second).
+    const line = /capturing live snapshots {2}[12]\/3/;
+    const held = holdUntilDrawn('api', /\/gex\/term-oi\//, line, 1);
     const env = { GEX_BASE_URL: emulator.baseUrl, GEX_API_KEY: emulator.keys.pro };
     const run = await runUnderTty(
       ['capture', '--db', join(dir, 'c.duckdb'), '--archive', join(dir, 'c-raw'), '--symbol', 'BTC', '--exchange', 'bybit,deribit,okx', '--force'],
       env,
+      undefined,
+      held.onOutput,
     );
+    held.release();
     emulator.faults.clear();
     expect(run.code, run.output).toBe(0);
-    expect(run.output).toMatch(/capturing live snapshots {2}[12]\/3/);
+    expect(run.output).toMatch(line);
   });
 
   it('rebuild, verify and report count their files on a terminal, per file, cut to its width; nothing on a pipe', async () => {
     const env = { GEX_BASE_URL: emulator.baseUrl, GEX_API_KEY: emulator.keys.pro };
     const local = ['--db', join(dir, 'long.duckdb'), '--archive', join(dir, 'long-raw')];
-    const synced = await runCli(['sync', ...local, '--exchange', 'deribit', '--symbol', 'BTC'], { env });
+    const synced = await runCliInProcess(['sync', ...local, '--exchange', 'deribit', '--symbol', 'BTC'], { env });
     expect(synced.code, synced.stderr).toBe(0);
     // Drawn from the first update on (not after a second), so the test does not hang on timing.
     const now = { GEXWH_PROGRESS_AFTER_MS: '0' };
@@ -157,8 +202,10 @@ describe('progress', () => {
   });
 
   it("counts a single pair's manifest files against the coverage's estimate on a terminal, and nowhere else", async () => {
-    // The pair's one manifest page waits 2 s: the listing phase outlasts the first draw (1 s).
-    const slowListing = () => emulator.faults.add({ match: /\/history\/files\/deribit\/BTC/, times: 1, action: { kind: 'delay', ms: 2000 } });
+    // The pair's one manifest page is held until the count is drawn (past the first draw, 1 s); the
+    // absent cases draw from the first update with the page 400 ms late.
+    const page = /\/history\/files\/deribit\/BTC/;
+    const lateListing = () => emulator.faults.add({ match: page, times: 1, action: { kind: 'delay', ms: 400 } });
     const env = { GEX_BASE_URL: emulator.baseUrl, GEX_API_KEY: emulator.keys.pro };
     const args = (name: string) => [
       'plan',
@@ -171,17 +218,20 @@ describe('progress', () => {
       '--symbol',
       'BTC',
     ];
-    slowListing();
-    const tty = await runUnderTty(args('list-tty'), env);
-    expect(tty.code, tty.output).toBe(0);
     // 3 sessions of 3 files in the coverage: ~9 files, none listed while the page is on its way.
-    expect(tty.output).toMatch(/listing manifests {2}0\/~9 files {2}elapsed 1s/);
-    slowListing();
-    const quiet = await runUnderTty([...args('list-quiet'), '--quiet'], env);
+    const line = /listing manifests {2}0\/~9 files {2}elapsed \d+s/;
+    const held = holdUntilDrawn('api', page, line);
+    const tty = await runUnderTty(args('list-tty'), env, undefined, held.onOutput);
+    held.release();
+    emulator.faults.clear();
+    expect(tty.code, tty.output).toBe(0);
+    expect(tty.output).toMatch(line);
+    lateListing();
+    const quiet = await runUnderTty([...args('list-quiet'), '--quiet'], { ...env, ...DRAW_AT_ONCE });
     expect(quiet.code, quiet.output).toBe(0);
     expect(quiet.output).not.toMatch(/listing manifests/);
-    slowListing();
-    const piped = await runCli([...args('list-pipe'), '--json'], { env });
+    lateListing();
+    const piped = await runCli([...args('list-pipe'), '--json'], { env: { ...env, ...DRAW_AT_ONCE } });
     emulator.faults.clear();
     expect(piped.code).toBe(0);
     expect(piped.stderr).toBe('');

@@ -1,11 +1,12 @@
-// Failures a user can cause or meet, as they meet them through the built CLI: each says what happened,
-// names the path or host, and says what to do, with its own exit code (2: fix the input; 6: the API
-// or storage is down, nothing was lost) instead of "unexpected failure" (exit 1).
+// Failures a user can cause or meet, as they meet them through the CLI: each says what happened, names
+// the path or host, and says what to do, with its own exit code (2: fix the input; 6: the API or
+// storage is down, nothing was lost) instead of "unexpected failure" (exit 1). In this process (the
+// code the binary runs): no case needs a child's lifetime.
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
+import { runCliInProcess } from '../helpers/cli.js';
 import { startBench, type Bench } from '../helpers/sync.js';
 
 let bench: Bench;
@@ -27,7 +28,7 @@ describe('a path the user named, refused by the file system: exit 2 naming the p
   it('export --out onto an existing file', async () => {
     const file = join(bench.dir, 'not-a-folder');
     writeFileSync(file, 'mine');
-    const run = await runCli(['export', ...local, '--out', file]);
+    const run = await runCliInProcess(['export', ...local, '--out', file]);
     expect(run.code, run.stderr).toBe(2);
     expect(run.stderr).toContain(`export: --out ${file} is a file; --out names a folder (made if missing)`);
     expect(readFileSync(file, 'utf8')).toBe('mine');
@@ -41,7 +42,7 @@ describe('a path the user named, refused by the file system: exit 2 naming the p
     const parent = join(bench.dir, `out-${name}`);
     const folder = join(parent, name);
     mkdirSync(folder, { recursive: true });
-    const run = await runCli([...args, ...local, '--out', folder, '--json']);
+    const run = await runCliInProcess([...args, ...local, '--out', folder, '--json']);
     expect(run.code, run.stderr).toBe(2);
     expect(run.stderr).toContain(`${folder} is a folder where a file is expected; give a file path`);
     expect((JSON.parse(run.stdout) as JsonError).error).toMatchObject({ code: 'usage', exitCode: 2, hint: { path: folder, code: 'EISDIR' } });
@@ -51,14 +52,14 @@ describe('a path the user named, refused by the file system: exit 2 naming the p
   it.each([['status'], ['query', 'SELECT 1'], ['sync', '--exchange', 'deribit', '--symbol', 'BTC']])('--db naming a folder (%s)', async (...args) => {
     const folder = join(bench.dir, 'db-folder');
     mkdirSync(folder, { recursive: true });
-    const run = await runCli([...args, '--db', folder, '--archive', bench.archive], { env });
+    const run = await runCliInProcess([...args, '--db', folder, '--archive', bench.archive], { env });
     expect(run.code, run.stderr).toBe(2);
     expect(run.stderr).toContain(`--db ${folder} is a folder; --db names the warehouse file, e.g. --db ${folder}/gex.duckdb`);
     expect(readdirSync(folder)).toEqual([]);
   });
 
   it('GEXWH_MEMORY_LIMIT too small for DuckDB', async () => {
-    const run = await runCli(['query', ...local, 'SELECT count(*) FROM levels'], { env: { GEXWH_MEMORY_LIMIT: '0B' } });
+    const run = await runCliInProcess(['query', ...local, 'SELECT count(*) FROM levels'], { env: { GEXWH_MEMORY_LIMIT: '0B' } });
     expect(run.code, run.stderr).toBe(2);
     expect(run.stderr).toMatch(/GEXWH_MEMORY_LIMIT is 0B, below the 64MB .*; set 256MB or more, or unset it/);
   });
@@ -73,7 +74,7 @@ describe("the API down or failing: exit 6, the host, the last status and the ser
       action: { kind: 'status', status: 503, message: 'Maintenance until 03:00 UTC.', retryAfter: '600' },
     });
     try {
-      const run = await runCli(['sync', '--exchange', 'deribit', '--symbol', 'BTC', '--db', db, '--archive', bench.archive, '--json'], { env });
+      const run = await runCliInProcess(['sync', '--exchange', 'deribit', '--symbol', 'BTC', '--db', db, '--archive', bench.archive, '--json'], { env });
       expect(run.code, run.stderr).toBe(6);
       const host = new URL(bench.emulator.baseUrl).host;
       expect(run.stderr).toContain(`the API at ${host} kept failing (HTTP 503: /me: Maintenance until 03:00 UTC.) after 5 attempt(s)`);
@@ -90,7 +91,7 @@ describe("the API down or failing: exit 6, the host, the last status and the ser
 
   it('nothing listening: could not be reached, check the base URL', async () => {
     const closed = await closedPort();
-    const run = await runCli(['me', '--json'], { env: { ...env, GEX_BASE_URL: `http://127.0.0.1:${closed}` } });
+    const run = await runCliInProcess(['me', '--json'], { env: { ...env, GEX_BASE_URL: `http://127.0.0.1:${closed}` } });
     expect(run.code, run.stderr).toBe(6);
     expect(run.stderr).toContain(`the API at 127.0.0.1:${closed} could not be reached (/me: ECONNREFUSED`);
     expect(run.stderr).toContain('check the base URL and the network');
@@ -100,7 +101,7 @@ describe("the API down or failing: exit 6, the host, the last status and the ser
 
 describe('the base URL', () => {
   it('a pasted /api/v1 root is taken off, with a note, and the command works', async () => {
-    const run = await runCli(['me'], { env: { ...env, GEX_BASE_URL: `${bench.emulator.baseUrl}/api/v1/` } });
+    const run = await runCliInProcess(['me'], { env: { ...env, GEX_BASE_URL: `${bench.emulator.baseUrl}/api/v1/` } });
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toContain(
       `note: the base URL is the API root that holds /api/v1: using ${bench.emulator.baseUrl} (given ${bench.emulator.baseUrl}/api/v1/)`,
@@ -114,7 +115,7 @@ describe('doctor and status speak of what the user has', () => {
     const project = join(bench.dir, 'after-demo');
     mkdirSync(join(project, 'data'), { recursive: true });
     writeFileSync(join(project, 'data', 'demo.duckdb'), '');
-    const run = await runCli(['doctor', '--json'], { cwd: project });
+    const run = await runCliInProcess(['doctor', '--json'], { cwd: project });
     const { error } = JSON.parse(run.stdout) as JsonError;
     const checks = error.hint?.checks as { name: string; detail: string; fix: string }[];
     const warehouse = checks.find((c) => c.name === 'warehouse')!;
@@ -123,13 +124,13 @@ describe('doctor and status speak of what the user has', () => {
   });
 
   it('status marks the pairs never synced as such, not as missing 0 files', async () => {
-    const run = await runCli(['status', ...local, '--json'], { env });
+    const run = await runCliInProcess(['status', ...local, '--json'], { env });
     expect(run.code, run.stderr).toBe(0);
     const pairs = (JSON.parse(run.stdout) as { pairs: { exchange: string; symbol: string; files_missing: number | null; state: string }[] }).pairs;
     expect(pairs.find((p) => p.exchange === 'deribit' && p.symbol === 'BTC')).toMatchObject({ files_missing: 0, state: 'up to date' });
     const bybit = pairs.find((p) => p.exchange === 'bybit' && p.symbol === 'BTC');
     expect(bybit).toMatchObject({ files_missing: null, state: 'never synced' });
-    const text = await runCli(['status', ...local], { env });
+    const text = await runCliInProcess(['status', ...local], { env });
     expect(text.stdout).toMatch(/^bybit\s+BTC\s.*never synced$/m);
   });
 });
@@ -145,7 +146,7 @@ describe('verify says what to do about each problem', () => {
     const bytes = readFileSync(join(folder, levels));
     bytes[bytes.length - 10]! ^= 0xff;
     writeFileSync(join(folder, levels), bytes);
-    const run = await runCli(['verify', '--repair', '--json', '--db', join(copy, 'gex.duckdb'), '--archive', join(copy, 'raw')]);
+    const run = await runCliInProcess(['verify', '--repair', '--json', '--db', join(copy, 'gex.duckdb'), '--archive', join(copy, 'raw')]);
     expect(run.code, run.stderr).toBe(4);
     const report = JSON.parse(run.stdout) as { problems: { kind: string; next: string }[] };
     expect(report.problems.map((p) => p.kind)).toContain('hash_mismatch');
@@ -156,7 +157,7 @@ describe('verify says what to do about each problem', () => {
   });
 
   it('a wrong --archive: every copy missing is said as such', async () => {
-    const run = await runCli(['verify', '--db', bench.dbPath, '--archive', join(bench.dir, 'not-the-archive')]);
+    const run = await runCliInProcess(['verify', '--db', bench.dbPath, '--archive', join(bench.dir, 'not-the-archive')]);
     expect(run.code, run.stderr).toBe(4);
     expect(run.stdout).toMatch(/missing_archive: .*\n {4}next: check that --archive is the folder the syncs wrote to/);
     expect(run.stderr).toContain(`every archived file is missing from ${join(bench.dir, 'not-the-archive')}: is --archive the folder the syncs wrote to?`);
@@ -166,18 +167,18 @@ describe('verify says what to do about each problem', () => {
 describe('deferred files say what deferred them', () => {
   it('--max-credits, --reserve-credits: named with what to expect, in the text and as deferred_by', async () => {
     const fresh = ['--db', join(bench.dir, 'deferred.duckdb'), '--archive', join(bench.dir, 'deferred-raw'), '--exchange', 'deribit', '--symbol', 'BTC'];
-    const capped = await runCli(['sync', ...fresh, '--max-credits', '1'], { env });
+    const capped = await runCliInProcess(['sync', ...fresh, '--max-credits', '1'], { env });
     expect(capped.code, capped.stderr).toBe(0);
     expect(capped.stdout).toMatch(/1 file\(s\) loaded .*, 0 failed, 5 deferred by --max-credits \(1 credit\(s\) this run\); the next run goes on;/);
     expect(capped.stdout).not.toMatch(/until the credits reset/);
 
-    const me = JSON.parse((await runCli(['me', '--json'], { env })).stdout) as { quota: { history_files: { remaining: number } } };
+    const me = JSON.parse((await runCliInProcess(['me', '--json'], { env })).stdout) as { quota: { history_files: { remaining: number } } };
     const reserve = String(me.quota.history_files.remaining - 2);
-    const reserved = await runCli(['sync', ...fresh, '--reserve-credits', reserve, '--json'], { env });
+    const reserved = await runCliInProcess(['sync', ...fresh, '--reserve-credits', reserve, '--json'], { env });
     expect(reserved.code, reserved.stderr).toBe(0);
     const summary = JSON.parse(reserved.stdout) as { files_deferred: number; deferred_by: string[]; plan: { limited_by: string } };
     expect(summary).toMatchObject({ files_deferred: 3, deferred_by: ['reserve-credits'], plan: { limited_by: 'reserve-credits' } });
-    const text = await runCli(['plan', ...fresh, '--reserve-credits', reserve], { env });
+    const text = await runCliInProcess(['plan', ...fresh, '--reserve-credits', reserve], { env });
     expect(text.stdout).toMatch(/3 deferred by --reserve-credits \(the credits it keeps stay unspent until the reset at \S+\)/);
   });
 });
