@@ -197,3 +197,23 @@ ASOF LEFT JOIN closes c7
   ON c7.exchange = l.exchange AND c7.symbol = l.symbol AND l.session_date - 7 >= c7.session_date
 ASOF LEFT JOIN closes c30
   ON c30.exchange = l.exchange AND c30.symbol = l.symbol AND l.session_date - 30 >= c30.session_date;
+
+-- Nearest walls of every TOTAL strikes capture: the strike above spot with the largest positive net
+-- GEX (nearest_call_wall) and the strike below spot with the most negative net GEX
+-- (nearest_put_wall), each within range_pct percent of spot (0 < distance_pct <= range_pct, and
+-- -range_pct <= distance_pct < 0), with their net GEX. Not the API's walls (p1_strike, n1_strike: the
+-- largest +/- net GEX of the whole chain, wherever it sits): these are the walls near the price. NULL
+-- when no strike in range has net GEX of that sign, or the capture has no spot. A filter on exchange,
+-- symbol, session_date or timestamp_utc reaches the table scans.
+CREATE OR REPLACE MACRO nearest_walls(range_pct := 10) AS TABLE
+SELECT exchange, symbol, session_date, timestamp_utc, any_value(spot) AS spot, CAST(range_pct AS DOUBLE) AS range_pct,
+       arg_max(strike, net_gex) FILTER (WHERE distance_pct > 0 AND distance_pct <= range_pct AND net_gex > 0) AS nearest_call_wall,
+       max(net_gex) FILTER (WHERE distance_pct > 0 AND distance_pct <= range_pct AND net_gex > 0) AS nearest_call_wall_gex,
+       arg_min(strike, net_gex) FILTER (WHERE distance_pct < 0 AND distance_pct >= -range_pct AND net_gex < 0) AS nearest_put_wall,
+       min(net_gex) FILTER (WHERE distance_pct < 0 AND distance_pct >= -range_pct AND net_gex < 0) AS nearest_put_wall_gex
+  FROM strikes
+ GROUP BY exchange, symbol, session_date, timestamp_utc;
+
+-- The nearest walls within 10% of spot, one row per TOTAL strikes capture.
+CREATE OR REPLACE VIEW levels_nearest_walls AS
+SELECT * FROM nearest_walls(range_pct := 10);

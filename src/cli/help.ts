@@ -31,6 +31,7 @@ export const EXAMPLES: Record<string, { run: string; buys: string }> = {
   doctor: { run: 'npx gexwh doctor --json', buys: 'buys nothing: /me is free' },
   emulate: { run: 'npx gexwh emulate --days 60 --port 8787', buys: 'buys nothing: a local emulator with demo keys' },
   demo: { run: 'npx gexwh demo', buys: 'buys nothing: syncs from an in-process emulator' },
+  levels: { run: 'npx gexwh levels --symbol BTC,SPY', buys: 'buys nothing: reads the local warehouse' },
   chart: { run: 'npx gexwh chart profile --exchange deribit --symbol BTC --out profile.png', buys: 'buys nothing: draws from the local warehouse' },
   report: { run: 'npx gexwh report --out report.html', buys: 'buys nothing: one page from the local warehouse' },
 };

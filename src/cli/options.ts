@@ -109,9 +109,10 @@ const SHARED: readonly OptionSpec[] = [
     config: listOfStrings,
     configCommands: SYNC,
     parse: listOption,
-    commands: [...SYNC, 'status', 'export', 'capture', 'chart', 'report'],
+    commands: [...SYNC, 'status', 'export', 'capture', 'levels', 'chart', 'report'],
     uses: {
       status: { description: 'only these history venues (repeatable, comma list)', default: 'every pair held' },
+      levels: { description: 'only these venues (repeatable, comma list)', default: 'every pair with levels' },
       export: { description: 'history venues (repeatable, comma list)', default: 'every exchange' },
       capture: {
         description: 'current-data venues: bybit, deribit, okx, derive, binance, all, tradfi or a + subset (repeatable, comma list)',
@@ -128,9 +129,10 @@ const SHARED: readonly OptionSpec[] = [
     config: listOfStrings,
     configCommands: [...SYNC, 'capture'],
     parse: listOption,
-    commands: [...SYNC, 'status', 'export', 'capture', 'chart', 'report'],
+    commands: [...SYNC, 'status', 'export', 'capture', 'levels', 'chart', 'report'],
     uses: {
       status: { description: 'only these symbols (repeatable, comma list)', default: 'every pair held' },
+      levels: { description: 'only these symbols (repeatable, comma list)', default: 'every pair with levels' },
       export: { description: 'symbols (repeatable, comma list)', default: 'every symbol' },
       capture: { default: 'none; required here or in the config file' },
       chart: { flags: '--symbol <symbol>', description: 'symbol, one, e.g. BTC, SPY', required: true },
@@ -249,8 +251,11 @@ const SHARED: readonly OptionSpec[] = [
     flags: '--range <pct>',
     description: 'profile, oi: strikes within this percent of spot',
     default: `${CHART.rangePct}%`,
-    commands: ['chart', 'report'],
-    uses: { report: { description: 'profile strikes within this percent of spot' } },
+    commands: ['levels', 'chart', 'report'],
+    uses: {
+      report: { description: 'profile strikes within this percent of spot' },
+      levels: { description: 'nearest walls: strikes within this percent of spot' },
+    },
   },
   { flags: '--width <px>', description: 'image width in pixels', default: String(CHART.width), commands: ['chart', 'report'] },
   { flags: '--height <px>', description: 'image height in pixels', default: String(CHART.height), commands: ['chart', 'report'] },
@@ -340,7 +345,8 @@ const OWN: readonly OptionSpec[] = [
     flags: '--at <instant>',
     description: 'profile, oi, term: the last capture at or before this ISO 8601 instant, never after',
     default: 'the latest capture',
-    commands: ['chart'],
+    commands: ['levels', 'chart'],
+    uses: { levels: { description: 'each pair as of its last capture at or before this ISO 8601 instant, never after' } },
   },
   {
     flags: '--max-staleness <duration>',

@@ -86,6 +86,19 @@ const DELTAS = (n: string) =>
     ...['spot', 'flip', 'net_gex', 'abs_gex', 'p1_strike', 'n1_strike', 's_price', 'v_price'].map((c) => `l.${c} - c${n}.${c} AS ${c}_delta_${n}d`),
   ].map((line) => `  ${line}`);
 
+/** nearest_walls for ClickHouse: the range a parameter or a number; the -OrNull aggregates give NULL as DuckDB's FILTER does. */
+const NEAREST_WALLS = (range: string) => {
+  const above = `distance_pct > 0 AND distance_pct <= ${range} AND net_gex > 0`;
+  const below = `distance_pct < 0 AND distance_pct >= -${range} AND net_gex < 0`;
+  return `SELECT exchange, symbol, session_date, timestamp_utc, any(spot) AS spot, toFloat64(${range}) AS range_pct,
+       argMaxIfOrNull(strike, net_gex, ${above}) AS nearest_call_wall,
+       maxIfOrNull(net_gex, ${above}) AS nearest_call_wall_gex,
+       argMinIfOrNull(strike, net_gex, ${below}) AS nearest_put_wall,
+       minIfOrNull(net_gex, ${below}) AS nearest_put_wall_gex
+  FROM strikes
+ GROUP BY exchange, symbol, session_date, timestamp_utc`;
+};
+
 /**
  * sql/views.sql for ClickHouse, same names, columns and answers. Where DuckDB gives NULL for an
  * outer join's missing side, ClickHouse gives the type's default unless join_use_nulls = 1: every
@@ -208,6 +221,15 @@ ASOF LEFT JOIN closes AS c7
 ASOF LEFT JOIN closes AS c30
   ON c30.exchange = l.exchange AND c30.symbol = l.symbol AND l.session_date - 30 >= c30.session_date
 SETTINGS join_use_nulls = 1;
+
+-- nearest_walls(range_pct = 5): per TOTAL strikes capture, the strike above spot with the largest
+-- positive net GEX and the one below with the most negative, within range_pct percent of spot.
+CREATE OR REPLACE VIEW nearest_walls AS
+${NEAREST_WALLS('{range_pct:Float64}')};
+
+-- The nearest walls within 10% of spot, one row per TOTAL strikes capture.
+CREATE OR REPLACE VIEW levels_nearest_walls AS
+${NEAREST_WALLS('10')};
 `;
 
 /** Every view and parameterized view clickhouse.sql defines, in order (the tables come first). */

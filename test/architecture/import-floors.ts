@@ -16,6 +16,7 @@ export const FLOORS: Readonly<Record<string, number>> = {
   export: 6,
   doctor: 6,
   charts: 6,
+  desk: 6,
   journal: 5,
   api: 4,
   warehouse: 4,

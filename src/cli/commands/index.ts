@@ -8,6 +8,7 @@ import { registerDemo } from './demo.js';
 import { registerDoctor } from './doctor.js';
 import { registerEmulate } from './emulate.js';
 import { registerExport } from './export.js';
+import { registerLevels } from './levels.js';
 import { registerLoad } from './load.js';
 import { registerMe } from './me.js';
 import { registerPlan } from './plan.js';
@@ -31,6 +32,7 @@ const COMMANDS: readonly ((program: Command) => void)[] = [
   registerRebuild,
   registerVerify,
   registerCapture,
+  registerLevels,
   registerChart,
   registerReport,
   registerDoctor,

@@ -1,0 +1,114 @@
+// `gexwh levels`: where each pair stands at one moment, read from the views users query. The capture
+// is levels_asof's (the last at or before the moment, never after); the 1d/7d references are
+// levels_compare's rule (the close of the latest session on or before the capture's session - N
+// days, from levels_close); the nearest walls come from nearest_walls(range_pct) of that capture; the
+// 0DTE share from levels_expiry rows of that capture. Every number is a column of those views.
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { UsageError } from '../core/errors.js';
+import { checkSelectionNames } from '../core/known-names.js';
+import type { Pair } from '../core/pairs.js';
+import { HELD_SOURCE } from '../warehouse/held-pairs.js';
+import { nullable, num, readRow, readRows, text, type RowOf } from '../warehouse/read-rows.js';
+
+export interface LevelsRequest {
+  exchanges?: string[];
+  symbols?: string[];
+  /** The moment; undefined: the latest capture of each pair. */
+  at?: Date;
+  /** The nearest walls' range, percent of spot on each side. */
+  rangePct: number;
+}
+
+/**
+ * One pair's line: the capture, its levels and how they moved. The names are the views' columns (and
+ * the JSON's keys): api_call_wall/api_put_wall are levels' p1_strike/n1_strike, the chain's largest
+ * positive and negative net-GEX strikes; nearest_* are nearest_walls' columns for range_pct;
+ * zero_dte_share is the gross GEX (abs_gex) of the expirations with dte < 1 over all expirations' of
+ * the capture, NULL when the capture's expirations are not held.
+ */
+export type DeskLevels = RowOf<typeof SHAPE>;
+
+const ISO = `'%Y-%m-%dT%H:%M:%SZ'`;
+const maybeNum = nullable(num);
+const maybeText = nullable(text);
+
+const SHAPE = {
+  exchange: text,
+  symbol: text,
+  session_date: text,
+  captured_at: text,
+  type: maybeText,
+  spot: maybeNum,
+  flip: maybeNum,
+  flip_distance_pct: maybeNum,
+  regime: maybeText,
+  net_gex: maybeNum,
+  api_call_wall: maybeNum,
+  api_put_wall: maybeNum,
+  nearest_call_wall: maybeNum,
+  nearest_call_wall_gex: maybeNum,
+  nearest_put_wall: maybeNum,
+  nearest_put_wall_gex: maybeNum,
+  range_pct: num,
+  spot_delta_1d: maybeNum,
+  flip_delta_1d: maybeNum,
+  ref_session_date_1d: maybeText,
+  spot_delta_7d: maybeNum,
+  flip_delta_7d: maybeNum,
+  ref_session_date_7d: maybeText,
+  zero_dte_share: maybeNum,
+};
+
+/** $1 exchange, $2 symbol, $3 the moment ('infinity' for the latest), $4 the range in percent. */
+const LEVELS_SQL = `
+WITH cap AS (SELECT * FROM levels_asof($1, $2, $3::TIMESTAMPTZ)),
+ref AS (
+  SELECT n.days, c.session_date, c.spot, c.flip
+    FROM (VALUES (1), (7)) n(days), cap
+    JOIN LATERAL (SELECT session_date, spot, flip FROM levels_close
+                   WHERE exchange = $1 AND symbol = $2 AND session_date <= cap.session_date - n.days
+                   ORDER BY session_date DESC LIMIT 1) c ON true
+),
+walls AS (
+  SELECT w.* FROM nearest_walls(range_pct := $4::DOUBLE) w
+   WHERE w.exchange = $1 AND w.symbol = $2 AND w.timestamp_utc = (SELECT timestamp_utc FROM cap)
+),
+expiries AS (
+  SELECT sum(abs_gex) FILTER (WHERE dte < 1) / nullif(sum(abs_gex), 0) AS share, count(*) AS n, count(dte) AS with_dte
+    FROM levels_expiry
+   WHERE exchange = $1 AND symbol = $2 AND timestamp_utc = (SELECT timestamp_utc FROM cap)
+)
+SELECT cap.exchange, cap.symbol, cap.session_date::VARCHAR AS session_date, strftime(cap.timestamp_utc, ${ISO}) AS captured_at,
+       cap.type, cap.spot, cap.flip, (cap.flip - cap.spot) / nullif(cap.spot, 0) * 100 AS flip_distance_pct, cap.regime, cap.net_gex,
+       cap.p1_strike AS api_call_wall, cap.n1_strike AS api_put_wall,
+       walls.nearest_call_wall, walls.nearest_call_wall_gex, walls.nearest_put_wall, walls.nearest_put_wall_gex, $4::DOUBLE AS range_pct,
+       cap.spot - r1.spot AS spot_delta_1d, cap.flip - r1.flip AS flip_delta_1d, r1.session_date::VARCHAR AS ref_session_date_1d,
+       cap.spot - r7.spot AS spot_delta_7d, cap.flip - r7.flip AS flip_delta_7d, r7.session_date::VARCHAR AS ref_session_date_7d,
+       CASE WHEN expiries.n > 0 AND expiries.with_dte = expiries.n THEN coalesce(expiries.share, 0) END AS zero_dte_share
+  FROM cap
+  LEFT JOIN walls ON true
+  LEFT JOIN ref r1 ON r1.days = 1
+  LEFT JOIN ref r7 ON r7.days = 7
+  CROSS JOIN expiries`;
+
+/** The pairs with levels, filtered by the lists (the names checked against the warehouse). */
+export async function levelsPairs(conn: DuckDBConnection, request: Pick<LevelsRequest, 'exchanges' | 'symbols'>): Promise<Pair[]> {
+  const held = await readRows(conn, `SELECT DISTINCT exchange, symbol FROM levels_total ORDER BY exchange, symbol`, [], { exchange: text, symbol: text });
+  const exchanges = request.exchanges?.map((e) => e.toLowerCase());
+  const symbols = request.symbols?.map((s) => s.toUpperCase());
+  checkSelectionNames({ ...(exchanges ? { exchanges } : {}), ...(symbols ? { symbols } : {}) }, { pairs: held, source: HELD_SOURCE });
+  const chosen = held.filter((p) => (!exchanges || exchanges.includes(p.exchange)) && (!symbols || symbols.includes(p.symbol)));
+  if (chosen.length === 0) throw new UsageError('levels: no pair with levels in the warehouse matches --exchange/--symbol (run gexwh sync first)');
+  return chosen;
+}
+
+/** One line per pair; a pair with no capture at or before the moment is left out (none to show). */
+export async function readDeskLevels(conn: DuckDBConnection, request: LevelsRequest): Promise<DeskLevels[]> {
+  const at = request.at === undefined ? 'infinity' : request.at.toISOString();
+  const lines: DeskLevels[] = [];
+  for (const pair of await levelsPairs(conn, request)) {
+    const row = await readRow(conn, LEVELS_SQL, [pair.exchange, pair.symbol, at, request.rangePct], SHAPE);
+    if (row !== undefined) lines.push(row);
+  }
+  return lines;
+}
