@@ -123,6 +123,8 @@ function symbolProblem(symbol: string, exchanges: readonly string[] | undefined,
         )}`;
   }
   if (exchanges !== undefined && !venues.some((v) => exchanges.includes(v))) {
+    // No default venue but only one venue: the symbol is bought there.
+    if (byDefault && venues.length === 1) return undefined;
     if (byDefault)
       return `${symbol}: no history on ${exchanges.join(' or ')}, the venue a symbol takes without --exchange; ${symbol} has history on ${venues.join(', ')}: name one with --exchange`;
     return `${symbol} on ${exchanges.join(', ')}: no history; ${symbol} has history on ${venues.join(', ')}`;

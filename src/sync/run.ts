@@ -132,7 +132,7 @@ async function planStage(stages: Stages, listing: ManifestListing): Promise<Plan
   stages.events.phase?.('plan');
   const conn = await store.planConnection(warn);
   await storeListing(conn, listing.listed);
-  const input = await planInputOf(conn, stages.pairs, options.selection, stages.me);
+  const input = await planInputOf(conn, stages.pairs, stages.coverage, options.selection, stages.me);
   const archived = await archivedVersions(filesToCheck(input), options.archiveRoot);
   const plan = planSync({ ...input, archived });
   for (const note of brokenReloadNotes(plan)) warn(note);
