@@ -5,7 +5,7 @@ import type { CoverageListing } from './coverage.js';
 import type { Downloader } from './fetch.js';
 import type { HistoryLevelsFetcher } from './fill-levels.js';
 import type { ManifestPageFetcher } from './manifest.js';
-import type { SyncSelection } from './selection.js';
+import type { SelectionLabels, SyncSelection } from './selection.js';
 import type { PlannedFile } from '../core/rows.js';
 import type { QuotaStop } from '../api/quota.js';
 
@@ -33,6 +33,8 @@ export interface SyncOptions {
   /** Fill levels of sessions without a levels file from /history/levels. */
   fillLevels: boolean;
   waitLockSeconds?: number;
+  /** How the user gave the selection's values (flag or config file key), for messages; absent: the flags. */
+  labels?: SelectionLabels;
   /** Effective options, stored in sync.runs (no secrets). */
   recordedOptions: Record<string, unknown>;
 }
