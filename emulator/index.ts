@@ -42,6 +42,8 @@ export interface EmulatorOptions {
   symbols?: string[];
   /** More symbols served like a catalog one under another name (new name → catalog name), e.g. a long symbol for tests. */
   symbolAliases?: Record<string, string>;
+  /** History venues served per symbol (coverage, manifests, files), e.g. `{ BTC: ['bybit'] }`: no `combined` unless named. */
+  historyVenues?: Record<string, string[]>;
   expirations?: number; // default 6
   strikes?: number; // default 40
   linkTtlSeconds?: number; // default 900
@@ -121,6 +123,7 @@ function marketModelOf(options: EmulatorOptions, seed: number, now: Date) {
     ...(options.symbolAliases ? { aliases: options.symbolAliases } : {}),
     ...(options.layout ? { layout: options.layout } : {}),
     ...(options.schemaVersion !== undefined ? { schemaVersion: options.schemaVersion } : {}),
+    ...(options.historyVenues ? { historyVenues: options.historyVenues } : {}),
   });
 }
 

@@ -86,7 +86,13 @@ class SyntheticMarket implements MarketModel {
     const chosen = selectSymbols(options.symbols);
     const specs = [...chosen, ...aliasSymbols(options.aliases, chosen)];
     this.specs = new Map(specs.map((spec) => [spec.symbol, spec]));
-    this.symbols = specs.map((spec) => ({ symbol: spec.symbol, market: spec.market, venues: spec.venues, historyVenues: spec.historyVenues }));
+    this.symbols = specs.map((spec) => ({
+      symbol: spec.symbol,
+      market: spec.market,
+      venues: spec.venues,
+      historyVenues: spec.historyVenues,
+      ...servedHistoryOf(spec, options.historyVenues),
+    }));
     this.spot = new SpotModel(options.seed);
     if (options.schemaVersion !== undefined && !(Number.isInteger(options.schemaVersion) && options.schemaVersion >= 1)) {
       throw new RangeError('schemaVersion must be a positive integer');
@@ -303,6 +309,16 @@ class SyntheticMarket implements MarketModel {
     });
     return writer;
   }
+}
+
+/** A symbol's narrowed history venues, checked against what it can serve (its single history venues, combined or tradfi). */
+function servedHistoryOf(spec: SymbolSpec, narrowed: MarketOptions['historyVenues']): Pick<SymbolInfo, 'servedHistory'> {
+  const venues = Object.entries(narrowed ?? {}).find(([symbol]) => symbol.toUpperCase() === spec.symbol)?.[1];
+  if (venues === undefined) return {};
+  const possible = spec.market === 'tradfi' ? ['tradfi'] : [...spec.historyVenues, 'combined'];
+  const wrong = venues.filter((venue) => !possible.includes(venue));
+  if (wrong.length > 0) throw new RangeError(`historyVenues ${spec.symbol}: ${wrong.join(', ')} not among ${possible.join(', ')}`);
+  return { servedHistory: [...venues] };
 }
 
 export function createMarketModel(options: MarketOptions): MarketModel {

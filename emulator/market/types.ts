@@ -21,6 +21,8 @@ export interface SymbolInfo {
   venues: readonly string[];
   /** Single venues with history (crypto: venues minus binance; `combined` sums them), or ['tradfi']. */
   historyVenues: readonly string[];
+  /** The history venues the coverage, manifests and files serve, when a test narrowed them (no `combined` unless named). */
+  servedHistory?: readonly string[];
 }
 
 /** The levels fields of the spec, in the spec's order. */
@@ -154,6 +156,11 @@ export interface MarketOptions {
    * name), so tests can meet names the catalog lacks: a 25-character symbol, a dotted ticker.
    */
   aliases?: Readonly<Record<string, string>>;
+  /**
+   * History venues served per symbol, instead of every venue with history and `combined`: a coverage
+   * where a coin has history only on one single venue (`{ BTC: ['bybit'] }`), as a real service may list.
+   */
+  historyVenues?: Readonly<Record<string, readonly string[]>>;
   /** First session date with history (YYYY-MM-DD). */
   historyStart: string;
   /** The daily files' layout (default `design`): see layouts.ts. */

@@ -41,6 +41,7 @@ export function combinedVenues(info: SymbolInfo): string[] {
 
 /** History venues (exchange values of coverage and files) of a symbol. */
 export function historyVenuesOf(info: SymbolInfo): string[] {
+  if (info.servedHistory !== undefined) return [...info.servedHistory];
   if (info.market === 'tradfi') return ['tradfi'];
   return [...info.historyVenues, 'combined'];
 }

@@ -66,6 +66,16 @@ export function parseDate(value: string | undefined, option: string): string | u
   return value;
 }
 
+/** --from and --to of the session charts: real dates, --from on or before --to (the first and the last session drawn). */
+export function parseSessionRange(from: string | undefined, to: string | undefined): { from?: string; to?: string } {
+  const first = parseDate(from, '--from');
+  const last = parseDate(to, '--to');
+  if (first !== undefined && last !== undefined && first > last) {
+    throw new UsageError(`--from ${first} is after --to ${last}: --from is the first session drawn and --to the last; swap them`);
+  }
+  return { ...(first !== undefined ? { from: first } : {}), ...(last !== undefined ? { to: last } : {}) };
+}
+
 /** An ISO 8601 instant with a date and a time zone (Z or ±hh:mm), so it means one moment anywhere, and real: no 2026-11-31. */
 export function parseAt(value: string | undefined): Date | undefined {
   if (value === undefined) return undefined;

@@ -92,3 +92,22 @@ export function withConfig<T extends object>(command: string, flags: T, config: 
   }
   return filled as T;
 }
+
+/**
+ * Where each value of `withConfig`'s result came from, by key, for messages: the flag (`--since`), or
+ * the config file's key and path (`"since" in config file /p/gexwh.config.json`), so a bad value is
+ * blamed on what the user must edit. Keys with no value are absent.
+ */
+export function originsOf(command: string, flags: object, config: object, configPath: string | undefined): Record<string, string> {
+  const given = flags as Record<string, unknown>;
+  const values = config as Record<string, unknown>;
+  const origins: Record<string, string> = {};
+  for (const option of optionsOf(command)) {
+    const key = keyOf(option.spec);
+    if (given[key] !== undefined) origins[key] = longFlagOf(option.spec);
+    else if (option.configKey !== undefined && values[option.configKey] !== undefined) {
+      origins[key] = `"${option.configKey}" in config file ${configPath ?? 'gexwh.config.json'}`;
+    }
+  }
+  return origins;
+}

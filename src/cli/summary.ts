@@ -1,6 +1,7 @@
 // The one-paragraph account of a sync or plan run (the same facts as --json).
 import { describeSpread } from '../core/known-names.js';
 import type { SyncSummary } from '../sync/run.js';
+import { describeNotBought } from '../sync/venue-rule.js';
 import { formatTable } from './output.js';
 
 export function formatBytes(bytes: number): string {
@@ -40,6 +41,7 @@ export function formatSummary(s: SyncSummary): string {
     );
     for (const f of s.filesFailed) lines.push(`  ${f.status}: ${f.exchange}/${f.symbol} ${f.sessionDate} ${f.file}: ${f.error}`);
   }
+  for (const item of s.notBought) lines.push(`  note: ${describeNotBought(item)}`);
   for (const spread of s.venueSpread) lines.push(`  note: ${describeSpread(spread)}`);
   if (s.levelsFilled) {
     const f = s.levelsFilled;

@@ -59,6 +59,8 @@ export interface NameSelection {
   symbols?: readonly string[];
   /** With no exchanges named, the venues a symbol takes (a sync's one venue per symbol); absent: any venue. */
   defaultVenues?: readonly string[];
+  /** Where the names came from, for the message: `--symbol` (the default), `"symbol" in config file PATH`. */
+  labels?: { exchange?: string; symbol?: string };
 }
 
 export interface KnownPairs {
@@ -89,7 +91,9 @@ export function checkSelectionNames(selection: NameSelection, known: KnownPairs)
       .map((symbol) => symbolProblem(symbol, exchanges ?? selection.defaultVenues, known, exchanges === undefined)),
   ].filter((problem) => problem !== undefined);
   if (problems.length > 0) {
-    const which = [symbols ? '--symbol' : '', exchanges ? '--exchange' : ''].filter((o) => o !== '').join('/');
+    const which = [symbols ? (selection.labels?.symbol ?? '--symbol') : '', exchanges ? (selection.labels?.exchange ?? '--exchange') : '']
+      .filter((o) => o !== '')
+      .join(' and ');
     throw new UsageError(`${problems.join('; ')}`, { checked: `${which} against ${known.source}` });
   }
 }
@@ -123,6 +127,8 @@ function symbolProblem(symbol: string, exchanges: readonly string[] | undefined,
         )}`;
   }
   if (exchanges !== undefined && !venues.some((v) => exchanges.includes(v))) {
+    // No default venue but only one venue: the symbol is bought there.
+    if (byDefault && venues.length === 1) return undefined;
     if (byDefault)
       return `${symbol}: no history on ${exchanges.join(' or ')}, the venue a symbol takes without --exchange; ${symbol} has history on ${venues.join(', ')}: name one with --exchange`;
     return `${symbol} on ${exchanges.join(', ')}: no history; ${symbol} has history on ${venues.join(', ')}`;

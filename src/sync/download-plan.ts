@@ -7,7 +7,8 @@
 import { isIsoDate } from '../time/dates.js';
 import { marketOf, type Market } from '../time/sessions.js';
 import { FILE_KINDS, type FileKind, type Order } from './selection.js';
-import { fileKey, fileVersionKey, isDefaultVenue, type Pair, pairKey } from '../core/pairs.js';
+import { fileKey, fileVersionKey, type Pair, pairKey } from '../core/pairs.js';
+import { defaultVenuePairs, type NotBought } from './venue-rule.js';
 import type { LedgerEntry, StoredManifestRow, PlannedFile } from '../core/rows.js';
 
 export interface PlanSelection {
@@ -100,21 +101,32 @@ export interface Plan {
   budget: PlanBudgetReport;
   /** Per selected (exchange, symbol), in exchange then symbol order. */
   pairs: PairPlan[];
+  /** Symbols no venue was named for that have several venues and no default one: not bought, named to the user. */
+  notBought: NotBought[];
 }
 
 /** The coverage pairs the selection covers, deduplicated, sorted by exchange then symbol. */
 export function selectPairs(coverage: readonly Pair[], selection: Omit<PlanSelection, 'files'>): Pair[] {
+  return selectCoverage(coverage, selection).pairs;
+}
+
+/**
+ * The pairs the selection covers and, with no venue named, the symbols the one-venue rule leaves out
+ * (several venues, none of them a default one), each to be named to the user.
+ */
+export function selectCoverage(coverage: readonly Pair[], selection: Omit<PlanSelection, 'files'>): { pairs: Pair[]; notBought: NotBought[] } {
   const exchanges = selection.exchanges?.map((e) => e.toLowerCase());
   const symbols = selection.symbols?.map((s) => s.toUpperCase());
   const byKey = new Map<string, Pair>();
   for (const { exchange, symbol } of coverage) {
     if (exchanges !== undefined && !exchanges.includes(exchange.toLowerCase())) continue;
-    if (exchanges === undefined && selection.defaultVenuesOnly === true && !isDefaultVenue(exchange)) continue;
     if (symbols !== undefined && !symbols.includes(symbol.toUpperCase())) continue;
     if (selection.markets !== undefined && !selection.markets.includes(marketOf(exchange))) continue;
     byKey.set(pairKey({ exchange, symbol }), { exchange, symbol });
   }
-  return [...byKey.values()].sort(comparePairs);
+  const chosen =
+    exchanges === undefined && selection.defaultVenuesOnly === true ? defaultVenuePairs([...byKey.values()]) : { pairs: [...byKey.values()], notBought: [] };
+  return { pairs: chosen.pairs.sort(comparePairs), notBought: chosen.notBought };
 }
 
 function comparePairs(a: Pair, b: Pair): number {
@@ -318,7 +330,8 @@ function applyArchive(sorted: Sorted, archived: ReadonlySet<string> | undefined)
 }
 
 export function planSync(input: PlanInput): Plan {
-  const pairs = new Map(selectPairs(input.coverage, input.selection).map((p) => [pairKey(p), emptyPairPlan(p)]));
+  const selected = selectCoverage(input.coverage, input.selection);
+  const pairs = new Map(selected.pairs.map((p) => [pairKey(p), emptyPairPlan(p)]));
   const sorted: Sorted = { candidates: [], reloads: [], alreadyLoaded: 0, ignoredRows: 0 };
   countLoadedByPair(pairs, input.loadedByPair ?? new Map(), sorted);
   sortRows(input, pairs, sorted);
@@ -350,5 +363,6 @@ export function planSync(input: PlanInput): Plan {
       remainingUnknown: budget.remainingUnknown,
     },
     pairs: [...pairs.values()],
+    notBought: selected.notBought,
   };
 }

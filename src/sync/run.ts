@@ -23,6 +23,7 @@ import { archivedVersions, brokenReloadNotes } from './reloads.js';
 import { emptyFetch, NOTHING_LOADED, runCounts, summarize, type LoadReport, type SyncSummary } from './summary.js';
 import type { SyncApi, SyncEvents, SyncOptions } from './sync-types.js';
 import { describeSkipped, type SkippedCoverageRow } from './coverage.js';
+import { checkDatesInCoverage } from './date-window.js';
 import { checkSelectionNames, knownFromCoverage } from '../core/known-names.js';
 import type { Pair } from '../core/pairs.js';
 import type { CoverageRow, VerifiedFile } from '../core/rows.js';
@@ -38,7 +39,10 @@ export async function runSync(options: SyncOptions, api: SyncApi, signal: AbortS
     stops.events.phase?.('coverage');
     const me = await api.me();
     const { usable: coverage, skipped } = await api.coverage();
-    checkSelectionNames(namesOf(options.selection), knownFromCoverage(coverage, me.markets, skipped));
+    const labels = options.labels ?? {};
+    checkSelectionNames({ ...namesOf(options.selection), labels }, knownFromCoverage(coverage, me.markets, skipped));
+    const selected = selectPairs(coverage, { ...selectionOf(options.selection), markets: me.markets });
+    checkDatesInCoverage(options.selection, selected, coverage, labels);
     const lock = await acquireSyncLock(options.dbPath, { waitSeconds: options.waitLockSeconds ?? 0 });
     try {
       return await runLocked({ options, api, signal, events: stops.events, me, coverage, skipped });
@@ -134,7 +138,7 @@ async function planStage(stages: Stages, listing: ManifestListing): Promise<Plan
   stages.events.phase?.('plan');
   const conn = await store.planConnection(warn);
   await storeListing(conn, listing.listed);
-  const input = await planInputOf(conn, stages.pairs, options.selection, stages.me);
+  const input = await planInputOf(conn, stages.pairs, stages.coverage, options.selection, stages.me);
   const archived = await archivedVersions(filesToCheck(input), options.archiveRoot);
   const plan = planSync({ ...input, archived });
   for (const note of brokenReloadNotes(plan)) warn(note);

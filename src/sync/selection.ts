@@ -119,14 +119,16 @@ export interface DateRange {
 }
 
 /** `--since` and `--until`, both inclusive; since must not be after until. */
-export function parseDateRange(since: string | undefined, until: string | undefined): DateRange {
+export function parseDateRange(since: string | undefined, until: string | undefined, labels: SelectionLabels = {}): DateRange {
   const range: DateRange = {};
-  const from = parseDate(since, '--since');
-  const to = parseDate(until, '--until');
+  const sinceLabel = labels.since ?? '--since';
+  const untilLabel = labels.until ?? '--until';
+  const from = parseDate(since, sinceLabel);
+  const to = parseDate(until, untilLabel);
   if (from !== undefined) range.since = from;
   if (to !== undefined) range.until = to;
   if (from !== undefined && to !== undefined && from > to) {
-    throw new UsageError(`--since ${from} is after --until ${to}; since must be on or before until`);
+    throw new UsageError(`${sinceLabel} ${from} is after ${untilLabel} ${to}; since must be on or before until`);
   }
   return range;
 }
@@ -192,19 +194,25 @@ export interface SyncSelection {
   concurrency: number;
 }
 
-/** Validates a whole selection; the first problem found is thrown as a UsageError. */
-export function parseSyncSelection(raw: RawSyncSelection): SyncSelection {
+/**
+ * How the user gave each value, by key (`--since`, or `"since" in config file PATH`): messages name
+ * what to edit. A key without a label is named by its flag.
+ */
+export type SelectionLabels = Partial<Record<keyof RawSyncSelection, string>>;
+
+/** Validates a whole selection; the first problem found is thrown as a UsageError naming where the value came from. */
+export function parseSyncSelection(raw: RawSyncSelection, labels: SelectionLabels = {}): SyncSelection {
   const selection: SyncSelection = {
-    files: parseFiles(raw.files),
-    order: parseOrder(raw.order),
-    reserveCredits: parseCount(raw.reserveCredits, '--reserve-credits') ?? 0,
-    concurrency: parseConcurrency(raw.concurrency),
-    ...parseDateRange(raw.since, raw.until),
+    files: parseFiles(raw.files, labels.files),
+    order: parseOrder(raw.order, labels.order),
+    reserveCredits: parseCount(raw.reserveCredits, labels.reserveCredits ?? '--reserve-credits') ?? 0,
+    concurrency: parseConcurrency(raw.concurrency, labels.concurrency),
+    ...parseDateRange(raw.since, raw.until, labels),
   };
-  const venues = parseSyncVenues(raw.exchange);
-  const symbols = parseSymbols(raw.symbol);
-  const maxCredits = parseCount(raw.maxCredits, '--max-credits');
-  const maxRequests = parseCount(raw.maxRequests, '--max-requests');
+  const venues = parseSyncVenues(raw.exchange, labels.exchange);
+  const symbols = parseSymbols(raw.symbol, labels.symbol);
+  const maxCredits = parseCount(raw.maxCredits, labels.maxCredits ?? '--max-credits');
+  const maxRequests = parseCount(raw.maxRequests, labels.maxRequests ?? '--max-requests');
   Object.assign(selection, venues);
   if (symbols !== undefined) selection.symbols = symbols;
   if (maxCredits !== undefined) selection.maxCredits = maxCredits;

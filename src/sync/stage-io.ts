@@ -25,12 +25,19 @@ export async function storeListing(conn: DuckDBConnection, listed: ManifestListi
 }
 
 /** The planner's input: what the warehouse holds, read in SQL (the anti-joins never cross into JS). */
-export async function planInputOf(conn: DuckDBConnection, pairs: Pair[], selection: SyncSelection, me: Awaited<ReturnType<SyncApi['me']>>): Promise<PlanInput> {
+export async function planInputOf(
+  conn: DuckDBConnection,
+  pairs: Pair[],
+  coverage: readonly Pair[],
+  selection: SyncSelection,
+  me: Awaited<ReturnType<SyncApi['me']>>,
+): Promise<PlanInput> {
   const { since, until, files, reserveCredits, maxCredits, order } = selection;
   const dates = definedOnly({ since, until });
   const state = await readPlanState(conn, { pairs, files, ...dates });
   return {
-    coverage: pairs,
+    // The whole coverage: the planner selects the same pairs again and names the symbols its venue rule leaves out.
+    coverage,
     manifest: state.pending,
     ledger: state.ledger,
     loadedByPair: state.loadedByPair,

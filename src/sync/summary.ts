@@ -4,6 +4,7 @@ import type { RunCounts, RunOutcome } from '../warehouse/index.js';
 import { venueSpread, type VenueSpread } from '../core/known-names.js';
 import type { SkippedCoverageRow } from './coverage.js';
 import type { Plan } from './download-plan.js';
+import type { NotBought } from './venue-rule.js';
 import type { FetchReport } from './fetch.js';
 import type { FillLevelsReport } from './fill-levels.js';
 import type { PlannedFile, VerifiedFile } from '../core/rows.js';
@@ -53,6 +54,8 @@ export interface SyncSummary {
   skippedPairs: SkippedCoverageRow[];
   /** Symbols whose files this run pays for on several venues, with the credits per venue. */
   venueSpread: VenueSpread[];
+  /** Symbols with no venue named that have several venues and no default one: not bought, with the flags that buy them. */
+  notBought: NotBought[];
 }
 
 /** What the load stage did: files loaded (this run's and the journal's), failed, and left waiting. */
@@ -176,6 +179,7 @@ export function summarize(facts: RunFacts): SyncSummary {
     warnings: facts.warnings,
     skippedPairs: facts.skipped,
     venueSpread: venueSpread(facts.plan.pairs),
+    notBought: facts.plan.notBought,
   };
 }
 

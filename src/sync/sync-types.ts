@@ -6,7 +6,7 @@ import type { CoverageListing } from './coverage.js';
 import type { Downloader } from './fetch.js';
 import type { HistoryLevelsFetcher } from './fill-levels.js';
 import type { ManifestPageFetcher } from './manifest.js';
-import type { SyncSelection } from './selection.js';
+import type { SelectionLabels, SyncSelection } from './selection.js';
 import type { PlannedFile } from '../core/rows.js';
 import type { QuotaStop } from '../api/quota.js';
 
@@ -36,6 +36,8 @@ export interface SyncOptions {
   waitLockSeconds?: number;
   /** `freeze`: a file with a new column or schema_version is archived and held in the journal (default `evolve`). */
   schemaContract?: SchemaContract;
+  /** How the user gave the selection's values (flag or config file key), for messages; absent: the flags. */
+  labels?: SelectionLabels;
   /** Effective options, stored in sync.runs (no secrets). */
   recordedOptions: Record<string, unknown>;
 }

@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { UsageError } from '../../core/errors.js';
-import { DEFAULTS, formatOf, parseAt, parseDate, parseExpiration, parseKind, parseLook, parseRange, parseStaleness } from '../../charts/request.js';
+import { DEFAULTS, formatOf, parseAt, parseExpiration, parseKind, parseLook, parseRange, parseSessionRange, parseStaleness } from '../../charts/request.js';
 import { CHART_KINDS } from '../../charts/types.js';
 import { contextOf } from '../context.js';
 
@@ -50,8 +50,7 @@ export function registerChart(program: Command): void {
         rangePct: parseRange(flags.range),
         net: flags.net === true,
         sessions: {
-          ...optional('from', parseDate(flags.from, '--from')),
-          ...optional('to', parseDate(flags.to, '--to')),
+          ...parseSessionRange(flags.from, flags.to),
           sessions: flags.sessions ?? DEFAULTS.sessions,
         },
         look,
@@ -87,8 +86,4 @@ function oneOf(list: string[] | undefined, option: string, what: string): string
   if (list === undefined || list.length !== 1)
     throw new UsageError(`${option}: a chart draws one pair; give one ${what}, got ${list?.length ? `"${list.join(', ')}"` : 'none'}`);
   return list[0]!;
-}
-
-function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
-  return value === undefined ? {} : ({ [key]: value } as { [P in K]?: V });
 }

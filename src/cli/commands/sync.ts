@@ -1,10 +1,10 @@
 // `gexwh sync`: the nightly job. `gexwh plan` (commands/plan.ts) is its preview through the same action.
 import type { Command } from 'commander';
-import { parseSyncSelection, type RawSyncSelection, type SyncSelection } from '../../sync/selection.js';
+import { parseSyncSelection, type RawSyncSelection, type SelectionLabels, type SyncSelection } from '../../sync/selection.js';
 import type { SyncOptions, SyncSummary } from '../../sync/run.js';
 import { InterruptedError, LockError, PartialFailureError } from '../../core/errors.js';
 import { contextOf, type CommandContext } from '../context.js';
-import { withConfig } from '../option-use.js';
+import { originsOf, withConfig } from '../option-use.js';
 
 export interface SyncFlags {
   exchange?: string[];
@@ -32,15 +32,17 @@ export function registerSync(program: Command): void {
 }
 
 /** Flags win over the config file (the option table says which keys sync and plan read); then every value is validated. */
-export function selectionFromFlags(flags: SyncFlags): SyncSelection {
+export function selectionFromFlags(flags: SyncFlags, labels: SelectionLabels = {}): SyncSelection {
   const { exchange, symbol, files, since, until, order, maxCredits, reserveCredits, maxRequests, concurrency } = flags;
   const raw: RawSyncSelection = { exchange, symbol, files, since, until, order, maxCredits, reserveCredits, maxRequests, concurrency };
-  return parseSyncSelection(raw);
+  return parseSyncSelection(raw, labels);
 }
 
 export async function syncAction(ctx: CommandContext, given: SyncFlags, dryRun: boolean): Promise<void> {
-  const flags = withConfig(dryRun ? 'plan' : 'sync', given, ctx.settings.config);
-  const selection = selectionFromFlags(flags);
+  const command = dryRun ? 'plan' : 'sync';
+  const flags = withConfig(command, given, ctx.settings.config);
+  const labels: SelectionLabels = originsOf(command, given, ctx.settings.config, ctx.settings.configPath);
+  const selection = selectionFromFlags(flags, labels);
   const fillLevels = flags.fillLevels ?? false;
   // The sync engine, DuckDB and the HTTP client load here, not at start-up: --help and bad flags stay quick.
   const [{ runSync }, { connectApi }, { createProgress }, { formatSummary }] = await Promise.all([
@@ -56,6 +58,7 @@ export async function syncAction(ctx: CommandContext, given: SyncFlags, dryRun: 
     dbPath: ctx.settings.db,
     archiveRoot: ctx.settings.archive,
     selection,
+    labels,
     dryRun,
     fullRescan: flags.fullRescan === true,
     fillLevels,
