@@ -59,7 +59,12 @@ import type { FileKind } from '../core/file-kinds.js';
 import type { CoverageRow } from '../core/rows.js';
 import { definedOnly } from '../core/defined.js';
 
-export const API_KEY_PATTERN = /^gex_[A-Za-z0-9_-]{32}$/;
+/**
+ * The spec says a key is the service's prefix and 32 URL-safe characters, and never names the
+ * prefix: the server decides. Sent is any key an HTTP header can carry as it is: printable ASCII,
+ * no whitespace, no control character.
+ */
+export const API_KEY_PATTERN = /^[\x21-\x7e]+$/;
 
 export interface ApiClientOptions {
   /** The root that holds /api/v1, e.g. https://api.example.com or http://127.0.0.1:1234. */
@@ -81,6 +86,8 @@ export interface ApiClientOptions {
   signal?: AbortSignal;
   /** Max sockets to the API origin (default 8). */
   connections?: number;
+  /** Where the key came from, named when the API refuses it (default: GEX_API_KEY or the key file). */
+  keySource?: string;
 }
 
 export interface ApiResponse<E extends EndpointName> {
@@ -125,17 +132,21 @@ export class ApiClient {
   private readonly pool: Pool;
   private readonly storage: StorageDownloader;
   private readonly tracker = new QuotaTracker();
+  private readonly keySource: string;
 
   constructor(options: ApiClientOptions) {
     if (typeof options.apiKey !== 'string' || !API_KEY_PATTERN.test(options.apiKey)) {
       // Never echo the value: a mistyped key is still (mostly) a secret.
-      throw new AuthError('the API key has an unexpected format: expected "gex_" followed by 32 URL-safe characters (A-Z a-z 0-9 _ -)');
+      throw new AuthError(
+        'the API key cannot be sent: it is empty or holds whitespace, a control character or a non-ASCII character; check GEX_API_KEY or the file of --api-key-file',
+      );
     }
     const base = parseBaseUrl(options.baseUrl);
     this.origin = base.origin;
     this.locationPolicy = locationPolicyFor(base);
     this.basePath = base.pathname.replace(/\/+$/, '');
     this.apiKey = options.apiKey;
+    this.keySource = options.keySource ?? 'GEX_API_KEY or the file of --api-key-file';
     this.userAgent = options.userAgent ?? 'gexwh';
     this.timeouts = { ...DEFAULT_TIMEOUTS, ...definedOnly(options.timeouts ?? {}) };
     const { sleep, ...policy } = options.retry ?? {};
@@ -390,6 +401,7 @@ export class ApiClient {
   private errorOf(response: RawResponse, endpoint: string): ApiError {
     const { slug, message, hints } = redactSecret(errorBodyOf(response), this.apiKey);
     if (response.status >= 500) return this.unavailableError(response, slug, message, endpoint, hints);
+    if (response.status === 401) return new ApiError(401, slug, `${message} (HTTP 401: the API refused the key). ${this.keyAdvice()}`, endpoint, hints);
     if (response.status !== 429) return new ApiError(response.status, slug, message, endpoint, hints);
     const bucket = bucketOf429(slug, response.headers);
     const fromHeaders = parseQuotaHeaders(response.headers, bucket);
@@ -412,6 +424,14 @@ export class ApiClient {
       ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }),
     };
     return new ApiUnavailableError(response.status, slug, outageMessage(outage), endpoint, { ...hints, ...outageHints(outage) });
+  }
+
+  /** What to check when the server refuses the key: it alone decides what a valid key looks like. */
+  private keyAdvice(): string {
+    return (
+      `Check the key in ${this.keySource}: the whole key as the account page showed it at creation, for the API at ${this.host()}; ` +
+      `a revoked or lost key cannot be recovered and must be replaced by a new one`
+    );
   }
 
   /** The API's host (and port) for messages: never a path, a query or anything secret. */

@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import { DEFAULTS as CHART } from '../charts/request.js';
 import { DEFAULT_WAIT_LOCK_SECONDS } from '../journal/wait-lock.js';
-import { collectOption, integerOption, listOption, secondsOption } from './parse.js';
+import { collectOption, integerOption, keyPrefixOption, listOption, secondsOption } from './parse.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- Commander's own parser type: each parser returns its own value type
 type Parser = (value: string, previous: any) => any;
@@ -373,6 +373,8 @@ const OWN: readonly OptionSpec[] = [
     commands: ['emulate'],
   },
   { flags: '--strikes <n>', description: 'strikes per chain', default: String(EMULATE_DEFAULTS.strikes), parse: integerOption(3, 1000), commands: ['emulate'] },
+  { flags: '--key-prefix <prefix>', description: 'prefix of the demo keys (1-32 URL-safe characters)', default: 'gex_', parse: keyPrefixOption, commands: ['emulate'] },
+  { flags: '--charge-failed-requests', description: 'a 4xx answer of a quota-counted endpoint costs a request too', commands: ['emulate'] },
 ];
 
 export const OPTIONS: readonly OptionSpec[] = [...GLOBAL, ...SHARED, ...OWN];

@@ -21,6 +21,12 @@ export function secondsOption(max: number) {
   };
 }
 
+/** The emulator's key prefix: URL-safe characters, so its keys stay what a header carries as it is. */
+export function keyPrefixOption(value: string): string {
+  if (!/^[A-Za-z0-9_-]{1,32}$/.test(value)) throw new InvalidArgumentError(`expected 1 to 32 URL-safe characters (A-Z a-z 0-9 _ -), got "${value}"`);
+  return value;
+}
+
 /** Repeatable and comma-separated: `--symbol BTC --symbol ETH,SOL` → [BTC, ETH, SOL]. */
 export function listOption(value: string, previous: string[] | undefined): string[] {
   const items = value

@@ -51,13 +51,13 @@ async function caught(promise: Promise<unknown>): Promise<unknown> {
 
 describe('construction', () => {
   it('refuses a malformed key without echoing it', () => {
-    for (const apiKey of ['gex_short', `gex_${'a'.repeat(33)}`, `abc_${'a'.repeat(32)}`, `gex_${'a'.repeat(31)}!`, '']) {
+    for (const apiKey of ['gex_sh ort', `gex_${'a'.repeat(31)}\n`, `abc_\u0000${'a'.repeat(32)}`, '']) {
       try {
         createApiClient({ baseUrl: 'http://127.0.0.1:1', apiKey });
         throw new Error('accepted');
       } catch (error) {
         expect(error).toBeInstanceOf(AuthError);
-        expect((error as Error).message).toContain('"gex_" followed by 32 URL-safe characters');
+        expect((error as Error).message).toContain('whitespace, a control character');
         if (apiKey !== '') expect((error as Error).message).not.toContain(apiKey);
         expect(exitCodeOf(error)).toBe(3);
       }

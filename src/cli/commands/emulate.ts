@@ -13,6 +13,8 @@ interface EmulateFlags {
   symbols?: string[];
   expirations?: number;
   strikes?: number;
+  keyPrefix?: string;
+  chargeFailedRequests?: boolean;
 }
 
 export function registerEmulate(program: Command): void {
@@ -34,6 +36,8 @@ export function registerEmulate(program: Command): void {
         expirations: flags.expirations ?? EMULATE_DEFAULTS.expirations,
         strikes: flags.strikes ?? EMULATE_DEFAULTS.strikes,
         buildWorkers: defaultBuildWorkers(),
+        ...(flags.keyPrefix === undefined ? {} : { keyPrefix: flags.keyPrefix }),
+        ...(flags.chargeFailedRequests === true ? { chargeFailedRequests: true } : {}),
       });
       const info = { base_url: emulator.baseUrl, storage_url: emulator.storageUrl, keys: emulator.keys };
       out.result(info, () =>
