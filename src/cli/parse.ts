@@ -27,6 +27,15 @@ export function keyPrefixOption(value: string): string {
   return value;
 }
 
+/** A number of seconds above 0 (fractions allowed), at most `max`: a wait that must let something happen. */
+export function positiveSecondsOption(max: number) {
+  return (value: string): number => {
+    const n = Number(value.trim());
+    if (!/^\d+(\.\d+)?$/.test(value.trim()) || !(n > 0) || n > max) throw new InvalidArgumentError(`expected seconds above 0, at most ${max} (e.g. 60 or 2.5), got "${value}"`);
+    return n;
+  };
+}
+
 /** Repeatable and comma-separated: `--symbol BTC --symbol ETH,SOL` → [BTC, ETH, SOL]. */
 export function listOption(value: string, previous: string[] | undefined): string[] {
   const items = value
