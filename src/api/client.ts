@@ -451,7 +451,7 @@ export class ApiClient {
     let what: string;
     if (response.status >= 300 && response.status < 400) {
       const location = firstHeader(response.headers, 'location');
-      what = `a redirect${location === undefined ? '' : ` to ${hostOf(location)}`}, not followed, where the API answers JSON`;
+      what = `a redirect${location === undefined ? '' : ` to ${hostOf(location, this.origin)}`}, not followed, where the API answers JSON`;
     } else if (type === 'text/html' || type === 'application/xhtml+xml') {
       what = `an HTML page (${type}), not the API's JSON`;
     } else {
@@ -519,9 +519,9 @@ export class ApiClient {
 }
 
 /** The host of a URL the server sent, for messages: never its path or query (a token may be there). */
-function hostOf(location: string): string {
+function hostOf(location: string, origin: string): string {
   try {
-    return new URL(location).host || 'a relative address';
+    return new URL(location, origin).host || 'an address without a host';
   } catch {
     return 'an unreadable address';
   }
