@@ -375,7 +375,12 @@ export class ApiClient {
         const decision = decide(this.policy, attempt, outcome);
         if (!decision.retry || !pauseFits(deadline - performance.now(), decision.delayMs)) {
           const outOfTime = decision.retry ? `; the call's ${formatSeconds(this.callBudgetMs)} s in all (--api-timeout) left no time for another attempt` : '';
-          const outage: Outage = { service: 'the API', host: this.host(), attempts: attempt, lastError: `${endpoint}: ${describeNetworkError(error)}${outOfTime}` };
+          const outage: Outage = {
+            service: 'the API',
+            host: this.host(),
+            attempts: attempt,
+            lastError: `${endpoint}: ${describeNetworkError(error)}${outOfTime}`,
+          };
           throw new NetworkError(outageMessage(outage), outageHints(outage), { cause: error });
         }
         await this.pause(decision.delayMs, signal);
@@ -407,7 +412,12 @@ export class ApiClient {
     return reason === 'SIGINT' || reason === 'SIGTERM' ? new InterruptedError(reason) : undefined;
   }
 
-  private async sendOnce(endpoint: string, target: string, attempt: { signal: AbortSignal | undefined; waitMs: number }, maxBytes: number): Promise<RawResponse> {
+  private async sendOnce(
+    endpoint: string,
+    target: string,
+    attempt: { signal: AbortSignal | undefined; waitMs: number },
+    maxBytes: number,
+  ): Promise<RawResponse> {
     // The wait covers the connection and the headers; the body has its own timeouts and pace.
     const waiting = new AbortController();
     const timer = setTimeout(() => waiting.abort(new AnswerWaitError(attempt.waitMs)), attempt.waitMs);

@@ -386,7 +386,13 @@ const OWN: readonly OptionSpec[] = [
     commands: ['emulate'],
   },
   { flags: '--strikes <n>', description: 'strikes per chain', default: String(EMULATE_DEFAULTS.strikes), parse: integerOption(3, 1000), commands: ['emulate'] },
-  { flags: '--key-prefix <prefix>', description: 'prefix of the demo keys (1-32 URL-safe characters)', default: 'gex_', parse: keyPrefixOption, commands: ['emulate'] },
+  {
+    flags: '--key-prefix <prefix>',
+    description: 'prefix of the demo keys (1-32 URL-safe characters)',
+    default: 'gex_',
+    parse: keyPrefixOption,
+    commands: ['emulate'],
+  },
   { flags: '--charge-failed-requests', description: 'a 4xx answer of a quota-counted endpoint costs a request too', commands: ['emulate'] },
 ];
 

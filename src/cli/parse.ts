@@ -31,7 +31,8 @@ export function keyPrefixOption(value: string): string {
 export function positiveSecondsOption(max: number) {
   return (value: string): number => {
     const n = Number(value.trim());
-    if (!/^\d+(\.\d+)?$/.test(value.trim()) || !(n > 0) || n > max) throw new InvalidArgumentError(`expected seconds above 0, at most ${max} (e.g. 60 or 2.5), got "${value}"`);
+    if (!/^\d+(\.\d+)?$/.test(value.trim()) || !(n > 0) || n > max)
+      throw new InvalidArgumentError(`expected seconds above 0, at most ${max} (e.g. 60 or 2.5), got "${value}"`);
     return n;
   };
 }
