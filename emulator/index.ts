@@ -76,6 +76,10 @@ export interface EmulatorOptions {
   layout?: FileLayoutOption;
   /** The schema_version manifests, files and /history/levels say (default 1). */
   schemaVersion?: number;
+  /** Prefix of the demo keys (default `gex_`; the spec never names the service's prefix). */
+  keyPrefix?: string;
+  /** 4xx answers of quota-counted endpoints cost a request too (the spec does not say they are free). */
+  chargeFailedRequests?: boolean;
 }
 
 export type EmulatorKeys = Record<AccountName, string>;
@@ -143,6 +147,7 @@ function serverStateOf(options: EmulatorOptions, parts: Pick<ServerState, 'model
     linkTtlSeconds: options.linkTtlSeconds ?? DEFAULTS.linkTtlSeconds,
     coverageCacheSeconds: options.coverageCacheSeconds ?? DEFAULTS.coverageCacheSeconds,
     historyPageRows: options.historyPageRows ?? 5000,
+    chargeFailedRequests: options.chargeFailedRequests === true,
     revisions: new Map(),
   };
 }
@@ -153,7 +158,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   const seed = options.seed ?? DEFAULTS.seed;
   const secret = createHash('sha256').update(`gexwh-emulator:${seed}`).digest();
   const model = marketModelOf(options, seed, clock.now());
-  const auth = createAuthBook(secret, clock.now());
+  const auth = createAuthBook(secret, clock.now(), keyPrefixOf(options));
   const hitLog: string[] = [];
   const apiCounters = { hits: 0 };
   const storageCounters = { hits: 0, tripwire: 0 };
@@ -225,6 +230,15 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     if (!account) throw new RangeError('not a key of this emulator');
     return account.id;
   }
+}
+
+/** A key prefix of URL-safe characters, so every key stays what an HTTP header carries as it is. */
+function keyPrefixOf(options: EmulatorOptions): string | undefined {
+  const prefix = options.keyPrefix;
+  if (prefix !== undefined && !/^[A-Za-z0-9_-]{1,32}$/.test(prefix)) {
+    throw new RangeError(`keyPrefix must be 1 to 32 URL-safe characters (A-Z a-z 0-9 _ -), got ${JSON.stringify(prefix)}`);
+  }
+  return prefix;
 }
 
 async function closeAll(servers: Server[], files: FileStore): Promise<void> {

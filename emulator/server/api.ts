@@ -175,11 +175,18 @@ async function runRoute(ctx: RouteContext, route: Route): Promise<RouteResult> {
     return result;
   } catch (error) {
     if (error instanceof HttpError && error.status !== 429) {
+      if (state.chargeFailedRequests) chargeFailure(state, route, account, now, error.status, fault);
       // Errors of a counted endpoint still tell the caller where its quota stands.
       Object.assign(error.headers, quotaHeaders(state, route, account, now, fault));
     }
     throw error;
   }
+}
+
+/** With chargeFailedRequests, a 4xx of a quota-counted endpoint costs its request like a 2xx (while any is left). */
+function chargeFailure(state: ServerState, route: Route, account: Account, now: Date, status: number, fault?: FaultAction): void {
+  if (route.cost !== 'request' || status < 400 || status > 499 || fault?.kind === 'missing_quota_headers') return;
+  if (state.quota.canSpend(account, 'requests', now)) state.quota.charge(account, 'requests', now);
 }
 
 export function createApiServer(deps: ApiDeps): Server {

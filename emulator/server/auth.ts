@@ -1,6 +1,6 @@
 // Accounts, API keys and Bearer tokens of the emulator.
 //
-// - Keys are `gex_` + 32 URL-safe characters, derived from the emulator's secret (so one seed gives
+// - Keys are a prefix (`gex_` unless told otherwise: the spec never names it) + 32 URL-safe characters, derived from the emulator's secret (so one seed gives
 //   the same demo keys every run). Like the real service, only the SHA-256 of a key is kept.
 // - The Bearer token is a JWT (HS256, signed with the emulator's secret through node:crypto) whose
 //   `sub` names an account; it is checked against the emulator clock (`exp`). The token handed out
@@ -39,7 +39,12 @@ const PLANS: Record<AccountName, Omit<Account, 'id'>> = {
   revoked: { tier: 'pro', markets: BOTH, apiAccess: true, requestLimit: 500, creditLimit: 200, revoked: true },
 };
 
-export const API_KEY_PATTERN = /^gex_[A-Za-z0-9_-]{32}$/;
+export const DEFAULT_KEY_PREFIX = 'gex_';
+
+/** The service's prefix followed by 32 URL-safe characters, as the spec describes a key. */
+export function apiKeyPattern(prefix: string): RegExp {
+  return new RegExp(`^${prefix.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}[A-Za-z0-9_-]{32}$`);
+}
 const TOKEN_LIFETIME_SECONDS = 10 * 365 * 24 * 3600;
 
 export interface AuthBook {
@@ -57,8 +62,8 @@ export interface AuthBook {
 const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
 const base64url = (data: Buffer | string): string => Buffer.from(data).toString('base64url');
 
-export function deriveKey(secret: Buffer, name: string): string {
-  return `gex_${createHmac('sha256', secret).update(`api-key:${name}`).digest('base64url').slice(0, 32)}`;
+export function deriveKey(secret: Buffer, name: string, prefix = DEFAULT_KEY_PREFIX): string {
+  return `${prefix}${createHmac('sha256', secret).update(`api-key:${name}`).digest('base64url').slice(0, 32)}`;
 }
 
 export function signJwt(secret: Buffer, payload: Record<string, unknown>): string {
@@ -88,14 +93,15 @@ export function verifyJwt(secret: Buffer, token: string): Record<string, unknown
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
-export function createAuthBook(secret: Buffer, issuedAt: Date): AuthBook {
+export function createAuthBook(secret: Buffer, issuedAt: Date, keyPrefix = DEFAULT_KEY_PREFIX): AuthBook {
+  const keyPattern = apiKeyPattern(keyPrefix);
   const accounts = new Map<AccountName, Account>();
   const byKeyHash = new Map<string, Account>();
   const keys = {} as Record<AccountName, string>;
   for (const id of ACCOUNT_NAMES) {
     const account: Account = { id, ...PLANS[id] };
     accounts.set(id, account);
-    keys[id] = deriveKey(secret, id);
+    keys[id] = deriveKey(secret, id, keyPrefix);
     byKeyHash.set(sha256(keys[id]), account);
   }
   const iat = Math.floor(issuedAt.getTime() / 1000);
@@ -106,7 +112,7 @@ export function createAuthBook(secret: Buffer, issuedAt: Date): AuthBook {
   function identify(req: IncomingMessage, now: Date): Account {
     const apiKey = req.headers['x-api-key'];
     if (typeof apiKey === 'string' && apiKey !== '') {
-      if (!API_KEY_PATTERN.test(apiKey)) throw unauthorized('Invalid API key.');
+      if (!keyPattern.test(apiKey)) throw unauthorized('Invalid API key.');
       const account = byKeyHash.get(sha256(apiKey));
       if (!account) throw unauthorized('Invalid API key.');
       return account;

@@ -21,6 +21,8 @@ export interface ServerState {
   linkTtlSeconds: number;
   coverageCacheSeconds: number;
   historyPageRows: number;
+  /** 4xx answers of quota-counted endpoints are charged a request (off: only a 2xx costs). */
+  chargeFailedRequests: boolean;
   /** Rebuild count per file (exchange/symbol/date/file); 0 when never rebuilt. */
   revisions: Map<string, number>;
   /** Cached /history/coverage answer and the clock instant it was computed at. */

@@ -8,7 +8,9 @@
 //   listing cost one request; a download costs one file credit and no request.
 // - Only a successful answer costs: a 2xx of a request endpoint costs one request, the 302 of a
 //   download costs one credit (charged when the 302 is issued, before the link is used). Every 4xx
-//   and 5xx (400, 401, 403, 404, 405, 429, 503, ...) costs nothing, on every endpoint.
+//   and 5xx (400, 401, 403, 404, 405, 429, 503, ...) costs nothing, on every endpoint. With
+//   `chargeFailedRequests` (the spec leaves it open) a 4xx of a request endpoint other than 429
+//   costs its request too, while any is left.
 // - The quota is checked after the request has been validated: a bad parameter gets its 400 even
 //   when the bucket is empty; a valid request on an empty bucket gets 429 rate_limit_exceeded (or
 //   history_files_limit_exceeded) with the `rate_limit` hint and headers, never Retry-After.

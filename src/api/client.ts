@@ -7,6 +7,7 @@ import {
   ApiSchemaError,
   ApiUnavailableError,
   AuthError,
+  InterruptedError,
   LinkAnswerLostError,
   NetworkError,
   outageHints,
@@ -15,6 +16,7 @@ import {
   UsageError,
   type Outage,
 } from '../core/errors.js';
+import { AnswerWaitError, attemptWaitMs, DEFAULT_CALL_BUDGET_MS, formatSeconds, pauseFits } from './call-budget.js';
 import { DEFAULT_LINK_LIFETIME_MS, StorageDownloader, type DownloadOptions, type DownloadResult } from './download.js';
 import {
   DEFAULT_MAX_JSON_BYTES,
@@ -59,7 +61,12 @@ import type { FileKind } from '../core/file-kinds.js';
 import type { CoverageRow } from '../core/rows.js';
 import { definedOnly } from '../core/defined.js';
 
-export const API_KEY_PATTERN = /^gex_[A-Za-z0-9_-]{32}$/;
+/**
+ * The spec says a key is the service's prefix and 32 URL-safe characters, and never names the
+ * prefix: the server decides. Sent is any key an HTTP header can carry as it is: printable ASCII,
+ * no whitespace, no control character.
+ */
+export const API_KEY_PATTERN = /^[\x21-\x7e]+$/;
 
 export interface ApiClientOptions {
   /** The root that holds /api/v1, e.g. https://api.example.com or http://127.0.0.1:1234. */
@@ -81,6 +88,13 @@ export interface ApiClientOptions {
   signal?: AbortSignal;
   /** Max sockets to the API origin (default 8). */
   connections?: number;
+  /**
+   * The longest one call waits in all, its retries and pauses included (default 60 s): each retry
+   * waits for its answer less than the one before.
+   */
+  callBudgetMs?: number;
+  /** Where the key came from, named when the API refuses it (default: GEX_API_KEY or the key file). */
+  keySource?: string;
 }
 
 export interface ApiResponse<E extends EndpointName> {
@@ -125,17 +139,24 @@ export class ApiClient {
   private readonly pool: Pool;
   private readonly storage: StorageDownloader;
   private readonly tracker = new QuotaTracker();
+  private readonly keySource: string;
+  private readonly callBudgetMs: number;
 
   constructor(options: ApiClientOptions) {
     if (typeof options.apiKey !== 'string' || !API_KEY_PATTERN.test(options.apiKey)) {
       // Never echo the value: a mistyped key is still (mostly) a secret.
-      throw new AuthError('the API key has an unexpected format: expected "gex_" followed by 32 URL-safe characters (A-Z a-z 0-9 _ -)');
+      throw new AuthError(
+        'the API key cannot be sent: it is empty or holds whitespace, a control character or a non-ASCII character; check GEX_API_KEY or the file of --api-key-file',
+      );
     }
     const base = parseBaseUrl(options.baseUrl);
     this.origin = base.origin;
     this.locationPolicy = locationPolicyFor(base);
     this.basePath = base.pathname.replace(/\/+$/, '');
     this.apiKey = options.apiKey;
+    this.keySource = options.keySource ?? 'GEX_API_KEY or the file of --api-key-file';
+    this.callBudgetMs = options.callBudgetMs ?? DEFAULT_CALL_BUDGET_MS;
+    if (!(this.callBudgetMs > 0)) throw new RangeError(`callBudgetMs must be > 0, got ${this.callBudgetMs}`);
     this.userAgent = options.userAgent ?? 'gexwh';
     this.timeouts = { ...DEFAULT_TIMEOUTS, ...definedOnly(options.timeouts ?? {}) };
     const { sleep, ...policy } = options.retry ?? {};
@@ -242,6 +263,8 @@ export class ApiClient {
     const path = pathOf('history', 'files', exchange, coin, date, file);
     const response = await this.send(path, path, {}, options.signal);
     if (response.status !== 302) {
+      const foreign = this.notTheApi(response, path);
+      if (foreign) throw foreign;
       if (response.status >= 400) throw this.errorOf(response, path);
       throw new ApiSchemaError(path, `expected 302 with a Location header, got HTTP ${response.status}`);
     }
@@ -274,13 +297,14 @@ export class ApiClient {
     }
     const sent = path.path;
     const response = await this.send(sent, sent, merged);
+    const foreign = this.notTheApi(response, sent);
+    if (foreign) throw foreign;
     if (response.status < 200 || response.status >= 300) throw this.errorOf(response, sent);
     // Printed whole by `gexwh api`: a server echoing the key must not get it shown.
     const body = redactSecret(parseJson(response.body, sent), this.apiKey);
     const meta = (body as { meta?: { rate_limit?: unknown } } | null)?.meta;
     const quota = quotaOfResponse(response.headers, meta?.rate_limit);
     this.tracker.observe(quota);
-    this.tracker.countSpent({ requests: costOfPath(path.judged.join('/')).requests });
     return { status: response.status, body, quota };
   }
 
@@ -305,12 +329,9 @@ export class ApiClient {
   private async call<E extends EndpointName>(name: E, path: string, query: Query = {}): Promise<ApiResponse<E>> {
     const maxBytes = name === 'historyFiles' ? Math.min(this.maxJsonBytes, MAX_MANIFEST_JSON_BYTES) : this.maxJsonBytes;
     const response = await this.send(path, path, query, undefined, maxBytes);
-    if (response.status < 200 || response.status >= 300) {
-      if (response.status >= 300 && response.status < 400) {
-        throw new ApiSchemaError(path, `unexpected HTTP ${response.status} redirect; not followed`);
-      }
-      throw this.errorOf(response, path);
-    }
+    const foreign = this.notTheApi(response, path);
+    if (foreign) throw foreign;
+    if (response.status < 200 || response.status >= 300) throw this.errorOf(response, path);
     const parsed = ENDPOINT_SCHEMAS[name].safeParse(parseJson(response.body, path));
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
@@ -320,29 +341,31 @@ export class ApiClient {
     const envelope = parsed.data as { data: EndpointData<E>; meta: EndpointMeta<E> };
     const quota = quotaOfResponse(response.headers, (envelope.meta as { rate_limit?: unknown }).rate_limit);
     this.tracker.observe(quota);
-    this.tracker.countSpent({ requests: costOfPath(path).requests });
     return { data: envelope.data, meta: envelope.meta, quota };
   }
 
   /**
-   * One GET with the key, retried per policy; returns the final answer (any status) with its body.
-   * A request that costs a credit is charged when the server answers it, so once sent it is never
-   * abandoned by the stop signal (the timeouts still bound it): its credit is seen and counted. The
-   * signal then only prevents the next attempt.
+   * One GET with the key, retried per policy within the call's time budget; returns the final answer
+   * (any status) with its body. A request that costs a credit is charged when the server answers it,
+   * so once sent it is never abandoned by the stop signal (its wait still bounds it): its credit is
+   * seen and counted. The signal then only prevents the next attempt.
    */
   private async send(endpoint: string, path: string, query: Query, callSignal?: AbortSignal, maxBytes = this.maxJsonBytes): Promise<RawResponse> {
     const target = `${this.basePath}${API_PREFIX}${path}${queryString(query)}`;
     const signal = this.combinedSignal(callSignal);
     const paid = costOfPath(path).credits > 0;
     const abortsInFlight = paid ? undefined : signal;
+    const deadline = performance.now() + this.callBudgetMs;
     for (let attempt = 1; ; attempt++) {
       let response: RawResponse;
+      const waitMs = attemptWaitMs(deadline - performance.now(), attempt, this.policy.maxAttempts, this.timeouts.headersMs, paid);
       try {
-        if (paid) signal?.throwIfAborted();
-        response = await this.sendOnce(endpoint, target, abortsInFlight, maxBytes);
+        if (paid) this.throwIfStopped(signal);
+        if (waitMs === undefined) throw new AnswerWaitError(this.callBudgetMs);
+        response = await this.sendOnce(endpoint, target, { signal: abortsInFlight, waitMs }, maxBytes);
       } catch (error) {
         const outcome = outcomeOfThrown(error, signal);
-        if (outcome === undefined) throw error;
+        if (outcome === undefined) throw this.interruption(signal) ?? error;
         if (paid && mayHaveReachedServer(error)) {
           // Asking again could pay twice: the caller decides, within its credit budget.
           throw new LinkAnswerLostError(
@@ -350,28 +373,70 @@ export class ApiClient {
           );
         }
         const decision = decide(this.policy, attempt, outcome);
-        if (!decision.retry) {
-          const outage: Outage = { service: 'the API', host: this.host(), attempts: attempt, lastError: `${endpoint}: ${describeNetworkError(error)}` };
+        if (!decision.retry || !pauseFits(deadline - performance.now(), decision.delayMs)) {
+          const outOfTime = decision.retry ? `; the call's ${formatSeconds(this.callBudgetMs)} s in all (--api-timeout) left no time for another attempt` : '';
+          const outage: Outage = {
+            service: 'the API',
+            host: this.host(),
+            attempts: attempt,
+            lastError: `${endpoint}: ${describeNetworkError(error)}${outOfTime}`,
+          };
           throw new NetworkError(outageMessage(outage), outageHints(outage), { cause: error });
         }
-        await this.sleep(decision.delayMs, signal);
+        await this.pause(decision.delayMs, signal);
         continue;
       }
+      this.tracker.countAnswered(costOfPath(path).requests);
       const decision = decide(this.policy, attempt, { kind: 'status', status: response.status });
-      if (!decision.retry) return { ...response, attempts: attempt };
-      await this.sleep(decision.delayMs, signal);
+      if (!decision.retry || !pauseFits(deadline - performance.now(), decision.delayMs)) return { ...response, attempts: attempt };
+      await this.pause(decision.delayMs, signal);
     }
   }
 
-  private async sendOnce(endpoint: string, target: string, signal: AbortSignal | undefined, maxBytes: number): Promise<RawResponse> {
-    const { statusCode, headers, body } = await this.pool.request({
-      method: 'GET',
-      path: target,
-      headers: { 'x-api-key': this.apiKey, 'user-agent': this.userAgent, accept: 'application/json' },
-      headersTimeout: this.timeouts.headersMs,
-      bodyTimeout: this.timeouts.bodyMs,
-      signal: signal ?? null,
-    });
+  /** A wait between attempts; a stop by SIGINT/SIGTERM ends it as the interruption it is. */
+  private async pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
+    try {
+      await this.sleep(ms, signal);
+    } catch (error) {
+      throw this.interruption(signal) ?? error;
+    }
+  }
+
+  private throwIfStopped(signal: AbortSignal | undefined): void {
+    if (signal?.aborted) throw this.interruption(signal) ?? signal.reason;
+  }
+
+  /** The stop signal's reason as the interruption it is (exit 130/143), when a signal stopped the run. */
+  private interruption(signal: AbortSignal | undefined): InterruptedError | undefined {
+    const reason: unknown = signal?.aborted ? signal.reason : undefined;
+    return reason === 'SIGINT' || reason === 'SIGTERM' ? new InterruptedError(reason) : undefined;
+  }
+
+  private async sendOnce(
+    endpoint: string,
+    target: string,
+    attempt: { signal: AbortSignal | undefined; waitMs: number },
+    maxBytes: number,
+  ): Promise<RawResponse> {
+    // The wait covers the connection and the headers; the body has its own timeouts and pace.
+    const waiting = new AbortController();
+    const timer = setTimeout(() => waiting.abort(new AnswerWaitError(attempt.waitMs)), attempt.waitMs);
+    let answer: Awaited<ReturnType<Pool['request']>>;
+    try {
+      answer = await this.pool.request({
+        method: 'GET',
+        path: target,
+        headers: { 'x-api-key': this.apiKey, 'user-agent': this.userAgent, accept: 'application/json' },
+        headersTimeout: attempt.waitMs,
+        bodyTimeout: this.timeouts.bodyMs,
+        signal: attempt.signal ? AbortSignal.any([attempt.signal, waiting.signal]) : waiting.signal,
+      });
+    } catch (error) {
+      throw waiting.signal.aborted && !attempt.signal?.aborted ? waiting.signal.reason : error;
+    } finally {
+      clearTimeout(timer);
+    }
+    const { statusCode, headers, body } = answer;
     if (statusCode >= 300 && statusCode < 400) {
       await discard(body); // a redirect's body is never needed: a few KB drained at most
       return { status: statusCode, headers, body: Buffer.alloc(0) };
@@ -386,10 +451,38 @@ export class ApiClient {
     return { status: statusCode, headers, body: buffer };
   }
 
+  /**
+   * Something on the way answered instead of the API (a captive portal, a proxy, a moved base URL):
+   * an HTML page, or a redirect where the API answers JSON. The API could not be reached: said so,
+   * with the host, the status and where the redirect led (its host only), never followed.
+   */
+  private notTheApi(response: RawResponse, endpoint: string): NetworkError | undefined {
+    const type = firstHeader(response.headers, 'content-type')?.split(';')[0]?.trim().toLowerCase();
+    let what: string;
+    if (response.status >= 300 && response.status < 400) {
+      const location = firstHeader(response.headers, 'location');
+      what = `a redirect${location === undefined ? '' : ` to ${hostOf(location, this.origin)}`}, not followed, where the API answers JSON`;
+    } else if (type === 'text/html' || type === 'application/xhtml+xml') {
+      what = `an HTML page (${type}), not the API's JSON`;
+    } else {
+      return undefined;
+    }
+    const outage: Outage = {
+      service: 'the API',
+      host: this.host(),
+      attempts: response.attempts ?? 1,
+      lastStatus: response.status,
+      lastError: `${endpoint}: ${what}; a captive portal or proxy on the way, or a --base-url that is not the API's root? Check the network and the base URL`,
+    };
+    return new NetworkError(outageMessage(outage), outageHints(outage));
+  }
+
   /** An error answer → ApiError (or QuotaExceededError for 429), with the server's slug and hints. */
   private errorOf(response: RawResponse, endpoint: string): ApiError {
     const { slug, message, hints } = redactSecret(errorBodyOf(response), this.apiKey);
+    this.tracker.observe(quotaOfResponse(response.headers));
     if (response.status >= 500) return this.unavailableError(response, slug, message, endpoint, hints);
+    if (response.status === 401) return new ApiError(401, slug, `${message} (HTTP 401: the API refused the key). ${this.keyAdvice()}`, endpoint, hints);
     if (response.status !== 429) return new ApiError(response.status, slug, message, endpoint, hints);
     const bucket = bucketOf429(slug, response.headers);
     const fromHeaders = parseQuotaHeaders(response.headers, bucket);
@@ -397,7 +490,9 @@ export class ApiClient {
     const bucketState = fromHeaders ?? fromBody;
     if (bucketState) this.tracker.observe({ [bucket]: bucketState });
     const resetAt = bucketState?.reset ?? parseReset((hints.rate_limit as { reset?: unknown } | undefined)?.reset) ?? undefined;
-    return new QuotaExceededError(slug, message, endpoint, hints, bucket, resetAt);
+    const what = bucket === 'files' ? "the day's file credits are used up" : "the day's request quota is used up";
+    const when = resetAt === undefined ? 'see gexwh me for when it resets' : `it resets at ${resetAt.toISOString()}`;
+    return new QuotaExceededError(slug, `${message} (HTTP 429: ${what}; ${when})`, endpoint, hints, bucket, resetAt);
   }
 
   /** A 5xx that outlasted the retries: an outage the user can only wait out, said with its facts. */
@@ -414,6 +509,14 @@ export class ApiClient {
     return new ApiUnavailableError(response.status, slug, outageMessage(outage), endpoint, { ...hints, ...outageHints(outage) });
   }
 
+  /** What to check when the server refuses the key: it alone decides what a valid key looks like. */
+  private keyAdvice(): string {
+    return (
+      `Check the key in ${this.keySource}: the whole key as the account page showed it at creation, for the API at ${this.host()}; ` +
+      `a revoked or lost key cannot be recovered and must be replaced by a new one`
+    );
+  }
+
   /** The API's host (and port) for messages: never a path, a query or anything secret. */
   private host(): string {
     return new URL(this.origin).host;
@@ -422,5 +525,14 @@ export class ApiClient {
   private combinedSignal(signal: AbortSignal | undefined): AbortSignal | undefined {
     if (this.signal && signal) return AbortSignal.any([this.signal, signal]);
     return signal ?? this.signal;
+  }
+}
+
+/** The host of a URL the server sent, for messages: never its path or query (a token may be there). */
+function hostOf(location: string, origin: string): string {
+  try {
+    return new URL(location, origin).host || 'an address without a host';
+  } catch {
+    return 'an unreadable address';
   }
 }

@@ -23,7 +23,7 @@ export interface QuotaSnapshot {
 }
 
 export interface QuotaSpent {
-  /** Quota-counted requests answered 2xx (the spec leaves open whether failed ones count). */
+  /** Quota-counted requests answered, whatever the status, or the server's count when it is more. */
   requests: number;
   /** File links obtained (each 302 costs one credit). */
   credits: number;
@@ -105,19 +105,36 @@ export function costOfPath(path: string): { requests: number; credits: number } 
   return { requests: 0, credits: 0 }; // exchanges, coins, expirations, me, history/coverage
 }
 
-/** Latest known quota state and the totals this client has spent, for the run record. */
+/**
+ * Latest known quota state and the totals this client has spent, for the run record. Requests are
+ * counted as the server may count them: every answer of a quota-counted endpoint (the spec does not
+ * say failed ones are free), or the fall of the server's own `remaining` since this client first saw
+ * it, when that is more.
+ */
 export class QuotaTracker {
   private latest: QuotaSnapshot = {};
-  private readonly spentTotals: QuotaSpent = { requests: 0, credits: 0 };
+  private answered = 0;
+  private credits = 0;
+  /** The server's remaining plus what this client had spent when it was seen: the day's start point. */
+  private requestsBase: number | undefined;
+  private baseReset: number | undefined;
 
   observe(snapshot: QuotaSnapshot): void {
-    if (snapshot.requests) this.latest.requests = snapshot.requests;
+    if (snapshot.requests) {
+      this.latest.requests = snapshot.requests;
+      this.rebase(snapshot.requests);
+    }
     if (snapshot.files) this.latest.files = snapshot.files;
   }
 
+  /** One answer (any status) of a path costing `requests`; charged or not, as the server decides. */
+  countAnswered(requests: number): void {
+    this.answered += requests;
+  }
+
   countSpent(cost: Partial<QuotaSpent>): void {
-    this.spentTotals.requests += cost.requests ?? 0;
-    this.spentTotals.credits += cost.credits ?? 0;
+    this.answered += cost.requests ?? 0;
+    this.credits += cost.credits ?? 0;
   }
 
   state(): QuotaSnapshot {
@@ -125,7 +142,23 @@ export class QuotaTracker {
   }
 
   spent(): QuotaSpent {
-    return { ...this.spentTotals };
+    return { requests: this.requestsSpent(), credits: this.credits };
+  }
+
+  private requestsSpent(): number {
+    const remaining = this.latest.requests?.remaining;
+    if (this.requestsBase === undefined || remaining === null || remaining === undefined) return this.answered;
+    return Math.max(this.answered, this.requestsBase - remaining);
+  }
+
+  private rebase(bucket: QuotaBucket): void {
+    if (bucket.remaining === null) return;
+    // A first sight, or a later reset time (the daily bucket was refilled): counted from here on.
+    // Answers arriving out of order never move it: the fall is read from the first sight.
+    const reset = bucket.reset?.getTime();
+    if (this.requestsBase !== undefined && (reset === undefined || this.baseReset === undefined || reset <= this.baseReset)) return;
+    this.requestsBase = bucket.remaining + this.answered;
+    this.baseReset = reset;
   }
 }
 

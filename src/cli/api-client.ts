@@ -6,7 +6,16 @@ import type { CommandContext } from './context.js';
 import { readApiKey, requireBaseUrl } from './settings.js';
 
 export function createClient(ctx: CommandContext): ApiClient {
-  return createApiClient({ baseUrl: requireBaseUrl(ctx.settings), apiKey: readApiKey(ctx.settings), signal: ctx.signal, userAgent: 'gexwh/0.1' });
+  const { apiKeyFile } = ctx.settings;
+  const keySource = apiKeyFile === undefined ? 'GEX_API_KEY' : `the key file ${apiKeyFile} (--api-key-file)`;
+  return createApiClient({
+    baseUrl: requireBaseUrl(ctx.settings),
+    apiKey: readApiKey(ctx.settings),
+    signal: ctx.signal,
+    userAgent: 'gexwh/0.1',
+    keySource,
+    callBudgetMs: ctx.settings.apiTimeoutSeconds * 1000,
+  });
 }
 
 export function connectApi(ctx: CommandContext): { client: ApiClient; api: SyncApi; close: () => Promise<void> } {

@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import { DEFAULTS as CHART } from '../charts/request.js';
 import { DEFAULT_WAIT_LOCK_SECONDS } from '../journal/wait-lock.js';
-import { choiceOption, collectOption, integerOption, listOption, secondsOption } from './parse.js';
+import { choiceOption, collectOption, integerOption, keyPrefixOption, listOption, positiveSecondsOption, secondsOption } from './parse.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- Commander's own parser type: each parser returns its own value type
 type Parser = (value: string, previous: any) => any;
@@ -75,6 +75,10 @@ export const TERMINAL_MAX_ROWS = 1000;
 export const EMULATE_DEFAULTS = { seed: 42, days: 30, expirations: 12, strikes: 120 } as const;
 export const DEMO_DAYS = 5;
 
+/** How long one API call may take in all by default (seconds), and the most a user may allow (an hour). */
+export const API_TIMEOUT_SECONDS = 60;
+export const API_TIMEOUT_LIMIT = 3600;
+
 const GLOBAL: readonly OptionSpec[] = [
   { flags: '--db <path>', description: 'DuckDB warehouse file', default: 'data/gex.duckdb', env: 'GEXWH_DB', config: z.string().min(1), commands: 'global' },
   { flags: '--archive <dir>', description: 'raw archive folder', default: 'data/raw', env: 'GEXWH_ARCHIVE', config: z.string().min(1), commands: 'global' },
@@ -84,6 +88,15 @@ const GLOBAL: readonly OptionSpec[] = [
     default: '(none)',
     env: 'GEX_BASE_URL',
     config: z.string().min(1),
+    commands: 'global',
+  },
+  {
+    flags: '--api-timeout <seconds>',
+    description: 'longest wait for one API call, its retries included; each retry waits less than the one before',
+    default: String(API_TIMEOUT_SECONDS),
+    env: 'GEXWH_API_TIMEOUT',
+    config: z.number().positive().max(API_TIMEOUT_LIMIT),
+    parse: positiveSecondsOption(API_TIMEOUT_LIMIT),
     commands: 'global',
   },
   // No `env`: GEX_API_KEY holds the key itself, not a path, so the help says so in words.
@@ -399,6 +412,14 @@ const OWN: readonly OptionSpec[] = [
     commands: ['sync', 'load'],
   },
   { flags: '--accept-layout', description: 'load the files held by schemaContract freeze (a new column or schema_version) and accept their layouts', commands: ['load'] },
+  {
+    flags: '--key-prefix <prefix>',
+    description: 'prefix of the demo keys (1-32 URL-safe characters)',
+    default: 'gex_',
+    parse: keyPrefixOption,
+    commands: ['emulate'],
+  },
+  { flags: '--charge-failed-requests', description: 'a 4xx answer of a quota-counted endpoint costs a request too', commands: ['emulate'] },
 ];
 
 export const OPTIONS: readonly OptionSpec[] = [...GLOBAL, ...SHARED, ...OWN];

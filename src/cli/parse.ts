@@ -30,6 +30,22 @@ export function secondsOption(max: number) {
   };
 }
 
+/** The emulator's key prefix: URL-safe characters, so its keys stay what a header carries as it is. */
+export function keyPrefixOption(value: string): string {
+  if (!/^[A-Za-z0-9_-]{1,32}$/.test(value)) throw new InvalidArgumentError(`expected 1 to 32 URL-safe characters (A-Z a-z 0-9 _ -), got "${value}"`);
+  return value;
+}
+
+/** A number of seconds above 0 (fractions allowed), at most `max`: a wait that must let something happen. */
+export function positiveSecondsOption(max: number) {
+  return (value: string): number => {
+    const n = Number(value.trim());
+    if (!/^\d+(\.\d+)?$/.test(value.trim()) || !(n > 0) || n > max)
+      throw new InvalidArgumentError(`expected seconds above 0, at most ${max} (e.g. 60 or 2.5), got "${value}"`);
+    return n;
+  };
+}
+
 /** Repeatable and comma-separated: `--symbol BTC --symbol ETH,SOL` → [BTC, ETH, SOL]. */
 export function listOption(value: string, previous: string[] | undefined): string[] {
   const items = value

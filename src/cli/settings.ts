@@ -4,8 +4,11 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { AuthError, UsageError } from '../core/errors.js';
+import { isSpecialFile } from '../core/special-file.js';
 import { configShape } from './option-use.js';
 import { checkFoundConfig, processTrust, type TrustProbe } from './config-trust.js';
+import { API_TIMEOUT_LIMIT, API_TIMEOUT_SECONDS } from './options.js';
+import { positiveSecondsOption } from './parse.js';
 
 export const DEFAULT_CONFIG_PATH = 'gexwh.config.json';
 export const DEFAULT_DB = 'data/gex.duckdb';
@@ -30,6 +33,7 @@ export interface ConfigFile {
   order?: 'newest' | 'oldest';
   fillLevels?: boolean;
   queryTimeout?: number;
+  apiTimeout?: number;
 }
 
 /** Global options every command takes (as commander hands them over). */
@@ -38,6 +42,7 @@ export interface GlobalFlags {
   archive?: string;
   baseUrl?: string;
   apiKeyFile?: string;
+  apiTimeout?: number;
   config?: string;
   json?: boolean;
   quiet?: boolean;
@@ -61,6 +66,8 @@ export interface GlobalSettings {
   configFound?: 'named' | 'upward';
   /** Where the key comes from, for messages; never the key. */
   apiKeyFile: string | undefined;
+  /** The longest wait for one API call, its retries included (seconds). */
+  apiTimeoutSeconds: number;
 }
 
 /** A config file's values, with the file they came from (undefined: no file, defaults apply). */
@@ -138,8 +145,8 @@ export function resolveGlobals(flags: GlobalFlags, env: NodeJS.ProcessEnv = proc
   // in whatever folder the command was started from. Flags and env stay relative to the working folder.
   const inProject = (path: string) => (loaded.path === undefined || isAbsolute(path) ? path : join(dirname(loaded.path), path));
   return {
-    db: flags.db ?? env.GEXWH_DB ?? inProject(config.db ?? DEFAULT_DB),
-    archive: flags.archive ?? env.GEXWH_ARCHIVE ?? inProject(config.archive ?? DEFAULT_ARCHIVE),
+    db: pathSetting(flags.db ?? env.GEXWH_DB ?? inProject(config.db ?? DEFAULT_DB), '--db'),
+    archive: pathSetting(flags.archive ?? env.GEXWH_ARCHIVE ?? inProject(config.archive ?? DEFAULT_ARCHIVE), '--archive'),
     baseUrl: base?.url,
     ...(base?.note === undefined ? {} : { baseUrlNote: base.note }),
     ...switchesOf(flags),
@@ -147,7 +154,30 @@ export function resolveGlobals(flags: GlobalFlags, env: NodeJS.ProcessEnv = proc
     configPath: loaded.path,
     ...(loaded.found === undefined ? {} : { configFound: loaded.found }),
     apiKeyFile: flags.apiKeyFile,
+    apiTimeoutSeconds: flags.apiTimeout ?? envSeconds(env, 'GEXWH_API_TIMEOUT') ?? config.apiTimeout ?? API_TIMEOUT_SECONDS,
   };
+}
+
+/**
+ * A path no file system can hold (a NUL byte), or a device, pipe or kernel file (`/proc/self/mem`),
+ * is bad input: refused before anything is spent or opened.
+ */
+function pathSetting(path: string, option: string): string {
+  if (path.includes('\0')) throw new UsageError(`${option}: the path holds a NUL character, which no file name can; give a plain path`);
+  if (isSpecialFile(path)) {
+    throw new UsageError(`${option} ${path} is not a file gexwh can use (a device, pipe or kernel file); give a path in an ordinary folder`, { path });
+  }
+  return path;
+}
+
+function envSeconds(env: NodeJS.ProcessEnv, name: string): number | undefined {
+  const value = env[name];
+  if (value === undefined || value === '') return undefined;
+  try {
+    return positiveSecondsOption(API_TIMEOUT_LIMIT)(value);
+  } catch (error) {
+    throw new UsageError(`${name}: ${(error as Error).message}`);
+  }
 }
 
 function switchesOf(flags: GlobalFlags): Pick<GlobalSettings, 'json' | 'quiet' | 'verbose'> {

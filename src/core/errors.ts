@@ -47,7 +47,7 @@ export class UnsafeWarehouseError extends UsageError {}
  */
 export class UntrustedConfigError extends UsageError {}
 
-/** No key, an unreadable key file, a key the API refused (401/403). Exit 3. */
+/** No key, an unreadable key file, a key the API refused (401/403), a daily quota used up (429). Exit 3. */
 export class AuthError extends GexwhError {}
 
 /** Another process holds the warehouse (lock file or DuckDB's own lock). Exit 5. */
@@ -242,6 +242,9 @@ export function exitCodeOf(error: unknown): ExitCode {
 const EXIT_CODES: readonly [abstract new (...args: never[]) => Error, ExitCode][] = [
   [UsageError, ExitCode.usage],
   [AuthError, ExitCode.auth],
+  // A daily bucket of the plan used up where a command cannot go on without it (coverage, /me, api):
+  // the plan's limit, like a 403; a sync's own 429 defers files instead and exits 0.
+  [QuotaExceededError, ExitCode.auth],
   [ObjectStoreAuthError, ExitCode.auth],
   [LockError, ExitCode.locked],
   [PartialFailureError, ExitCode.partial],

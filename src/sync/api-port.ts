@@ -1,12 +1,13 @@
 // Adapts the API client to what the sync needs (SyncApi). One rule lives here: a download retried
 // after a failed verification reuses the same presigned link while it is valid, so a corrupted body
-// costs no second credit; only an expired link is replaced (one credit, counted). The stop signal
+// costs no second credit; only an expired link is replaced (one credit, counted, taken from what the
+// run's budget has left over after every planned file, else the file is deferred). The stop signal
 // never aborts a paid link's download (see fetchFiles): it only keeps new links from being paid for.
 import { maxInflatedBytes } from '../api/inflate-meter.js';
 import { type ApiClient, type FileLink } from '../api/index.js';
 import { BodyTooLargeError, LinkAnswerLostError, LinkExpiredError, QuotaExceededError, UnsafeResponseError } from '../core/errors.js';
 import { usableCoverage } from './coverage.js';
-import { BodyMismatchError, PaidDownloadError, type DownloadResult, type LinkBudget } from './fetch.js';
+import { BodyMismatchError, OverBudgetError, PaidDownloadError, type DownloadResult, type LinkBudget } from './fetch.js';
 import { historyLevelsFetcherFrom } from './fill-levels.js';
 import type { SyncApi } from './sync-types.js';
 import type { Market } from '../time/sessions.js';
@@ -69,6 +70,10 @@ export function syncApiFrom(client: ApiClient): SyncApi {
         return await client.downloadToFile(first, tempPath, options);
       } catch (error) {
         if (!(error instanceof LinkExpiredError)) throw error;
+        // The plan counted one credit for this file: a renewal is bought only with one left over.
+        if (!budget.takeExtraCredit()) {
+          throw new OverBudgetError(`its link expired and a new one would pass the run's credit budget; deferred to the next run`);
+        }
         return client.downloadToFile(await newLink(), tempPath, options);
       }
     }

@@ -37,8 +37,23 @@ export interface LinkBudget {
   /** A link was paid (the server charged it): written down before the download goes on. */
   paid(credits: number): Promise<void>;
   answerLost(): void;
-  /** True (and the credit is taken) when the budget has a credit no planned file needs. */
+  /**
+   * True (and the credit is taken) when the budget has a credit no planned file needs: the only
+   * credit a lost answer asked again or an expired link renewed may spend.
+   */
   takeExtraCredit(): boolean;
+}
+
+/**
+ * Thrown by a Downloader when a file needs one more credit than the plan counted (its link expired)
+ * and the run's budget (--max-credits, --reserve-credits, the day's remaining credits) has none left
+ * over: the file is deferred to the next run, never bought outside the budget.
+ */
+export class OverBudgetError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'OverBudgetError';
+  }
 }
 
 /** Credits of the budget no planned file needs: `available` null means unlimited (pure). */
@@ -91,6 +106,8 @@ export interface FetchReport {
   quotaStop?: QuotaStop;
   /** Set when the archive could not be written (disk full, read-only, no permission): the stage stopped. */
   localWriteError?: string;
+  /** Files deferred because a renewed link would have passed the run's credit budget. */
+  overBudget?: number;
   interrupted: boolean;
 }
 
@@ -188,6 +205,12 @@ export async function fetchFiles(files: readonly PlannedFile[], options: FetchOp
           lastProblem = `the archive could not be written: ${failure.message}`;
           break;
         }
+        if (failure.kind === 'over_budget') {
+          out.overBudget = (out.overBudget ?? 0) + 1;
+          out.deferred.push(file);
+          opts.onFile?.({ file, outcome: 'deferred', bytes: 0 });
+          return;
+        }
         if (failure.kind === 'stop') {
           noteStop(out, failure.quotaStop === undefined ? {} : { quotaStop: failure.quotaStop });
           controller.abort();
@@ -222,7 +245,10 @@ function noteStop(out: FetchReport, stop: Pick<FetchReport, 'localWriteError' | 
 }
 
 export type DownloadFailure =
-  { kind: 'local_write'; message: string } | { kind: 'stop'; quotaStop?: QuotaStop } | { kind: 'failed'; message: string; retry: boolean };
+  | { kind: 'local_write'; message: string }
+  | { kind: 'stop'; quotaStop?: QuotaStop }
+  | { kind: 'over_budget' }
+  | { kind: 'failed'; message: string; retry: boolean };
 
 /**
  * What a failed download means, first match wins: a local write failure stops every download; a
@@ -237,6 +263,7 @@ export function downloadFailureOf(thrown: unknown, quotaStopOf: (error: unknown)
   const quotaStop = quotaStopOf(error);
   if (quotaStop !== undefined) return { kind: 'stop', quotaStop };
   if (aborted) return { kind: 'stop' };
+  if (error instanceof OverBudgetError) return { kind: 'over_budget' };
   return { kind: 'failed', message: error instanceof Error ? error.message : String(error), retry: error instanceof BodyMismatchError };
 }
 

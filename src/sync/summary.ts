@@ -138,7 +138,8 @@ export function deferralCauses(facts: Pick<RunFacts, 'fetched' | 'outcome' | 'qu
     else if (facts.quotaStop) causes.push('rate-limit');
   }
   const bound = facts.plan.budget.limitedBy;
-  if (facts.plan.deferred.length > 0 && bound !== 'unlimited') causes.push(bound);
+  const overBudget = (facts.fetched.overBudget ?? 0) > 0;
+  if ((facts.plan.deferred.length > 0 || overBudget) && bound !== 'unlimited') causes.push(bound);
   return causes;
 }
 

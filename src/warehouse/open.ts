@@ -9,6 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { duckdb } from './duckdb.js';
 import { DamagedWarehouseError, errorMessage, GexwhError, LockError, NotAWarehouseError, UnsafeWarehouseError, UsageError } from '../core/errors.js';
+import { isSpecialFile } from '../core/special-file.js';
 import { hasDuckDbHeader, isDamagedFileMessage } from './identity.js';
 import { migrate, type MigrateOptions } from './migrations.js';
 import { readOne, textList } from './read-rows.js';
@@ -92,6 +93,14 @@ function refuseFolder(dbPath: string): void {
   throw new UsageError(`--db ${dbPath} is a folder; --db names the warehouse file, e.g. --db ${dbPath.replace(/\/+$/, '')}/gex.duckdb`, { db: dbPath });
 }
 
+/** A device, a pipe or a kernel file is never a warehouse: refused as the wrong --db before it is opened. */
+function refuseSpecialFile(dbPath: string): void {
+  if (!isSpecialFile(dbPath)) return;
+  throw new UsageError(`--db ${dbPath} is not a warehouse file (a device, pipe or kernel file); --db names the DuckDB warehouse file, e.g. data/gex.duckdb`, {
+    db: dbPath,
+  });
+}
+
 function notAWarehouseError(dbPath: string, cause: unknown): NotAWarehouseError {
   return new NotAWarehouseError(`${dbPath} is not a DuckDB database (it does not start with a DuckDB file header): check --db`, { db: dbPath }, { cause });
 }
@@ -137,7 +146,10 @@ function refusalOf(error: unknown, path: string): UnsafeWarehouseError | undefin
 export async function openWarehouse(path: string, options: OpenOptions = {}): Promise<Warehouse> {
   const readOnly = options.sandbox ? options.sandbox.writable !== true : (options.readOnly ?? false);
   const dbPath = path === IN_MEMORY ? path : resolve(path);
-  if (dbPath !== IN_MEMORY) refuseFolder(dbPath);
+  if (dbPath !== IN_MEMORY) {
+    refuseFolder(dbPath);
+    refuseSpecialFile(dbPath);
+  }
   if (dbPath !== IN_MEMORY && !readOnly) mkdirSync(dirname(dbPath), { recursive: true });
   if (options.sandbox && dbPath !== IN_MEMORY) refuseLinkedSiblings(dbPath);
 

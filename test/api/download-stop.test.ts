@@ -85,7 +85,7 @@ describe('a stop while the link request is in flight', () => {
     const link = await pending;
     expect(link.location.searchParams.get('link')).toBe('1');
     expect(client.spent().credits).toBe(1);
-    await expect(client.requestFileLink('deribit', 'BTC', '2025-03-04', 'levels')).rejects.toBe('SIGINT');
+    await expect(client.requestFileLink('deribit', 'BTC', '2025-03-04', 'levels')).rejects.toMatchObject({ name: 'InterruptedError', signal: 'SIGINT' });
     expect(api.requests).toHaveLength(1); // refused unsent: nothing charged
   });
 

@@ -38,7 +38,7 @@ describe('exit codes, decided in one place', () => {
     [new AuthError('x'), ExitCode.auth, 'auth'],
     [new ApiError(401, 'invalid_key', 'x', '/me'), ExitCode.auth, 'invalid_key'],
     [new ApiError(400, 'bad_request', 'x', '/me'), ExitCode.usage, 'bad_request'],
-    [new QuotaExceededError('rate_limit_exceeded', 'x', '/me', {}, 'requests'), ExitCode.unexpected, 'rate_limit_exceeded'],
+    [new QuotaExceededError('rate_limit_exceeded', 'x', '/me', {}, 'requests'), ExitCode.auth, 'rate_limit_exceeded'],
     [new LockError('x'), ExitCode.locked, 'locked'],
     [new PartialFailureError('x'), ExitCode.partial, 'partial'],
     [new IntegrityError('x'), ExitCode.partial, 'integrity'],

@@ -15,6 +15,8 @@ interface EmulateFlags {
   strikes?: number;
   layout?: 'design' | 'lean' | 'shuffled' | 'wide';
   schemaVersion?: number;
+  keyPrefix?: string;
+  chargeFailedRequests?: boolean;
 }
 
 export function registerEmulate(program: Command): void {
@@ -39,6 +41,8 @@ export function registerEmulate(program: Command): void {
         ...(flags.layout ? { layout: flags.layout } : {}),
         ...(flags.schemaVersion !== undefined ? { schemaVersion: flags.schemaVersion } : {}),
         buildWorkers: defaultBuildWorkers(),
+        ...(flags.keyPrefix === undefined ? {} : { keyPrefix: flags.keyPrefix }),
+        ...(flags.chargeFailedRequests === true ? { chargeFailedRequests: true } : {}),
       });
       const info = { base_url: emulator.baseUrl, storage_url: emulator.storageUrl, keys: emulator.keys };
       out.result(info, () =>
