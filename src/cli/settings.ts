@@ -45,6 +45,8 @@ export interface GlobalFlags {
 
 export interface GlobalSettings {
   db: string;
+  /** Where `db` came from, for messages that say where a warehouse was looked for. */
+  dbFrom: '--db' | 'GEXWH_DB' | 'config' | 'default';
   archive: string;
   /** The API root that holds /api/v1, normalised (a given trailing /api/v1 or / taken off). */
   baseUrl: string | undefined;
@@ -125,6 +127,7 @@ export function resolveGlobals(flags: GlobalFlags, env: NodeJS.ProcessEnv = proc
   const inProject = (path: string) => (loaded.path === undefined || isAbsolute(path) ? path : join(dirname(loaded.path), path));
   return {
     db: flags.db ?? env.GEXWH_DB ?? inProject(config.db ?? DEFAULT_DB),
+    dbFrom: flags.db !== undefined ? '--db' : env.GEXWH_DB !== undefined ? 'GEXWH_DB' : config.db !== undefined ? 'config' : 'default',
     archive: flags.archive ?? env.GEXWH_ARCHIVE ?? inProject(config.archive ?? DEFAULT_ARCHIVE),
     baseUrl: base?.url,
     ...(base?.note === undefined ? {} : { baseUrlNote: base.note }),
