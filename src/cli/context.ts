@@ -4,6 +4,7 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { createOutput, type Output } from './output.js';
 import { resolveGlobals, type GlobalFlags, type GlobalSettings } from './settings.js';
+import { rememberSettings } from './warehouse-search.js';
 
 export interface CommandContext {
   settings: GlobalSettings;
@@ -24,6 +25,7 @@ export function resetStopSignal(): void {
 
 export function contextOf(command: Command): CommandContext {
   const settings = resolveGlobals(command.optsWithGlobals<GlobalFlags>());
+  rememberSettings(settings);
   const out = createOutput({ ...settings, newWarehouse: newWarehouseCheck(settings.db) });
   if (settings.baseUrlNote !== undefined) out.info(`note: ${settings.baseUrlNote}`);
   return { settings, out, signal: stopController.signal };

@@ -2,14 +2,16 @@
 // It never exits and installs no signal handler (main.ts, the binary, does both), so tests can run
 // the same path in-process.
 import { CommanderError } from 'commander';
-import { ExitCode, exitCodeOf, usageErrorOfFs } from '../core/errors.js';
+import { ExitCode, exitCodeOf, NoWarehouseError, UsageError, usageErrorOfFs } from '../core/errors.js';
 import { describeError, errorJson, forgetResult, jsonReplacer, wasResultWritten } from './output.js';
 import { buildProgram } from './program.js';
 import { escapeJson } from './terminal.js';
+import { rememberSettings, warehouseSearchHints } from './warehouse-search.js';
 
 /** `argv` as Node gives it (node, script, args…); resolves to the exit code. */
 export async function runGexwh(argv: string[]): Promise<number> {
   forgetResult();
+  rememberSettings(undefined);
   const program = buildProgram();
   // Under --json a failure is also one JSON object on stdout, for scripts; the text stays on stderr.
   const json = argv.includes('--json');
@@ -23,12 +25,18 @@ export async function runGexwh(argv: string[]): Promise<number> {
       if (json) printJsonError({ error: { code: 'usage', message: thrown.message.replace(/^error: /, ''), hint: null, exitCode: ExitCode.usage } });
       return ExitCode.usage;
     }
-    const error = usageErrorOfFs(thrown) ?? thrown;
+    const error = withSearch(usageErrorOfFs(thrown) ?? thrown);
     const verbose = argv.includes('--verbose');
     process.stderr.write(`${describeError(error, verbose)}\n`);
     if (json && !wasResultWritten()) printJsonError(errorJson(error));
     return exitCodeOf(error);
   }
+}
+
+/** A missing warehouse names where the command looked: what chose the path, and the config file search. */
+function withSearch(error: unknown): unknown {
+  if (!(error instanceof NoWarehouseError)) return error;
+  return new UsageError(error.message, { ...error.hints, ...warehouseSearchHints() }, { cause: error });
 }
 
 function printJsonError(value: ReturnType<typeof errorJson>): void {

@@ -51,6 +51,8 @@ export interface GlobalFlags {
 
 export interface GlobalSettings {
   db: string;
+  /** Where `db` came from, for messages that say where a warehouse was looked for. */
+  dbFrom: '--db' | 'GEXWH_DB' | 'config' | 'default';
   archive: string;
   /** The API root that holds /api/v1, normalised (a given trailing /api/v1 or / taken off). */
   baseUrl: string | undefined;
@@ -146,6 +148,7 @@ export function resolveGlobals(flags: GlobalFlags, env: NodeJS.ProcessEnv = proc
   const inProject = (path: string) => (loaded.path === undefined || isAbsolute(path) ? path : join(dirname(loaded.path), path));
   return {
     db: pathSetting(flags.db ?? env.GEXWH_DB ?? inProject(config.db ?? DEFAULT_DB), '--db'),
+    dbFrom: flags.db !== undefined ? '--db' : env.GEXWH_DB !== undefined ? 'GEXWH_DB' : config.db !== undefined ? 'config' : 'default',
     archive: pathSetting(flags.archive ?? env.GEXWH_ARCHIVE ?? inProject(config.archive ?? DEFAULT_ARCHIVE), '--archive'),
     baseUrl: base?.url,
     ...(base?.note === undefined ? {} : { baseUrlNote: base.note }),

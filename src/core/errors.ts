@@ -1,6 +1,7 @@
 // Every error gexwh raises on purpose is one of these classes, and this file alone maps them to exit
 // codes (exitCodeOf) and to the stable word scripts match on (errorCodeOf). Commands throw; only the
 // CLI entry (src/cli/main.ts) exits.
+import { resolve } from 'node:path';
 
 export const ExitCode = {
   ok: 0,
@@ -70,6 +71,20 @@ export class DamagedWarehouseError extends GexwhError {}
  * database). Exit 2: the path is wrong; the file is left untouched.
  */
 export class NotAWarehouseError extends UsageError {}
+
+/**
+ * No warehouse file where a command that only reads it looks: exit 2, nothing created. The path is
+ * absolute, so a command run from the wrong folder shows at once where it looked; the CLI adds
+ * where the path came from and the config file search.
+ */
+export class NoWarehouseError extends UsageError {
+  readonly dbPath: string;
+  constructor(dbPath: string, command?: string, options?: { cause?: unknown }) {
+    const path = resolve(dbPath);
+    super(`${command === undefined ? '' : `${command}: `}no warehouse at ${path} (run gexwh sync first, or pass --db)`, { db: path }, options);
+    this.dbPath = path;
+  }
+}
 
 /**
  * An error answer of the GEX API: HTTP status, the stable `error` slug, the server's message and

@@ -13,7 +13,7 @@ import { join, resolve } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { duckdb } from '../warehouse/duckdb.js';
 import { num, readOne } from '../warehouse/read-rows.js';
-import { UsageError } from '../core/errors.js';
+import { NoWarehouseError } from '../core/errors.js';
 import { isIsoDate } from '../time/dates.js';
 import { openWarehouse } from '../warehouse/open.js';
 import { keepBlockMemory } from '../warehouse/keep-memory.js';
@@ -43,7 +43,7 @@ export { normalizeExportOptions, partitionPath, type ExportOptions, type ExportR
 
 export async function exportWarehouse(options: ExportOptions): Promise<ExportResult> {
   const selection = normalizeExportOptions(options);
-  if (!existsSync(resolve(options.dbPath))) throw new UsageError(`export: no warehouse at ${options.dbPath}`, { db: options.dbPath });
+  if (!existsSync(resolve(options.dbPath))) throw new NoWarehouseError(options.dbPath, 'export');
   // The bucket is checked (and the credentials tried) before the warehouse is opened or a file written.
   // The AWS SDK loads only for an s3:// export: importing it is slow, and every command would pay for it at start.
   const target = isS3Url(selection.outDir) ? await (await import('./s3.js')).s3Target(selection.outDir, options.s3 ?? {}) : localTarget(selection.outDir);

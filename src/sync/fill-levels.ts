@@ -3,11 +3,14 @@
 // warehouse is opened to read what is held, closed while requesting, and opened again to write.
 // Every page is one request, counted against --max-requests; a 429 stops cleanly and what was
 // fetched is still written.
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { ApiClient } from '../api/index.js';
 import { InterruptedError } from '../core/errors.js';
 import { marketOf } from '../time/sessions.js';
 import { openWarehouse, type HistoryLevelsRow } from '../warehouse/index.js';
+import { emptyStateCopy } from '../warehouse/snapshot.js';
 import { readLevelsFillState, writeApiLevels } from '../warehouse/levels-fill.js';
 import { FILL_GRANULARITY, fillRange, planFillWindows, sessionsToFill, type FillWindow } from './fill-windows.js';
 import { pairKey } from '../core/pairs.js';
@@ -169,7 +172,9 @@ async function fetchWindow(
 }
 
 async function withWarehouse<T>(options: FillLevelsOptions, work: (conn: DuckDBConnection) => Promise<T>): Promise<T> {
-  const warehouse = await openWarehouse(options.dbPath, { waitSeconds: options.waitSeconds ?? 0 });
+  // A plan never creates a warehouse: with none yet, it counts the windows of an empty one.
+  const absent = options.dryRun && !existsSync(resolve(options.dbPath));
+  const warehouse = absent ? await emptyStateCopy() : await openWarehouse(options.dbPath, { waitSeconds: options.waitSeconds ?? 0 });
   try {
     return await work(warehouse.connection);
   } finally {

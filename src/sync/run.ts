@@ -4,6 +4,8 @@
 // The planner owns every number the plan prints; nothing after it changes the plan, so a sync does
 // what `plan` showed. Credits and paid files are written down as they are spent (spend-log.ts), so
 // a run stopped at any point leaves every paid file loaded or waiting in the journal.
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { InterruptedError, PartialFailureError } from '../core/errors.js';
 import { acquireSyncLock, recordFileStatus } from '../warehouse/index.js';
 import { journalFiles, journalListings, journalRun, plannedOf, recordRun, type PendingManifests, type RunStartRecord } from '../journal/held.js';
@@ -43,9 +45,12 @@ export async function runSync(options: SyncOptions, api: SyncApi, signal: AbortS
     checkSelectionNames({ ...namesOf(options.selection), labels }, knownFromCoverage(coverage, me.markets, skipped));
     const selected = selectPairs(coverage, { ...selectionOf(options.selection), markets: me.markets });
     checkDatesInCoverage(options.selection, selected, coverage, labels);
+    const input = { options, api, signal, events: stops.events, me, coverage, skipped };
+    // A plan never creates a warehouse (nor its folder or lock file); it plans from an empty state.
+    if (options.dryRun && !existsSync(resolve(options.dbPath))) return await runLocked(input, true);
     const lock = await acquireSyncLock(options.dbPath, { waitSeconds: options.waitLockSeconds ?? 0 });
     try {
-      return await runLocked({ options, api, signal, events: stops.events, me, coverage, skipped });
+      return await runLocked(input, false);
     } finally {
       await lock.release();
     }
@@ -76,7 +81,7 @@ interface Stages extends RunInput {
   warn: (message: string) => void;
 }
 
-async function runLocked(input: RunInput): Promise<SyncSummary> {
+async function runLocked(input: RunInput, absent: boolean): Promise<SyncSummary> {
   const { options, events } = input;
   const warnings: string[] = [];
   const warn = (message: string) => {
@@ -84,10 +89,10 @@ async function runLocked(input: RunInput): Promise<SyncSummary> {
     events.warn?.(message);
   };
   for (const row of input.skipped) warn(describeSkipped(row));
-  await removeStaleTemps(options.archiveRoot);
+  if (!absent) await removeStaleTemps(options.archiveRoot); // without the lock, a running sync may own them
   const pairs = selectPairs(input.coverage, { ...selectionOf(options.selection), markets: input.me.markets });
   const start: RunStartRecord = { command: options.command, options: options.recordedOptions, startedAt: new Date() };
-  const store = await openStore({ ...options, ...start, pairs, coverage: input.coverage }, warn);
+  const store = await openStore({ ...options, ...start, pairs, coverage: input.coverage, absent }, warn);
   // What the start's load of the journal refused (a bad entry, a journal file not read) is told, not dropped.
   for (const warning of store.waiting.warnings) warn(warning);
   if (store.waiting.filesLoaded > 0) warn(`${store.waiting.filesLoaded} file(s) paid by an earlier run and waiting in the archive were loaded (0 credits)`);
@@ -243,7 +248,7 @@ async function recordStage(stages: Stages, listing: ManifestListing, plan: Plan,
 
 /** A plan spends no credit: with --fill-levels it fills in the warehouse, then it records its run. */
 async function dryRunRecord(stages: Stages, listing: ManifestListing, plan: Plan, pending: PendingManifests): Promise<SyncSummary> {
-  const levelsFilled = stages.store.mode === 'warehouse' ? await fillStage(stages, listing.quotaStop) : undefined;
+  const levelsFilled = stages.store.mode === 'warehouse' || stages.store.mode === 'none' ? await fillStage(stages, listing.quotaStop) : undefined;
   const summary = summaryOf(stages, listing, plan, emptyFetch(), NOTHING_LOADED, 'dry_run', listing.quotaStop, levelsFilled);
   await writeRecord(stages, summary, pending);
   return summary;
@@ -252,6 +257,7 @@ async function dryRunRecord(stages: Stages, listing: ManifestListing, plan: Plan
 /** The run record in the warehouse when it can be opened (waiting up to --wait-lock), else in the journal. */
 async function writeRecord(stages: Stages, summary: SyncSummary, pending: PendingManifests): Promise<void> {
   const { options, store, start, signal } = stages;
+  if (store.mode === 'none') return; // a plan beside no warehouse leaves no trace, not even in the archive
   const wait = options.dryRun ? 0 : (options.waitLockSeconds ?? DEFAULT_WAIT_LOCK_SECONDS);
   const writer = await store.writer(wait, signal);
   if ('conn' in writer) return await recordRun(writer.conn, start, store.runId, runCounts(summary), pending);

@@ -7,9 +7,12 @@
 // - 'archive': another process has it read-write, so nothing can be read: the plan starts from an
 //   empty state, each manifest is listed from the newest session the archive holds, and the archive
 //   itself says what was paid (a file archived with the manifest's sha256 costs no credit).
+// - 'none': a plan where no warehouse exists yet: it plans from an empty state and the archive, and
+//   writes nothing anywhere (a read-only command never creates a warehouse).
 // Only 'warehouse' writes the warehouse before the load; the other modes leave their work in the
 // journal. The warehouse stays open from phase to phase unless a long network phase comes (the
 // caller releases it first), so a sync with nothing to fetch opens it once.
+import { resolve } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { LockError } from '../core/errors.js';
 import {
@@ -31,7 +34,7 @@ import type { CoverageRow } from '../core/rows.js';
 import type { SchemaContract } from '../warehouse/index.js';
 import { listArchivedFiles } from '../core/archive/walk.js';
 
-export type StateMode = 'warehouse' | 'copy' | 'archive';
+export type StateMode = 'warehouse' | 'copy' | 'archive' | 'none';
 
 export interface BeginOptions {
   dbPath: string;
@@ -42,6 +45,8 @@ export interface BeginOptions {
   pairs: Pair[];
   coverage: CoverageRow[];
   schemaContract?: SchemaContract;
+  /** A plan with no warehouse at dbPath: plan from an empty state, create and write nothing. */
+  absent?: boolean;
 }
 
 export interface SyncStore {
@@ -68,6 +73,7 @@ export interface SyncStore {
 
 /** Phase 1: the storage of this run; in 'warehouse' mode the journal is loaded, the run and coverage recorded. */
 export async function openStore(options: BeginOptions, warn: (message: string) => void): Promise<SyncStore> {
+  if (options.absent === true) return absentStore(options, warn);
   const adopted = await adoptStoppedRun(options.archiveRoot);
   if (adopted.note !== undefined) warn(adopted.note);
   if (adopted.files > 0 || adopted.credits > 0) {
@@ -151,6 +157,25 @@ function heldStore(options: BeginOptions, state: HeldState, runId: undefined): S
       open = undefined;
       state.copy.close();
     },
+  };
+}
+
+/** No warehouse yet and only a plan to make: an empty state beside the archive; nothing is opened or written. */
+async function absentStore(options: BeginOptions, warn: (message: string) => void): Promise<SyncStore> {
+  const copy = await emptyStateCopy();
+  await addJournaledManifests(copy.connection, options.archiveRoot);
+  warn(`no warehouse at ${resolve(options.dbPath)} yet: planned from an empty state; a plan creates nothing (gexwh sync creates it)`);
+  const held = await archivedListingStates(options.archiveRoot, options.pairs);
+  return {
+    mode: 'none',
+    runId: undefined,
+    held,
+    waiting: nothingApplied(),
+    holderPid: undefined,
+    planConnection: () => Promise.resolve(copy.connection),
+    writer: () => Promise.resolve({ heldBy: undefined }),
+    release() {},
+    close: () => copy.close(),
   };
 }
 

@@ -8,7 +8,16 @@ import { dirname, join, resolve, sep } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { duckdb } from './duckdb.js';
-import { DamagedWarehouseError, errorMessage, GexwhError, LockError, NotAWarehouseError, UnsafeWarehouseError, UsageError } from '../core/errors.js';
+import {
+  DamagedWarehouseError,
+  errorMessage,
+  GexwhError,
+  LockError,
+  NotAWarehouseError,
+  NoWarehouseError,
+  UnsafeWarehouseError,
+  UsageError,
+} from '../core/errors.js';
 import { isSpecialFile } from '../core/special-file.js';
 import { hasDuckDbHeader, isDamagedFileMessage } from './identity.js';
 import { migrate, type MigrateOptions } from './migrations.js';
@@ -111,7 +120,7 @@ function notAWarehouseError(dbPath: string, cause: unknown): NotAWarehouseError 
  * they run with no access to any file but the warehouse's own (and `readDirectories`).
  */
 export async function openReader(path: string, sandbox: SandboxOptions = {}): Promise<Warehouse> {
-  if (!existsSync(resolve(path))) throw new UsageError(`no warehouse at ${path} (run gexwh sync first, or pass --db)`, { db: path });
+  if (!existsSync(resolve(path))) throw new NoWarehouseError(path);
   return openWarehouse(path, { sandbox });
 }
 
@@ -330,7 +339,7 @@ async function createInstance(dbPath: string, readOnly: boolean, privateTemp: st
   } catch (error) {
     const message = errorMessage(error);
     if (readOnly && /database does not exist/i.test(message)) {
-      throw new UsageError(`no warehouse at ${dbPath} (run gexwh sync first, or pass --db)`, { db: dbPath }, { cause: error });
+      throw new NoWarehouseError(dbPath, undefined, { cause: error });
     }
     if (isDamagedFileMessage(message)) throw damagedError(dbPath, error);
     if (!isLockMessage(message)) throw error;

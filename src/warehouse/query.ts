@@ -6,7 +6,7 @@
 import { statSync } from 'node:fs';
 import { resolve, sep } from 'node:path';
 import type { DuckDBConnection, DuckDBPreparedStatement, DuckDBResult, DuckDBTypeId, DuckDBValueConverter, Json } from '@duckdb/node-api';
-import { errorMessage, GexwhError, InterruptedError, QueryTimeoutError, RefusedQueryError, UsageError } from '../core/errors.js';
+import { errorMessage, GexwhError, InterruptedError, NoWarehouseError, QueryTimeoutError, RefusedQueryError, UsageError } from '../core/errors.js';
 import { duckdb } from './duckdb.js';
 import { openReader } from './open.js';
 import { conciseDbError } from './duckdb-text.js';
@@ -152,7 +152,7 @@ async function openQueryReader(dbPath: string, sandbox: { readDirectories: strin
   try {
     return await openReader(dbPath, sandbox);
   } catch (error) {
-    if (error instanceof UsageError && /^no warehouse at/.test(error.message)) throw new UsageError(`query: ${error.message}`, error.hints);
+    if (error instanceof NoWarehouseError) throw new NoWarehouseError(error.dbPath, 'query');
     throw error;
   }
 }

@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { UsageError } from '../core/errors.js';
+import { NoWarehouseError } from '../core/errors.js';
 import { archivedRelativeOf, copyRelativeOf, describeLook, foundSha, groupByFile, hashArchived, judgeArchive, type ArchiveLook } from './archive-check.js';
 import { expectVersion, loadArchived, type ArchivedCandidate } from './archived-load.js';
 import { rowCountMismatches, type RowCountMismatch } from './row-count-mismatches.js';
@@ -60,7 +60,7 @@ export interface VerifyReport {
 }
 
 export async function verifyWarehouse(options: VerifyOptions): Promise<VerifyReport> {
-  if (!existsSync(resolve(options.dbPath))) throw new UsageError(`verify: no warehouse at ${options.dbPath}`, { db: options.dbPath });
+  if (!existsSync(resolve(options.dbPath))) throw new NoWarehouseError(options.dbPath, 'verify');
   if (!options.repair) {
     const warehouse = await openWarehouse(options.dbPath, { readOnly: true });
     try {

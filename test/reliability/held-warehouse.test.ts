@@ -4,7 +4,7 @@
 // exits 5 (or loads once the reader lets go), and the next run or `gexwh load` loads it for 0 credits,
 // ending with the tables of a clean sync.
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -34,8 +34,13 @@ let dayOne: Prepared;
 let planned: Prepared;
 let clean: Prepared;
 
-async function prepare(args: (ws: ReturnType<typeof workspace>) => string[], key: string): Promise<Prepared> {
+async function prepare(args: (ws: ReturnType<typeof workspace>) => string[], key: string, emptyWarehouseFirst = false): Promise<Prepared> {
   const ws = workspace();
+  if (emptyWarehouseFirst) {
+    // A plan never creates a warehouse: an empty one first, which the plan then records into.
+    mkdirSync(ws.root, { recursive: true });
+    (await openWarehouse(ws.db)).close();
+  }
   const result = await runCli(args(ws), { env: env(key) });
   expect(result.code, result.stderr).toBe(0);
   return { ws, snapshot: snapshotFolder(ws.root) };
@@ -55,7 +60,7 @@ beforeAll(async () => {
   // The truth: a clean sync of the same selection on the same clock, with nobody holding anything.
   clean = await prepare((ws) => ws.args, emulator.keys.admin);
   reference = { tables: await tableChecksums(clean.ws.db), state: await syncState(clean.ws.db) };
-  planned = await prepare((ws) => ['plan', ...ws.args.slice(1)], emulator.keys.admin); // the warehouse exists, nothing loaded
+  planned = await prepare((ws) => ['plan', ...ws.args.slice(1)], emulator.keys.admin, true); // the warehouse exists, nothing loaded
 }, 180_000);
 afterAll(async () => {
   for (const prepared of [dayOne, planned, clean]) prepared?.snapshot.remove();

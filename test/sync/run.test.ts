@@ -156,6 +156,7 @@ describe('manifest paging', () => {
 
   it('lists a history longer than one 400-row page with nothing skipped or duplicated', async () => {
     bench = await longHistory(150);
+    await bench.query('SELECT 1'); // a plan never creates a warehouse: it keeps its listing in one that exists
     const summary = await bench.sync(ONE_PAIR, { dryRun: true, command: 'plan' });
     const [stats] = await bench.query<{ n: number; distinct_keys: number; first_date: string; last_date: string }>(
       `SELECT count(*)::INT n, count(DISTINCT (session_date, file))::INT distinct_keys, min(session_date)::VARCHAR first_date, max(session_date)::VARCHAR last_date
@@ -197,6 +198,7 @@ describe('manifest paging', () => {
   it('--max-requests caps the listing; what was read is kept and the next runs list only the rest', async () => {
     bench = await longHistory(140);
     const requests = () => bench!.emulator.counters.requests(bench!.emulator.keys.pro);
+    await bench.query('SELECT 1'); // a plan never creates a warehouse: it keeps its listing in one that exists
 
     const first = await bench.sync({ ...ONE_PAIR, maxRequests: 1 }, { dryRun: true, command: 'plan' });
     expect(requests()).toBe(1);
@@ -221,6 +223,7 @@ describe('manifest paging', () => {
     bench = await longHistory(140);
     const { emulator } = bench;
     emulator.setQuota(emulator.keys.pro, { requestsUsed: 499 }); // one request left today
+    await bench.query('SELECT 1'); // a plan never creates a warehouse: it keeps its listing in one that exists
 
     const cut = await bench.sync(ONE_PAIR, { dryRun: true, command: 'plan' });
     expect(cut.quotaStop).toBeDefined();

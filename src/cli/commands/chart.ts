@@ -2,7 +2,7 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { UsageError } from '../../core/errors.js';
+import { NoWarehouseError, UsageError } from '../../core/errors.js';
 import { DEFAULTS, formatOf, parseAt, parseExpiration, parseKind, parseLook, parseRange, parseSessionRange, parseStaleness } from '../../charts/request.js';
 import { CHART_KINDS } from '../../charts/types.js';
 import { contextOf } from '../context.js';
@@ -56,8 +56,7 @@ export function registerChart(program: Command): void {
         look,
       };
       // A chart reads a warehouse; it must not leave an empty one behind a mistyped --db.
-      if (!existsSync(resolve(ctx.settings.db)))
-        throw new UsageError(`chart: no warehouse at ${ctx.settings.db} (run gexwh sync first, or pass --db)`, { db: ctx.settings.db });
+      if (!existsSync(resolve(ctx.settings.db))) throw new NoWarehouseError(ctx.settings.db, 'chart');
       const [{ buildChart, encodeChart }, { writeWhole }, { openReader }] = await Promise.all([
         import('../../charts/index.js'),
         import('../../charts/write.js'),

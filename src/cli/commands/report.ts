@@ -4,7 +4,7 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { UsageError } from '../../core/errors.js';
+import { NoWarehouseError, UsageError } from '../../core/errors.js';
 import { DEFAULTS, parseLook, parseRange } from '../../charts/request.js';
 import { contextOf } from '../context.js';
 
@@ -35,8 +35,7 @@ export function registerReport(program: Command): void {
         sessions: flags.sessions ?? DEFAULTS.sessions,
         rangePct: parseRange(flags.range),
       };
-      if (!existsSync(resolve(ctx.settings.db)))
-        throw new UsageError(`report: no warehouse at ${ctx.settings.db} (run gexwh sync first, or pass --db)`, { db: ctx.settings.db });
+      if (!existsSync(resolve(ctx.settings.db))) throw new NoWarehouseError(ctx.settings.db, 'report');
       const [{ buildReport }, { writeWhole }, { openReader }, { createTaskProgress }] = await Promise.all([
         import('../../charts/index.js'),
         import('../../charts/write.js'),

@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { MeRecord } from '../../api/index.js';
-import { GexwhError, UsageError } from '../../core/errors.js';
+import { GexwhError, NoWarehouseError } from '../../core/errors.js';
 import { parseExchanges, parseSymbols } from '../../sync/selection.js';
 import type { RunRow } from '../../warehouse/index.js';
 import type { WarehouseStatus } from '../../warehouse/status.js';
@@ -28,7 +28,7 @@ export function registerStatus(program: Command): void {
       const ctx = contextOf(command);
       // status reports on a warehouse; it must not leave an empty one behind a mistyped --db.
       if (!existsSync(resolve(ctx.settings.db))) {
-        throw new UsageError(`status: no warehouse at ${ctx.settings.db} (run gexwh sync first, or pass --db)`, { db: ctx.settings.db });
+        throw new NoWarehouseError(ctx.settings.db, 'status');
       }
       // Parsed before any request; the names are then checked against the warehouse (with the fresh coverage when the API answered).
       const filter = { ...optional('exchanges', parseExchanges(flags.exchange)), ...optional('symbols', parseSymbols(flags.symbol)) };
