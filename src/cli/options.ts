@@ -124,7 +124,7 @@ const SHARED: readonly OptionSpec[] = [
     parse: listOption,
     commands: [...SYNC, 'status', 'export', 'capture', 'levels', 'chart', 'report'],
     uses: {
-      status: { description: 'only these history venues (repeatable, comma list)', default: 'every pair held' },
+      status: { description: 'only these history venues (repeatable, comma list)', default: 'every pair held or in the selection (--all: every remote pair)' },
       levels: { description: 'only these venues (repeatable, comma list)', default: 'every pair with levels' },
       export: { description: 'history venues (repeatable, comma list)', default: 'every exchange' },
       capture: {
@@ -144,7 +144,7 @@ const SHARED: readonly OptionSpec[] = [
     parse: listOption,
     commands: [...SYNC, 'status', 'export', 'capture', 'levels', 'chart', 'report'],
     uses: {
-      status: { description: 'only these symbols (repeatable, comma list)', default: 'every pair held' },
+      status: { description: 'only these symbols (repeatable, comma list)', default: 'every pair held or in the selection (--all: every remote pair)' },
       levels: { description: 'only these symbols (repeatable, comma list)', default: 'every pair with levels' },
       export: { description: 'symbols (repeatable, comma list)', default: 'every symbol' },
       capture: { default: 'none; required here or in the config file' },
@@ -344,6 +344,12 @@ const OWN: readonly OptionSpec[] = [
   },
 
   { flags: '--repair', description: 'reload files whose archive copy is intact', commands: ['verify'] },
+
+  {
+    flags: '--all',
+    description: 'every pair of the remote coverage, not only those held or in the selection (the pairs sync buys)',
+    commands: ['status'],
+  },
 
   { flags: '--by-strike', description: 'also capture /gex/by-strike-enhanced for every expiration (one request each)', commands: ['capture'] },
   {

@@ -41,8 +41,7 @@ export function formatSummary(s: SyncSummary): string {
     );
     for (const f of s.filesFailed) lines.push(`  ${f.status}: ${f.exchange}/${f.symbol} ${f.sessionDate} ${f.file}: ${f.error}`);
   }
-  for (const item of s.notBought) lines.push(`  note: ${describeNotBought(item)}`);
-  for (const spread of s.venueSpread) lines.push(`  note: ${describeSpread(spread)}`);
+  lines.push(...venueNotes(s));
   if (s.levelsFilled) {
     const f = s.levelsFilled;
     lines.push(
@@ -52,6 +51,11 @@ export function formatSummary(s: SyncSummary): string {
   }
   for (const warning of s.warnings) lines.push(`  note: ${warning}`);
   return lines.join('\n');
+}
+
+/** The symbols the venue rule left out, and those paid for on several venues. */
+function venueNotes(s: SyncSummary): string[] {
+  return [...s.notBought.map((item) => `  note: ${describeNotBought(item)}`), ...s.venueSpread.map((spread) => `  note: ${describeSpread(spread)}`)];
 }
 
 /** What deferred the files, each cause said with what the user can do about it. */

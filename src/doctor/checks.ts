@@ -44,11 +44,24 @@ export function quotaCheck(requests: Bucket, files: Bucket): Check {
   return pass('quota', detail);
 }
 
+/** What the next sync plans, as `gexwh plan` counts it (the reloads and the rest when the planner said). */
+export interface PlannedTotals {
+  files: number;
+  bytes: number;
+  toReload?: number;
+  deferred?: number;
+  alreadyLoaded?: number;
+}
+
 /** Free disk against what the next night's sync would download. */
-export function diskCheck(freeBytes: number, plannedBytes: number, plannedFiles: number): Check {
+export function diskCheck(freeBytes: number, planned: PlannedTotals): Check {
   const mb = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MB`;
-  const detail = `${mb(freeBytes)} free; the next sync plans ${plannedFiles} file(s), ${mb(plannedBytes)}`;
+  const rest =
+    planned.toReload === undefined
+      ? ''
+      : `; ${planned.toReload} to load from the archive, ${planned.deferred ?? 0} deferred, ${planned.alreadyLoaded ?? 0} already loaded (as gexwh plan counts them from the manifests last listed)`;
+  const detail = `${mb(freeBytes)} free; the next sync plans ${planned.files} file(s), ${mb(planned.bytes)}${rest}`;
   // Room for the files and their temp copies while they download.
-  if (freeBytes < plannedBytes * 1.1) return fail('disk', detail, 'free disk space for the archive, or lower --max-credits');
+  if (freeBytes < planned.bytes * 1.1) return fail('disk', detail, 'free disk space for the archive, or lower --max-credits');
   return pass('disk', detail);
 }

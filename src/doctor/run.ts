@@ -4,7 +4,7 @@
 import { accessSync, constants, existsSync, readdirSync, readFileSync, statfsSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { createApiClient, type ApiClient } from '../api/index.js';
-import { ApiError, AuthError } from '../core/errors.js';
+import { ApiError, ApiUnavailableError, AuthError, NetworkError } from '../core/errors.js';
 import { appliedVersions, latestVersion, lockPathFor, openReader, type Warehouse } from '../warehouse/index.js';
 import { isStale, parseLockInfo } from '../warehouse/lock.js';
 import { num, readOne, text } from '../warehouse/read-rows.js';
@@ -19,7 +19,28 @@ export interface DoctorInput {
   apiKey: { key: string } | { problem: string };
   /** The config file's verdict, made where it was read. */
   config: Check;
+  /**
+   * What the next sync would do with the warehouse's manifests (the selection and the planner are the
+   * sync's, handed in by the caller), given the key's markets and credits when /me answered.
+   */
+  planNext?: (conn: Warehouse['connection'], me: MeFacts | undefined) => Promise<NextPlan>;
   signal?: AbortSignal;
+}
+
+/** The key's markets and file credits, from /me. */
+export interface MeFacts {
+  markets: ('crypto' | 'tradfi')[];
+  creditsLimit: number;
+  creditsRemaining: number | null;
+}
+
+/** The totals `gexwh plan` prints. */
+export interface NextPlan {
+  files: number;
+  bytes: number;
+  toReload: number;
+  deferred: number;
+  alreadyLoaded: number;
 }
 
 export interface DoctorReport {
@@ -31,13 +52,19 @@ export async function runDoctor(input: DoctorInput): Promise<DoctorReport> {
   const checks: Check[] = [input.config];
   const remote = await remoteChecks(input);
   checks.push(...remote.checks);
-  const warehouse = await warehouseChecks(input.db, remote.dailyCredits);
+  const warehouse = await warehouseChecks(input, remote);
   checks.push(...warehouse.checks);
   checks.push(...archiveChecks(input.archive, warehouse.planned));
   return { ok: checks.every((c) => c.ok), checks };
 }
 
-async function remoteChecks(input: DoctorInput): Promise<{ checks: Check[]; dailyCredits: number | undefined }> {
+interface Remote {
+  checks: Check[];
+  dailyCredits: number | undefined;
+  me?: MeFacts;
+}
+
+async function remoteChecks(input: DoctorInput): Promise<Remote> {
   if ('problem' in input.apiKey) {
     return { checks: [fail('key', input.apiKey.problem, 'export GEX_API_KEY=... or pass --api-key-file PATH')], dailyCredits: undefined };
   }
@@ -52,9 +79,15 @@ async function remoteChecks(input: DoctorInput): Promise<{ checks: Check[]; dail
     client = createApiClient({ baseUrl: input.baseUrl, apiKey: input.apiKey.key, userAgent: 'gexwh/0.1', ...(input.signal ? { signal: input.signal } : {}) });
     const sentMs = Date.now();
     const me = await client.me();
-    return { checks: meChecks(input.baseUrl, me, sentMs, Date.now()), dailyCredits: me.data.quota.history_files.limit };
+    const files = me.data.quota.history_files;
+    const facts: MeFacts = {
+      markets: me.data.markets.filter((m): m is MeFacts['markets'][number] => m === 'crypto' || m === 'tradfi'),
+      creditsLimit: files.limit,
+      creditsRemaining: files.limit === 0 ? null : (files.remaining ?? null),
+    };
+    return { checks: meChecks(input.baseUrl, me, sentMs, Date.now()), dailyCredits: files.limit, me: facts };
   } catch (error) {
-    return { checks: meFailureChecks(error), dailyCredits: undefined };
+    return { checks: meFailureChecks(input.baseUrl, error), dailyCredits: undefined };
   } finally {
     await client?.close();
   }
@@ -64,6 +97,7 @@ function meChecks(baseUrl: string, me: Awaited<ReturnType<ApiClient['me']>>, sen
   const { tier, markets, api_access: apiAccess, quota } = me.data;
   const serverTime = me.meta.timestamp;
   return [
+    pass('api', `${baseUrl} answered (/me)`),
     pass('key', `accepted by ${baseUrl} (/me)`),
     apiAccess
       ? pass('plan', `${tier}; markets ${markets.join(', ')}`)
@@ -75,26 +109,35 @@ function meChecks(baseUrl: string, me: Awaited<ReturnType<ApiClient['me']>>, sen
   ];
 }
 
-function meFailureChecks(error: unknown): Check[] {
+function meFailureChecks(baseUrl: string, error: unknown): Check[] {
+  // No answer (network, 5xx after retries): the key was not checked, so it is not called refused.
+  if (error instanceof NetworkError || error instanceof ApiUnavailableError) {
+    return [
+      fail(
+        'api',
+        `${baseUrl} not reachable: ${errorText(error)}; the key, plan, quota and clock could not be checked`,
+        'check --base-url and the network, then run doctor again',
+      ),
+    ];
+  }
   const status = error instanceof ApiError ? error.status : undefined;
   const why = error instanceof ApiError ? `${error.slug}: ${error.message}` : errorText(error);
+  const answered = pass('api', `${baseUrl} answered (/me)`);
   // 403: the key is known but its plan is not entitled (no api_access, a market not in the plan).
-  if (status === 403) return [pass('key', 'recognised by the API'), fail('plan', why, 'use a key of a plan with API access (trial, pro)')];
+  if (status === 403) return [answered, pass('key', 'recognised by the API'), fail('plan', why, 'use a key of a plan with API access (trial, pro)')];
   const refused = error instanceof AuthError || status === 401;
   const fix = refused ? 'check the key (a revoked or mistyped key is refused); create a new one in your account' : 'check --base-url and the network';
-  return [fail('key', `/me failed: ${why}`, fix)];
+  return [answered, fail('key', `/me failed: ${why}`, fix)];
 }
 
 function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-interface Planned {
-  files: number;
-  bytes: number;
-}
+type Planned = Pick<NextPlan, 'files' | 'bytes'> & Partial<NextPlan>;
 
-async function warehouseChecks(db: string, dailyCredits: number | undefined): Promise<{ checks: Check[]; planned: Planned }> {
+async function warehouseChecks(input: DoctorInput, remote: Remote): Promise<{ checks: Check[]; planned: Planned }> {
+  const { db } = input;
   const none = { files: 0, bytes: 0 };
   if (!existsSync(db)) return { checks: [missingWarehouseCheck(db)], planned: none };
   const holder = lockHolder(db);
@@ -112,7 +155,8 @@ async function warehouseChecks(db: string, dailyCredits: number | undefined): Pr
       holder ? fail('lock', holder, 'wait for that process to finish, or stop it') : pass('lock', 'not held'),
       layoutsCheck(await listLayouts(conn)),
     ];
-    return { checks, planned: await plannedNextNight(warehouse, dailyCredits) };
+    const planned = input.planNext ? await input.planNext(conn, remote.me) : await plannedNextNight(warehouse, remote.dailyCredits);
+    return { checks, planned };
   } catch (error) {
     return { checks: unreadableChecks(db, holder, errorText(error)), planned: none };
   } finally {
@@ -201,6 +245,6 @@ function archiveChecks(archive: string, planned: Planned): Check[] {
     checks.push(fail('archive', `${existing} is not a writable folder`, `give this user write access to ${existing}, or pass --archive`));
   }
   const stats = statfsSync(existing);
-  checks.push(diskCheck(stats.bavail * stats.bsize, planned.bytes, planned.files));
+  checks.push(diskCheck(stats.bavail * stats.bsize, planned));
   return checks;
 }

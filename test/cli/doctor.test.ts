@@ -54,6 +54,7 @@ describe('gexwh doctor', () => {
     expect(run.parsed.ok).toBe(true);
     expect(verdicts(run.checks)).toEqual({
       config: true,
+      api: true,
       key: true,
       plan: true,
       quota: true,
@@ -163,14 +164,19 @@ describe('gexwh doctor: free disk against the next night', () => {
   const sum = (rows: { bytes: number }[]) => rows.reduce((total, row) => total + row.bytes, 0);
   const diskOf = (checks: CheckRow[]) => {
     const check = checks.find((c) => c.name === 'disk')!;
-    const [, free, files, planned] = /^([\d.]+) MB free; the next sync plans (\d+) file\(s\), ([\d.]+) MB$/.exec(check.detail) ?? [];
+    const [, free, files, planned] = /^([\d.]+) MB free; the next sync plans (\d+) file\(s\), ([\d.]+) MB(;|$)/.exec(check.detail) ?? [];
     expect(files, check.detail).toBeDefined();
     return { ok: check.ok, fix: check.fix, free: Number(free), files: Number(files), planned: Number(planned) };
   };
 
   it("reports the archive disk free and every pending file (pro: 200 credits a day), or a trial key's 20 newest", async () => {
     const archive = join(dir, 'listed-raw');
-    const pro = await runCli(['doctor', '--json', '--db', listed, '--archive', archive], { env: { GEX_BASE_URL: em.baseUrl, GEX_API_KEY: em.keys.pro } });
+    // The selection the plan above listed, as a config file: doctor plans the config's selection.
+    const config = join(dir, 'listed.config.json');
+    writeFileSync(config, JSON.stringify({ exchange: ['deribit'], symbol: ['BTC'] }));
+    const pro = await runCli(['doctor', '--json', '--config', config, '--db', listed, '--archive', archive], {
+      env: { GEX_BASE_URL: em.baseUrl, GEX_API_KEY: em.keys.pro },
+    });
     expect(pro.code, pro.stderr).toBe(0);
     const disk = diskOf((JSON.parse(pro.stdout) as { checks: CheckRow[] }).checks);
     expect(disk).toMatchObject({ ok: true, files: manifest.length, planned: mb(sum(manifest)) });
@@ -179,7 +185,9 @@ describe('gexwh doctor: free disk against the next night', () => {
     const stats = statfsSync(dir);
     expect(Math.abs(disk.free - (stats.bavail * stats.bsize) / 1024 / 1024)).toBeLessThan(2048);
 
-    const trial = await runCli(['doctor', '--json', '--db', listed, '--archive', archive], { env: { GEX_BASE_URL: em.baseUrl, GEX_API_KEY: em.keys.trial } });
+    const trial = await runCli(['doctor', '--json', '--config', config, '--db', listed, '--archive', archive], {
+      env: { GEX_BASE_URL: em.baseUrl, GEX_API_KEY: em.keys.trial },
+    });
     const trialDisk = diskOf((JSON.parse(trial.stdout) as { checks: CheckRow[] }).checks);
     expect(trialDisk.files).toBe(20);
     // The 20 newest: whole sessions, then some files of the next one (which ones is not ordered).
@@ -201,7 +209,7 @@ describe('gexwh doctor: free disk against the next night', () => {
     mkdirSync(archive);
     expect(sum(manifest)).toBeGreaterThan(1.1 * 1024 * 1024); // more than the tmpfs holds
     const script = 'a=$1; shift; mount -t tmpfs -o size=1m tmpfs "$a" && exec "$@"';
-    const args = ['doctor', '--json', '--db', listed, '--archive', archive];
+    const args = ['doctor', '--json', '--config', join(dir, 'listed.config.json'), '--db', listed, '--archive', archive];
     // Asynchronous: the emulator the child asks lives in this process and must keep serving.
     const child = spawn('unshare', ['-rm', 'sh', '-c', script, 'sh', archive, process.execPath, CLI_PATH, ...args], {
       env: { ...process.env, GEX_BASE_URL: em.baseUrl, GEX_API_KEY: em.keys.pro },

@@ -24,8 +24,8 @@ describe('doctor verdicts', () => {
   });
 
   it('disk: free space against the next night planned bytes (and temp room)', () => {
-    expect(diskCheck(10 * 1024 ** 3, 1024 ** 3, 200).ok).toBe(true);
-    const short = diskCheck(100 * 1024 ** 2, 1024 ** 3, 200);
+    expect(diskCheck(10 * 1024 ** 3, { bytes: 1024 ** 3, files: 200 }).ok).toBe(true);
+    const short = diskCheck(100 * 1024 ** 2, { bytes: 1024 ** 3, files: 200 });
     expect(short).toMatchObject({ ok: false, detail: '100.0 MB free; the next sync plans 200 file(s), 1024.0 MB' });
   });
 });

@@ -6,6 +6,9 @@ import { fail, pass, type Check } from '../../doctor/checks.js';
 import { ChecksFailedError, GexwhError, UntrustedConfigError } from '../../core/errors.js';
 import { stopSignal } from '../context.js';
 import { createOutput, formatTable } from '../output.js';
+import type { DoctorInput } from '../../doctor/run.js';
+import type { SyncSelection } from '../../sync/selection.js';
+import { resolveSelection } from '../selection.js';
 import { DEFAULT_CONFIG_PATH, readApiKey, resolveGlobals, type GlobalFlags, type GlobalSettings } from '../settings.js';
 
 export function registerDoctor(program: Command): void {
@@ -14,15 +17,20 @@ export function registerDoctor(program: Command): void {
     .description('check the key, plan, quota, clock, warehouse, lock, archive, disk and config file; exit 0 only when all pass')
     .action(async (_flags: object, command: Command) => {
       const flags = command.optsWithGlobals<GlobalFlags>();
-      const { settings, config } = settingsAndConfigCheck(flags);
+      const checked = settingsAndConfigCheck(flags);
+      const { settings } = checked;
+      let { config } = checked;
       const out = createOutput(settings);
-      const { runDoctor } = await import('../../doctor/run.js');
+      const [{ runDoctor }, next] = await Promise.all([import('../../doctor/run.js'), nextPlanOf(settings)]);
+      const planNext = 'problem' in next ? undefined : next.planNext;
+      if ('problem' in next && config.ok) config = fail('config', next.problem, 'fix the value named above (gexwh sync --help lists what is allowed)');
       const report = await runDoctor({
         db: settings.db,
         archive: settings.archive,
         baseUrl: settings.baseUrl,
         apiKey: keyOf(settings),
         config,
+        ...(planNext ? { planNext } : {}),
         signal: stopSignal().signal,
       });
       const failed = report.checks.filter((c) => !c.ok);
@@ -63,6 +71,31 @@ function settingsAndConfigCheck(flags: GlobalFlags): { settings: GlobalSettings;
         : 'fix the field named above (gexwh sync --help lists the config keys)';
     return { settings, config: fail('config', message, fix) };
   }
+}
+
+/**
+ * The next sync's plan, counted as `gexwh plan` counts it: the selection sync computes (the config
+ * file's) through the sync's planner. A selection the config cannot give is the config check's failure.
+ */
+async function nextPlanOf(settings: GlobalSettings): Promise<{ planNext: NonNullable<DoctorInput['planNext']> } | { problem: string }> {
+  let selection: SyncSelection;
+  try {
+    selection = resolveSelection('sync', {}, settings).selection;
+  } catch (error) {
+    return { problem: error instanceof Error ? error.message : String(error) };
+  }
+  const { planFromWarehouse } = await import('../../sync/local-plan.js');
+  const planNext: NonNullable<DoctorInput['planNext']> = async (conn, me) => {
+    const plan = await planFromWarehouse(conn, selection, me);
+    return {
+      files: plan.toDownload.length,
+      bytes: plan.toDownload.reduce((sum, file) => sum + file.bytes, 0),
+      toReload: plan.toReload.length,
+      deferred: plan.deferred.length,
+      alreadyLoaded: plan.alreadyLoaded,
+    };
+  };
+  return { planNext };
 }
 
 function keyOf(settings: GlobalSettings): { key: string } | { problem: string } {

@@ -5,17 +5,21 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { MeRecord } from '../../api/index.js';
 import { GexwhError, NoWarehouseError } from '../../core/errors.js';
-import { parseExchanges, parseSymbols } from '../../sync/selection.js';
+import { parseExchanges, parseSymbols, type SyncSelection } from '../../sync/selection.js';
+import type { Market } from '../../time/sessions.js';
 import type { RunRow } from '../../warehouse/index.js';
-import type { WarehouseStatus } from '../../warehouse/status.js';
+import type { StatusPair, WarehouseStatus } from '../../warehouse/status.js';
 import type { WaitingSummary } from '../../journal/load-pending.js';
 import type { Inflight } from '../../journal/spend-log.js';
 import { contextOf, type CommandContext } from '../context.js';
 import { formatTable, type Row } from '../output.js';
 import { escapeLine } from '../terminal.js';
+import { resolveSelection } from '../selection.js';
 
 interface Remote {
   coverage?: Row[];
+  /** The key's markets (from /me), when the API answered. */
+  markets?: Market[];
   quota?: MeRecord['quota'] & { tier: string };
   note?: string;
 }
@@ -24,7 +28,7 @@ export function registerStatus(program: Command): void {
   program
     .command('status')
     .description('local warehouse vs remote coverage: sessions held, gaps, failed files, last run, quota left')
-    .action(async (flags: { exchange?: string[]; symbol?: string[] }, command: Command) => {
+    .action(async (flags: { exchange?: string[]; symbol?: string[]; all?: boolean }, command: Command) => {
       const ctx = contextOf(command);
       // status reports on a warehouse; it must not leave an empty one behind a mistyped --db.
       if (!existsSync(resolve(ctx.settings.db))) {
@@ -32,6 +36,8 @@ export function registerStatus(program: Command): void {
       }
       // Parsed before any request; the names are then checked against the warehouse (with the fresh coverage when the API answered).
       const filter = { ...optional('exchanges', parseExchanges(flags.exchange)), ...optional('symbols', parseSymbols(flags.symbol)) };
+      // The pairs the next sync buys: the one selection sync and plan compute, from the config file.
+      const { selection } = resolveSelection('sync', {}, ctx.settings);
       const [{ readWarehouseStatus, describeLayout }, { inspectJournal }, { listSnapshots }, { waitingOf }, { inspectInflight, inflightPath }] = await Promise.all([
         import('../../warehouse/status.js'),
         import('../../journal/journal.js'),
@@ -50,8 +56,10 @@ export function registerStatus(program: Command): void {
       if ('problem' in inflight) waiting.problem = [waiting.problem, `the log of a stopped run: ${inflight.problem}`].filter((p) => p !== null).join('; ');
       const local = await readWarehouseStatus(ctx.settings.db, remote.coverage, filter);
       const credits = creditsOf(local, read.journal.runs, stopped);
+      const shown = await shownPairs(local.pairs, selection, remote.markets, flags.all === true);
       const result = {
-        pairs: local.pairs,
+        pairs: shown.pairs,
+        pairs_not_shown: shown.hidden,
         waiting_to_load: waiting,
         stopped_run: stopped ?? null,
         credits_spent: credits,
@@ -63,8 +71,26 @@ export function registerStatus(program: Command): void {
         note: remote.note ?? null,
       };
       const layouts = (local.layouts ?? []).map(describeLayout);
-      ctx.out.result(result, () => [statusText(local, remote, waiting, stopped, credits), ...layoutLines(layouts)].join('\n'));
+      ctx.out.result(result, () => [statusText({ ...local, pairs: shown.pairs }, remote, waiting, stopped, credits, shown.hidden), ...layoutLines(layouts)].join('\n'));
     });
+}
+
+/**
+ * The pairs status shows: those the warehouse holds (loaded, failed or listed) and those the selection
+ * buys, each marked `in_selection`; with --all every pair of the coverage. `hidden` counts the others.
+ */
+async function shownPairs(
+  pairs: readonly StatusPair[],
+  selection: SyncSelection,
+  markets: Market[] | undefined,
+  all: boolean,
+): Promise<{ pairs: (StatusPair & { in_selection: boolean })[]; hidden: number }> {
+  const [{ selectPairs }, { selectionOf }] = await Promise.all([import('../../sync/download-plan.js'), import('../../sync/stage-io.js')]);
+  const chosen = new Set(selectPairs(pairs, { ...selectionOf(selection), ...(markets ? { markets } : {}) }).map((p) => `${p.exchange}|${p.symbol}`));
+  const marked = pairs.map((pair) => ({ ...pair, in_selection: chosen.has(`${pair.exchange}|${pair.symbol}`) }));
+  const held = (pair: StatusPair) => pair.files_loaded > 0 || pair.files_failed > 0 || pair.files_missing !== null;
+  const shown = all ? marked : marked.filter((pair) => pair.in_selection || held(pair));
+  return { pairs: shown, hidden: marked.length - shown.length };
 }
 
 /** A sync that stopped hard (second signal, kill -9) or is running now: what its log holds. */
@@ -95,8 +121,10 @@ function statusText(
   waiting: WaitingSummary,
   stopped: StoppedRun | undefined,
   credits: ReturnType<typeof creditsOf>,
+  hidden: number,
 ): string {
   const lines = local.held ? [`warehouse: ${local.held}`, ''] : [formatTable(local.pairs), ''];
+  if (hidden > 0) lines.push(`${hidden} more pair(s) of the remote coverage neither held nor in the selection: gexwh status --all lists them`);
   if (waiting.files > 0 || waiting.runs > 0) lines.push(describeWaiting(waiting));
   if (stopped) lines.push(describeStopped(stopped));
   if (waiting.snapshots > 0)
@@ -172,6 +200,7 @@ async function fetchRemote(ctx: CommandContext): Promise<Remote> {
     const [me, coverage] = await Promise.all([client.me(), client.coverage()]);
     return {
       coverage: usableCoverage(coverage.data).usable as unknown as Row[],
+      markets: me.data.markets,
       quota: { tier: me.data.tier, requests: me.data.quota.requests, history_files: me.data.quota.history_files },
     };
   } catch (error) {

@@ -1,10 +1,10 @@
 // `gexwh sync`: the nightly job. `gexwh plan` (commands/plan.ts) is its preview through the same action.
 import type { Command } from 'commander';
-import { parseSyncSelection, type RawSyncSelection, type SelectionLabels, type SyncSelection } from '../../sync/selection.js';
 import type { SyncOptions, SyncSummary } from '../../sync/run.js';
 import { InterruptedError, LockError, PartialFailureError } from '../../core/errors.js';
 import { contextOf, type CommandContext } from '../context.js';
-import { originsOf, withConfig } from '../option-use.js';
+import { withConfig } from '../option-use.js';
+import { resolveSelection } from '../selection.js';
 
 export interface SyncFlags {
   exchange?: string[];
@@ -31,18 +31,11 @@ export function registerSync(program: Command): void {
     .action((flags: SyncFlags, command: Command) => syncAction(contextOf(command), flags, flags.dryRun === true));
 }
 
-/** Flags win over the config file (the option table says which keys sync and plan read); then every value is validated. */
-export function selectionFromFlags(flags: SyncFlags, labels: SelectionLabels = {}): SyncSelection {
-  const { exchange, symbol, files, since, until, order, maxCredits, reserveCredits, maxRequests, concurrency } = flags;
-  const raw: RawSyncSelection = { exchange, symbol, files, since, until, order, maxCredits, reserveCredits, maxRequests, concurrency };
-  return parseSyncSelection(raw, labels);
-}
-
 export async function syncAction(ctx: CommandContext, given: SyncFlags, dryRun: boolean): Promise<void> {
   const command = dryRun ? 'plan' : 'sync';
+  // Flags win over the config file (the option table says which keys sync and plan read); then every value is validated.
   const flags = withConfig(command, given, ctx.settings.config);
-  const labels: SelectionLabels = originsOf(command, given, ctx.settings.config, ctx.settings.configPath);
-  const selection = selectionFromFlags(flags, labels);
+  const { selection, labels } = resolveSelection(command, given, ctx.settings);
   const fillLevels = flags.fillLevels ?? false;
   // The sync engine, DuckDB and the HTTP client load here, not at start-up: --help and bad flags stay quick.
   const [{ runSync }, { connectApi }, { createProgress }, { formatSummary }] = await Promise.all([
