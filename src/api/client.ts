@@ -386,7 +386,7 @@ export class ApiClient {
         await this.pause(decision.delayMs, signal);
         continue;
       }
-      this.tracker.countAnswered(costOfPath(path).requests);
+      if (mayBeCharged(response.status)) this.tracker.countAnswered(costOfPath(path).requests);
       const decision = decide(this.policy, attempt, { kind: 'status', status: response.status });
       if (!decision.retry || !pauseFits(deadline - performance.now(), decision.delayMs)) return { ...response, attempts: attempt };
       await this.pause(decision.delayMs, signal);
@@ -535,4 +535,13 @@ function hostOf(location: string, origin: string): string {
   } catch {
     return 'an unreadable address';
   }
+}
+
+/**
+ * Whether the server may have charged an answered request: a success, or a 4xx (the spec does not say
+ * a failed request is free). Not a 429, which says the bucket is empty, nor a 5xx, the server failing
+ * to serve it; the server's own remaining still counts either when it fell.
+ */
+function mayBeCharged(status: number): boolean {
+  return status < 500 && status !== 429;
 }
