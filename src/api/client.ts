@@ -6,8 +6,6 @@ import {
   ApiError,
   ApiSchemaError,
   ApiUnavailableError,
-  AuthError,
-  InterruptedError,
   LinkAnswerLostError,
   NetworkError,
   outageHints,
@@ -16,7 +14,7 @@ import {
   UsageError,
   type Outage,
 } from '../core/errors.js';
-import { AnswerWaitError, attemptWaitMs, DEFAULT_CALL_BUDGET_MS, formatSeconds, pauseFits } from './call-budget.js';
+import { AnswerWaitError, attemptWaitMs, formatSeconds, pauseFits } from './call-budget.js';
 import { DEFAULT_LINK_LIFETIME_MS, StorageDownloader, type DownloadOptions, type DownloadResult } from './download.js';
 import {
   DEFAULT_MAX_JSON_BYTES,
@@ -47,78 +45,24 @@ import {
   type Query,
   type RawResponse,
 } from './request-parts.js';
-import { decide, retryPolicy, sleep as realSleep, type RetryPolicy, type Sleep } from './retry.js';
-import {
-  ENDPOINT_SCHEMAS,
-  type EndpointData,
-  type EndpointMeta,
-  type EndpointName,
-  issuePath,
-  parseCoverageRows,
-  type RejectedCoverageRow,
-} from './schemas.js';
+import { decide, retryPolicy, sleep as realSleep, type RetryDecision, type RetryPolicy, type Sleep } from './retry.js';
+import { ENDPOINT_SCHEMAS, type EndpointData, type EndpointMeta, type EndpointName, issuePath, parseCoverageRows } from './schemas.js';
 import type { FileKind } from '../core/file-kinds.js';
-import type { CoverageRow } from '../core/rows.js';
 import { definedOnly } from '../core/defined.js';
+import { callBudgetOf, checkKey, type ApiClientOptions, type ApiResponse, type CoverageResponse, type FileLink, type RawApiResponse } from './client-types.js';
+import { interruptionOf, mayBeCharged, notTheApi } from './answer-kinds.js';
 
-/**
- * The spec says a key is the service's prefix and 32 URL-safe characters, and never names the
- * prefix: the server decides. Sent is any key an HTTP header can carry as it is: printable ASCII,
- * no whitespace, no control character.
- */
-export const API_KEY_PATTERN = /^[\x21-\x7e]+$/;
-
-export interface ApiClientOptions {
-  /** The root that holds /api/v1, e.g. https://api.example.com or http://127.0.0.1:1234. */
-  baseUrl: string;
-  apiKey: string;
-  userAgent?: string;
-  timeouts?: Partial<Timeouts>;
-  retry?: Partial<RetryPolicy> & { sleep?: Sleep };
-  /** Cap of a JSON answer (default 16 MiB; a manifest page 2 MiB). */
-  maxJsonBytes?: number;
-  /** How long a presigned link is trusted (default 15 min). */
-  linkLifetimeMs?: number;
-  /** Clock in ms, for link ages (tests inject one). */
-  now?: () => number;
-  /**
-   * Stops this client (SIGINT/SIGTERM): free calls are aborted at once; a file-link request already
-   * sent and the download of a link already paid are let finish their attempt (see send()).
-   */
-  signal?: AbortSignal;
-  /** Max sockets to the API origin (default 8). */
-  connections?: number;
-  /**
-   * The longest one call waits in all, its retries and pauses included (default 60 s): each retry
-   * waits for its answer less than the one before.
-   */
-  callBudgetMs?: number;
-  /** Where the key came from, named when the API refuses it (default: GEX_API_KEY or the key file). */
-  keySource?: string;
-}
-
-export interface ApiResponse<E extends EndpointName> {
-  data: EndpointData<E>;
-  meta: EndpointMeta<E>;
-  /** What this response said about the quota buckets (a bucket is absent when it said nothing). */
-  quota: QuotaSnapshot;
-}
-
-export type CoverageResponse = Omit<ApiResponse<'coverage'>, 'data'> & { data: CoverageRow[]; rejected: RejectedCoverageRow[] };
-
-export interface RawApiResponse {
-  status: number;
-  body: unknown;
-  quota: QuotaSnapshot;
-}
-
-export interface FileLink {
-  location: URL;
-  issuedAt: Date;
-  quota: QuotaSnapshot;
-}
-
+export { API_KEY_PATTERN } from './client-types.js';
+export type { ApiClientOptions, ApiResponse, CoverageResponse, FileLink, RawApiResponse } from './client-types.js';
 export type { Query } from './request-parts.js';
+
+/** One call as its attempts share it: the stop signal, whether it costs a credit, and when its time is up. */
+interface CallState {
+  endpoint: string;
+  signal: AbortSignal | undefined;
+  paid: boolean;
+  deadline: number;
+}
 
 export function createApiClient(options: ApiClientOptions): ApiClient {
   return new ApiClient(options);
@@ -143,20 +87,14 @@ export class ApiClient {
   private readonly callBudgetMs: number;
 
   constructor(options: ApiClientOptions) {
-    if (typeof options.apiKey !== 'string' || !API_KEY_PATTERN.test(options.apiKey)) {
-      // Never echo the value: a mistyped key is still (mostly) a secret.
-      throw new AuthError(
-        'the API key cannot be sent: it is empty or holds whitespace, a control character or a non-ASCII character; check GEX_API_KEY or the file of --api-key-file',
-      );
-    }
+    checkKey(options.apiKey);
     const base = parseBaseUrl(options.baseUrl);
     this.origin = base.origin;
     this.locationPolicy = locationPolicyFor(base);
     this.basePath = base.pathname.replace(/\/+$/, '');
     this.apiKey = options.apiKey;
     this.keySource = options.keySource ?? 'GEX_API_KEY or the file of --api-key-file';
-    this.callBudgetMs = options.callBudgetMs ?? DEFAULT_CALL_BUDGET_MS;
-    if (!(this.callBudgetMs > 0)) throw new RangeError(`callBudgetMs must be > 0, got ${this.callBudgetMs}`);
+    this.callBudgetMs = callBudgetOf(options);
     this.userAgent = options.userAgent ?? 'gexwh';
     this.timeouts = { ...DEFAULT_TIMEOUTS, ...definedOnly(options.timeouts ?? {}) };
     const { sleep, ...policy } = options.retry ?? {};
@@ -263,7 +201,7 @@ export class ApiClient {
     const path = pathOf('history', 'files', exchange, coin, date, file);
     const response = await this.send(path, path, {}, options.signal);
     if (response.status !== 302) {
-      const foreign = this.notTheApi(response, path);
+      const foreign = notTheApi(response, path, this.origin);
       if (foreign) throw foreign;
       if (response.status >= 400) throw this.errorOf(response, path);
       throw new ApiSchemaError(path, `expected 302 with a Location header, got HTTP ${response.status}`);
@@ -297,7 +235,7 @@ export class ApiClient {
     }
     const sent = path.path;
     const response = await this.send(sent, sent, merged);
-    const foreign = this.notTheApi(response, sent);
+    const foreign = notTheApi(response, sent, this.origin);
     if (foreign) throw foreign;
     if (response.status < 200 || response.status >= 300) throw this.errorOf(response, sent);
     // Printed whole by `gexwh api`: a server echoing the key must not get it shown.
@@ -329,7 +267,7 @@ export class ApiClient {
   private async call<E extends EndpointName>(name: E, path: string, query: Query = {}): Promise<ApiResponse<E>> {
     const maxBytes = name === 'historyFiles' ? Math.min(this.maxJsonBytes, MAX_MANIFEST_JSON_BYTES) : this.maxJsonBytes;
     const response = await this.send(path, path, query, undefined, maxBytes);
-    const foreign = this.notTheApi(response, path);
+    const foreign = notTheApi(response, path, this.origin);
     if (foreign) throw foreign;
     if (response.status < 200 || response.status >= 300) throw this.errorOf(response, path);
     const parsed = ENDPOINT_SCHEMAS[name].safeParse(parseJson(response.body, path));
@@ -353,44 +291,51 @@ export class ApiClient {
   private async send(endpoint: string, path: string, query: Query, callSignal?: AbortSignal, maxBytes = this.maxJsonBytes): Promise<RawResponse> {
     const target = `${this.basePath}${API_PREFIX}${path}${queryString(query)}`;
     const signal = this.combinedSignal(callSignal);
-    const paid = costOfPath(path).credits > 0;
-    const abortsInFlight = paid ? undefined : signal;
-    const deadline = performance.now() + this.callBudgetMs;
+    const call: CallState = { endpoint, signal, paid: costOfPath(path).credits > 0, deadline: performance.now() + this.callBudgetMs };
     for (let attempt = 1; ; attempt++) {
       let response: RawResponse;
-      const waitMs = attemptWaitMs(deadline - performance.now(), attempt, this.policy.maxAttempts, this.timeouts.headersMs, paid);
+      const waitMs = attemptWaitMs(call.deadline - performance.now(), attempt, this.policy.maxAttempts, this.timeouts.headersMs, call.paid);
       try {
-        if (paid) this.throwIfStopped(signal);
+        if (call.paid) this.throwIfStopped(signal);
         if (waitMs === undefined) throw new AnswerWaitError(this.callBudgetMs);
-        response = await this.sendOnce(endpoint, target, { signal: abortsInFlight, waitMs }, maxBytes);
+        response = await this.sendOnce(endpoint, target, { signal: call.paid ? undefined : signal, waitMs }, maxBytes);
       } catch (error) {
-        const outcome = outcomeOfThrown(error, signal);
-        if (outcome === undefined) throw this.interruption(signal) ?? error;
-        if (paid && mayHaveReachedServer(error)) {
-          // Asking again could pay twice: the caller decides, within its credit budget.
-          throw new LinkAnswerLostError(
-            `${endpoint}: the answer to the file link request was lost (${describeNetworkError(error)}); the server may have charged its credit`,
-          );
-        }
-        const decision = decide(this.policy, attempt, outcome);
-        if (!decision.retry || !pauseFits(deadline - performance.now(), decision.delayMs)) {
-          const outOfTime = decision.retry ? `; the call's ${formatSeconds(this.callBudgetMs)} s in all (--api-timeout) left no time for another attempt` : '';
-          const outage: Outage = {
-            service: 'the API',
-            host: this.host(),
-            attempts: attempt,
-            lastError: `${endpoint}: ${describeNetworkError(error)}${outOfTime}`,
-          };
-          throw new NetworkError(outageMessage(outage), outageHints(outage), { cause: error });
-        }
-        await this.pause(decision.delayMs, signal);
+        await this.pause(this.retryDelayAfter(error, attempt, call), signal);
         continue;
       }
-      this.tracker.countAnswered(costOfPath(path).requests);
-      const decision = decide(this.policy, attempt, { kind: 'status', status: response.status });
-      if (!decision.retry || !pauseFits(deadline - performance.now(), decision.delayMs)) return { ...response, attempts: attempt };
-      await this.pause(decision.delayMs, signal);
+      if (mayBeCharged(response.status)) this.tracker.countAnswered(costOfPath(path).requests);
+      const delayMs = this.delayOf(decide(this.policy, attempt, { kind: 'status', status: response.status }), call.deadline);
+      if (delayMs === undefined) return { ...response, attempts: attempt };
+      await this.pause(delayMs, signal);
     }
+  }
+
+  /** After an attempt that threw: how long to wait before the next, or the error that ends the call. */
+  private retryDelayAfter(error: unknown, attempt: number, call: CallState): number {
+    const outcome = outcomeOfThrown(error, call.signal);
+    if (outcome === undefined) throw interruptionOf(call.signal) ?? error;
+    if (call.paid && mayHaveReachedServer(error)) {
+      // Asking again could pay twice: the caller decides, within its credit budget.
+      throw new LinkAnswerLostError(
+        `${call.endpoint}: the answer to the file link request was lost (${describeNetworkError(error)}); the server may have charged its credit`,
+      );
+    }
+    const decision = decide(this.policy, attempt, outcome);
+    const delayMs = this.delayOf(decision, call.deadline);
+    if (delayMs !== undefined) return delayMs;
+    const outOfTime = decision.retry ? `; the call's ${formatSeconds(this.callBudgetMs)} s in all (--api-timeout) left no time for another attempt` : '';
+    const outage: Outage = {
+      service: 'the API',
+      host: this.host(),
+      attempts: attempt,
+      lastError: `${call.endpoint}: ${describeNetworkError(error)}${outOfTime}`,
+    };
+    throw new NetworkError(outageMessage(outage), outageHints(outage), { cause: error });
+  }
+
+  /** The pause before the next attempt, when the policy retries and the call's budget leaves room for it. */
+  private delayOf(decision: RetryDecision, deadline: number): number | undefined {
+    return decision.retry && pauseFits(deadline - performance.now(), decision.delayMs) ? decision.delayMs : undefined;
   }
 
   /** A wait between attempts; a stop by SIGINT/SIGTERM ends it as the interruption it is. */
@@ -398,18 +343,12 @@ export class ApiClient {
     try {
       await this.sleep(ms, signal);
     } catch (error) {
-      throw this.interruption(signal) ?? error;
+      throw interruptionOf(signal) ?? error;
     }
   }
 
   private throwIfStopped(signal: AbortSignal | undefined): void {
-    if (signal?.aborted) throw this.interruption(signal) ?? signal.reason;
-  }
-
-  /** The stop signal's reason as the interruption it is (exit 130/143), when a signal stopped the run. */
-  private interruption(signal: AbortSignal | undefined): InterruptedError | undefined {
-    const reason: unknown = signal?.aborted ? signal.reason : undefined;
-    return reason === 'SIGINT' || reason === 'SIGTERM' ? new InterruptedError(reason) : undefined;
+    if (signal?.aborted) throw interruptionOf(signal) ?? signal.reason;
   }
 
   private async sendOnce(
@@ -449,32 +388,6 @@ export class ApiClient {
       { graceMs: this.timeouts.bodyMs, minBytesPerSecond: this.timeouts.minBytesPerSecond },
     );
     return { status: statusCode, headers, body: buffer };
-  }
-
-  /**
-   * Something on the way answered instead of the API (a captive portal, a proxy, a moved base URL):
-   * an HTML page, or a redirect where the API answers JSON. The API could not be reached: said so,
-   * with the host, the status and where the redirect led (its host only), never followed.
-   */
-  private notTheApi(response: RawResponse, endpoint: string): NetworkError | undefined {
-    const type = firstHeader(response.headers, 'content-type')?.split(';')[0]?.trim().toLowerCase();
-    let what: string;
-    if (response.status >= 300 && response.status < 400) {
-      const location = firstHeader(response.headers, 'location');
-      what = `a redirect${location === undefined ? '' : ` to ${hostOf(location, this.origin)}`}, not followed, where the API answers JSON`;
-    } else if (type === 'text/html' || type === 'application/xhtml+xml') {
-      what = `an HTML page (${type}), not the API's JSON`;
-    } else {
-      return undefined;
-    }
-    const outage: Outage = {
-      service: 'the API',
-      host: this.host(),
-      attempts: response.attempts ?? 1,
-      lastStatus: response.status,
-      lastError: `${endpoint}: ${what}; a captive portal or proxy on the way, or a --base-url that is not the API's root? Check the network and the base URL`,
-    };
-    return new NetworkError(outageMessage(outage), outageHints(outage));
   }
 
   /** An error answer → ApiError (or QuotaExceededError for 429), with the server's slug and hints. */
@@ -525,14 +438,5 @@ export class ApiClient {
   private combinedSignal(signal: AbortSignal | undefined): AbortSignal | undefined {
     if (this.signal && signal) return AbortSignal.any([this.signal, signal]);
     return signal ?? this.signal;
-  }
-}
-
-/** The host of a URL the server sent, for messages: never its path or query (a token may be there). */
-function hostOf(location: string, origin: string): string {
-  try {
-    return new URL(location, origin).host || 'an address without a host';
-  } catch {
-    return 'an unreadable address';
   }
 }

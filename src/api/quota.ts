@@ -107,8 +107,8 @@ export function costOfPath(path: string): { requests: number; credits: number } 
 
 /**
  * Latest known quota state and the totals this client has spent, for the run record. Requests are
- * counted as the server may count them: every answer of a quota-counted endpoint (the spec does not
- * say failed ones are free), or the fall of the server's own `remaining` since this client first saw
+ * counted as the server may count them: every answer of a quota-counted endpoint that may have been
+ * charged (a 2xx, a 4xx but 429: the spec does not say failed ones are free), or the fall of the server's own `remaining` since this client first saw
  * it, when that is more.
  */
 export class QuotaTracker {
@@ -127,7 +127,7 @@ export class QuotaTracker {
     if (snapshot.files) this.latest.files = snapshot.files;
   }
 
-  /** One answer (any status) of a path costing `requests`; charged or not, as the server decides. */
+  /** One answer of a path costing `requests` that the server may have charged. */
   countAnswered(requests: number): void {
     this.answered += requests;
   }

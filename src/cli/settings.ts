@@ -157,7 +157,7 @@ export function resolveGlobals(flags: GlobalFlags, env: NodeJS.ProcessEnv = proc
     configPath: loaded.path,
     ...(loaded.found === undefined ? {} : { configFound: loaded.found }),
     apiKeyFile: flags.apiKeyFile,
-    apiTimeoutSeconds: flags.apiTimeout ?? envSeconds(env, 'GEXWH_API_TIMEOUT') ?? config.apiTimeout ?? API_TIMEOUT_SECONDS,
+    apiTimeoutSeconds: apiTimeoutOf(flags, env, config),
   };
 }
 
@@ -171,6 +171,11 @@ function pathSetting(path: string, option: string): string {
     throw new UsageError(`${option} ${path} is not a file gexwh can use (a device, pipe or kernel file); give a path in an ordinary folder`, { path });
   }
   return path;
+}
+
+/** --api-timeout > GEXWH_API_TIMEOUT > config apiTimeout > 60 s. */
+function apiTimeoutOf(flags: GlobalFlags, env: NodeJS.ProcessEnv, config: ConfigFile): number {
+  return flags.apiTimeout ?? envSeconds(env, 'GEXWH_API_TIMEOUT') ?? config.apiTimeout ?? API_TIMEOUT_SECONDS;
 }
 
 function envSeconds(env: NodeJS.ProcessEnv, name: string): number | undefined {

@@ -205,15 +205,8 @@ export async function fetchFiles(files: readonly PlannedFile[], options: FetchOp
           lastProblem = `the archive could not be written: ${failure.message}`;
           break;
         }
-        if (failure.kind === 'over_budget') {
-          out.overBudget = (out.overBudget ?? 0) + 1;
-          out.deferred.push(file);
-          opts.onFile?.({ file, outcome: 'deferred', bytes: 0 });
-          return;
-        }
         if (failure.kind === 'stop') {
-          noteStop(out, failure.quotaStop === undefined ? {} : { quotaStop: failure.quotaStop });
-          controller.abort();
+          deferredBy(failure, out, controller);
           out.deferred.push(file);
           opts.onFile?.({ file, outcome: 'deferred', bytes: 0 });
           return;
@@ -238,6 +231,19 @@ async function refusedFolder(file: PlannedFile, finalPath: string, opts: FetchOp
   return true;
 }
 
+/**
+ * A file deferred: by a stop of the whole stage (a 429, a signal), which keeps every later file from
+ * being paid for, or by the budget alone (a renewal it could not pay), which stops nothing else.
+ */
+function deferredBy(failure: Extract<DownloadFailure, { kind: 'stop' }>, out: FetchReport, controller: AbortController): void {
+  if (failure.overBudget) {
+    out.overBudget = (out.overBudget ?? 0) + 1;
+    return;
+  }
+  noteStop(out, failure.quotaStop === undefined ? {} : { quotaStop: failure.quotaStop });
+  controller.abort();
+}
+
 /** The first stop of the run is the one reported. */
 function noteStop(out: FetchReport, stop: Pick<FetchReport, 'localWriteError' | 'quotaStop'>): void {
   if (stop.localWriteError !== undefined) out.localWriteError ??= stop.localWriteError;
@@ -245,10 +251,7 @@ function noteStop(out: FetchReport, stop: Pick<FetchReport, 'localWriteError' | 
 }
 
 export type DownloadFailure =
-  | { kind: 'local_write'; message: string }
-  | { kind: 'stop'; quotaStop?: QuotaStop }
-  | { kind: 'over_budget' }
-  | { kind: 'failed'; message: string; retry: boolean };
+  { kind: 'local_write'; message: string } | { kind: 'stop'; quotaStop?: QuotaStop; overBudget?: true } | { kind: 'failed'; message: string; retry: boolean };
 
 /**
  * What a failed download means, first match wins: a local write failure stops every download; a
@@ -263,7 +266,7 @@ export function downloadFailureOf(thrown: unknown, quotaStopOf: (error: unknown)
   const quotaStop = quotaStopOf(error);
   if (quotaStop !== undefined) return { kind: 'stop', quotaStop };
   if (aborted) return { kind: 'stop' };
-  if (error instanceof OverBudgetError) return { kind: 'over_budget' };
+  if (error instanceof OverBudgetError) return { kind: 'stop', overBudget: true };
   return { kind: 'failed', message: error instanceof Error ? error.message : String(error), retry: error instanceof BodyMismatchError };
 }
 

@@ -40,7 +40,9 @@ export async function startBench(options: EmulatorOptions = {}, place: BenchPlac
   const archive = join(dir, 'raw');
   const clients: ApiClient[] = [];
   const client = (key = emulator.keys.pro) => {
-    const c = createApiClient({ baseUrl: emulator.baseUrl, apiKey: key, retry: { baseDelayMs: 1, maxDelayMs: 5 } });
+    // A long budget per call: the emulator builds a listed file to learn its sha256, and a first page
+    // of a long history takes tens of seconds on a loaded test machine (a real server answers at once).
+    const c = createApiClient({ baseUrl: emulator.baseUrl, apiKey: key, retry: { baseDelayMs: 1, maxDelayMs: 5 }, callBudgetMs: 600_000 });
     clients.push(c);
     return c;
   };
