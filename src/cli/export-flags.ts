@@ -18,6 +18,7 @@ export interface ExportFlags {
   exchange?: string[];
   symbol?: string[];
   full?: boolean;
+  force?: boolean;
   s3Endpoint?: string;
   s3ForcePathStyle?: boolean;
 }
@@ -40,6 +41,7 @@ export function checkExportFlags(flags: ExportFlags): CheckedExportFlags {
     ...(exchanges !== undefined ? { exchanges } : {}),
     ...(symbols !== undefined ? { symbols } : {}),
     full: flags.full === true,
+    ...(flags.force === true ? { force: true } : {}),
     ...(isS3Url(flags.out) ? { s3: s3OptionsOf(flags) } : {}),
   };
 }

@@ -229,9 +229,10 @@ const SHARED: readonly OptionSpec[] = [
   {
     flags: '--force',
     description: 'do it anyway',
-    commands: ['query', 'rebuild', 'capture'],
+    commands: ['query', 'rebuild', 'capture', 'export'],
     uses: {
       query: { description: 'with --out: replace an existing file' },
+      export: { description: "write into a --out folder that holds files and is not a gexwh export (its files named like the export's are replaced)" },
       rebuild: {
         description: "replace a --db that is not a warehouse of gexwh (a text file, another program's database): it is kept aside as <db>.replaced-<UTC time>",
       },

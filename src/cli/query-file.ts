@@ -2,7 +2,7 @@
 // the rows as they come (CSV, JSON, JSON lines) or DuckDB's Parquet writer, then is synced and
 // renamed over FILE; a failure or a cancel removes it. An existing FILE is kept unless --force.
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { basename, dirname, extname, join, resolve } from 'node:path';
 import { UsageError } from '../core/errors.js';
@@ -60,9 +60,11 @@ function formatOfFile(out: string, format: string | undefined): FileFormat {
 }
 
 function refuseExisting(out: string, target: string, force: boolean): void {
-  if (!existsSync(target)) return;
-  if (statSync(target).isDirectory()) throw new UsageError(`--out ${out} is a folder; name a file`);
-  if (!force) throw new UsageError(`--out ${out} exists; pass --force to replace it`);
+  // lstat: a link, even one that leads nowhere, is something of the user's at that name.
+  const entry = lstatSync(target, { throwIfNoEntry: false });
+  if (entry === undefined) return;
+  if (existsSync(target) && statSync(target).isDirectory()) throw new UsageError(`--out ${out} is a folder; name a file`);
+  if (!force) throw new UsageError(`--out ${out} exists${entry.isSymbolicLink() ? ' (a symbolic link)' : ''}; pass --force to replace it`);
 }
 
 async function parquetToFile(dbPath: string, sql: string, temp: string, options: QueryOptions): Promise<{ rows: number; columns: unknown[] }> {

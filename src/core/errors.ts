@@ -48,6 +48,12 @@ export class UnsafeWarehouseError extends UsageError {}
  */
 export class UntrustedConfigError extends UsageError {}
 
+/**
+ * A write under one of gexwh's roots (the archive, its quarantine, an export folder) that would go
+ * through a link out of the root, or over a name that must be new. Nothing is written. Exit 2.
+ */
+export class OutsideRootError extends UsageError {}
+
 /** No key, an unreadable key file, a key the API refused (401/403), a daily quota used up (429). Exit 3. */
 export class AuthError extends GexwhError {}
 
@@ -288,6 +294,7 @@ const ERROR_CODES: readonly [abstract new (...args: never[]) => Error, string][]
   [ObjectStoreBucketError, 'no_such_bucket'],
   [UnsafeWarehouseError, 'unsafe_warehouse'],
   [UntrustedConfigError, 'untrusted_config'],
+  [OutsideRootError, 'outside_root'],
   [NotAWarehouseError, 'not_a_warehouse'],
   [UsageError, 'usage'],
   [AuthError, 'auth'],

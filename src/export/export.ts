@@ -36,6 +36,7 @@ import {
   type ExportTableCounts,
 } from './options.js';
 import { eachLane, oneAtATime, tableLanes, type Lanes, type Ledger } from './lanes.js';
+import { refuseForeignFolder } from './out-folder.js';
 import { FILTER, filterParams, listExported, listPartitions, RUN_KEYS, runKeyParams } from './partitions.js';
 
 export { EXPORT_FORMATS, EXPORT_TABLES, type ExportFormat, type ExportTable } from './tables.js';
@@ -54,6 +55,7 @@ export async function exportWarehouse(options: ExportOptions): Promise<ExportRes
       const names = { ...(selection.exchanges ? { exchanges: selection.exchanges } : {}), ...(selection.symbols ? { symbols: selection.symbols } : {}) };
       checkSelectionNames(names, { pairs: await heldPairs(warehouse.connection), source: HELD_SOURCE });
     }
+    if (target.local && options.force !== true) await refuseForeignFolder(warehouse.connection, selection.outDir, (name) => name.startsWith(STAGING_PREFIX));
     return await exportOn(warehouse.connection, selection, {
       now: options.now ?? (() => new Date()),
       target,

@@ -24,6 +24,8 @@ export interface ExportOptions {
   symbols?: readonly string[];
   /** Rewrite every selected partition, whatever the export ledger says. */
   full?: boolean;
+  /** Write into a local folder that holds files and is not a gexwh export (its files of the export's names are replaced). */
+  force?: boolean;
   /** For an s3:// --out: endpoint, path-style addressing (credentials come from the AWS chain). */
   s3?: S3Options;
   /** Called after each file put in place: files done of the files this run writes, bytes so far. */

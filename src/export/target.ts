@@ -2,9 +2,9 @@
 // COPY), then hands it to a target that puts it in place whole: a local folder (a rename on the same
 // file system) or an object store (one upload per object, see s3.ts).
 import { createHash } from 'node:crypto';
-import { existsSync, lstatSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { randomBytes } from 'node:crypto';
-import { dirname, join, sep } from 'node:path';
+import { existsSync, lstatSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { dirname, join, relative, sep } from 'node:path';
+import { placeFileInside, writeFileInside } from '../core/archive/write-inside.js';
 import { MANIFEST_FILE, manifestHashes } from './manifest.js';
 import { hashFile } from '../core/hash.js';
 import type { ClickHouseSource } from './clickhouse.js';
@@ -57,6 +57,11 @@ export function listedPaths(manifest: string | null): Set<string> {
   return new Set(manifestHashes(manifest, { withoutSha: true }).keys());
 }
 
+/** The paths the manifest of a local export folder lists; empty when it has none that gexwh can read. */
+export function localManifestPaths(outDir: string): Set<string> {
+  return listedPaths(readLocalManifest(outDir));
+}
+
 /** The manifest a folder holds, or null. */
 function readLocalManifest(outDir: string): string | null {
   try {
@@ -77,6 +82,13 @@ export function fileInside(root: string, path: string): boolean {
   }
 }
 
+/** `path` (made by pathOf) as the path under the root the write helper takes. */
+function underRoot(outDir: string, path: string): string {
+  const rel = relative(outDir, path);
+  if (rel === '' || rel.startsWith('..')) throw new Error(`export: ${path} is not under ${outDir}`);
+  return rel;
+}
+
 /** A local folder: renames on one file system, so a reader sees the old file or the new one. */
 export function localTarget(outDir: string): ExportTarget {
   // Read before this run writes its own manifest: what the previous run wrote is what may be removed.
@@ -88,17 +100,15 @@ export function localTarget(outDir: string): ExportTarget {
     stagingRoot: () => outDir,
     pathOf: (relative) => join(outDir, relative),
     held: async (files) => new Set(files.filter((f) => existsSync(f.path)).map((f) => f.path)),
+    // Every file goes through the one write helper: a folder of the export that is a link out of it
+    // is refused, a link at a file's name is replaced (never written through), each file is fsynced.
     async place(tempFile, path) {
       const stored = hashFile(tempFile);
-      mkdirSync(dirname(path), { recursive: true });
-      renameSync(tempFile, path);
+      await placeFileInside(outDir, tempFile, underRoot(outDir, path));
       return stored;
     },
     async putText(path, text) {
-      mkdirSync(dirname(path), { recursive: true });
-      const temp = `${path}.${randomBytes(6).toString('hex')}.tmp`;
-      writeFileSync(temp, text);
-      renameSync(temp, path);
+      await writeFileInside(outDir, underRoot(outDir, path), text);
       return hashText(text);
     },
     listed: () => listed,

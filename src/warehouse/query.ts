@@ -313,7 +313,57 @@ async function prepareOneRead(connection: DuckDBConnection, sql: string): Promis
     const kind = duckdb.StatementType[prepared.statementType];
     throw new RefusedQueryError(`query refused: ${kind} is not a read; query runs only reads (${READ_STATEMENTS})`);
   }
+  await refuseSideEffects(connection, sql);
   return prepared;
+}
+
+/**
+ * Table functions DuckDB runs inside a SELECT that change something: a checkpoint writes the
+ * database file, the others switch logging, profiling or the parser, or run serialized SQL.
+ */
+const SIDE_EFFECT_FUNCTIONS = new Set([
+  'checkpoint',
+  'force_checkpoint',
+  'enable_logging',
+  'disable_logging',
+  'truncate_duckdb_logs',
+  'enable_profiling',
+  'disable_profiling',
+  'enable_peg_parser',
+  'disable_peg_parser',
+  'json_execute_serialized_sql',
+]);
+
+/**
+ * A SELECT can still call a table function that acts (`SELECT * FROM checkpoint()`), directly or
+ * through a view: the physical plan names every function it will run, however the SQL spelled it.
+ * A read DuckDB cannot explain (PRAGMA table_info) has no table function of the user's to run.
+ */
+async function refuseSideEffects(connection: DuckDBConnection, sql: string): Promise<void> {
+  // The newline ends a trailing -- comment; a trailing ; would end the statement early.
+  const extracted = await connection.extractStatements(`EXPLAIN (FORMAT json) ${sql.replace(/[\s;]+$/, '')}\n`).catch(() => undefined);
+  if (extracted === undefined || extracted.count !== 1) return;
+  const plan = await extracted
+    .prepare(0)
+    .then((statement) => statement.runAndReadAll())
+    .catch(() => undefined);
+  const text = plan?.getRowObjectsJS().find((row) => row.explain_key === 'physical_plan')?.explain_value;
+  if (typeof text !== 'string') return;
+  const acting = planFunctions(JSON.parse(text) as unknown).filter((name) => SIDE_EFFECT_FUNCTIONS.has(name));
+  if (acting.length > 0) {
+    throw new RefusedQueryError(
+      `query refused: ${[...new Set(acting)].join(', ')}() changes the database or the session; query runs only reads (${READ_STATEMENTS})`,
+    );
+  }
+}
+
+/** Every operator and function name of an EXPLAIN (FORMAT json) plan, lower case. */
+function planFunctions(node: unknown): string[] {
+  if (Array.isArray(node)) return node.flatMap(planFunctions);
+  if (typeof node !== 'object' || node === null) return [];
+  const { name, extra_info: info, children } = node as { name?: unknown; extra_info?: { Function?: unknown }; children?: unknown };
+  const own = [name, info?.Function].filter((v): v is string => typeof v === 'string').map((v) => v.toLowerCase());
+  return [...own, ...planFunctions(children ?? [])];
 }
 
 /** A sandbox refusal (a file or extension outside it, a locked setting) or plain bad SQL. */

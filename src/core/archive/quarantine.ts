@@ -5,7 +5,8 @@
 import { promises as fs } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
 import { syncFolder } from './fsync.js';
-import { folderLeavesArchive, realRoot } from './confine.js';
+import { realRoot } from './confine.js';
+import { folderInside, writeFileInside } from './write-inside.js';
 
 export const QUARANTINE_FOLDER = '_quarantine';
 
@@ -37,11 +38,8 @@ export async function quarantineFile(root: string, relativePath: string, note: Q
   const base = await realRoot(root);
   if (base === undefined) return undefined;
   const source = join(base, relativePath);
-  const folder = join(base, QUARANTINE_FOLDER, dirname(relativePath));
-  // The quarantine is part of the archive: a `_quarantine` that is a link out is never written through.
-  const leaves = await folderLeavesArchive(root, join(QUARANTINE_FOLDER, dirname(relativePath)));
-  if (leaves !== undefined) throw new Error(`cannot quarantine ${join(root, relativePath)}: ${leaves}`);
-  await fs.mkdir(folder, { recursive: true });
+  // The quarantine is part of the archive: a folder of it that is a link out is never written through.
+  const folder = await folderInside(base, join(QUARANTINE_FOLDER, dirname(relativePath)));
   const target = await freeName(join(folder, `${basename(relativePath)}.${stamp(at)}`));
   try {
     await fs.rename(source, target);
@@ -51,7 +49,8 @@ export async function quarantineFile(root: string, relativePath: string, note: Q
   }
   const moved = join(root, relative(base, target));
   const record = { file: relativePath, moved_to: moved, at: at.toISOString(), ...snakeCase(note) };
-  await fs.writeFile(`${target}.note.json`, `${JSON.stringify(record, null, 2)}\n`);
+  // A new name: a link planted at the note's name is an error, never a way to write elsewhere.
+  await writeFileInside(base, `${relative(base, target)}.note.json`, `${JSON.stringify(record, null, 2)}\n`, { exclusive: true });
   await syncFolder(dirname(source));
   await syncFolder(folder);
   return moved;
@@ -64,10 +63,15 @@ function snakeCase(note: QuarantineNote): Record<string, unknown> {
 async function freeName(base: string): Promise<string> {
   for (let n = 1; ; n += 1) {
     const candidate = n === 1 ? base : `${base}-${n}`;
-    const taken = await fs.lstat(candidate).then(
-      () => true,
-      () => false,
+    // Free when neither the file's name nor its note's is taken (by anything: a link too).
+    const taken = await Promise.all(
+      [candidate, `${candidate}.note.json`].map((path) =>
+        fs.lstat(path).then(
+          () => true,
+          () => false,
+        ),
+      ),
     );
-    if (!taken) return candidate;
+    if (!taken.includes(true)) return candidate;
   }
 }

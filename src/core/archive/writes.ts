@@ -8,6 +8,7 @@ import { basename, dirname, join, resolve, sep } from 'node:path';
 import { TEMP_NAME } from './layout.js';
 import { scanArchive } from './walk.js';
 import { syncFolder } from './fsync.js';
+import { commitFile } from './write-inside.js';
 
 export { syncFolder };
 
@@ -70,19 +71,12 @@ function makeFolderStepByStep(folder: string): void {
   }
 }
 
-/** Makes a complete temp file the archived file: fsync it, rename it, fsync the folder. */
+/** Makes a complete temp file the archived file: fsync it, rename it, fsync the folder (write-inside.ts's commit). */
 export async function commitToArchive(tempPath: string, finalPath: string): Promise<void> {
   if (resolve(dirname(tempPath)) !== resolve(dirname(finalPath))) {
     throw new Error(`commitToArchive: temp file ${tempPath} is not in the folder of ${finalPath}`);
   }
-  const handle = await fs.open(tempPath, 'r+');
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  await fs.rename(tempPath, finalPath);
-  await syncFolder(dirname(finalPath));
+  await commitFile(tempPath, finalPath);
   const folder = resolve(dirname(finalPath));
   for (const parent of [...parentsToSync]) {
     if (parent !== folder && !folder.startsWith(parent.endsWith(sep) ? parent : `${parent}${sep}`)) continue;
