@@ -7,6 +7,7 @@
 // rename, folder fsync): a credit is on disk, even through a power cut, before the download it paid for starts.
 import { promises as fs } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { keepAsSpendRecord } from './spend-record.js';
 import { z } from 'zod';
 import type { RunCounts } from '../warehouse/index.js';
 import { JOURNAL_FOLDER, refuseFolderLinkOut, runOf, updateJournal, withFiles, type JournaledFile, type JournaledRun } from './journal.js';
@@ -61,8 +62,12 @@ export interface SpendLog {
   files(): VerifiedFile[];
   /** Writes the empty log before any link is paid: an archive that cannot take it fails here, for free. */
   ready(): Promise<void>;
-  /** The run is recorded elsewhere and its files are loaded or journaled: the log goes. */
-  close(): Promise<void>;
+  /**
+   * The run is recorded and its files are loaded or journaled: the log goes. When its run record went
+   * to the journal (`journaled`), the log is kept as the run's spend record, what the journal's claim
+   * of credits is checked against when it is loaded.
+   */
+  close(options?: { journaled?: boolean }): Promise<void>;
 }
 
 /** Starts the log of one run (the caller holds the sync lock: one log at a time). */
@@ -107,8 +112,12 @@ export function openSpendLog(archiveRoot: string, start: RunStart & { runId?: nu
     counts: () => ({ ...counts, requestsSpent: requestsSpent() }),
     ready: () => flush(),
     files: () => [...files],
-    async close() {
+    async close({ journaled = false } = {}) {
       await writing?.catch(() => undefined);
+      if (journaled) {
+        await keepAsSpendRecord(archiveRoot, path, start.startedAt.toISOString());
+        return;
+      }
       await fs.rm(path, { force: true });
       // The journal folder goes with the log when nothing else waits in it, as a sync left it before.
       await fs.rmdir(dirname(path)).catch(() => undefined);
@@ -158,11 +167,11 @@ export async function adoptStoppedRun(archiveRoot: string): Promise<{ files: num
     return {
       files: 0,
       credits: 0,
-      note: `the log of a stopped run could not be read and was set aside as ${aside} (${read.problem}); its archived files are still used for 0 credits`,
+      note: `the log of a stopped run could not be read and was set aside as ${aside}; its archived files are still used for 0 credits (${read.problem})`,
     };
   }
   const left = read.log;
   await updateJournal(archiveRoot, (journal) => ({ ...withFiles(journal, left.files), runs: [...journal.runs, left.run] }));
-  await fs.rm(path, { force: true });
+  await keepAsSpendRecord(archiveRoot, path, left.run.startedAt);
   return { files: left.files.length, credits: left.run.creditsSpent };
 }

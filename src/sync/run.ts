@@ -225,9 +225,9 @@ async function recordStage(stages: Stages, listing: ManifestListing, plan: Plan,
   }
   const outcome = loadedOutcome(signal.aborted, fetched.failed.length + loaded.failed.length, fetched.localWriteError !== undefined);
   const summary = summaryOf(stages, listing, plan, fetched, loaded, outcome, quotaStop ?? levelsFilled?.quotaStop, levelsFilled);
-  await writeRecord(stages, summary, { listings: [], stored: true });
+  const journaled = await writeRecord(stages, summary, { listings: [], stored: true });
   await journalFiles(options.archiveRoot, loaded.notLoaded, { listings: [], stored: true });
-  await log?.close();
+  await log?.close({ journaled });
   if (signal.aborted) throw new InterruptedError(abortSignalName(signal), { cause: summary });
   if (summary.outcome === 'partial') {
     throw new PartialFailureError(partialFailureMessage(fetched.localWriteError, summary.filesDeferred, summary.filesFailed.length), {}, { cause: summary });
@@ -243,14 +243,18 @@ async function dryRunRecord(stages: Stages, listing: ManifestListing, plan: Plan
   return summary;
 }
 
-/** The run record in the warehouse when it can be opened (waiting up to --wait-lock), else in the journal. */
-async function writeRecord(stages: Stages, summary: SyncSummary, pending: PendingManifests): Promise<void> {
+/** The run record in the warehouse when it can be opened (waiting up to --wait-lock), else in the journal (true). */
+async function writeRecord(stages: Stages, summary: SyncSummary, pending: PendingManifests): Promise<boolean> {
   const { options, store, start, signal } = stages;
   const wait = options.dryRun ? 0 : (options.waitLockSeconds ?? DEFAULT_WAIT_LOCK_SECONDS);
   const writer = await store.writer(wait, signal);
-  if ('conn' in writer) return await recordRun(writer.conn, start, store.runId, runCounts(summary), pending);
+  if ('conn' in writer) {
+    await recordRun(writer.conn, start, store.runId, runCounts(summary), pending);
+    return false;
+  }
   await journalFiles(options.archiveRoot, [], pending);
   await journalRun(options.archiveRoot, start, store.runId, runCounts(summary));
+  return true;
 }
 
 /** The run failed or was stopped before its load: what it had spent is recorded, its paid files wait in the journal. */
@@ -266,7 +270,7 @@ async function recordFailure(stages: Stages, error: unknown): Promise<void> {
   const writer = await store.writer(0, stages.signal).catch(() => ({ heldBy: undefined }));
   if ('conn' in writer) await recordRun(writer.conn, start, store.runId, counts, { listings: [], stored: true });
   else await journalRun(options.archiveRoot, start, store.runId, counts);
-  await log?.close();
+  await log?.close({ journaled: !('conn' in writer) });
 }
 
 /** The load found the warehouse held past --wait-lock (or a stop ended the wait): everything waits in the journal. */
@@ -277,7 +281,7 @@ async function heldOut(stages: Stages, plan: Plan, fetched: FetchReport, toLoad:
   const summary = summaryOf(stages, { listed: new Map(), skipped: [] }, plan, fetched, { ...NOTHING_LOADED, notLoaded: toLoad }, outcome, fetched.quotaStop);
   const withEarlier = { ...summary, filesLoaded: store.waiting.filesLoaded, rowsLoaded: store.waiting.rowsLoaded };
   await journalRun(options.archiveRoot, start, store.runId, runCounts(withEarlier));
-  await log?.close();
+  await log?.close({ journaled: true });
   if (signal.aborted) return new InterruptedError(abortSignalName(signal), { cause: withEarlier });
   const waitedSeconds = options.waitLockSeconds ?? DEFAULT_WAIT_LOCK_SECONDS;
   const filesWaiting = toLoad.length;
