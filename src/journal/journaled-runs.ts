@@ -32,14 +32,16 @@ export async function dropSpendRecords(archiveRoot: string, runs: readonly Journ
  * recorded figure, with a warning naming the claim.
  */
 async function creditsOnRecord(archiveRoot: string, run: JournaledRun): Promise<{ run: JournaledRun; warning?: string }> {
-  if (run.creditsSpent === 0) return { run };
+  const lost = run.linksLost ?? 0;
+  if (run.creditsSpent === 0 && lost === 0) return { run };
   const spent = await recordedSpend(archiveRoot, run);
-  if (run.creditsSpent <= spent) return { run };
+  if (run.creditsSpent <= spent.credits && lost <= spent.linksLost) return { run };
+  const credits = Math.min(run.creditsSpent, spent.credits);
   return {
-    run: { ...run, creditsSpent: spent },
+    run: { ...run, creditsSpent: credits, ...(lost > 0 ? { linksLost: Math.min(lost, spent.linksLost) } : {}) },
     warning:
-      `the journal's record of the ${run.command} run started ${run.startedAt} claims ${run.creditsSpent} credit(s), ` +
-      `but its spend log recorded ${spent}: ${spent} recorded, the claim beyond it refused`,
+      `the journal's record of the ${run.command} run started ${run.startedAt} claims ${run.creditsSpent} credit(s)${lost > 0 ? ` and ${lost} lost` : ''}, ` +
+      `but its spend log recorded ${spent.credits}${spent.linksLost > 0 ? ` and ${spent.linksLost} lost` : ''}: what was recorded is kept, the claim beyond it refused`,
   };
 }
 

@@ -34,19 +34,23 @@ export async function keepAsSpendRecord(archiveRoot: string, logPath: string, st
   await syncFolder(dirname(logPath));
 }
 
-/** The credits a run's spend record holds; 0 when there is none or it cannot be read (a claim then records nothing). */
-export async function recordedSpend(archiveRoot: string, run: { command: string; startedAt: string }): Promise<number> {
-  if (!isSafeStamp(run.startedAt)) return 0;
+/** The credits (and links lost) a run's spend record holds; 0 when there is none or it cannot be read (a claim then records nothing). */
+export async function recordedSpend(archiveRoot: string, run: { command: string; startedAt: string }): Promise<{ credits: number; linksLost: number }> {
+  const none = { credits: 0, linksLost: 0 };
+  if (!isSafeStamp(run.startedAt)) return none;
   const read = await readJournalFile(spendRecordPath(archiveRoot, run.startedAt));
-  if (!('text' in read)) return 0;
+  if (!('text' in read)) return none;
   try {
-    const log = JSON.parse(read.text) as { run?: { command?: unknown; startedAt?: unknown; creditsSpent?: unknown } };
-    const credits = log.run?.creditsSpent;
+    const log = JSON.parse(read.text) as { run?: { command?: unknown; startedAt?: unknown; creditsSpent?: unknown; linksLost?: unknown } };
     const same = log.run?.command === run.command && typeof log.run.startedAt === 'string' && Date.parse(log.run.startedAt) === Date.parse(run.startedAt);
-    return same && typeof credits === 'number' && Number.isSafeInteger(credits) && credits >= 0 ? credits : 0;
+    return same ? { credits: countOf(log.run?.creditsSpent), linksLost: countOf(log.run?.linksLost) } : none;
   } catch {
-    return 0;
+    return none;
   }
+}
+
+function countOf(value: unknown): number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : 0;
 }
 
 /** The run's record is in the warehouse: its spend record goes (and the folder, once empty). */

@@ -83,13 +83,18 @@ async function runLocked(input: RunInput): Promise<SyncSummary> {
   await removeStaleTemps(options.archiveRoot);
   const pairs = selectPairs(input.coverage, { ...selectionOf(options.selection), markets: input.me.markets });
   const start: RunStartRecord = { command: options.command, options: options.recordedOptions, startedAt: new Date() };
-  const store = await openStore({ ...options, ...start, pairs, coverage: input.coverage }, warn);
+  const quotaNow = { remaining: input.me.creditsRemaining, reset: input.me.creditsReset };
+  const store = await openStore({ ...options, ...start, pairs, coverage: input.coverage, quotaNow }, warn);
   // What the start's load of the journal refused (a bad entry, a journal file not read) is told, not dropped.
   for (const warning of store.waiting.warnings) warn(warning);
   if (store.waiting.filesLoaded > 0) warn(`${store.waiting.filesLoaded} file(s) paid by an earlier run and waiting in the archive were loaded (0 credits)`);
   const log = options.dryRun
     ? undefined
-    : openSpendLog(options.archiveRoot, { ...start, ...(store.runId !== undefined ? { runId: store.runId } : {}) }, input.api.requestsSpent);
+    : openSpendLog(
+        options.archiveRoot,
+        { ...start, quotaAtStart: quotaNow, ...(store.runId !== undefined ? { runId: store.runId } : {}) },
+        input.api.requestsSpent,
+      );
   const stages: Stages = { ...input, pairs, start, store, log, warnings, warn };
   try {
     return await runStages(stages);

@@ -25,7 +25,7 @@ import {
 import { copySyncState, emptyStateCopy, type StateCopy } from '../warehouse/snapshot.js';
 import { readJournal } from '../journal/journal.js';
 import { applyJournal, holderPidOf, nothingApplied, openWaiting, type AppliedJournal } from '../journal/load-pending.js';
-import { adoptStoppedRun } from '../journal/spend-log.js';
+import { adoptStoppedRun, type QuotaSeen } from '../journal/spend-log.js';
 import { type Pair, pairKey } from '../core/pairs.js';
 import type { CoverageRow } from '../core/rows.js';
 import { listArchivedFiles } from '../core/archive/walk.js';
@@ -40,6 +40,8 @@ export interface BeginOptions {
   startedAt: Date;
   pairs: Pair[];
   coverage: CoverageRow[];
+  /** The file credits `/me` says are left now: a stopped run's unread charges are reconciled from it. */
+  quotaNow?: QuotaSeen;
 }
 
 export interface SyncStore {
@@ -66,7 +68,7 @@ export interface SyncStore {
 
 /** Phase 1: the storage of this run; in 'warehouse' mode the journal is loaded, the run and coverage recorded. */
 export async function openStore(options: BeginOptions, warn: (message: string) => void): Promise<SyncStore> {
-  const adopted = await adoptStoppedRun(options.archiveRoot);
+  const adopted = await adoptStoppedRun(options.archiveRoot, options.quotaNow);
   if (adopted.note !== undefined) warn(adopted.note);
   if (adopted.files > 0 || adopted.credits > 0) {
     warn(
