@@ -308,6 +308,11 @@ export function runOf(start: { command: string; options: Record<string, unknown>
     rowsLoaded: counts.rowsLoaded ?? 0,
     bytesDownloaded: counts.bytesDownloaded ?? 0,
     error: counts.error ?? null,
-    ...((counts.linksLost ?? 0) > 0 ? { linksLost: counts.linksLost } : {}),
+    ...linksLostOf(counts),
   };
+}
+
+/** Links lost are written only when there are some (older journals never had the field). */
+function linksLostOf(counts: RunCounts): { linksLost?: number } {
+  return (counts.linksLost ?? 0) > 0 ? { linksLost: counts.linksLost! } : {};
 }
