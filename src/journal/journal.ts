@@ -84,6 +84,8 @@ const journaledRun = z.object({
   rowsLoaded: count,
   bytesDownloaded: count,
   error: z.string().max(10_000).nullable(),
+  /** Link answers lost (charged by the API, never received): the run cost up to this many credits more. */
+  linksLost: count.optional(),
 });
 
 /** An entry the tool refused to use, kept (never loaded) so a person can see what it was. */
@@ -306,5 +308,11 @@ export function runOf(start: { command: string; options: Record<string, unknown>
     rowsLoaded: counts.rowsLoaded ?? 0,
     bytesDownloaded: counts.bytesDownloaded ?? 0,
     error: counts.error ?? null,
+    ...linksLostOf(counts),
   };
+}
+
+/** Links lost are written only when there are some (older journals never had the field). */
+function linksLostOf(counts: RunCounts): { linksLost?: number } {
+  return (counts.linksLost ?? 0) > 0 ? { linksLost: counts.linksLost! } : {};
 }

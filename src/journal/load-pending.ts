@@ -40,13 +40,13 @@ import {
   writeJournal,
   type JournalRead,
   type JournaledFile,
-  type JournaledRun,
   type RejectedEntry,
 } from './journal.js';
 import { fileKey } from '../core/pairs.js';
 import type { StoredManifestRow, VerifiedFile } from '../core/rows.js';
 import { archivedCopyRelative, promoteLoadedVersions } from './versions.js';
 import { adoptStoppedRun } from './spend-log.js';
+import { dropSpendRecords, recordJournaledRuns } from './journaled-runs.js';
 import type { OnProgress } from '../core/progress.js';
 import { definedOnly } from '../core/defined.js';
 
@@ -100,12 +100,13 @@ export async function applyJournal(
     applied.manifestsStored++;
   }
   const { refused, notDone } = await loadJournaledFiles(conn, archiveRoot, journal.files, applied, { signal, onProgress, schemaContract });
-  for (const run of journal.runs) if (await recordJournaledRun(conn, run)) applied.runsRecorded++;
+  applied.runsRecorded = await recordJournaledRuns(conn, archiveRoot, journal.runs, applied.warnings);
   // A journaled newer version waits under its pending name; once loaded it takes the plain name.
   applied.warnings.push(...(await promoteLoadedVersions(conn, archiveRoot)).warnings);
   const done = journal.files.filter((file) => !notDone.has(file));
   const rest = withoutApplied(journal, { files: done, listings: journal.listings.length, runs: journal.runs.length });
   await writeJournal(archiveRoot, { ...rest, rejected: [...rest.rejected, ...refused] });
+  await dropSpendRecords(archiveRoot, journal.runs);
   return applied;
 }
 
@@ -255,20 +256,6 @@ export async function loadSyncFiles(
   const held = [...reloaded.held, ...downloaded.held].map((h) => h.reason);
   result.warnings = [...reloaded.warnings, ...downloaded.warnings.filter((w) => !reloaded.warnings.includes(w)), ...held];
   return result;
-}
-
-/** Inserts (or completes) a run record from the journal; false when it is already there. */
-async function recordJournaledRun(conn: DuckDBConnection, run: JournaledRun): Promise<boolean> {
-  const counts = { ...run, finishedAt: new Date(run.finishedAt), error: run.error ?? undefined };
-  if (run.runId !== undefined) {
-    await finishRun(conn, run.runId, counts);
-    return true;
-  }
-  const seen = await conn.runAndReadAll(`SELECT 1 FROM sync.runs WHERE command = $1 AND started_at = $2::TIMESTAMPTZ`, [run.command, run.startedAt]);
-  if (seen.currentRowCount > 0) return false;
-  const runId = await startRun(conn, { command: run.command, options: run.options, startedAt: new Date(run.startedAt) });
-  await finishRun(conn, runId, counts);
-  return true;
 }
 
 export interface HeldDetails {

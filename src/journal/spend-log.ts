@@ -7,6 +7,7 @@
 // rename, folder fsync): a credit is on disk, even through a power cut, before the download it paid for starts.
 import { promises as fs } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { keepAsSpendRecord, spendRecordPath } from './spend-record.js';
 import { z } from 'zod';
 import type { RunCounts } from '../warehouse/index.js';
 import { JOURNAL_FOLDER, refuseFolderLinkOut, runOf, updateJournal, withFiles, type JournaledFile, type JournaledRun } from './journal.js';
@@ -19,6 +20,14 @@ interface RunStart {
   command: string;
   options: Record<string, unknown>;
   startedAt: Date;
+  /** The file credits `/me` said were left when the run started, and when they reset. */
+  quotaAtStart?: QuotaSeen;
+}
+
+/** What `/me` said of the file credits: left (null: unlimited) and the reset instant. */
+export interface QuotaSeen {
+  remaining: number | null;
+  reset?: string | undefined;
 }
 
 const INFLIGHT_NAME = 'inflight.json';
@@ -29,6 +38,7 @@ export const STOPPED_HARD = 'the process stopped before the run finished (a seco
 const inflightSchema = z.object({
   version: z.literal(1),
   run: z.object({ command: z.string(), startedAt: z.string(), creditsSpent: z.number().int().nonnegative() }).passthrough(),
+  quotaAtStart: z.object({ remaining: z.number().int().nullable(), reset: z.string().optional() }).optional(),
   files: z.array(
     z
       .object({ exchange: z.string(), symbol: z.string(), sessionDate: z.string(), file: z.string(), sha256: z.string(), archivePath: z.string() })
@@ -41,6 +51,7 @@ export interface Inflight {
   version: 1;
   run: JournaledRun;
   files: JournaledFile[];
+  quotaAtStart?: QuotaSeen;
 }
 
 export function inflightPath(archiveRoot: string): string {
@@ -61,8 +72,12 @@ export interface SpendLog {
   files(): VerifiedFile[];
   /** Writes the empty log before any link is paid: an archive that cannot take it fails here, for free. */
   ready(): Promise<void>;
-  /** The run is recorded elsewhere and its files are loaded or journaled: the log goes. */
-  close(): Promise<void>;
+  /**
+   * The run is recorded and its files are loaded or journaled: the log goes. When its run record went
+   * to the journal (`journaled`), the log is kept as the run's spend record, what the journal's claim
+   * of credits is checked against when it is loaded.
+   */
+  close(options?: { journaled?: boolean }): Promise<void>;
 }
 
 /** Starts the log of one run (the caller holds the sync lock: one log at a time). */
@@ -74,7 +89,12 @@ export function openSpendLog(archiveRoot: string, start: RunStart & { runId?: nu
   let written = 0;
   let writing: Promise<void> | undefined;
 
-  const snapshot = (): Inflight => ({ version: 1, run: runOf(start, { ...counts, requestsSpent: requestsSpent() }), files: files.map(journaledFileOf) });
+  const snapshot = (): Inflight => ({
+    version: 1,
+    run: runOf(start, { ...counts, requestsSpent: requestsSpent() }),
+    files: files.map(journaledFileOf),
+    ...(start.quotaAtStart !== undefined ? { quotaAtStart: start.quotaAtStart } : {}),
+  });
   // Writes coalesce: a change waits for a write that started after it, so each caller's change is
   // on disk when its promise resolves, and concurrent downloads share writes.
   const flush = async (): Promise<void> => {
@@ -107,8 +127,12 @@ export function openSpendLog(archiveRoot: string, start: RunStart & { runId?: nu
     counts: () => ({ ...counts, requestsSpent: requestsSpent() }),
     ready: () => flush(),
     files: () => [...files],
-    async close() {
+    async close({ journaled = false } = {}) {
       await writing?.catch(() => undefined);
+      if (journaled) {
+        await keepAsSpendRecord(archiveRoot, path, start.startedAt.toISOString());
+        return;
+      }
       await fs.rm(path, { force: true });
       // The journal folder goes with the log when nothing else waits in it, as a sync left it before.
       await fs.rmdir(dirname(path)).catch(() => undefined);
@@ -147,7 +171,7 @@ export async function inspectInflight(archiveRoot: string): Promise<{ log: Infli
  * the next load picks them up; the caller holds the sync lock, so no run is writing the log. A log
  * that cannot be read is set aside with a note; its files are still found by the archive check.
  */
-export async function adoptStoppedRun(archiveRoot: string): Promise<{ files: number; credits: number; note?: string }> {
+export async function adoptStoppedRun(archiveRoot: string, quotaNow?: QuotaSeen): Promise<{ files: number; credits: number; note?: string }> {
   const path = inflightPath(archiveRoot);
   const read = await inspectInflight(archiveRoot);
   if ('none' in read) return { files: 0, credits: 0 };
@@ -158,11 +182,27 @@ export async function adoptStoppedRun(archiveRoot: string): Promise<{ files: num
     return {
       files: 0,
       credits: 0,
-      note: `the log of a stopped run could not be read and was set aside as ${aside} (${read.problem}); its archived files are still used for 0 credits`,
+      note: `the log of a stopped run could not be read and was set aside as ${aside}; its archived files are still used for 0 credits (${read.problem})`,
     };
   }
-  const left = read.log;
+  const left = reconciled(read.log, quotaNow);
   await updateJournal(archiveRoot, (journal) => ({ ...withFiles(journal, left.files), runs: [...journal.runs, left.run] }));
+  // The record keeps what was reconciled from /me (links lost), which the log itself does not hold.
+  await writeDurably(spendRecordPath(archiveRoot, left.run.startedAt), `${JSON.stringify(left)}\n`);
   await fs.rm(path, { force: true });
   return { files: left.files.length, credits: left.run.creditsSpent };
+}
+
+/**
+ * Pure: the stopped run with the credits the API charged beyond what its log wrote down (a link the
+ * API answered as the process died, never read), from `/me` then and now within the same quota
+ * window, recorded as charged, not received (links lost). Unchanged when `/me` cannot tell.
+ */
+export function reconciled(log: Inflight, quotaNow: QuotaSeen | undefined): Inflight {
+  const then = log.quotaAtStart;
+  if (then?.remaining == null || quotaNow?.remaining == null || then.reset === undefined || then.reset !== quotaNow.reset) return log;
+  const unreceived = then.remaining - quotaNow.remaining - log.run.creditsSpent - (log.run.linksLost ?? 0);
+  if (unreceived <= 0) return log;
+  const note = `${unreceived} credit(s) charged by the API, not received (link answers lost as the process stopped; from /me)`;
+  return { ...log, run: { ...log.run, linksLost: (log.run.linksLost ?? 0) + unreceived, error: log.run.error === null ? note : `${log.run.error}; ${note}` } };
 }

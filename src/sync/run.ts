@@ -92,13 +92,18 @@ async function runLocked(input: RunInput, absent: boolean): Promise<SyncSummary>
   if (!absent) await removeStaleTemps(options.archiveRoot); // without the lock, a running sync may own them
   const pairs = selectPairs(input.coverage, { ...selectionOf(options.selection), markets: input.me.markets });
   const start: RunStartRecord = { command: options.command, options: options.recordedOptions, startedAt: new Date() };
-  const store = await openStore({ ...options, ...start, pairs, coverage: input.coverage, absent }, warn);
+  const quotaNow = { remaining: input.me.creditsRemaining, reset: input.me.creditsReset };
+  const store = await openStore({ ...options, ...start, pairs, coverage: input.coverage, absent, quotaNow }, warn);
   // What the start's load of the journal refused (a bad entry, a journal file not read) is told, not dropped.
   for (const warning of store.waiting.warnings) warn(warning);
   if (store.waiting.filesLoaded > 0) warn(`${store.waiting.filesLoaded} file(s) paid by an earlier run and waiting in the archive were loaded (0 credits)`);
   const log = options.dryRun
     ? undefined
-    : openSpendLog(options.archiveRoot, { ...start, ...(store.runId !== undefined ? { runId: store.runId } : {}) }, input.api.requestsSpent);
+    : openSpendLog(
+        options.archiveRoot,
+        { ...start, quotaAtStart: quotaNow, ...(store.runId !== undefined ? { runId: store.runId } : {}) },
+        input.api.requestsSpent,
+      );
   const stages: Stages = { ...input, pairs, start, store, log, warnings, warn };
   try {
     return await runStages(stages);
@@ -236,9 +241,9 @@ async function recordStage(stages: Stages, listing: ManifestListing, plan: Plan,
   }
   const outcome = loadedOutcome(signal.aborted, fetched.failed.length + loaded.failed.length, fetched.localWriteError !== undefined);
   const summary = summaryOf(stages, listing, plan, fetched, loaded, outcome, quotaStop ?? levelsFilled?.quotaStop, levelsFilled);
-  await writeRecord(stages, summary, { listings: [], stored: true });
+  const journaled = await writeRecord(stages, summary, { listings: [], stored: true });
   await journalFiles(options.archiveRoot, loaded.notLoaded, { listings: [], stored: true });
-  await log?.close();
+  await log?.close({ journaled });
   if (signal.aborted) throw new InterruptedError(abortSignalName(signal), { cause: summary });
   if (summary.outcome === 'partial') {
     throw new PartialFailureError(partialFailureMessage(fetched.localWriteError, summary.filesDeferred, summary.filesFailed.length), {}, { cause: summary });
@@ -254,15 +259,19 @@ async function dryRunRecord(stages: Stages, listing: ManifestListing, plan: Plan
   return summary;
 }
 
-/** The run record in the warehouse when it can be opened (waiting up to --wait-lock), else in the journal. */
-async function writeRecord(stages: Stages, summary: SyncSummary, pending: PendingManifests): Promise<void> {
+/** The run record in the warehouse when it can be opened (waiting up to --wait-lock), else in the journal (true). */
+async function writeRecord(stages: Stages, summary: SyncSummary, pending: PendingManifests): Promise<boolean> {
   const { options, store, start, signal } = stages;
-  if (store.mode === 'none') return; // a plan beside no warehouse leaves no trace, not even in the archive
+  if (store.mode === 'none') return false; // a plan beside no warehouse leaves no trace, not even in the archive
   const wait = options.dryRun ? 0 : (options.waitLockSeconds ?? DEFAULT_WAIT_LOCK_SECONDS);
   const writer = await store.writer(wait, signal);
-  if ('conn' in writer) return await recordRun(writer.conn, start, store.runId, runCounts(summary), pending);
+  if ('conn' in writer) {
+    await recordRun(writer.conn, start, store.runId, runCounts(summary), pending);
+    return false;
+  }
   await journalFiles(options.archiveRoot, [], pending);
   await journalRun(options.archiveRoot, start, store.runId, runCounts(summary));
+  return true;
 }
 
 /** The run failed or was stopped before its load: what it had spent is recorded, its paid files wait in the journal. */
@@ -278,7 +287,7 @@ async function recordFailure(stages: Stages, error: unknown): Promise<void> {
   const writer = await store.writer(0, stages.signal).catch(() => ({ heldBy: undefined }));
   if ('conn' in writer) await recordRun(writer.conn, start, store.runId, counts, { listings: [], stored: true });
   else await journalRun(options.archiveRoot, start, store.runId, counts);
-  await log?.close();
+  await log?.close({ journaled: !('conn' in writer) });
 }
 
 /** The load found the warehouse held past --wait-lock (or a stop ended the wait): everything waits in the journal. */
@@ -289,7 +298,7 @@ async function heldOut(stages: Stages, plan: Plan, fetched: FetchReport, toLoad:
   const summary = summaryOf(stages, { listed: new Map(), skipped: [] }, plan, fetched, { ...NOTHING_LOADED, notLoaded: toLoad }, outcome, fetched.quotaStop);
   const withEarlier = { ...summary, filesLoaded: store.waiting.filesLoaded, rowsLoaded: store.waiting.rowsLoaded };
   await journalRun(options.archiveRoot, start, store.runId, runCounts(withEarlier));
-  await log?.close();
+  await log?.close({ journaled: true });
   if (signal.aborted) return new InterruptedError(abortSignalName(signal), { cause: withEarlier });
   const waitedSeconds = options.waitLockSeconds ?? DEFAULT_WAIT_LOCK_SECONDS;
   const filesWaiting = toLoad.length;

@@ -28,7 +28,7 @@ import {
 import { copySyncState, emptyStateCopy, type StateCopy } from '../warehouse/snapshot.js';
 import { readJournal } from '../journal/journal.js';
 import { applyJournal, holderPidOf, nothingApplied, openWaiting, type AppliedJournal } from '../journal/load-pending.js';
-import { adoptStoppedRun } from '../journal/spend-log.js';
+import { adoptStoppedRun, type QuotaSeen } from '../journal/spend-log.js';
 import { type Pair, pairKey } from '../core/pairs.js';
 import type { CoverageRow } from '../core/rows.js';
 import type { SchemaContract } from '../warehouse/index.js';
@@ -47,6 +47,8 @@ export interface BeginOptions {
   schemaContract?: SchemaContract;
   /** A plan with no warehouse at dbPath: plan from an empty state, create and write nothing. */
   absent?: boolean;
+  /** The file credits `/me` says are left now: a stopped run's unread charges are reconciled from it. */
+  quotaNow?: QuotaSeen;
 }
 
 export interface SyncStore {
@@ -74,7 +76,7 @@ export interface SyncStore {
 /** Phase 1: the storage of this run; in 'warehouse' mode the journal is loaded, the run and coverage recorded. */
 export async function openStore(options: BeginOptions, warn: (message: string) => void): Promise<SyncStore> {
   if (options.absent === true) return absentStore(options, warn);
-  const adopted = await adoptStoppedRun(options.archiveRoot);
+  const adopted = await adoptStoppedRun(options.archiveRoot, options.quotaNow);
   if (adopted.note !== undefined) warn(adopted.note);
   if (adopted.files > 0 || adopted.credits > 0) {
     warn(

@@ -14,6 +14,7 @@ import {
   type JournaledFile,
 } from '../../src/journal/journal.js';
 import { applyJournal, heldMessage } from '../../src/journal/load-pending.js';
+import { openSpendLog } from '../../src/journal/spend-log.js';
 import { writeArchived, withDb } from '../warehouse/archive-fixtures.js';
 import { BTC, makeTempDir, query } from '../warehouse/fixtures.js';
 
@@ -121,6 +122,10 @@ describe('applyJournal', () => {
       rows: [{ session_date: input.sessionDate, file: 'levels', rows: input.rows, bytes: input.bytes, sha256: input.sha256, schema_version: 1 }],
     };
     const journal = { ...withFiles(emptyJournal(), [file]), runs: [run], listings: [listing] };
+    // The run's spend log, kept as its spend record when its record went to the journal.
+    const log = openSpendLog(archive, { command: 'sync', options: {}, startedAt: new Date('2026-11-21T00:00:00Z') });
+    await log.credit(1);
+    await log.close({ journaled: true });
     await writeJournal(archive, journal);
     const saved = readFileSync(journalPath(archive));
 

@@ -60,7 +60,8 @@ export function registerStatus(program: Command): void {
       const result = {
         pairs: shown.pairs,
         pairs_not_shown: shown.hidden,
-        waiting_to_load: waiting,
+        // Every paid file not loaded is waiting, the journal's and those the log of a stopped run holds.
+        waiting_to_load: { ...waiting, files: waiting.files + (stopped?.files ?? 0), filesOfStoppedRun: stopped?.files ?? 0 },
         stopped_run: stopped ?? null,
         credits_spent: credits,
         warehouse_held: local.held ?? null,
@@ -109,10 +110,19 @@ function stoppedRunOf(left: Inflight | undefined, log: string): StoppedRun | und
   return { files: left.files.length, bytes, credits: left.run.creditsSpent, startedAt: left.run.startedAt, runId: left.run.runId ?? null, log };
 }
 
-/** Credits from the run records: the warehouse's, and those still in the journal (not yet loaded there). */
+/**
+ * Credits from the run records: the warehouse's, and those still in the journal (not yet loaded there).
+ * A run stopped hard whose row the warehouse holds (still open, its credits not written) counts with
+ * what its log wrote down, so the records show every credit spent at every moment.
+ */
 function creditsOf(local: WarehouseStatus, journalRuns: readonly { creditsSpent: number }[], stopped: StoppedRun | undefined) {
-  const notYetRecorded = journalRuns.reduce((sum, run) => sum + run.creditsSpent, 0) + (stopped?.credits ?? 0);
-  return { sinceMidnightUtc: local.creditsSpent?.sinceMidnightUtc ?? null, allRuns: local.creditsSpent?.allRuns ?? null, inJournal: notYetRecorded };
+  const inRow = stopped !== undefined && stopped.runId !== null && local.creditsSpent !== undefined;
+  const notYetRecorded = journalRuns.reduce((sum, run) => sum + run.creditsSpent, 0) + (stopped !== undefined && !inRow ? stopped.credits : 0);
+  const openRow = inRow ? stopped.credits : 0;
+  const allRuns = local.creditsSpent === undefined ? null : local.creditsSpent.allRuns + openRow;
+  const today = inRow && stopped.startedAt >= `${new Date().toISOString().slice(0, 10)}T` ? stopped.credits : 0;
+  const sinceMidnightUtc = local.creditsSpent === undefined ? null : local.creditsSpent.sinceMidnightUtc + today;
+  return { sinceMidnightUtc, allRuns, inJournal: notYetRecorded };
 }
 
 function statusText(
