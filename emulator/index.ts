@@ -27,6 +27,7 @@ export type { FaultAction, FaultRule } from './server/faults.js';
 export type { EmulatorClock } from './server/clock.js';
 export { defaultBuildWorkers } from './server/file-store.js';
 export { defaultFactsCacheDir } from './server/facts-cache.js';
+export { describeAccount } from './server/auth.js';
 
 export interface EmulatorOptions {
   host?: string; // default 127.0.0.1

@@ -1,7 +1,7 @@
 // The one-paragraph account of a sync or plan run (the same facts as --json).
 import { describeSpread } from '../core/known-names.js';
 import type { SyncSummary } from '../sync/run.js';
-import { formatTable } from './output.js';
+import { formatInstant, formatTable } from './output.js';
 
 export function formatBytes(bytes: number): string {
   if (bytes < 1024) return `${bytes} B`;
@@ -72,11 +72,11 @@ function boundNote(cause: string, s: SyncSummary): string {
 }
 
 function resetAt(s: SyncSummary): string {
-  return s.creditsReset ? ` at ${s.creditsReset}` : '';
+  return s.creditsReset ? ` at ${formatInstant(s.creditsReset)}` : '';
 }
 
 function resetNote(s: SyncSummary): string {
-  return s.creditsReset ? ` (reset at ${s.creditsReset})` : '';
+  return s.creditsReset ? ` (reset at ${formatInstant(s.creditsReset)})` : '';
 }
 
 function planTable(s: SyncSummary): string {
