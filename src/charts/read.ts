@@ -158,10 +158,9 @@ async function noStrikesError(conn: DuckDBConnection, pair: Pair, expiration: st
     const first = await firstStrikesCapture(conn, pair, expiration);
     // A pair not held at all has no first capture to name: say that instead of an empty hint.
     if (first === null) {
-      return new UsageError(
-        `the warehouse holds no strikes of ${pair.exchange} ${pair.symbol} at all: sync it first (gexwh status lists the pairs held)`,
-        { pair: `${pair.exchange}/${pair.symbol}` },
-      );
+      return new UsageError(`the warehouse holds no strikes of ${pair.exchange} ${pair.symbol} at all: sync it first (gexwh status lists the pairs held)`, {
+        pair: `${pair.exchange}/${pair.symbol}`,
+      });
     }
     return new UsageError(`no strikes capture of ${pair.exchange} ${pair.symbol} ${describeMoment(moment)}`, { first_capture: first });
   }

@@ -46,7 +46,6 @@ interface ChartSpec {
   labels?: string[];
 }
 
-
 /** Every character the page may draw in its font: printable ASCII and the signs the charts use. */
 export const PAGE_CHARACTERS = `${Array.from({ length: 95 }, (_, i) => String.fromCharCode(32 + i)).join('')}·–—→←Δ…`;
 

@@ -6,7 +6,12 @@ import type { CommandContext } from './context.js';
 import { readApiKey, requireBaseUrl } from './settings.js';
 
 export function createClient(ctx: CommandContext): ApiClient {
-  return createApiClient({ baseUrl: requireBaseUrl(ctx.settings), apiKey: readApiKey(ctx.settings, process.env, (message) => ctx.out.warn(message)), signal: ctx.signal, userAgent: 'gexwh/0.1' });
+  return createApiClient({
+    baseUrl: requireBaseUrl(ctx.settings),
+    apiKey: readApiKey(ctx.settings, process.env, (message) => ctx.out.warn(message)),
+    signal: ctx.signal,
+    userAgent: 'gexwh/0.1',
+  });
 }
 
 export function connectApi(ctx: CommandContext): { client: ApiClient; api: SyncApi; close: () => Promise<void> } {

@@ -80,7 +80,13 @@ export async function tableText(rows: QueryRows, maxRows: number | undefined): P
   let leftOut = 0;
   for await (const batch of rows.batches()) {
     const room = maxRows === undefined ? batch.length : Math.max(0, maxRows - shown.length);
-    for (const values of batch.slice(0, room)) shown.push(rowObject(names, values.map((v, i) => (readable[i] ? readableTimestamp(v) : v))));
+    for (const values of batch.slice(0, room))
+      shown.push(
+        rowObject(
+          names,
+          values.map((v, i) => (readable[i] ? readableTimestamp(v) : v)),
+        ),
+      );
     if (room < batch.length) {
       leftOut = batch.length - room + (await rows.countRest());
       break;

@@ -26,7 +26,7 @@ export function formatSummary(s: SyncSummary): string {
     lines.push('');
     lines.push(
       `plan: ${n(s.plan.toDownload)} file(s) to download (${n(s.plan.toDownload)} credit(s)), ${n(s.plan.toReload)} to load from the archive (free), ` +
-        `${n(s.plan.deferred)} deferred${s.plan.deferred > 0 ? ` ${boundNote(s.plan.limitedBy, s)}` : ''}, ${n(s.plan.alreadyLoaded)} already loaded; ` +
+        `${n(s.plan.deferred)} deferred${s.plan.deferred > 0 ? deferralNote(s) || ` ${boundNote(s.plan.limitedBy, s)}` : ''}, ${n(s.plan.alreadyLoaded)} already loaded; ` +
         `credits available: ${s.plan.creditsAvailable === null ? 'unlimited' : n(s.plan.creditsAvailable)} (bound: ${s.plan.limitedBy}); ` +
         `manifest listing cost ${n(s.requestsSpent)} request(s)${resetNote(s)}.`,
     );
@@ -55,7 +55,10 @@ export function formatSummary(s: SyncSummary): string {
 /** What deferred the files, each cause said with what the user can do about it. */
 function deferralNote(s: SyncSummary): string {
   const causes = s.deferredBy ?? [];
-  return causes.length === 0 ? '' : ` ${causes.map((cause) => boundNote(cause, s)).join('; ')}`;
+  if (causes.length === 0) return '';
+  if (causes.length === 1) return ` ${boundNote(causes[0]!, s)}`;
+  // Several causes: each with its own count ("44 until the credits reset ...; 5 by --reserve-credits ...").
+  return `: ${causes.map((cause) => `${n(s.deferredCounts?.[cause] ?? 0)} ${boundNote(cause, s)}`).join('; ')}`;
 }
 
 const CAUSE_NOTES: Record<string, (s: SyncSummary) => string> = {

@@ -112,7 +112,9 @@ describe('chart of a pair the warehouse does not hold', () => {
       ['deribit', 'BTC'],
       ['okx', 'ETH'],
     ]) {
-      const synced = await runCliInProcess(['sync', ...local, '--exchange', exchange!, '--symbol', symbol!, '--files', 'levels,strikes_total', '--quiet'], { env: env() });
+      const synced = await runCliInProcess(['sync', ...local, '--exchange', exchange!, '--symbol', symbol!, '--files', 'levels,strikes_total', '--quiet'], {
+        env: env(),
+      });
       expect(synced.code, synced.stderr).toBe(0);
     }
     const out = join(folder('chart'), 'p.svg');
