@@ -141,7 +141,7 @@ export function resolveGlobals(flags: GlobalFlags, env: NodeJS.ProcessEnv = proc
   const inProject = (path: string) => (loaded.path === undefined || isAbsolute(path) ? path : join(dirname(loaded.path), path));
   return {
     db: flags.db ?? env.GEXWH_DB ?? inProject(config.db ?? DEFAULT_DB),
-    dbFrom: flags.db !== undefined ? '--db' : env.GEXWH_DB !== undefined ? 'GEXWH_DB' : config.db !== undefined ? 'config' : 'default',
+    dbFrom: dbSourceOf(flags, env, config),
     archive: flags.archive ?? env.GEXWH_ARCHIVE ?? inProject(config.archive ?? DEFAULT_ARCHIVE),
     baseUrl: base?.url,
     ...(base?.note === undefined ? {} : { baseUrlNote: base.note }),
@@ -150,6 +150,12 @@ export function resolveGlobals(flags: GlobalFlags, env: NodeJS.ProcessEnv = proc
     configPath: loaded.path,
     apiKeyFile: flags.apiKeyFile,
   };
+}
+
+function dbSourceOf(flags: GlobalFlags, env: NodeJS.ProcessEnv, config: ConfigFile): GlobalSettings['dbFrom'] {
+  if (flags.db !== undefined) return '--db';
+  if (env.GEXWH_DB !== undefined) return 'GEXWH_DB';
+  return config.db !== undefined ? 'config' : 'default';
 }
 
 function switchesOf(flags: GlobalFlags): Pick<GlobalSettings, 'json' | 'quiet' | 'verbose'> {

@@ -26,7 +26,7 @@ export function formatSummary(s: SyncSummary): string {
     lines.push('');
     lines.push(
       `plan: ${n(s.plan.toDownload)} file(s) to download (${n(s.plan.toDownload)} credit(s)), ${n(s.plan.toReload)} to load from the archive (free), ` +
-        `${n(s.plan.deferred)} deferred${s.plan.deferred > 0 ? deferralNote(s) || ` ${boundNote(s.plan.limitedBy, s)}` : ''}, ${n(s.plan.alreadyLoaded)} already loaded; ` +
+        `${n(s.plan.deferred)} deferred${planDeferralNote(s)}, ${n(s.plan.alreadyLoaded)} already loaded; ` +
         `credits available: ${s.plan.creditsAvailable === null ? 'unlimited' : n(s.plan.creditsAvailable)} (bound: ${s.plan.limitedBy}); ` +
         `manifest listing cost ${n(s.requestsSpent)} request(s)${resetNote(s)}.`,
     );
@@ -50,6 +50,12 @@ export function formatSummary(s: SyncSummary): string {
   }
   for (const warning of s.warnings) lines.push(`  note: ${warning}`);
   return lines.join('\n');
+}
+
+/** A plan's deferred files: by cause, else by the bound that set the credits available. */
+function planDeferralNote(s: SyncSummary): string {
+  if (s.plan.deferred === 0) return '';
+  return deferralNote(s) || ` ${boundNote(s.plan.limitedBy, s)}`;
 }
 
 /** What deferred the files, each cause said with what the user can do about it. */
