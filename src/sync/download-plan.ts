@@ -81,7 +81,7 @@ export interface PlanBudgetReport {
   /** The quota's remaining count was unknown, so the daily limit was assumed. */
   remainingUnknown: boolean;
   /** The files each bound deferred (they add up to the plan's deferred files); empty when none was. */
-  deferredBy: Partial<Record<Exclude<BudgetBound, 'unlimited'>, number>>;
+  deferredBy?: Partial<Record<Exclude<BudgetBound, 'unlimited'>, number>>;
 }
 
 export interface Plan {
@@ -148,7 +148,7 @@ export function creditBudget(budget: PlanBudget): { available: number; limitedBy
  * credits remaining today, the quota; between what the reserve keeps and that, --reserve-credits;
  * below that, --max-credits. So 49 deferred of which 5 fell in the reserve are 44 quota, 5 reserve.
  */
-export function deferredByBound(budget: PlanBudget, available: number, wanted: number): PlanBudgetReport['deferredBy'] {
+export function deferredByBound(budget: PlanBudget, available: number, wanted: number): NonNullable<PlanBudgetReport['deferredBy']> {
   if (!Number.isFinite(available) || wanted <= available) return {};
   const remaining = budget.creditsLimit > 0 ? (budget.creditsRemaining ?? budget.creditsLimit) : Number.POSITIVE_INFINITY;
   const afterReserve = Math.max(0, remaining - budget.reserve);

@@ -138,7 +138,7 @@ export function deferralCauses(facts: Pick<RunFacts, 'fetched' | 'outcome' | 'qu
   }
   // Each bound that deferred files of the plan, the quota first (it is what the next reset lifts).
   if (facts.plan.deferred.length > 0) {
-    const split = facts.plan.budget.deferredBy;
+    const split = facts.plan.budget.deferredBy ?? {};
     const bounds = (['quota', 'reserve-credits', 'max-credits'] as const).filter((b) => (split[b] ?? 0) > 0);
     const bound = facts.plan.budget.limitedBy;
     causes.push(...(bounds.length > 0 ? bounds : bound !== 'unlimited' ? [bound] : []));
@@ -151,7 +151,7 @@ function deferralCounts(facts: Pick<RunFacts, 'fetched' | 'outcome' | 'quotaStop
   const counts: Partial<Record<DeferralCause, number>> = {};
   const [stop] = deferralCauses({ ...facts, plan: { ...facts.plan, deferred: [] } });
   if (stop !== undefined) counts[stop] = facts.fetched.deferred.length;
-  const split = facts.plan.budget.deferredBy;
+  const split = facts.plan.budget.deferredBy ?? {};
   const splitTotal = Object.values(split).reduce((sum, n) => sum + n, 0);
   if (splitTotal === facts.plan.deferred.length)
     for (const [bound, n] of Object.entries(split)) counts[bound as DeferralCause] = (counts[bound as DeferralCause] ?? 0) + n;
