@@ -29,6 +29,7 @@ export type { EmulatorClock } from './server/clock.js';
 export { LAYOUT_NAMES, type CustomLayout, type FileLayoutOption, type LayoutName } from './market/layouts.js';
 export { defaultBuildWorkers } from './server/file-store.js';
 export { defaultFactsCacheDir } from './server/facts-cache.js';
+export { describeAccount } from './server/auth.js';
 
 export interface EmulatorOptions {
   host?: string; // default 127.0.0.1

@@ -45,6 +45,16 @@ export const DEFAULT_KEY_PREFIX = 'gex_';
 export function apiKeyPattern(prefix: string): RegExp {
   return new RegExp(`^${prefix.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}[A-Za-z0-9_-]{32}$`);
 }
+
+/** What a key of each account may do, in a few words, for the banner of `gexwh emulate`. */
+export function describeAccount(name: AccountName): string {
+  const plan = PLANS[name];
+  if (plan.revoked) return 'revoked: every call is refused (401)';
+  if (!plan.apiAccess) return `${plan.tier}: no API access (its calls are refused, 403)`;
+  const limit = (n: number, what: string) => (n === 0 ? `unlimited ${what}` : `${n} ${what}/day`);
+  const markets = plan.markets.length === BOTH.length ? '' : `, ${plan.markets.join('+')} only`;
+  return `API access: ${limit(plan.requestLimit, 'requests')}, ${limit(plan.creditLimit, 'file credits')}${markets}`;
+}
 const TOKEN_LIFETIME_SECONDS = 10 * 365 * 24 * 3600;
 
 export interface AuthBook {

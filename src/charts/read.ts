@@ -155,9 +155,14 @@ export function withCumulativeNetGex(strikes: Omit<StrikeRow, 'cumulativeNetGex'
 /** Nothing to draw: say so, and for an expiration the capture does not hold, the ones it does hold. */
 async function noStrikesError(conn: DuckDBConnection, pair: Pair, expiration: string, moment: Moment): Promise<UsageError> {
   if (expiration === 'TOTAL') {
-    return new UsageError(`no strikes capture of ${pair.exchange} ${pair.symbol} ${describeMoment(moment)}`, {
-      first_capture: await firstStrikesCapture(conn, pair, expiration),
-    });
+    const first = await firstStrikesCapture(conn, pair, expiration);
+    // A pair not held at all has no first capture to name: say that instead of an empty hint.
+    if (first === null) {
+      return new UsageError(`the warehouse holds no strikes of ${pair.exchange} ${pair.symbol} at all: sync it first (gexwh status lists the pairs held)`, {
+        pair: `${pair.exchange}/${pair.symbol}`,
+      });
+    }
+    return new UsageError(`no strikes capture of ${pair.exchange} ${pair.symbol} ${describeMoment(moment)}`, { first_capture: first });
   }
   const when = moment.at === undefined ? '' : ` ${describeMoment(moment)}`;
   const held = await expirationsOfLatestCapture(conn, pair, moment);

@@ -15,6 +15,7 @@ import { termOption } from './term.js';
 import { paletteOf } from './theme.js';
 import type { Look } from './types.js';
 import { wallsOption } from './walls.js';
+import { summarizeDates } from './date-ranges.js';
 
 export interface ReportPage {
   look: Look;
@@ -44,8 +45,6 @@ interface ChartSpec {
   frames?: EChartsOption[];
   labels?: string[];
 }
-
-const MISSING_LISTED = 6;
 
 /** Every character the page may draw in its font: printable ASCII and the signs the charts use. */
 export const PAGE_CHARACTERS = `${Array.from({ length: 95 }, (_, i) => String.fromCharCode(32 + i)).join('')}·–—→←Δ…`;
@@ -101,9 +100,7 @@ function header(data: ReportData, page: ReportPage): string {
       c.remoteFirst === null ? '-' : `${captureTime(c.remoteFirst)} – ${captureTime(c.remoteLast ?? c.remoteFirst)}`,
       String(c.heldSessions),
       `${orDash(c.heldFirst)} – ${orDash(c.heldLast)}`,
-      c.missing.length === 0
-        ? 'none'
-        : `${c.missing.length}: ${c.missing.slice(0, MISSING_LISTED).join(', ')}${c.missing.length > MISSING_LISTED ? ', …' : ''}`,
+      summarizeDates(c.missing, c.exchange === 'tradfi'),
     ]),
   );
   const runs =

@@ -10,7 +10,7 @@ export function createClient(ctx: CommandContext): ApiClient {
   const keySource = apiKeyFile === undefined ? 'GEX_API_KEY' : `the key file ${apiKeyFile} (--api-key-file)`;
   return createApiClient({
     baseUrl: requireBaseUrl(ctx.settings),
-    apiKey: readApiKey(ctx.settings),
+    apiKey: readApiKey(ctx.settings, process.env, (message) => ctx.out.warn(message)),
     signal: ctx.signal,
     userAgent: 'gexwh/0.1',
     keySource,

@@ -104,9 +104,19 @@ export function jsonReplacer(_key: string, value: unknown): unknown {
   return value;
 }
 
+/**
+ * An instant as people read it in a table or a sentence: `2026-03-10 23:45:00Z` (UTC, the
+ * milliseconds only when there are some). CSV and JSON keep the full ISO form for machines.
+ */
+export function formatInstant(value: Date | string): string {
+  const date = typeof value === 'string' ? new Date(value) : value;
+  if (Number.isNaN(date.getTime())) return String(value);
+  return date.toISOString().replace('T', ' ').replace('.000Z', 'Z');
+}
+
 export function formatCell(value: unknown): string {
   if (value === null || value === undefined) return '';
-  if (value instanceof Date) return value.toISOString();
+  if (value instanceof Date) return formatInstant(value);
   if (typeof value === 'number') return Number.isInteger(value) ? String(value) : String(Math.round(value * 1e6) / 1e6);
   if (Array.isArray(value)) return value.map(formatCell).join(',');
   if (typeof value === 'object') return JSON.stringify(value, jsonReplacer);

@@ -1,6 +1,8 @@
 // Progress on a TTY: one line on stderr, rewritten in place, for every phase that lasts more than a
-// second: what, n of N where the phase knows N, rate and ETA. Nothing when stderr is not a terminal
-// (cron) or with --quiet; stdout is never touched, so --json stays pure.
+// second: what, n of N where the phase knows N, rate and ETA; when the phase ends its line is drawn
+// once more with the final count and ended with a newline, so it stays on screen whole. When stderr
+// is a pipe, each phase that lasted more than a second writes that final line once (one line per
+// stage). Nothing with --quiet or --json; stdout is never touched.
 import type { SyncEvents } from '../sync/run.js';
 import type { CommandContext } from './context.js';
 import { formatBytes } from './summary.js';
@@ -14,7 +16,7 @@ export interface Progress {
  * A phase's line is first drawn after this long: short phases stay silent. GEXWH_PROGRESS_AFTER_MS
  * changes it (0: from the first update), for the terminal tests and for whoever wants to see more.
  */
-const SHOW_AFTER_MS = showAfterMs(process.env.GEXWH_PROGRESS_AFTER_MS);
+const SHOW_AFTER_MS = () => showAfterMs(process.env.GEXWH_PROGRESS_AFTER_MS);
 const REDRAW_MS = 250;
 
 const PHASE_WORDS = {
@@ -96,31 +98,52 @@ function drawLine(state: PhaseState): void {
   process.stderr.write(`\r\x1b[K${fitToWidth(progressLine(state, Date.now()), process.stderr.columns)}`);
 }
 
+/**
+ * The end of a phase: on a terminal, its line drawn once more with the final numbers and ended with
+ * a newline (if it was drawn at all); on a pipe, one line for a phase that lasted past the threshold.
+ */
+function endLine(state: PhaseState | undefined, drawn: boolean, live: boolean): void {
+  if (state === undefined) return;
+  if (live) {
+    if (drawn) process.stderr.write(`\r\x1b[K${fitToWidth(progressLine(state, Date.now()), process.stderr.columns)}\n`);
+    return;
+  }
+  if (Date.now() - state.startedMs >= SHOW_AFTER_MS()) process.stderr.write(`${progressLine(state, Date.now()).trimStart()}\n`);
+}
+
+/** Where progress goes: 'live' on a terminal, 'lines' on a pipe, 'off' with --quiet or --json. */
+function progressMode(ctx: CommandContext): 'live' | 'lines' | 'off' {
+  if (ctx.out.quiet || ctx.settings.json) return 'off';
+  return process.stderr.isTTY === true ? 'live' : 'lines';
+}
+
 export function createProgress(ctx: CommandContext, _dryRun: boolean): Progress {
   const warn = (message: string) => ctx.out.debug(`note: ${message}`);
-  const live = process.stderr.isTTY === true && !ctx.out.quiet;
+  const mode = progressMode(ctx);
+  const live = mode === 'live';
   // The answer to a signal is said at once, --quiet or not: whoever sent it waits for it.
   const say = (message: string) => process.stderr.write(`${message}\n`);
-  if (!live) {
+  if (mode === 'off') {
     return { events: { phase: (name, detail) => ctx.out.debug(`${name}${detail ? `: ${detail}` : ''}`), warn, stopping: say }, done() {} };
   }
   let state: PhaseState | undefined;
   let drawn = false;
   const draw = () => {
-    if (!state || Date.now() - state.startedMs < SHOW_AFTER_MS) return;
+    if (!live || !state || Date.now() - state.startedMs < SHOW_AFTER_MS()) return;
     drawLine(state);
     drawn = true;
   };
   const timer = setInterval(draw, REDRAW_MS);
   timer.unref();
   const clear = () => {
-    if (drawn) process.stderr.write('\r\x1b[K');
+    endLine(state, drawn, live);
     drawn = false;
   };
   return {
     events: {
       phase(name, detail) {
         clear();
+        if (!live) ctx.out.debug(`${name}${detail ? `: ${detail}` : ''}`);
         const total = name === 'download' || name === 'load' || name === 'capture' ? Number.parseInt(detail ?? '', 10) : undefined;
         state = { phase: name, startedMs: Date.now(), done: 0, total: Number.isFinite(total) ? total : undefined, bytes: 0, failed: 0 };
       },
@@ -149,7 +172,8 @@ export function createProgress(ctx: CommandContext, _dryRun: boolean): Progress 
       },
       warn,
       stopping(message) {
-        clear();
+        if (live && drawn) process.stderr.write('\n');
+        drawn = false;
         say(message);
       },
     },
@@ -172,13 +196,15 @@ export interface TaskProgress {
  * ETA, updated per item; nothing when stderr is not a terminal or with --quiet.
  */
 export function createTaskProgress(ctx: CommandContext, phase: Phase): TaskProgress {
-  if (process.stderr.isTTY !== true || ctx.out.quiet) return { onProgress: () => undefined, done: () => undefined };
+  const mode = progressMode(ctx);
+  if (mode === 'off') return { onProgress: () => undefined, done: () => undefined };
+  const live = mode === 'live';
   const state: PhaseState = { phase, startedMs: Date.now(), done: 0, total: undefined, bytes: 0, failed: 0 };
   let drawn = false;
   let drawnAt = 0;
   const draw = () => {
     const now = Date.now();
-    if (state.total === undefined || now - state.startedMs < SHOW_AFTER_MS) return;
+    if (!live || state.total === undefined || now - state.startedMs < SHOW_AFTER_MS()) return;
     drawLine(state);
     drawn = true;
     drawnAt = now;
@@ -196,7 +222,9 @@ export function createTaskProgress(ctx: CommandContext, phase: Phase): TaskProgr
     },
     done() {
       clearInterval(timer);
-      if (drawn) process.stderr.write('\r\x1b[K');
+      // The last update may fall between two draws (311/312): the line ends with the final count.
+      if (state.total !== undefined) endLine(state, drawn, live);
+      drawn = false;
     },
   };
 }

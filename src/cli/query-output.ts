@@ -61,6 +61,7 @@ function rowObject(names: readonly string[], values: readonly unknown[]): Record
 /** CSV keeps full precision (the table rounds for reading). */
 function csvText(value: unknown): string {
   if (typeof value === 'number') return String(value);
+  if (value instanceof Date) return value.toISOString();
   return formatCell(value);
 }
 
@@ -74,20 +75,34 @@ function csvField(text: string): string {
  */
 export async function tableText(rows: QueryRows, maxRows: number | undefined): Promise<string> {
   const names = rows.columns.map((c) => c.name);
+  const readable = rows.columns.map((c) => /^TIMESTAMP/.test(c.type));
   const shown: Array<Record<string, unknown>> = [];
   let leftOut = 0;
   for await (const batch of rows.batches()) {
     const room = maxRows === undefined ? batch.length : Math.max(0, maxRows - shown.length);
-    for (const values of batch.slice(0, room)) shown.push(rowObject(names, values));
+    for (const values of batch.slice(0, room))
+      shown.push(
+        rowObject(
+          names,
+          values.map((v, i) => (readable[i] ? readableTimestamp(v) : v)),
+        ),
+      );
     if (room < batch.length) {
       leftOut = batch.length - room + (await rows.countRest());
       break;
     }
   }
   const table = formatTable(shown, names);
+  if (shown.length === 0) return `${table}\n(0 rows)`;
   if (leftOut === 0) return table;
   const total = shown.length + leftOut;
   return `${table}\n(${count(shown.length)} of ${count(total)} rows shown, ${count(leftOut)} left out: --max-rows N shows more, 0 all; --format csv|jsonl or --out FILE gives every row)`;
+}
+
+/** A timestamp cell as people read it: `2026-03-10 23:45:00Z` (a naive one without the Z), no `.000`. */
+function readableTimestamp(value: unknown): unknown {
+  if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}T/.test(value)) return value;
+  return value.replace('T', ' ').replace(/\.000(Z?)$/, '$1');
 }
 
 function count(n: number): string {

@@ -1,10 +1,11 @@
 // Settings of a run: flag > env > config file > default. The config file is validated with
 // zod; an unknown key or a bad value is a UsageError naming the field and what is allowed.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { AuthError, UsageError } from '../core/errors.js';
 import { isSpecialFile } from '../core/special-file.js';
+import { closestNames } from '../core/known-names.js';
 import { configShape } from './option-use.js';
 import { checkFoundConfig, processTrust, type TrustProbe } from './config-trust.js';
 import { API_TIMEOUT_LIMIT, API_TIMEOUT_SECONDS } from './options.js';
@@ -131,12 +132,25 @@ function describeIssues(error: z.ZodError): string {
   return error.issues
     .map((issue) => {
       const field = issue.path.join('.') || '(top level)';
-      if (issue.code === 'unrecognized_keys') {
-        return `unknown field(s) ${issue.keys.map((k) => `"${k}"`).join(', ')}; allowed: ${Object.keys(ConfigFileSchema.shape).join(', ')}`;
-      }
+      if (issue.code === 'unrecognized_keys') return issue.keys.map(unknownField).join('; ');
       return `field "${field}": ${issue.message}`;
     })
     .join('; ');
+}
+
+/** Words that name the API key: it never goes in a file others may read, nor in a config file. */
+const KEY_FIELD = /^(api[-_]?key|key|gex[-_]?api[-_]?key|api[-_]?key[-_]?file|token|secret)$/i;
+
+/** An unknown config field, with what to do instead: the key's own ways, or the closest field names. */
+function unknownField(key: string): string {
+  const allowed = Object.keys(ConfigFileSchema.shape);
+  const close = closestNames(key, allowed);
+  const advice = KEY_FIELD.test(key)
+    ? ': the API key never goes in the config file; set GEX_API_KEY or pass --api-key-file PATH (a file only you can read)'
+    : close.length > 0
+      ? `: did you mean ${close.map((k) => `"${k}"`).join(', ')}?`
+      : '';
+  return `unknown field "${key}"${advice}; allowed: ${allowed.join(', ')}`;
 }
 
 export function resolveGlobals(flags: GlobalFlags, env: NodeJS.ProcessEnv = process.env, loaded: LoadedConfig = loadConfig(flags.config)): GlobalSettings {
@@ -148,7 +162,7 @@ export function resolveGlobals(flags: GlobalFlags, env: NodeJS.ProcessEnv = proc
   const inProject = (path: string) => (loaded.path === undefined || isAbsolute(path) ? path : join(dirname(loaded.path), path));
   return {
     db: pathSetting(flags.db ?? env.GEXWH_DB ?? inProject(config.db ?? DEFAULT_DB), '--db'),
-    dbFrom: flags.db !== undefined ? '--db' : env.GEXWH_DB !== undefined ? 'GEXWH_DB' : config.db !== undefined ? 'config' : 'default',
+    dbFrom: dbSourceOf(flags, env, config),
     archive: pathSetting(flags.archive ?? env.GEXWH_ARCHIVE ?? inProject(config.archive ?? DEFAULT_ARCHIVE), '--archive'),
     baseUrl: base?.url,
     ...(base?.note === undefined ? {} : { baseUrlNote: base.note }),
@@ -186,6 +200,12 @@ function envSeconds(env: NodeJS.ProcessEnv, name: string): number | undefined {
   } catch (error) {
     throw new UsageError(`${name}: ${(error as Error).message}`);
   }
+}
+
+function dbSourceOf(flags: GlobalFlags, env: NodeJS.ProcessEnv, config: ConfigFile): GlobalSettings['dbFrom'] {
+  if (flags.db !== undefined) return '--db';
+  if (env.GEXWH_DB !== undefined) return 'GEXWH_DB';
+  return config.db !== undefined ? 'config' : 'default';
 }
 
 function switchesOf(flags: GlobalFlags): Pick<GlobalSettings, 'json' | 'quiet' | 'verbose'> {
@@ -229,11 +249,21 @@ export function requireBaseUrl(settings: GlobalSettings): string {
   return settings.baseUrl;
 }
 
-/** The API key, from GEX_API_KEY or --api-key-file. Never from a flag value or the config file. */
-export function readApiKey(settings: GlobalSettings, env: NodeJS.ProcessEnv = process.env): string {
+/**
+ * The API key, from GEX_API_KEY or --api-key-file. Never from a flag value or the config file. The
+ * file wins over the env (a flag beats env), said when both are given; a key file that group or others
+ * may read is used with a warning, as ssh warns about a private key.
+ */
+export function readApiKey(settings: GlobalSettings, env: NodeJS.ProcessEnv = process.env, warn: (message: string) => void = () => undefined): string {
   if (settings.apiKeyFile !== undefined) {
     let text: string;
     try {
+      const mode = statSync(settings.apiKeyFile).mode & 0o777;
+      if ((mode & 0o077) !== 0) {
+        const octal = mode.toString(8).padStart(4, '0');
+        warn(`the key file ${settings.apiKeyFile} can be read by others (mode ${octal}): chmod 600 ${settings.apiKeyFile}`);
+      }
+      if (env.GEX_API_KEY?.trim()) warn(`using the key in --api-key-file ${settings.apiKeyFile}; GEX_API_KEY is set too and is not used`);
       text = readFileSync(settings.apiKeyFile, 'utf8');
     } catch (error) {
       throw new UsageError(`--api-key-file: cannot read ${settings.apiKeyFile} (${(error as NodeJS.ErrnoException).code ?? 'error'})`);

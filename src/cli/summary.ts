@@ -2,7 +2,7 @@
 import { describeSpread } from '../core/known-names.js';
 import type { SyncSummary } from '../sync/run.js';
 import { describeNotBought } from '../sync/venue-rule.js';
-import { formatTable } from './output.js';
+import { formatInstant, formatTable } from './output.js';
 
 export function formatBytes(bytes: number): string {
   if (bytes < 1024) return `${bytes} B`;
@@ -27,7 +27,7 @@ export function formatSummary(s: SyncSummary): string {
     lines.push('');
     lines.push(
       `plan: ${n(s.plan.toDownload)} file(s) to download (${n(s.plan.toDownload)} credit(s)), ${n(s.plan.toReload)} to load from the archive (free), ` +
-        `${n(s.plan.deferred)} deferred${s.plan.deferred > 0 ? ` ${boundNote(s.plan.limitedBy, s)}` : ''}, ${n(s.plan.alreadyLoaded)} already loaded; ` +
+        `${n(s.plan.deferred)} deferred${planDeferralNote(s)}, ${n(s.plan.alreadyLoaded)} already loaded; ` +
         `credits available: ${s.plan.creditsAvailable === null ? 'unlimited' : n(s.plan.creditsAvailable)} (bound: ${s.plan.limitedBy}); ` +
         `manifest listing cost ${n(s.requestsSpent)} request(s)${resetNote(s)}.`,
     );
@@ -58,10 +58,19 @@ function venueNotes(s: SyncSummary): string[] {
   return [...s.notBought.map((item) => `  note: ${describeNotBought(item)}`), ...s.venueSpread.map((spread) => `  note: ${describeSpread(spread)}`)];
 }
 
+/** A plan's deferred files: by cause, else by the bound that set the credits available. */
+function planDeferralNote(s: SyncSummary): string {
+  if (s.plan.deferred === 0) return '';
+  return deferralNote(s) || ` ${boundNote(s.plan.limitedBy, s)}`;
+}
+
 /** What deferred the files, each cause said with what the user can do about it. */
 function deferralNote(s: SyncSummary): string {
   const causes = s.deferredBy ?? [];
-  return causes.length === 0 ? '' : ` ${causes.map((cause) => boundNote(cause, s)).join('; ')}`;
+  if (causes.length === 0) return '';
+  if (causes.length === 1) return ` ${boundNote(causes[0]!, s)}`;
+  // Several causes: each with its own count ("44 until the credits reset ...; 5 by --reserve-credits ...").
+  return `: ${causes.map((cause) => `${n(s.deferredCounts?.[cause] ?? 0)} ${boundNote(cause, s)}`).join('; ')}`;
 }
 
 const CAUSE_NOTES: Record<string, (s: SyncSummary) => string> = {
@@ -78,11 +87,11 @@ function boundNote(cause: string, s: SyncSummary): string {
 }
 
 function resetAt(s: SyncSummary): string {
-  return s.creditsReset ? ` at ${s.creditsReset}` : '';
+  return s.creditsReset ? ` at ${formatInstant(s.creditsReset)}` : '';
 }
 
 function resetNote(s: SyncSummary): string {
-  return s.creditsReset ? ` (reset at ${s.creditsReset})` : '';
+  return s.creditsReset ? ` (reset at ${formatInstant(s.creditsReset)})` : '';
 }
 
 function planTable(s: SyncSummary): string {

@@ -81,6 +81,8 @@ export interface PlanBudgetReport {
   limitedBy: BudgetBound;
   /** The quota's remaining count was unknown, so the daily limit was assumed. */
   remainingUnknown: boolean;
+  /** The files each bound deferred (they add up to the plan's deferred files); empty when none was. */
+  deferredBy?: Partial<Record<Exclude<BudgetBound, 'unlimited'>, number>>;
 }
 
 export interface Plan {
@@ -151,6 +153,24 @@ export function creditBudget(budget: PlanBudget): { available: number; limitedBy
   }
   const available = Math.max(0, Math.min(quota, cap));
   return { available, limitedBy: boundOf(available, cap, quota, remaining), remainingUnknown };
+}
+
+/**
+ * Which bound deferred how many of `wanted` files (newest first in the plan's order): beyond the
+ * credits remaining today, the quota; between what the reserve keeps and that, --reserve-credits;
+ * below that, --max-credits. So 49 deferred of which 5 fell in the reserve are 44 quota, 5 reserve.
+ */
+export function deferredByBound(budget: PlanBudget, available: number, wanted: number): NonNullable<PlanBudgetReport['deferredBy']> {
+  if (!Number.isFinite(available) || wanted <= available) return {};
+  const remaining = budget.creditsLimit > 0 ? (budget.creditsRemaining ?? budget.creditsLimit) : Number.POSITIVE_INFINITY;
+  const afterReserve = Math.max(0, remaining - budget.reserve);
+  const span = (from: number, to: number) => Math.max(0, Math.min(to, wanted) - Math.max(from, available));
+  const counts = {
+    quota: span(remaining, Number.POSITIVE_INFINITY),
+    'reserve-credits': span(afterReserve, remaining),
+    'max-credits': span(available, afterReserve),
+  };
+  return Object.fromEntries(Object.entries(counts).filter(([, n]) => n > 0));
 }
 
 /** The bound that set `available`: --max-credits when it is the lowest, --reserve-credits when the reserve cut the day's quota. */
@@ -361,6 +381,7 @@ export function planSync(input: PlanInput): Plan {
       used: toDownload.length,
       limitedBy: budget.limitedBy,
       remainingUnknown: budget.remainingUnknown,
+      deferredBy: deferredByBound(input.budget, budget.available, toDownload.length + deferred.length),
     },
     pairs: [...pairs.values()],
     notBought: selected.notBought,

@@ -43,6 +43,8 @@ export interface SyncSummary {
   archiveWriteError?: string;
   /** What deferred files, first the run's own stops, then the plan's budget; absent when none was deferred. */
   deferredBy?: DeferralCause[];
+  /** How many files each cause of deferredBy deferred. */
+  deferredCounts?: Partial<Record<DeferralCause, number>>;
   /** A stop signal cut the run short; paid files not loaded wait in the journal for the next run. */
   interrupted?: boolean;
   /** Files an earlier run paid for but could not load (the warehouse was held), loaded by this run for 0 credits. */
@@ -137,10 +139,23 @@ export function deferralCauses(facts: Pick<RunFacts, 'fetched' | 'outcome' | 'qu
     else if (facts.outcome === 'interrupted') causes.push('interrupted');
     else if (facts.quotaStop) causes.push('rate-limit');
   }
-  const bound = facts.plan.budget.limitedBy;
   const overBudget = (facts.fetched.overBudget ?? 0) > 0;
-  if ((facts.plan.deferred.length > 0 || overBudget) && bound !== 'unlimited') causes.push(bound);
+  if (facts.plan.deferred.length > 0 || overBudget) causes.push(...boundsThatDeferred(facts.plan.budget, overBudget));
   return causes;
+}
+
+/** The files each cause deferred: the run's own stop for the files it did not fetch, each budget bound for its share of the plan's. */
+function deferralCounts(facts: Pick<RunFacts, 'fetched' | 'outcome' | 'quotaStop' | 'plan'>): Partial<Record<DeferralCause, number>> {
+  const counts: Partial<Record<DeferralCause, number>> = {};
+  const [stop] = deferralCauses({ ...facts, plan: { ...facts.plan, deferred: [] } });
+  if (stop !== undefined) counts[stop] = facts.fetched.deferred.length;
+  const split = facts.plan.budget.deferredBy ?? {};
+  const splitTotal = Object.values(split).reduce((sum, n) => sum + n, 0);
+  if (splitTotal === facts.plan.deferred.length)
+    for (const [bound, n] of Object.entries(split)) counts[bound as DeferralCause] = (counts[bound as DeferralCause] ?? 0) + n;
+  else if (facts.plan.budget.limitedBy !== 'unlimited')
+    counts[facts.plan.budget.limitedBy] = (counts[facts.plan.budget.limitedBy] ?? 0) + facts.plan.deferred.length;
+  return counts;
 }
 
 /** Optional fields, present only when they say something. */
@@ -149,7 +164,7 @@ function extras(facts: RunFacts): Partial<SyncSummary> {
   const reset = quotaStop?.resetAt ?? me.creditsReset;
   return {
     ...(reset ? { creditsReset: reset } : {}),
-    ...(facts.plan.deferred.length + fetched.deferred.length > 0 ? { deferredBy: deferralCauses(facts) } : {}),
+    ...(facts.plan.deferred.length + fetched.deferred.length > 0 ? { deferredBy: deferralCauses(facts), deferredCounts: deferralCounts(facts) } : {}),
     ...(quotaStop ? { quotaStop } : {}),
     ...(fetched.localWriteError ? { archiveWriteError: fetched.localWriteError } : {}),
     ...(facts.outcome === 'interrupted' ? { interrupted: true } : {}),
@@ -198,4 +213,13 @@ export function runCounts(summary: SyncSummary): RunCounts {
     rowsLoaded: summary.rowsLoaded,
     bytesDownloaded: summary.bytesDownloaded,
   };
+}
+
+/** Each bound that deferred files of the plan, the quota first (it is what the next reset lifts); a renewal over the budget blames the bound that set it. */
+function boundsThatDeferred(budget: RunFacts['plan']['budget'], overBudget: boolean): DeferralCause[] {
+  const split = budget.deferredBy ?? {};
+  const bounds: DeferralCause[] = (['quota', 'reserve-credits', 'max-credits'] as const).filter((b) => (split[b] ?? 0) > 0);
+  const bound = budget.limitedBy;
+  if (bound !== 'unlimited' && (bounds.length === 0 || (overBudget && !bounds.includes(bound)))) bounds.push(bound);
+  return bounds;
 }

@@ -179,7 +179,7 @@ describe('deferred files say what deferred them', () => {
     const summary = JSON.parse(reserved.stdout) as { files_deferred: number; deferred_by: string[]; plan: { limited_by: string } };
     expect(summary).toMatchObject({ files_deferred: 3, deferred_by: ['reserve-credits'], plan: { limited_by: 'reserve-credits' } });
     const text = await runCliInProcess(['plan', ...fresh, '--reserve-credits', reserve], { env });
-    expect(text.stdout).toMatch(/3 deferred by --reserve-credits \(the credits it keeps stay unspent until the reset at \S+\)/);
+    expect(text.stdout).toMatch(/3 deferred by --reserve-credits \(the credits it keeps stay unspent until the reset at \d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ\)/);
   });
 });
 

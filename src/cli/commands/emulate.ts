@@ -27,7 +27,7 @@ export function registerEmulate(program: Command): void {
       const { out, signal } = contextOf(command);
       const now = flags.now === undefined ? undefined : parseInstant(flags.now, '--now');
       // Loaded here, not at the top: every other command would pay for its ~40 modules at start.
-      const { startEmulator, defaultBuildWorkers } = await import('../../../emulator/index.js');
+      const { startEmulator, defaultBuildWorkers, describeAccount } = await import('../../../emulator/index.js');
       const emulator = await startEmulator({
         port: flags.port ?? 0,
         storagePort: flags.storagePort ?? 0,
@@ -50,8 +50,8 @@ export function registerEmulate(program: Command): void {
           `GEX API emulator listening (Ctrl-C to stop)`,
           `  base URL:    ${emulator.baseUrl}   (export GEX_BASE_URL=${emulator.baseUrl})`,
           `  storage URL: ${emulator.storageUrl}`,
-          `  keys (emulator only, not secrets):`,
-          ...Object.entries(emulator.keys).map(([plan, key]) => `    ${plan.padEnd(10)} ${key}`),
+          `  keys (emulator only, not secrets; only keys with API access can sync):`,
+          ...Object.entries(emulator.keys).map(([plan, key]) => `    ${plan.padEnd(10)} ${key}   ${describeAccount(plan as keyof typeof emulator.keys)}`),
         ].join('\n'),
       );
       await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
