@@ -7,9 +7,9 @@ const ALONE = ['test/emulator/sixty-day-sync.test.ts'];
 
 export default defineConfig({
   test: {
-    // Vitest's default on a 2-core CI machine is one worker, which ran the suite serially
-    // (653 s). Most files wait on child processes, sockets and DuckDB I/O, so two workers
-    // halve the wall time (309 s) without starving each other.
+    // Vitest's default on a 2-core CI machine is one worker, which runs the suite serially. Most
+    // files wait on child processes, sockets and DuckDB I/O, so two workers share the two cores
+    // without starving each other (the measured suite time: README, docs/development.md).
     maxWorkers: 2,
     // A test file spends ~1 s (4-6 s on a loaded machine) importing the client, DuckDB's native
     // binding, undici and the emulator before its first test; a worker that keeps them between files

@@ -12,6 +12,7 @@ import { sleep } from '../../src/api/retry.js';
 import { LocalWriteError, NetworkError } from '../../src/core/errors.js';
 import { KEY, RESET } from './fixtures.js';
 import { startServer, type Handler, type TestServer } from './server.js';
+import { toolOrSkip } from '../helpers/tool.js';
 
 const FILE = Buffer.from('timestamp_utc,expiration,strike\n'.repeat(2000));
 const SHA = createHash('sha256').update(FILE).digest('hex');
@@ -181,7 +182,7 @@ describe('a local write error', () => {
     expect(storage.requests).toHaveLength(1);
   });
 
-  it.skipIf(!existsSync('/dev/full'))('a real one: writing to /dev/full (the kernel answers ENOSPC)', async () => {
+  it.skipIf(!toolOrSkip(existsSync('/dev/full'), '/dev/full', 'a Linux /dev'))('a real one: writing to /dev/full (the kernel answers ENOSPC)', async () => {
     const { storage, client, temp } = await setup((_req, res) => {
       res.writeHead(200, { 'content-length': FILE.length });
       res.end(FILE);

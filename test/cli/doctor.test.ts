@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../emulator/index.js';
 import { acquireSyncLock, openWarehouse } from '../../src/warehouse/index.js';
 import { CLI_PATH, runCli } from '../helpers/cli.js';
+import { toolOrSkip } from '../helpers/tool.js';
 
 interface CheckRow {
   name: string;
@@ -201,8 +202,11 @@ describe('gexwh doctor: free disk against the next night', () => {
   });
 
   // A really small disk: the archive on a 1 MB tmpfs mounted in a user and mount namespace.
-  const canMountTmpfs =
-    process.platform === 'linux' && spawnSync('unshare', ['-rm', 'sh', '-c', 'd=$(mktemp -d) && mount -t tmpfs -o size=1m tmpfs "$d"']).status === 0;
+  const canMountTmpfs = toolOrSkip(
+    process.platform === 'linux' && spawnSync('unshare', ['-rm', 'sh', '-c', 'd=$(mktemp -d) && mount -t tmpfs -o size=1m tmpfs "$d"']).status === 0,
+    'a 1 MB tmpfs in a user namespace (unshare -rm)',
+    'util-linux unshare and unprivileged user namespaces',
+  );
 
   it.skipIf(!canMountTmpfs)("fails when the archive's disk has less room than the planned bytes: exit 1, the sizes named, a fix", async () => {
     const archive = join(dir, 'small-disk');

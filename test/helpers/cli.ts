@@ -20,6 +20,8 @@ export interface CliOptions {
   cwd?: string;
   /** Called once the child exists (to send it signals). */
   onSpawn?: (child: ChildProcess) => void;
+  /** 'pipe': the child's stdin is a pipe the test writes to (child.stdin in onSpawn); else none. */
+  stdin?: 'pipe';
 }
 
 /** The settings a test must give explicitly: never the ones of the shell that runs the tests. */
@@ -31,11 +33,11 @@ export function runCli(args: readonly string[], options: CliOptions = {}): Promi
     for (const [k, v] of Object.entries({ ...process.env, ...CLEARED, ...options.env })) {
       if (v !== undefined) env[k] = v;
     }
-    const child = spawn(process.execPath, [CLI_PATH, ...args], { cwd: options.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CLI_PATH, ...args], { cwd: options.cwd, env, stdio: [options.stdin ?? 'ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
     child.on('error', reject);
     child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
     options.onSpawn?.(child);
@@ -46,7 +48,7 @@ export function runCli(args: readonly string[], options: CliOptions = {}): Promi
  * gexwh run in this process with the env and cwd a child would get, its stdout and stderr captured.
  * Only for runs that end without a child's lifetime mattering (no signals, no lock held by a pid).
  */
-export async function runCliInProcess(args: readonly string[], options: Omit<CliOptions, 'onSpawn'> = {}): Promise<CliResult> {
+export async function runCliInProcess(args: readonly string[], options: Omit<CliOptions, 'onSpawn' | 'stdin'> = {}): Promise<CliResult> {
   const restoreEnv = setEnv({ ...CLEARED, ...options.env });
   const cwd = process.cwd();
   const writes = { stdout: process.stdout.write, stderr: process.stderr.write };

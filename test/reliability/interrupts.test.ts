@@ -3,8 +3,9 @@
 // after the file in flight, the run is recorded as interrupted; a second SIGINT, or kill -9, aborts,
 // and still every paid file is loaded or listed as waiting by `status`, and the run records' credits
 // equal what the emulator charged once the next `load` has run. Assertions are on states (files
-// loaded or waiting, credits), never on how long anything took.
-import { type ChildProcess } from 'node:child_process';
+// loaded or waiting, credits), never on how long anything took. The child stands still at each line a
+// signal waits for (test/helpers/signals.ts) until the signal is sent: a loaded machine cannot let it
+// finish the load first.
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,6 +14,7 @@ import { startEmulator, type Emulator } from '../../emulator/index.js';
 import { openWarehouse } from '../../src/warehouse/index.js';
 import { runCli, runCliInProcess } from '../helpers/cli.js';
 import { consistent, inspectWarehouse } from '../helpers/invariants.js';
+import { signalsAt, type SignalStep } from '../helpers/signals.js';
 import { workspaceIn } from '../helpers/workspace.js';
 
 let emulator: Emulator;
@@ -46,18 +48,18 @@ async function query<T>(db: string, sql: string): Promise<T[]> {
 const loadedFiles = async (db: string) => (await query<{ n: number }>(db, `SELECT count(*)::INT n FROM sync.files WHERE status = 'loaded'`))[0]!.n;
 const recordedCredits = async (db: string) => (await query<{ n: number }>(db, `SELECT coalesce(sum(credits_spent), 0)::INT n FROM sync.runs`))[0]!.n;
 
-/** Sends `signals` to the child once its --verbose stderr announces the load, each after the one before is answered. */
+const LOAD_STARTS = /^load: \d+ files/;
+const FIRST_ANSWERED = /stopping after the file in flight/;
+
+/**
+ * runCli options that send `signals` once the child's --verbose stderr announces the load, each after
+ * the one before is answered; the child waits at each announcement until its signal is sent.
+ */
 function signalsDuringLoad(signals: NodeJS.Signals[]) {
-  return (child: ChildProcess) => {
-    let sent = 0;
-    let seen = '';
-    child.stderr?.on('data', (chunk: Buffer) => {
-      seen += chunk.toString();
-      const ready = sent === 0 ? /^load: \d+ files/m.test(seen) : seen.includes('stopping after the file in flight');
-      if (!ready || sent >= signals.length) return;
-      child.kill(signals[sent++]!);
-    });
-  };
+  const steps: SignalStep[] = [{ at: LOAD_STARTS, signal: signals[0] }];
+  // The first SIGINT is answered; the child then waits there for the second, or goes on alone.
+  if (signals[0] === 'SIGINT') steps.push({ at: FIRST_ANSWERED, signal: signals[1] });
+  return signalsAt(steps, env());
 }
 
 interface StatusJson {
@@ -76,7 +78,7 @@ describe('the first SIGINT during the load', () => {
   it('is answered at once, stops after the file in flight, records the run as interrupted; every paid file is loaded or waiting', async () => {
     const ws = workspaceIn(dir);
     const before = charged();
-    const stopped = await runCli(['sync', '--verbose', ...PAIRS, ...ws.local], { env: env(), onSpawn: signalsDuringLoad(['SIGINT']) });
+    const stopped = await runCli(['sync', '--verbose', ...PAIRS, ...ws.local], signalsDuringLoad(['SIGINT']));
     expect(stopped.code, stopped.stderr).toBe(130);
     const said = stopped.stderr.indexOf('stopping after the file in flight; Ctrl-C again to abort');
     expect(said).toBeGreaterThan(stopped.stderr.indexOf('load: '));
@@ -112,7 +114,7 @@ describe('an abort after the first signal', () => {
     async ({ signals }) => {
       const ws = workspaceIn(dir);
       const before = charged();
-      const aborted = await runCli(['sync', '--verbose', ...PAIRS, ...ws.local], { env: env(), onSpawn: signalsDuringLoad(signals) });
+      const aborted = await runCli(['sync', '--verbose', ...PAIRS, ...ws.local], signalsDuringLoad(signals));
       if (signals[0] === 'SIGKILL') expect(aborted.signal).toBe('SIGKILL');
       else expect(aborted.code, aborted.stderr).toBe(130);
       const paid = charged() - before;

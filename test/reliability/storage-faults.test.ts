@@ -13,6 +13,7 @@ import { consistent, inspectWarehouse } from '../helpers/invariants.js';
 import { CLI_PATH, runCli, type CliResult } from '../helpers/cli.js';
 import { expectRecovered, manifestFiles, ONE_PAIR, recordedCredits, syncVia } from '../helpers/reliability.js';
 import { listFiles, migrateOnly, snapshotBench, type Bench, type BenchSnapshot } from '../helpers/sync.js';
+import { toolOrSkip } from '../helpers/tool.js';
 
 let bench: Bench | undefined;
 let migrated: BenchSnapshot;
@@ -245,7 +246,11 @@ describe('the archive disk full or not writable (built CLI, write-error hook)', 
 // The same fault for real where the machine allows it: the archive folder bind-mounted read-only in
 // a user and mount namespace (`unshare -rm`). Stock CI containers forbid that, hence the hook above.
 const READ_ONLY_PROBE = `d=$(mktemp -d) && mount --bind "$d" "$d" && mount -o remount,bind,ro "$d" && ! touch "$d/x" 2>/dev/null`;
-const canMountReadOnly = process.platform === 'linux' && spawnSync('unshare', ['-rm', 'sh', '-c', READ_ONLY_PROBE]).status === 0;
+const canMountReadOnly = toolOrSkip(
+  process.platform === 'linux' && spawnSync('unshare', ['-rm', 'sh', '-c', READ_ONLY_PROBE]).status === 0,
+  'a read-only bind mount in a user namespace (unshare -rm)',
+  'util-linux unshare and unprivileged user namespaces',
+);
 
 describe.skipIf(!canMountReadOnly)('a really read-only archive (unshare -rm, bind mount ro)', () => {
   /** The built CLI with `folder` mounted read-only for it alone. */
