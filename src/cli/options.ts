@@ -357,6 +357,12 @@ const OWN: readonly OptionSpec[] = [
     default: CHART.expiration,
     commands: ['chart'],
   },
+  {
+    flags: '--closes-only',
+    description: 'levels, walls, netgex: leave out a session whose last capture is intraday (not a close)',
+    commands: ['chart', 'report'],
+    uses: { report: { description: 'leave out of the charts a session whose last capture is intraday (not a close)' } },
+  },
   { flags: '--net', description: 'profile: one bar of net GEX per strike instead of call and put bars', commands: ['chart'] },
   { flags: '--from <date>', description: 'levels, walls, netgex: first session YYYY-MM-DD', default: '--sessions back from --to', commands: ['chart'] },
   { flags: '--to <date>', description: 'levels, walls, netgex: last session YYYY-MM-DD', default: 'the latest held', commands: ['chart'] },

@@ -22,6 +22,7 @@ interface ChartFlags {
   width?: string;
   height?: string;
   theme?: string;
+  closesOnly?: boolean;
 }
 
 export function registerChart(program: Command): void {
@@ -53,6 +54,7 @@ export function registerChart(program: Command): void {
           ...optional('from', parseDate(flags.from, '--from')),
           ...optional('to', parseDate(flags.to, '--to')),
           sessions: flags.sessions ?? DEFAULTS.sessions,
+          closesOnly: flags.closesOnly === true,
         },
         look,
       };
