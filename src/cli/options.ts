@@ -246,11 +246,11 @@ const SHARED: readonly OptionSpec[] = [
   },
   {
     flags: '--range <pct>',
-    description: 'profile, oi: strikes within this percent of spot',
+    description: "profile, oi: strikes within this percent of spot (and the profile's nearest walls); levels: the nearest walls' range",
     default: `${CHART.rangePct}%`,
     commands: ['levels', 'chart', 'report'],
     uses: {
-      report: { description: 'profile strikes within this percent of spot' },
+      report: { description: "profile strikes within this percent of spot, and the nearest walls' range" },
       levels: { description: 'nearest walls: strikes within this percent of spot' },
     },
   },
