@@ -7,7 +7,8 @@
 import { z } from 'zod';
 import { DEFAULTS as CHART } from '../charts/request.js';
 import { DEFAULT_WAIT_LOCK_SECONDS } from '../journal/wait-lock.js';
-import { collectOption, integerOption, listOption, secondsOption } from './parse.js';
+import { collectOption, integerOption, listOption, secondsOption, timeZoneOption } from './parse.js';
+import { isTimeZone, TIME_ZONE_EXAMPLE } from '../time/zones.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- Commander's own parser type: each parser returns its own value type
 type Parser = (value: string, previous: any) => any;
@@ -356,6 +357,15 @@ const OWN: readonly OptionSpec[] = [
     description: 'profile, oi: TOTAL (all expirations) or one expiration date YYYY-MM-DD',
     default: CHART.expiration,
     commands: ['chart'],
+  },
+  {
+    flags: '--tz <zone>',
+    description: 'show times in this zone (UTC or an IANA name, e.g. America/New_York); storage stays UTC',
+    default: 'UTC',
+    config: z.string().refine(isTimeZone, { message: `a time zone: UTC or an IANA name, e.g. ${TIME_ZONE_EXAMPLE}` }),
+    configKey: 'timeZone',
+    parse: timeZoneOption,
+    commands: ['levels'],
   },
   {
     flags: '--closes-only',

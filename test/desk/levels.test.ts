@@ -166,6 +166,15 @@ describe('gexwh levels', () => {
     expect(lines[0]).toMatch(/^deribit BTC +2026-03-16 14:00 UTC intraday /);
   });
 
+  it('--tz writes the capture time in the zone; the JSON keeps UTC', async () => {
+    const run = await runCliInProcess(['levels', '--db', db, '--symbol', 'SPY', '--tz', 'America/New_York']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/tradfi SPY +2026-03-16 10:00 EDT intraday /);
+    const json = await levelsJson(['--symbol', 'SPY', '--tz', 'America/New_York']);
+    expect(json.pairs[0]!.captured_at).toBe('2026-03-16T14:00:00Z');
+    expect(json).toMatchObject({ time_zone: 'America/New_York' });
+  });
+
   it('a warehouse without the optional columns (NULLs) answers NULLs, never an error', async () => {
     const bare = join(dir, 'bare.duckdb');
     copyFileSync(db, bare);
