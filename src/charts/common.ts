@@ -25,6 +25,14 @@ export function baseOption(look: Look, title: string, subtitle: string): { optio
   return { option, palette };
 }
 
+/**
+ * The legend below the subtitle, wrapping to a second row when it must, and the plot below it: the
+ * series charts' entries (closes, intraday, regimes) do not fit beside the title.
+ */
+export function legendBelowTitle(option: EChartsOption): Pick<EChartsOption, 'legend' | 'grid'> {
+  return { legend: { ...(option.legend as object), top: 56, left: 16, right: 16 }, grid: { ...(option.grid as object), top: 140 } };
+}
+
 export function axisLook(palette: Palette): Record<string, unknown> {
   return {
     axisLine: { lineStyle: { color: palette.axis } },

@@ -35,15 +35,15 @@ export async function buildChart(conn: DuckDBConnection, request: ChartRequest):
   const pair = await resolvePair(conn, request.pair);
   switch (request.kind) {
     case 'profile': {
-      const data = strikesInRange(await readProfile(conn, pair, request.expiration, request.moment), request.rangePct);
+      const data = strikesInRange(await readProfile(conn, pair, request.expiration, request.moment, request.rangePct), request.rangePct);
       return { pair, caption: `capture ${data.capturedAt}, ${data.strikes.length} strikes`, option: profileOption(data, { net: request.net }, request.look) };
     }
     case 'levels': {
-      const data = await readCloses(conn, pair, request.sessions);
+      const data = await readCloses(conn, pair, request.sessions, request.rangePct);
       return { pair, caption: `${data.closes.length} sessions`, option: levelsOption(data, request.look) };
     }
     case 'walls': {
-      const data = await readCloses(conn, pair, request.sessions);
+      const data = await readCloses(conn, pair, request.sessions, request.rangePct);
       return { pair, caption: `${data.closes.length} sessions`, option: wallsOption(data, request.look) };
     }
     case 'term': {
@@ -51,7 +51,7 @@ export async function buildChart(conn: DuckDBConnection, request: ChartRequest):
       return { pair, caption: `capture ${data.capturedAt}, ${data.rows.length} expirations`, option: termOption(data, request.look) };
     }
     case 'netgex': {
-      const data = await readCloses(conn, pair, request.sessions);
+      const data = await readCloses(conn, pair, request.sessions, request.rangePct);
       return { pair, caption: `${data.closes.length} sessions`, option: netGexOption(data, request.look) };
     }
     case 'oi': {

@@ -17,12 +17,21 @@ export interface ProfileStyle {
 }
 
 /** What the subtitle says the capture is: the latest, the one as of a time asked, or a session's close. */
-export function momentText(data: { askedAt?: string; closeOf?: string }): string {
+export function momentText(data: { askedAt?: string; closeOf?: string; intradayOf?: string }): string {
+  if (data.intradayOf !== undefined) return `intraday capture of session ${data.intradayOf}, not a close`;
   if (data.closeOf !== undefined) return `close of session ${data.closeOf}`;
   return data.askedAt === undefined ? 'latest capture' : `as of ${captureTime(data.askedAt)}`;
 }
 
-export const WALLS_NOTE = "walls: the API's largest +/- net-GEX strikes";
+export const WALLS_NOTE = "API walls: the chain's largest +/- net-GEX strikes";
+
+/** "nearest call wall (±10%)": the name says the rule, apart from the API's walls. */
+export function nearestWallName(side: 'call' | 'put', rangePct: number): string {
+  return `nearest ${side} wall (±${rangePct}%)`;
+}
+
+export const API_CALL_WALL = 'API call wall (p1)';
+export const API_PUT_WALL = 'API put wall (n1)';
 
 export function profileTitle(data: ProfileData): { title: string; subtitle: string } {
   const expiry = data.expiration === 'TOTAL' ? 'all expirations' : `expiration ${data.expiration}`;
@@ -35,7 +44,7 @@ export function profileTitle(data: ProfileData): { title: string; subtitle: stri
 
 /** The height of one level label's row above the plot. */
 const LABEL_ROW = 15;
-const LABEL_ROWS = 4;
+const LABEL_ROWS = 6;
 /** Title, subtitle and legend, one row each, above the label rows. */
 const HEADER = 84;
 export const PROFILE_GRID = { left: 72, right: 80, top: HEADER + LABEL_ROWS * LABEL_ROW + 8, bottom: 64 };
@@ -186,8 +195,26 @@ function levelSpecs(data: ProfileData, palette: Palette): LineSpec[] {
   return [
     { name: 'spot', value: data.spot, color: palette.spot, type: 'solid', row: 0 },
     { name: 'flip', value: data.flip, color: palette.flip, type: 'dashed', row: 1 },
-    { name: 'call wall', value: data.callWall, color: palette.callWall, type: 'dotted', row: 2 },
-    { name: 'put wall', value: data.putWall, color: palette.putWall, type: 'dotted', row: 3 },
+    { name: API_CALL_WALL, value: data.callWall, color: palette.callWall, type: 'dotted', row: 2 },
+    { name: API_PUT_WALL, value: data.putWall, color: palette.putWall, type: 'dotted', row: 3 },
+    ...(data.nearestWalls === undefined
+      ? []
+      : [
+          {
+            name: nearestWallName('call', data.nearestWalls.rangePct),
+            value: data.nearestWalls.call,
+            color: palette.nearestCallWall,
+            type: 'dashed',
+            row: 4,
+          } as const,
+          {
+            name: nearestWallName('put', data.nearestWalls.rangePct),
+            value: data.nearestWalls.put,
+            color: palette.nearestPutWall,
+            type: 'dashed',
+            row: 5,
+          } as const,
+        ]),
   ];
 }
 

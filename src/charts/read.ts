@@ -7,9 +7,11 @@ import { UsageError } from '../core/errors.js';
 import { checkSelectionNames } from '../core/known-names.js';
 import { heldPairs, HELD_SOURCE } from '../warehouse/held-pairs.js';
 import { nullable, num, readRow, readRows, text, textList } from '../warehouse/read-rows.js';
-import type { CloseRow, Pair, ProfileData, SeriesData, StrikeRow, TermData } from './types.js';
+import type { CloseRow, NearestWalls, Pair, ProfileData, SeriesData, StrikeRow, TermData } from './types.js';
 
 const ISO = `'%Y-%m-%dT%H:%M:%SZ'`;
+/** The nearest walls' range when a caller names none: the charts' default --range. */
+const DEFAULT_RANGE_PCT = 10;
 
 export interface Moment {
   /** The time asked for; undefined: the latest capture. */
@@ -57,8 +59,11 @@ function describeMoment(moment: Moment): string {
   return `at or before ${moment.at.toISOString()}${stale}`;
 }
 
-/** One capture's strikes of a pair (TOTAL, or one expiration date), with spot, flip, regime and walls. */
-export async function readProfile(conn: DuckDBConnection, pair: Pair, expiration: string, moment: Moment): Promise<ProfileData> {
+/**
+ * One capture's strikes of a pair (TOTAL, or one expiration date), with spot, flip, regime and walls;
+ * with nearestRangePct (TOTAL only), that capture's nearest walls too.
+ */
+export async function readProfile(conn: DuckDBConnection, pair: Pair, expiration: string, moment: Moment, nearestRangePct?: number): Promise<ProfileData> {
   const [at, staleness] = atParam(moment);
   const params = [pair.exchange, pair.symbol, at, staleness];
   const strikeRows =
@@ -94,6 +99,7 @@ export async function readProfile(conn: DuckDBConnection, pair: Pair, expiration
   const capturedAt = first.captured_at;
   const sessionDate = first.session_date;
   const levels = await readCaptureLevels(conn, pair, expiration, sessionDate, capturedAt);
+  const nearest = expiration === 'TOTAL' && nearestRangePct !== undefined ? await readNearestWalls(conn, pair, capturedAt, nearestRangePct) : undefined;
   const strikes = withCumulativeNetGex(
     strikeRows.map((r) => ({ strike: r.strike, callGex: r.call_gex, putGex: r.put_gex, netGex: r.net_gex, callOi: r.call_oi, putOi: r.put_oi })),
   );
@@ -107,8 +113,21 @@ export async function readProfile(conn: DuckDBConnection, pair: Pair, expiration
     flip: first.flip,
     regime: first.regime,
     ...levels,
+    ...(nearest === undefined ? {} : { nearestWalls: nearest }),
     strikes,
   };
+}
+
+/** nearest_walls(range_pct) of one TOTAL capture. */
+async function readNearestWalls(conn: DuckDBConnection, pair: Pair, capturedAt: string, rangePct: number): Promise<NearestWalls> {
+  const found = await readRow(
+    conn,
+    `SELECT nearest_call_wall, nearest_put_wall FROM nearest_walls(range_pct := $4::DOUBLE)
+      WHERE exchange = $1 AND symbol = $2 AND timestamp_utc = $3::TIMESTAMPTZ`,
+    [pair.exchange, pair.symbol, capturedAt, rangePct],
+    { nearest_call_wall: maybeNum, nearest_put_wall: maybeNum },
+  );
+  return { rangePct, call: found?.nearest_call_wall ?? null, put: found?.nearest_put_wall ?? null };
 }
 
 /** The walls and totals of that capture's levels row (TOTAL, or the expiration's). */
@@ -218,20 +237,41 @@ export interface SessionRange {
   /** Last session date; undefined: the latest held. */
   to?: string;
   sessions: number;
+  /** Leave out the sessions whose last capture held is intraday (not a close). */
+  closesOnly?: boolean;
 }
 
-/** The daily closes (levels_close) of a pair over a range of sessions, oldest first. */
-export async function readCloses(conn: DuckDBConnection, pair: Pair, range: SessionRange): Promise<SeriesData> {
+/**
+ * The daily closes (levels_close) of a pair over a range of sessions, oldest first, each with the
+ * nearest walls (nearest_walls) of its capture within rangePct of spot.
+ */
+export async function readCloses(conn: DuckDBConnection, pair: Pair, range: SessionRange, rangePct = DEFAULT_RANGE_PCT): Promise<SeriesData> {
   const found = await readRows(
     conn,
-    `SELECT session_date::VARCHAR AS session_date, strftime(timestamp_utc, ${ISO}) AS captured_at, type, spot, flip, regime, net_gex,
-            p1_strike, p1_gex, p2_strike, p2_gex, n1_strike, n1_gex, n2_strike, n2_gex
-       FROM levels_close
-      WHERE exchange = $1 AND symbol = $2
-        AND ($3::DATE IS NULL OR session_date >= $3::DATE) AND ($4::DATE IS NULL OR session_date <= $4::DATE)
-      ORDER BY session_date DESC
-      LIMIT $5`,
-    [pair.exchange, pair.symbol, range.from ?? null, range.to ?? null, range.from === undefined ? range.sessions : 1_000_000],
+    `WITH c AS (
+       SELECT session_date, timestamp_utc, type, spot, flip, regime, net_gex, p1_strike, p1_gex, p2_strike, p2_gex, n1_strike, n1_gex, n2_strike, n2_gex
+         FROM levels_close
+        WHERE exchange = $1 AND symbol = $2
+          AND ($3::DATE IS NULL OR session_date >= $3::DATE) AND ($4::DATE IS NULL OR session_date <= $4::DATE)
+          AND (NOT $7::BOOLEAN OR type IS DISTINCT FROM 'intraday')
+        ORDER BY session_date DESC
+        LIMIT $5)
+     SELECT c.session_date::VARCHAR AS session_date, strftime(c.timestamp_utc, ${ISO}) AS captured_at, c.type, c.spot, c.flip, c.regime, c.net_gex,
+            c.p1_strike, c.p1_gex, c.p2_strike, c.p2_gex, c.n1_strike, c.n1_gex, c.n2_strike, c.n2_gex, w.nearest_call_wall, w.nearest_put_wall
+       FROM c
+       LEFT JOIN (SELECT * FROM nearest_walls(range_pct := $6::DOUBLE)
+                   WHERE exchange = $1 AND symbol = $2 AND timestamp_utc IN (SELECT timestamp_utc FROM c)) w
+         ON w.session_date = c.session_date AND w.timestamp_utc = c.timestamp_utc
+      ORDER BY c.session_date DESC`,
+    [
+      pair.exchange,
+      pair.symbol,
+      range.from ?? null,
+      range.to ?? null,
+      range.from === undefined ? range.sessions : 1_000_000,
+      rangePct,
+      range.closesOnly === true,
+    ],
     {
       session_date: text,
       captured_at: text,
@@ -248,6 +288,8 @@ export async function readCloses(conn: DuckDBConnection, pair: Pair, range: Sess
       n1_gex: maybeNum,
       n2_strike: maybeNum,
       n2_gex: maybeNum,
+      nearest_call_wall: maybeNum,
+      nearest_put_wall: maybeNum,
     },
   );
   const closes: CloseRow[] = found.reverse().map((r) => ({
@@ -268,11 +310,13 @@ export async function readCloses(conn: DuckDBConnection, pair: Pair, range: Sess
     n1Gex: r.n1_gex,
     n2Strike: r.n2_strike,
     n2Gex: r.n2_gex,
+    nearestCallWall: r.nearest_call_wall,
+    nearestPutWall: r.nearest_put_wall,
   }));
   if (closes.length === 0) {
     throw new UsageError(`no session of ${pair.exchange} ${pair.symbol} in levels_close between ${range.from ?? 'the first'} and ${range.to ?? 'the latest'}`);
   }
-  return { ...pair, closes };
+  return { ...pair, rangePct, closes };
 }
 
 /** The term structure (venue TOTAL) of the last capture at or before the moment. */

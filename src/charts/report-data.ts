@@ -8,6 +8,7 @@ import { checkSelectionNames } from '../core/known-names.js';
 import type { OnProgress } from '../core/progress.js';
 import { HELD_SOURCE } from '../warehouse/held-pairs.js';
 import { nullable, num, readOne, readRow, readRows, text } from '../warehouse/read-rows.js';
+import { isIntraday } from './intraday.js';
 import { readCloses, readProfile, readTerm } from './read.js';
 import { strikesInRange } from './profile.js';
 import type { CaptureLevels, Pair, ProfileData, SeriesData, TermData } from './types.js';
@@ -62,6 +63,8 @@ export interface ReportRequest {
   symbols?: string[];
   sessions: number;
   rangePct: number;
+  /** Leave out sessions whose last capture held is intraday. */
+  closesOnly?: boolean;
 }
 
 const maybeNum = nullable(num);
@@ -81,7 +84,8 @@ export async function reportPairs(conn: DuckDBConnection, request: Pick<ReportRe
 export async function readReport(conn: DuckDBConnection, request: ReportRequest, onProgress?: OnProgress): Promise<ReportData> {
   const pairs = await reportPairs(conn, request);
   const allSeries = [];
-  for (const pair of pairs) allSeries.push(await readCloses(conn, pair, { sessions: request.sessions }));
+  for (const pair of pairs)
+    allSeries.push(await readCloses(conn, pair, { sessions: request.sessions, closesOnly: request.closesOnly === true }, request.rangePct));
   // One step per close's profile (the bulk of the work) and one per pair for its latest levels and term.
   const total = allSeries.reduce((n, series) => n + series.closes.length + 1, 0);
   let done = 0;
@@ -92,7 +96,9 @@ export async function readReport(conn: DuckDBConnection, request: ReportRequest,
     const profiles: ProfileData[] = [];
     for (const close of series.closes) {
       const profile = await readCloseProfile(conn, pair, close);
-      if (profile) profiles.push(strikesInRange({ ...profile, closeOf: close.sessionDate }, request.rangePct));
+      const nearestWalls = { rangePct: request.rangePct, call: close.nearestCallWall, put: close.nearestPutWall };
+      const moment = isIntraday(close) ? { intradayOf: close.sessionDate } : { closeOf: close.sessionDate };
+      if (profile) profiles.push(strikesInRange({ ...profile, ...moment, nearestWalls }, request.rangePct));
       step();
     }
     reports.push({ ...pair, latest: await readLatest(conn, pair), series, profiles, term: await readPairTerm(conn, pair) });

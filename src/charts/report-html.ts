@@ -8,12 +8,13 @@ import { fontFaceRule } from './font.js';
 import { captureTime, groupThousands, pairName, price, usdMillions } from './format.js';
 import { levelsOption } from './levels.js';
 import { netGexOption } from './netgex.js';
-import { profileOption } from './profile.js';
+import { intradayName } from './intraday.js';
+import { API_CALL_WALL, API_PUT_WALL, momentText, nearestWallName, profileOption } from './profile.js';
 import type { PairReport, ReportData } from './report-data.js';
 import { renderSvg } from './render.js';
 import { termOption } from './term.js';
 import { paletteOf } from './theme.js';
-import type { Look } from './types.js';
+import type { Look, SeriesData } from './types.js';
 import { wallsOption } from './walls.js';
 import { summarizeDates } from './date-ranges.js';
 
@@ -47,7 +48,7 @@ interface ChartSpec {
 }
 
 /** Every character the page may draw in its font: printable ASCII and the signs the charts use. */
-export const PAGE_CHARACTERS = `${Array.from({ length: 95 }, (_, i) => String.fromCharCode(32 + i)).join('')}·–—→←Δ…`;
+export const PAGE_CHARACTERS = `${Array.from({ length: 95 }, (_, i) => String.fromCharCode(32 + i)).join('')}·–—→←Δ…±`;
 
 const TOOLTIPS = {
   profile: {
@@ -59,7 +60,14 @@ const TOOLTIPS = {
   levels: {
     trigger: 'axis',
     header: 'text',
-    series: { 'spot (close)': 'price', flip: 'price', 'call wall': 'price', 'put wall': 'price', 'positive regime': 'regime', 'negative regime': 'regime' },
+    series: {
+      'spot (close)': 'price',
+      flip: 'price',
+      [API_CALL_WALL]: 'price',
+      [API_PUT_WALL]: 'price',
+      'positive regime': 'regime',
+      'negative regime': 'regime',
+    },
   },
   walls: {
     trigger: 'item',
@@ -125,7 +133,7 @@ function latestTable(report: PairReport): string {
   const l = report.latest;
   if (l === null) return '<p>no levels held</p>';
   return table(
-    ['capture', 'type', 'spot', 'Δ 1d', 'Δ 7d', 'flip', 'regime', 'net GEX', 'call wall', 'put wall'],
+    ['capture', 'type', 'spot', 'Δ 1d', 'Δ 7d', 'flip', 'regime', 'net GEX', API_CALL_WALL, API_PUT_WALL],
     [
       [
         captureTime(l.capturedAt),
@@ -181,13 +189,26 @@ function profileBlock(report: PairReport, i: number, look: Look, charts: Record<
   const last = frames[frames.length - 1];
   if (last === undefined) return undefined;
   const id = `p${i}-profile`;
-  const labels = report.profiles.map((p) => `capture ${captureTime(p.capturedAt)} (close of session ${p.sessionDate})`);
+  const labels = report.profiles.map((p) => `capture ${captureTime(p.capturedAt)} (${momentText(p)})`);
   charts[id] = { width: look.width, height: look.height, tooltip: TOOLTIPS.profile, frames, labels };
   const slider =
     `<div class="frames js-only"><label for="${id}-slider">profile at the close of</label> ` +
     `<input type="range" id="${id}-slider" min="0" max="${frames.length - 1}" value="${frames.length - 1}" step="1"> ` +
     `<output id="${id}-label">${escapeHtml(labels[labels.length - 1] as string)}</output></div>`;
   return chartBlock(id, 'profile', renderSvg(last, look, id), look, slider);
+}
+
+/** A chart's tooltip; the nearest walls are named by their range, the intraday series by their time. */
+function tooltipOf(kind: keyof typeof TOOLTIPS, series: SeriesData): TooltipSpec {
+  const intraday = intradayName(series);
+  const extra: Record<string, TooltipSpec['series'][string]> =
+    kind === 'levels' ? { [nearestWallName('call', series.rangePct)]: 'price', [nearestWallName('put', series.rangePct)]: 'price' } : {};
+  if (intraday !== undefined && kind !== 'term') {
+    extra[`spot, ${intraday}`] = 'price';
+    if (kind === 'netgex') extra[`net GEX, ${intraday}`] = 'signed';
+    if (kind === 'walls') extra[`walls, ${intraday}`] = 'signed';
+  }
+  return { ...TOOLTIPS[kind], series: { ...TOOLTIPS[kind].series, ...extra } };
 }
 
 function pairCharts(report: PairReport, i: number, look: Look, charts: Record<string, ChartSpec>): PairCharts {
@@ -207,7 +228,7 @@ function pairCharts(report: PairReport, i: number, look: Look, charts: Record<st
   if (report.term !== null) others.push(['term', termOption(report.term, look)]);
   for (const [kind, option] of others) {
     const id = `p${i}-${kind}`;
-    charts[id] = { width: look.width, height: look.height, tooltip: TOOLTIPS[kind], option };
+    charts[id] = { width: look.width, height: look.height, tooltip: tooltipOf(kind, report.series), option };
     blocks.push(chartBlock(id, kind, renderSvg(option, look, id), look));
     kinds.push(kind);
   }

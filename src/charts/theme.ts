@@ -17,6 +17,8 @@ export interface Palette {
   flip: string;
   callWall: string;
   putWall: string;
+  nearestCallWall: string;
+  nearestPutWall: string;
   oi: string;
   cumulative: string;
   positiveBand: string;
@@ -36,6 +38,8 @@ const LIGHT: Palette = {
   flip: '#bf8700',
   callWall: '#1a7f37',
   putWall: '#a40e26',
+  nearestCallWall: '#0a7c8c',
+  nearestPutWall: '#bc4c00',
   oi: '#8250df',
   cumulative: '#8250df',
   positiveBand: 'rgba(45,164,78,0.10)',
@@ -55,6 +59,8 @@ const DARK: Palette = {
   flip: '#d29922',
   callWall: '#56d364',
   putWall: '#ff7b72',
+  nearestCallWall: '#39c5cf',
+  nearestPutWall: '#ffa657',
   oi: '#bc8cff',
   cumulative: '#bc8cff',
   positiveBand: 'rgba(63,185,80,0.14)',

@@ -45,15 +45,26 @@ export interface ProfileData extends Pair {
   askedAt?: string;
   /** Drawn as the close of this session (the report's slider), rather than for a time asked. */
   closeOf?: string;
+  /** Drawn as the last capture held of this session, an intraday one (the report's slider): not a close. */
+  intradayOf?: string;
   spot: number | null;
   flip: number | null;
   regime: string | null;
   /** The API's walls: p1_strike and n1_strike, the largest positive and negative net-GEX strikes. */
   callWall: number | null;
   putWall: number | null;
+  /** nearest_walls of this capture (TOTAL only): within rangePct of spot; absent when not read. */
+  nearestWalls?: NearestWalls;
   totals: CaptureTotals;
   /** Strikes within the range, ascending. */
   strikes: StrikeRow[];
+}
+
+/** nearest_walls(range_pct) of one capture: the largest +net-GEX strike above spot and the most negative below, within rangePct. */
+export interface NearestWalls {
+  rangePct: number;
+  call: number | null;
+  put: number | null;
 }
 
 /** The levels of one capture, as the levels views name them. */
@@ -79,9 +90,14 @@ export interface CloseRow extends CaptureLevels {
   n1Gex: number | null;
   n2Strike: number | null;
   n2Gex: number | null;
+  /** nearest_walls of the close's capture, within the chart's range; null when its strikes are not held. */
+  nearestCallWall: number | null;
+  nearestPutWall: number | null;
 }
 
 export interface SeriesData extends Pair {
+  /** The range of the closes' nearest walls, percent of spot. */
+  rangePct: number;
   closes: CloseRow[];
 }
 

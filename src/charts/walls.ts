@@ -1,9 +1,11 @@
 // Where the largest positive and negative GEX strikes sat at each session close, against spot:
 // p1/p2 (largest positive) and n1/n2 (largest negative) from levels_close, sized by their GEX.
 import type { EChartsOption, SeriesOption } from 'echarts';
-import { axisLook, baseOption } from './common.js';
+import { axisLook, baseOption, legendBelowTitle } from './common.js';
 import { millions, pairName } from './format.js';
-import { rangeText } from './levels.js';
+import { closesOnlyValues, intradayName, isIntraday } from './intraday.js';
+import { intradaySpotSeries, rangeText } from './levels.js';
+import type { Palette } from './theme.js';
 import type { CloseRow, Look, SeriesData } from './types.js';
 
 const MIN_SIZE = 4;
@@ -28,10 +30,15 @@ export function wallsOption(data: SeriesData, look: Look): EChartsOption {
     type: 'scatter',
     name,
     itemStyle: { color, opacity },
-    data: data.closes.map((c) => ({ value: [c.sessionDate, strike(c), millions(gex(c))], symbolSize: markerSize(gex(c), largest) })),
+    data: data.closes
+      .filter((c) => !isIntraday(c))
+      .map((c) => ({ value: [c.sessionDate, strike(c), millions(gex(c))], symbolSize: markerSize(gex(c), largest) })),
   });
+  const intraday = intradayWalls(data, palette, largest);
+  const spot = intradaySpotSeries(data, palette);
   return {
     ...option,
+    ...legendBelowTitle(option),
     tooltip: { trigger: 'item', confine: true },
     xAxis: { type: 'category', data: data.closes.map((c) => c.sessionDate), ...axisLook(palette), splitLine: { show: false } },
     yAxis: { type: 'value', scale: true, name: 'strike', ...axisLook(palette) },
@@ -39,7 +46,7 @@ export function wallsOption(data: SeriesData, look: Look): EChartsOption {
       {
         type: 'line',
         name: 'spot (close)',
-        data: data.closes.map((c) => c.spot),
+        data: closesOnlyValues(data, (c) => c.spot),
         symbol: 'none',
         itemStyle: { color: palette.spot },
         lineStyle: { color: palette.spot, width: 2 },
@@ -72,6 +79,35 @@ export function wallsOption(data: SeriesData, look: Look): EChartsOption {
         (c) => c.n2Gex,
         0.45,
       ),
+      ...(intraday ? [intraday] : []),
+      ...(spot ? [spot] : []),
     ],
+  };
+}
+
+/** The walls of intraday captures: hollow markers, green for +GEX and red for -GEX, under their own legend entry. */
+function intradayWalls(data: SeriesData, palette: Palette, largest: number): SeriesOption | undefined {
+  const name = intradayName(data);
+  if (name === undefined) return undefined;
+  const points = data.closes.filter(isIntraday).flatMap((c) =>
+    (
+      [
+        [c.p1Strike, c.p1Gex, palette.call],
+        [c.p2Strike, c.p2Gex, palette.call],
+        [c.n1Strike, c.n1Gex, palette.put],
+        [c.n2Strike, c.n2Gex, palette.put],
+      ] as const
+    ).map(([strike, gex, color]) => ({
+      value: [c.sessionDate, strike, millions(gex)],
+      symbolSize: markerSize(gex, largest),
+      itemStyle: { color: palette.background, borderColor: color, borderWidth: 1.5 },
+    })),
+  );
+  return {
+    type: 'scatter',
+    name: `walls, ${name}`,
+    symbol: 'circle',
+    itemStyle: { color: palette.background, borderColor: palette.call, borderWidth: 1.5 },
+    data: points,
   };
 }

@@ -1,7 +1,8 @@
 // The text of `gexwh levels`: one row per pair, the numbers written as the charts write them. The
 // two kinds of walls carry their definitions in their column names, so they cannot be confused: the
 // API's (the chain's largest +/- net GEX strikes, p1/n1) and the nearest (within --range of spot).
-import { captureTime, price, usdMillions } from '../charts/format.js';
+import { price, usdMillions } from '../charts/format.js';
+import { timeInZone } from '../time/zones.js';
 import type { DeskLevels } from '../desk/levels.js';
 import type { Row } from './output.js';
 
@@ -19,8 +20,8 @@ function percent(value: number | null, signed: boolean): string {
 }
 
 /** "2026-03-16 14:00 UTC intraday": the capture, and whether it is a session's close. */
-export function captureLabel(line: Pick<DeskLevels, 'captured_at' | 'type'>): string {
-  return `${captureTime(line.captured_at)} ${line.type ?? 'type unknown'}`;
+export function captureLabel(line: Pick<DeskLevels, 'captured_at' | 'type'>, zone = 'UTC'): string {
+  return `${timeInZone(line.captured_at, zone)} ${line.type ?? 'type unknown'}`;
 }
 
 /** The column names of the text table; the walls' names say their rule. */
@@ -45,10 +46,10 @@ export function levelsColumns(rangePct: number): string[] {
   ];
 }
 
-export function levelsRow(line: DeskLevels): Row {
+export function levelsRow(line: DeskLevels, zone = 'UTC'): Row {
   const values = [
     `${line.exchange} ${line.symbol}`,
-    captureLabel(line),
+    captureLabel(line, zone),
     price(line.spot),
     signedPrice(line.spot_delta_1d),
     signedPrice(line.spot_delta_7d),

@@ -7,7 +7,8 @@
 import { z } from 'zod';
 import { DEFAULTS as CHART } from '../charts/request.js';
 import { DEFAULT_WAIT_LOCK_SECONDS } from '../journal/wait-lock.js';
-import { choiceOption, collectOption, integerOption, keyPrefixOption, listOption, positiveSecondsOption, secondsOption } from './parse.js';
+import { choiceOption, collectOption, integerOption, keyPrefixOption, listOption, positiveSecondsOption, secondsOption, timeZoneOption } from './parse.js';
+import { isTimeZone, TIME_ZONE_EXAMPLE } from '../time/zones.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- Commander's own parser type: each parser returns its own value type
 type Parser = (value: string, previous: any) => any;
@@ -263,11 +264,11 @@ const SHARED: readonly OptionSpec[] = [
   },
   {
     flags: '--range <pct>',
-    description: 'profile, oi: strikes within this percent of spot',
+    description: "profile, oi: strikes within this percent of spot (and the profile's nearest walls); levels: the nearest walls' range",
     default: `${CHART.rangePct}%`,
     commands: ['levels', 'chart', 'report'],
     uses: {
-      report: { description: 'profile strikes within this percent of spot' },
+      report: { description: "profile strikes within this percent of spot, and the nearest walls' range" },
       levels: { description: 'nearest walls: strikes within this percent of spot' },
     },
   },
@@ -379,6 +380,21 @@ const OWN: readonly OptionSpec[] = [
     description: 'profile, oi: TOTAL (all expirations) or one expiration date YYYY-MM-DD',
     default: CHART.expiration,
     commands: ['chart'],
+  },
+  {
+    flags: '--tz <zone>',
+    description: 'show times in this zone (UTC or an IANA name, e.g. America/New_York); storage stays UTC',
+    default: 'UTC',
+    config: z.string().refine(isTimeZone, { message: `a time zone: UTC or an IANA name, e.g. ${TIME_ZONE_EXAMPLE}` }),
+    configKey: 'timeZone',
+    parse: timeZoneOption,
+    commands: ['levels'],
+  },
+  {
+    flags: '--closes-only',
+    description: 'levels, walls, netgex: leave out a session whose last capture is intraday (not a close)',
+    commands: ['chart', 'report'],
+    uses: { report: { description: 'leave out of the charts a session whose last capture is intraday (not a close)' } },
   },
   { flags: '--net', description: 'profile: one bar of net GEX per strike instead of call and put bars', commands: ['chart'] },
   { flags: '--from <date>', description: 'levels, walls, netgex: first session YYYY-MM-DD', default: '--sessions back from --to', commands: ['chart'] },

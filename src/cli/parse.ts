@@ -2,6 +2,7 @@
 import { InvalidArgumentError } from 'commander';
 import { UsageError } from '../core/errors.js';
 import { parseIsoInstant } from '../time/dates.js';
+import { isTimeZone, TIME_ZONE_EXAMPLE } from '../time/zones.js';
 
 export function integerOption(min: number, max = Number.MAX_SAFE_INTEGER) {
   return (value: string): number => {
@@ -19,6 +20,12 @@ export function choiceOption<T extends string>(choices: readonly T[]) {
     if (!(choices as readonly string[]).includes(word)) throw new InvalidArgumentError(`expected one of ${choices.join(', ')}, got "${value}"`);
     return word as T;
   };
+}
+
+/** A display time zone: UTC or an IANA name; anything else names itself and an example. */
+export function timeZoneOption(value: string): string {
+  if (!isTimeZone(value)) throw new InvalidArgumentError(`"${value}" is not a time zone; give UTC or an IANA name, e.g. ${TIME_ZONE_EXAMPLE}`);
+  return value;
 }
 
 /** A number of seconds, fractions allowed (0.5), from 0 to `max`. */

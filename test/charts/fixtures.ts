@@ -50,6 +50,8 @@ function close(sessionDate: string, regime: string | null, spot: number): CloseR
     n1Gex: -3e6,
     n2Strike: spot - 2000,
     n2Gex: -1e6,
+    nearestCallWall: spot + 500,
+    nearestPutWall: spot - 500,
   };
 }
 
@@ -57,6 +59,7 @@ export function seriesFixture(): SeriesData {
   return {
     exchange: 'tradfi',
     symbol: 'SPY',
+    rangePct: 10,
     closes: [
       close('2026-03-02', 'positive', 500),
       close('2026-03-03', 'positive', 505),

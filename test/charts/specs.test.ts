@@ -51,8 +51,8 @@ describe('profile', () => {
     expect(lines).toEqual([
       ['spot', 100_000, 'spot 100,000'],
       ['flip', 98_500, 'flip 98,500 (-1.50%)'],
-      ['call wall', 105_000, 'call wall 105,000 (+5.00%)'],
-      ['put wall', 95_000, 'put wall 95,000 (-5.00%)'],
+      ['API call wall (p1)', 105_000, 'API call wall (p1) 105,000 (+5.00%)'],
+      ['API put wall (n1)', 95_000, 'API put wall (n1) 95,000 (-5.00%)'],
     ]);
   });
 
@@ -60,7 +60,7 @@ describe('profile', () => {
     const title = titleOf(profileOption(profileFixture(), { net: false }, LOOK));
     expect(title.text).toBe('deribit BTC · GEX by strike (all expirations) · net +$7.50M (calls $15.00M, puts $7.50M)');
     expect(title.subtext).toBe(
-      "capture 2026-03-10 23:45 UTC (as of 2026-03-11 00:05 UTC) · regime positive · spot 100,000 · walls: the API's largest +/- net-GEX strikes",
+      "capture 2026-03-10 23:45 UTC (as of 2026-03-11 00:05 UTC) · regime positive · spot 100,000 · API walls: the chain's largest +/- net-GEX strikes",
     );
     const { askedAt: _dropped, ...latest } = profileFixture();
     expect(titleOf(profileOption({ ...latest, expiration: '2026-03-27' }, { net: false }, LOOK)).subtext).toContain('(latest capture)');
@@ -98,8 +98,8 @@ describe('profile', () => {
     // At the plot's right and left edges (the grid is 72 px from the left, 80 from the right), in the walls' label rows.
     const edges = series[2]!.markPoint!.data.map((p) => [p.name, p.x, p.y, p.label.formatter, p.label.position]);
     expect(edges).toEqual([
-      ['call wall', LOOK.width - 80, PROFILE_GRID.top - 34 - 6, 'call wall 120,000 (+57.4%) →', 'left'],
-      ['put wall', 72, PROFILE_GRID.top - 49 - 6, '← put wall 60,000 (-21.3%)', 'right'],
+      ['API call wall (p1)', LOOK.width - 80, PROFILE_GRID.top - 34 - 6, 'API call wall (p1) 120,000 (+57.4%) →', 'left'],
+      ['API put wall (n1)', 72, PROFILE_GRID.top - 49 - 6, '← API put wall (n1) 60,000 (-21.3%)', 'right'],
     ]);
   });
 
@@ -141,7 +141,7 @@ describe('profile', () => {
 
   it('leaves out a line whose level is unknown', () => {
     const series = seriesOf(profileOption({ ...profileFixture(), flip: null, putWall: null }, { net: false }, LOOK));
-    expect(series[0]!.markLine!.data.map((l) => l.name)).toEqual(['spot', 'call wall']);
+    expect(series[0]!.markLine!.data.map((l) => l.name)).toEqual(['spot', 'API call wall (p1)']);
   });
 
   it('--range keeps the strikes within that percent of spot', () => {
@@ -197,7 +197,7 @@ describe('netgex', () => {
     ]);
     expect([spot!.name, spot!.yAxisIndex, spot!.data]).toEqual(['spot (close)', 1, [500, 505, 498, 497, 502]]);
     expect(titleOf(option).text).toBe('tradfi SPY · net GEX and spot at each session close');
-    expect(titleOf(option).subtext).toBe('5 sessions, 2026-03-02 to 2026-03-06 · latest close: net GEX +$1.00M');
+    expect(titleOf(option).subtext).toBe('5 sessions, 2026-03-02 to 2026-03-06 · latest close 2026-03-06: net GEX +$1.00M');
   });
 });
 
@@ -205,7 +205,16 @@ describe('levels', () => {
   it('draws spot, flip and both walls per session close, and one band series per regime', () => {
     const option = levelsOption(seriesFixture(), LOOK);
     const series = seriesOf(option);
-    expect(series.map((s) => s.name)).toEqual(['spot (close)', 'flip', 'call wall', 'put wall', 'positive regime', 'negative regime']);
+    expect(series.map((s) => s.name)).toEqual([
+      'spot (close)',
+      'flip',
+      'API call wall (p1)',
+      'API put wall (n1)',
+      'nearest call wall (±10%)',
+      'nearest put wall (±10%)',
+      'positive regime',
+      'negative regime',
+    ]);
     expect(series[0]!.data).toEqual([500, 505, 498, 497, 502]);
     expect(series[2]!.data).toEqual([1500, 1505, 1498, 1497, 1502]);
     expect((option.xAxis as { data: string[] }).data).toEqual(['2026-03-02', '2026-03-03', '2026-03-04', '2026-03-05', '2026-03-06']);
@@ -228,7 +237,16 @@ describe('levels', () => {
 
   it('names each regime in the legend', () => {
     const legend = levelsOption(seriesFixture(), LOOK).legend as { data: { name: string }[] };
-    expect(legend.data.map((d) => d.name)).toEqual(['spot (close)', 'flip', 'call wall', 'put wall', 'positive regime', 'negative regime']);
+    expect(legend.data.map((d) => d.name)).toEqual([
+      'spot (close)',
+      'flip',
+      'API call wall (p1)',
+      'API put wall (n1)',
+      'nearest call wall (±10%)',
+      'nearest put wall (±10%)',
+      'positive regime',
+      'negative regime',
+    ]);
   });
 });
 

@@ -146,7 +146,16 @@ describe.skipIf(chromium === undefined)('the report in headless Chromium', () =>
         expect(chart.fills[CALL]).toBe(points('call GEX') + 1);
         expect(chart.fills[PUT]).toBe(points('put GEX') + 1);
       } else if (kind === 'levels') {
-        expect(chart.series.map((s) => s.name)).toEqual(['spot (close)', 'flip', 'call wall', 'put wall', 'positive regime', 'negative regime']);
+        expect(chart.series.map((s) => s.name)).toEqual([
+          'spot (close)',
+          'flip',
+          'API call wall (p1)',
+          'API put wall (n1)',
+          'nearest call wall (±10%)',
+          'nearest put wall (±10%)',
+          'positive regime',
+          'negative regime',
+        ]);
         expect(points('spot (close)')).toBeGreaterThanOrEqual(4);
         // A marker at each session close, plus the legend icon.
         expect(chart.fills[SPOT]).toBe(points('spot (close)') + 1);

@@ -1,7 +1,7 @@
 // gexwh levels through the CLI (in process) on a demo-like warehouse: every number equals what the
 // views and hand SQL over the tables answer, --at is point in time (no look-ahead), the walls' two
 // definitions are named apart, missing columns answer NULL, bad input is exit 2.
-import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -41,6 +41,9 @@ const hand = new Map<string, Row>();
 const AT = '2026-03-12T12:07:00Z';
 let atCapture: Row;
 let atRefs: Row[];
+/** The close of 2026-03-15 (the last capture with strikes): its nearest walls within 5% by hand, and its p1. */
+let closeWalls5: Row;
+let closeP1: unknown;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'gexwh-levels-'));
@@ -72,6 +75,13 @@ beforeAll(async () => {
                     ORDER BY timestamp_utc DESC LIMIT 1) AS spot
          FROM (VALUES (1), (7)) v(n) ORDER BY n`,
     );
+    closeWalls5 = (await rows(wh.connection, HAND_WALLS('deribit', 'BTC', '2026-03-15T23:45:00Z', 5)))[0]!;
+    closeP1 = (
+      await rows(
+        wh.connection,
+        `SELECT p1_strike FROM levels WHERE symbol = 'BTC' AND expiration = 'TOTAL' AND timestamp_utc = TIMESTAMPTZ '2026-03-15T23:45:00Z'`,
+      )
+    )[0]!.p1_strike;
     await wh.connection.run('CHECKPOINT');
   } finally {
     wh.close();
@@ -156,6 +166,15 @@ describe('gexwh levels', () => {
     expect(lines[0]).toMatch(/^deribit BTC +2026-03-16 14:00 UTC intraday /);
   });
 
+  it('--tz writes the capture time in the zone; the JSON keeps UTC', async () => {
+    const run = await runCliInProcess(['levels', '--db', db, '--symbol', 'SPY', '--tz', 'America/New_York']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/tradfi SPY +2026-03-16 10:00 EDT intraday /);
+    const json = await levelsJson(['--symbol', 'SPY', '--tz', 'America/New_York']);
+    expect(json.pairs[0]!.captured_at).toBe('2026-03-16T14:00:00Z');
+    expect(json).toMatchObject({ time_zone: 'America/New_York' });
+  });
+
   it('a warehouse without the optional columns (NULLs) answers NULLs, never an error', async () => {
     const bare = join(dir, 'bare.duckdb');
     copyFileSync(db, bare);
@@ -183,5 +202,54 @@ describe('gexwh levels', () => {
     expect(range.code).toBe(2);
     const missing = await runCliInProcess(['levels', '--db', join(dir, 'none.duckdb')]);
     expect(missing.code).toBe(2);
+  });
+});
+
+describe('gexwh chart on the same warehouse: intraday marked, --closes-only, the nearest walls', () => {
+  it("levels and netgex name today's capture intraday, never a close; --closes-only leaves it out", async () => {
+    for (const kind of ['levels', 'netgex', 'walls']) {
+      const out = join(dir, `${kind}.svg`);
+      const run = await runCliInProcess(['chart', kind, '--db', db, '--exchange', 'deribit', '--symbol', 'BTC', '--out', out, '--json']);
+      expect(run.code, run.stderr).toBe(0);
+      expect(JSON.parse(run.stdout).shows).toBe('15 sessions');
+      const svg = readFileSync(out, 'utf8');
+      expect(svg, kind).toContain('intraday 14:00 UTC');
+      if (kind === 'netgex') {
+        expect(svg).toContain('latest close 2026-03-15: net GEX');
+        expect(svg).toContain('intraday 2026-03-16 14:00 UTC: net GEX');
+      }
+      const closesOnly = await runCliInProcess([
+        'chart',
+        kind,
+        '--db',
+        db,
+        '--exchange',
+        'deribit',
+        '--symbol',
+        'BTC',
+        '--out',
+        out,
+        '--json',
+        '--closes-only',
+      ]);
+      expect(closesOnly.code, closesOnly.stderr).toBe(0);
+      expect(JSON.parse(closesOnly.stdout).shows).toBe('14 sessions');
+      const closes = readFileSync(out, 'utf8');
+      expect(closes, kind).not.toContain('intraday');
+      expect(closes).not.toContain('2026-03-16');
+    }
+  });
+
+  it('the profile draws the nearest walls of its capture, as nearest_walls answers them, beside the API walls', async () => {
+    const out = join(dir, 'profile.svg');
+    // The last capture with strikes: the close of 2026-03-15 (today's fills hold TOTAL levels only).
+    const run = await runCliInProcess(['chart', 'profile', '--db', db, '--exchange', 'deribit', '--symbol', 'BTC', '--out', out, '--range', '5']);
+    expect(run.code, run.stderr).toBe(0);
+    const svg = readFileSync(out, 'utf8');
+    expect(svg).toContain('API call wall (p1)');
+    const strike = (v: unknown) => Number(v).toLocaleString('en-US');
+    expect(svg).toContain(`nearest call wall (±5%) ${strike(closeWalls5.call_wall)}`);
+    expect(svg).toContain(`nearest put wall (±5%) ${strike(closeWalls5.put_wall)}`);
+    expect(svg).toContain(`API call wall (p1) ${strike(closeP1)}`);
   });
 });

@@ -22,6 +22,7 @@ interface ChartFlags {
   width?: string;
   height?: string;
   theme?: string;
+  closesOnly?: boolean;
 }
 
 export function registerChart(program: Command): void {
@@ -52,6 +53,7 @@ export function registerChart(program: Command): void {
         sessions: {
           ...parseSessionRange(flags.from, flags.to),
           sessions: flags.sessions ?? DEFAULTS.sessions,
+          closesOnly: flags.closesOnly === true,
         },
         look,
       };

@@ -7,12 +7,14 @@ import type { Command } from 'commander';
 import { UsageError } from '../../core/errors.js';
 import { parseAt, parseRange } from '../../charts/request.js';
 import { contextOf } from '../context.js';
+import { withConfig } from '../option-use.js';
 
 interface LevelsFlags {
   exchange?: string[];
   symbol?: string[];
   at?: string;
   range?: string;
+  tz?: string;
 }
 
 export function registerLevels(program: Command): void {
@@ -23,6 +25,7 @@ export function registerLevels(program: Command): void {
     )
     .action(async (flags: LevelsFlags, command: Command) => {
       const ctx = contextOf(command);
+      const zone = withConfig('levels', flags, ctx.settings.config).tz ?? 'UTC';
       const at = parseAt(flags.at);
       const request = {
         ...(flags.exchange ? { exchanges: flags.exchange } : {}),
@@ -47,8 +50,13 @@ export function registerLevels(program: Command): void {
         warehouse.close();
       }
       const asked = at ? ` at or before ${at.toISOString()}` : '';
-      ctx.out.result({ at: at?.toISOString() ?? null, range_pct: request.rangePct, pairs: lines }, () =>
-        lines.length === 0 ? `no capture${asked} of the pairs asked` : formatTable(lines.map(levelsRow), levelsColumns(request.rangePct)),
+      ctx.out.result({ at: at?.toISOString() ?? null, range_pct: request.rangePct, time_zone: zone, pairs: lines }, () =>
+        lines.length === 0
+          ? `no capture${asked} of the pairs asked`
+          : formatTable(
+              lines.map((line) => levelsRow(line, zone)),
+              levelsColumns(request.rangePct),
+            ),
       );
     });
 }

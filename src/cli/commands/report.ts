@@ -17,6 +17,7 @@ interface ReportFlags {
   width?: string;
   height?: string;
   theme?: string;
+  closesOnly?: boolean;
 }
 
 export function registerReport(program: Command): void {
@@ -34,6 +35,7 @@ export function registerReport(program: Command): void {
         ...(flags.symbol ? { symbols: flags.symbol } : {}),
         sessions: flags.sessions ?? DEFAULTS.sessions,
         rangePct: parseRange(flags.range),
+        closesOnly: flags.closesOnly === true,
       };
       if (!existsSync(resolve(ctx.settings.db))) throw new NoWarehouseError(ctx.settings.db, 'report');
       const [{ buildReport }, { writeWhole }, { openReader }, { createTaskProgress }] = await Promise.all([
