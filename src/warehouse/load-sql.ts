@@ -65,7 +65,11 @@ const STRIKE_VALUES: Array<[string, string]> = [
   ['put_oi', 'strike_put_oi'],
 ];
 
-function optional(present: ReadonlySet<string>, pairs: ReadonlyArray<[column: string, source: string]>, expression = (source: string) => `s.${source}`): Target {
+function optional(
+  present: ReadonlySet<string>,
+  pairs: ReadonlyArray<[column: string, source: string]>,
+  expression = (source: string) => `s.${source}`,
+): Target {
   return pairs.filter(([, source]) => present.has(source)).map(([column, source]) => [column, expression(source)]);
 }
 

@@ -8,7 +8,15 @@ import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createMarketModel, extraValue, FILE_HEADERS, LEVELS_FIELD_NAMES, type CustomLayout, type FileKind, type MarketOptions } from '../../emulator/market/index.js';
+import {
+  createMarketModel,
+  extraValue,
+  FILE_HEADERS,
+  LEVELS_FIELD_NAMES,
+  type CustomLayout,
+  type FileKind,
+  type MarketOptions,
+} from '../../emulator/market/index.js';
 import { loadFiles, type LoadInput } from '../../src/warehouse/loader.js';
 import { query, withWarehouse } from './fixtures.js';
 
@@ -87,7 +95,17 @@ function writeFiles(dir: string, layout: CustomLayout): LoadInput[] {
     const path = join(dir, `${kind}.csv.gz`);
     writeFileSync(path, file.bytes);
     const sha256 = createHash('sha256').update(file.bytes).digest('hex');
-    return { ...SESSION, file: kind, path, sha256, bytes: file.bytes.length, rows: file.rows, archivePath: `deribit/BTC/2026-03-02_${kind}.csv.gz`, downloadedAt: new Date(), schemaVersion: 1 };
+    return {
+      ...SESSION,
+      file: kind,
+      path,
+      sha256,
+      bytes: file.bytes.length,
+      rows: file.rows,
+      archivePath: `deribit/BTC/2026-03-02_${kind}.csv.gz`,
+      downloadedAt: new Date(),
+      schemaVersion: 1,
+    };
   });
 }
 

@@ -32,13 +32,15 @@ export function registerStatus(program: Command): void {
       }
       // Parsed before any request; the names are then checked against the warehouse (with the fresh coverage when the API answered).
       const filter = { ...optional('exchanges', parseExchanges(flags.exchange)), ...optional('symbols', parseSymbols(flags.symbol)) };
-      const [{ readWarehouseStatus, describeLayout }, { inspectJournal }, { listSnapshots }, { waitingOf }, { readInflight, inflightPath }] = await Promise.all([
-        import('../../warehouse/status.js'),
-        import('../../journal/journal.js'),
-        import('../../journal/live-journal.js'),
-        import('../../journal/load-pending.js'),
-        import('../../journal/spend-log.js'),
-      ]);
+      const [{ readWarehouseStatus, describeLayout }, { inspectJournal }, { listSnapshots }, { waitingOf }, { readInflight, inflightPath }] = await Promise.all(
+        [
+          import('../../warehouse/status.js'),
+          import('../../journal/journal.js'),
+          import('../../journal/live-journal.js'),
+          import('../../journal/load-pending.js'),
+          import('../../journal/spend-log.js'),
+        ],
+      );
       const remote = await fetchRemote(ctx);
       // The journal is read first and alone: it answers even when another process holds the warehouse.
       const snapshots = (await listSnapshots(ctx.settings.archive, 'pending')).length;
