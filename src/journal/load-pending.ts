@@ -150,15 +150,7 @@ async function loadJournaledFiles(
     const candidate = report.candidateOf.get(input);
     if (candidate) applied.failed.push({ file: candidate.entry, error });
   }
-  // Held by the freeze contract: still paid and archived, still waiting.
-  const held = new Set<JournaledFile>();
-  for (const { input, reason } of report.held) {
-    const candidate = report.candidateOf.get(input);
-    if (candidate === undefined) continue;
-    applied.held.push({ file: candidate.entry, reason });
-    applied.warnings.push(reason);
-    held.add(candidate.entry);
-  }
+  const held = heldEntries(report, applied);
   for (const missed of report.notLoaded) {
     if (missed.kind === 'refused') {
       applied.warnings.push(`journal file ${describeEntry(missed.candidate.entry)} not loaded: ${missed.detail}`);
@@ -168,6 +160,19 @@ async function loadJournaledFiles(
     applied.failed.push({ file: missed.candidate.entry, error: missed.detail });
   }
   return { refused, notDone: new Set([...unfinished(report, candidates).map((candidate) => candidate.entry), ...held]) };
+}
+
+/** Held by the freeze contract: still paid and archived, still waiting in the journal. */
+function heldEntries(report: ArchivedLoadReport<{ entry: JournaledFile } & ArchivedCandidate>, applied: AppliedJournal): Set<JournaledFile> {
+  const held = new Set<JournaledFile>();
+  for (const { input, reason } of report.held) {
+    const candidate = report.candidateOf.get(input);
+    if (candidate === undefined) continue;
+    applied.held.push({ file: candidate.entry, reason });
+    applied.warnings.push(reason);
+    held.add(candidate.entry);
+  }
+  return held;
 }
 
 /** The candidates a stop signal kept the loader from: neither loaded, failed, skipped nor set aside. */

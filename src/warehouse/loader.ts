@@ -13,7 +13,16 @@ import { readCsvOf, targetSelect } from './load-sql.js';
 import { describeFile, holds, prepareHeader, versionsOf, type LoadInput, type Prepared } from './load-prepare.js';
 
 export { describeFile, type LoadInput } from './load-prepare.js';
-import { applyChanges, evolutionOf, layoutNotes, numericColumns, readLayoutState, recordLayout, type SchemaContract } from './schema-evolution.js';
+import {
+  applyChanges,
+  evolutionOf,
+  layoutNotes,
+  numericColumns,
+  readLayoutState,
+  recordLayout,
+  type LayoutState,
+  type SchemaContract,
+} from './schema-evolution.js';
 import { num, readRows, text } from './read-rows.js';
 import { refreshSessionCloses } from './session-closes.js';
 import { conciseDbError, toIsoTimestamp } from './duckdb-text.js';
@@ -96,22 +105,7 @@ async function loadRounds(conn: DuckDBConnection, files: readonly LoadInput[], o
     const loaded = await loadedFiles(conn, round);
     const versions = await versionsOf(conn, round);
     const state = await readLayoutState(conn);
-    const prepared: Prepared[] = [];
-    for (const input of round) {
-      if (stopped()) break;
-      const invalid = invalidInputReason(input);
-      if (invalid) {
-        report.failed.push({ input, error: `${describeFile(input)}: ${invalid}` });
-        continue;
-      }
-      if (!options.reload && loaded.get(fileKey(input)) === input.sha256) {
-        report.skipped.push(input);
-        continue;
-      }
-      const header = await prepareHeader(input, versions.get(input) ?? null);
-      if ('error' in header) await fail(conn, report, input, header.error, now());
-      else if (!holds(header, options.schemaContract, state, report)) prepared.push(header);
-    }
+    const prepared = await prepareRound(conn, round, report, { loaded, versions, state }, options);
     options.onProgress?.(filesDone(report));
     for (const batch of makeBatches(prepared, options)) {
       if (stopped()) break;
@@ -126,6 +120,35 @@ async function loadRounds(conn: DuckDBConnection, files: readonly LoadInput[], o
     }
   }
   return report;
+}
+
+/** The round's files that need loading, their headers mapped; the others skipped, failed or held into `report`. */
+async function prepareRound(
+  conn: DuckDBConnection,
+  round: readonly LoadInput[],
+  report: LoadReport,
+  { loaded, versions, state }: { loaded: Map<string, string>; versions: Map<LoadInput, number>; state: LayoutState },
+  options: LoadOptions,
+): Promise<Prepared[]> {
+  const now = options.now ?? (() => new Date());
+  const stopped = () => options.signal?.aborted === true;
+  const prepared: Prepared[] = [];
+  for (const input of round) {
+    if (stopped()) break;
+    const invalid = invalidInputReason(input);
+    if (invalid) {
+      report.failed.push({ input, error: `${describeFile(input)}: ${invalid}` });
+      continue;
+    }
+    if (!options.reload && loaded.get(fileKey(input)) === input.sha256) {
+      report.skipped.push(input);
+      continue;
+    }
+    const header = await prepareHeader(input, versions.get(input) ?? null);
+    if ('error' in header) await fail(conn, report, input, header.error, now());
+    else if (!holds(header, options.schemaContract, state, report)) prepared.push(header);
+  }
+  return prepared;
 }
 
 /** DuckDB measures a running statement's progress only with its progress bar on (never printed here). */
