@@ -4,30 +4,9 @@
 // any other is the design CSV rewritten here, row by row, from the same values.
 
 import { FILE_HEADERS } from './files.js';
-import type { FileKind } from './types.js';
+import { LAYOUT_NAMES, type CustomLayout, type FileKind, type FileLayoutOption } from './types.js';
 
-export const LAYOUT_NAMES = ['design', 'lean', 'shuffled', 'wide'] as const;
-export type LayoutName = (typeof LAYOUT_NAMES)[number];
-
-/** A layout spelled out: what tests build at random. */
-export interface CustomLayout {
-  /**
-   * Each kind's header, in file order: design names, or names the design lacks (extras). An extra
-   * named `text_…` or `…_set` holds text (`t<row>`), any other a number (row / 4), row counted from 0
-   * in the file.
-   */
-  columns: Record<FileKind, readonly string[]>;
-  crlf?: boolean;
-  bom?: boolean;
-  /** Numbers written inside double quotes. */
-  quoteNumbers?: boolean;
-  /** Numbers written in exponent form (1.5e+3): exact, as toExponential() writes them. */
-  exponent?: boolean;
-  /** Design columns written with every field empty. */
-  blank?: readonly string[];
-}
-
-export type FileLayoutOption = LayoutName | CustomLayout;
+export { LAYOUT_NAMES, type CustomLayout, type FileLayoutOption, type LayoutName } from './types.js';
 
 const LEAN: CustomLayout['columns'] = {
   levels: ['timestamp_utc', 'expiration', 'spot', 'flip', 'net_gex', 'call_gex', 'put_gex', 'max_pain', 'gamma_tilt', 'venue_set'],

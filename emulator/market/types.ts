@@ -3,8 +3,6 @@
 // The HTTP layer decides what exists "now" (clock), validates parameters and shapes JSON; the market
 // computes chains, levels and the bytes of the daily files.
 
-import type { FileLayoutOption } from './layouts.js';
-
 export type Market = 'crypto' | 'tradfi';
 export type FileKind = 'levels' | 'strikes_total' | 'strikes_by_expiry';
 export const FILE_KINDS: readonly FileKind[] = ['levels', 'strikes_total', 'strikes_by_expiry'];
@@ -142,6 +140,30 @@ export interface NetGexProfile {
   /** Interpolated prices of every sign change, ascending; levels.flip is the one nearest to spot. */
   crossings: number[];
 }
+
+/** Daily file layouts that disagree with the design on purpose (written by layouts.ts). */
+export const LAYOUT_NAMES = ['design', 'lean', 'shuffled', 'wide'] as const;
+export type LayoutName = (typeof LAYOUT_NAMES)[number];
+
+/** A layout spelled out: what tests build at random. */
+export interface CustomLayout {
+  /**
+   * Each kind's header, in file order: design names, or names the design lacks (extras). An extra
+   * named `text_…` or `…_set` holds text (`t<row>`), any other a number (row / 4), row counted from 0
+   * in the file.
+   */
+  columns: Record<FileKind, readonly string[]>;
+  crlf?: boolean;
+  bom?: boolean;
+  /** Numbers written inside double quotes. */
+  quoteNumbers?: boolean;
+  /** Numbers written in exponent form (1.5e+3): exact, as toExponential() writes them. */
+  exponent?: boolean;
+  /** Design columns written with every field empty. */
+  blank?: readonly string[];
+}
+
+export type FileLayoutOption = LayoutName | CustomLayout;
 
 export interface MarketOptions {
   seed: number;

@@ -420,15 +420,23 @@ const OWN: readonly OptionSpec[] = [
   { flags: '--strikes <n>', description: 'strikes per chain', default: String(EMULATE_DEFAULTS.strikes), parse: integerOption(3, 1000), commands: ['emulate'] },
   {
     flags: '--layout <name>',
-    description: "the daily files' columns: design, lean (the grain and a few fields, two unknown columns), shuffled (design, reordered), wide (design + unknown columns)",
+    description:
+      "the daily files' columns: design, lean (the grain and a few fields, two unknown columns), shuffled (design, reordered), wide (design + unknown columns)",
     default: 'design',
     parse: choiceOption(['design', 'lean', 'shuffled', 'wide']),
     commands: ['emulate'],
   },
-  { flags: '--schema-version <n>', description: 'the schema_version manifests and files say', default: '1', parse: integerOption(1, 1000), commands: ['emulate'] },
+  {
+    flags: '--schema-version <n>',
+    description: 'the schema_version manifests and files say',
+    default: '1',
+    parse: integerOption(1, 1000),
+    commands: ['emulate'],
+  },
   {
     flags: '--schema-contract <contract>',
-    description: 'a file with a new column or schema_version: evolve (load it, the column added) or freeze (archive it and hold it for gexwh load --accept-layout)',
+    description:
+      'a file with a new column or schema_version: evolve (load it, the column added) or freeze (archive it and hold it for gexwh load --accept-layout)',
     default: 'evolve',
     config: z.enum(SCHEMA_CONTRACT_WORDS),
     parse: choiceOption(SCHEMA_CONTRACT_WORDS),

@@ -38,7 +38,6 @@ import {
   readJournal,
   withoutApplied,
   writeJournal,
-  type JournalRead,
   type JournaledFile,
   type RejectedEntry,
 } from './journal.js';
@@ -152,15 +151,7 @@ async function loadJournaledFiles(
     const candidate = report.candidateOf.get(input);
     if (candidate) applied.failed.push({ file: candidate.entry, error });
   }
-  // Held by the freeze contract: still paid and archived, still waiting.
-  const held = new Set<JournaledFile>();
-  for (const { input, reason } of report.held) {
-    const candidate = report.candidateOf.get(input);
-    if (candidate === undefined) continue;
-    applied.held.push({ file: candidate.entry, reason });
-    applied.warnings.push(reason);
-    held.add(candidate.entry);
-  }
+  const held = heldEntries(report, applied);
   for (const missed of report.notLoaded) {
     if (missed.kind === 'refused') {
       applied.warnings.push(`journal file ${describeEntry(missed.candidate.entry)} not loaded: ${missed.detail}`);
@@ -170,6 +161,19 @@ async function loadJournaledFiles(
     applied.failed.push({ file: missed.candidate.entry, error: missed.detail });
   }
   return { refused, notDone: new Set([...unfinished(report, candidates).map((candidate) => candidate.entry), ...held]) };
+}
+
+/** Held by the freeze contract: still paid and archived, still waiting in the journal. */
+function heldEntries(report: ArchivedLoadReport<{ entry: JournaledFile } & ArchivedCandidate>, applied: AppliedJournal): Set<JournaledFile> {
+  const held = new Set<JournaledFile>();
+  for (const { input, reason } of report.held) {
+    const candidate = report.candidateOf.get(input);
+    if (candidate === undefined) continue;
+    applied.held.push({ file: candidate.entry, reason });
+    applied.warnings.push(reason);
+    held.add(candidate.entry);
+  }
+  return held;
 }
 
 /** The candidates a stop signal kept the loader from: neither loaded, failed, skipped nor set aside. */
@@ -386,7 +390,13 @@ export async function loadWaiting(options: LoadCommandOptions): Promise<LoadComm
           file: file.file,
           error,
         })),
-        filesHeld: applied.held.map(({ file, reason }) => ({ exchange: file.exchange, symbol: file.symbol, sessionDate: file.sessionDate, file: file.file, reason })),
+        filesHeld: applied.held.map(({ file, reason }) => ({
+          exchange: file.exchange,
+          symbol: file.symbol,
+          sessionDate: file.sessionDate,
+          file: file.file,
+          reason,
+        })),
         runsRecorded: applied.runsRecorded,
         manifestsStored: applied.manifestsStored,
         snapshotsLoaded: applied.snapshotsLoaded,
@@ -425,35 +435,4 @@ export async function restoreLiveTables(
   }
 }
 
-/** What the journal holds, for `status` (readable whoever holds the warehouse). */
-export interface WaitingSummary {
-  /** Live snapshots journaled by `capture`, not loaded yet. */
-  snapshots: number;
-  files: number;
-  bytes: number;
-  runs: number;
-  journal: string;
-  oldest: string | null;
-  /** Entries the tool refused (kept in the journal's rejected list, never loaded). */
-  rejected: number;
-  /** Their reasons, the first few. */
-  rejectedReasons: string[];
-  /** Why the journal file cannot be used at all, when it cannot. */
-  problem: string | null;
-}
-
-export function waitingOf(read: JournalRead, archiveRoot: string, snapshots: number): WaitingSummary {
-  const { journal } = read;
-  const dates = journal.files.map((f) => f.downloadedAt).sort();
-  return {
-    snapshots,
-    files: journal.files.length,
-    bytes: journal.files.reduce((sum, f) => sum + f.bytes, 0),
-    runs: journal.runs.length,
-    journal: journalPath(archiveRoot),
-    oldest: dates[0] ?? null,
-    rejected: journal.rejected.length,
-    rejectedReasons: journal.rejected.slice(0, 3).map((entry) => `${entry.kind}: ${entry.reason}`),
-    problem: read.unreadable ?? null,
-  };
-}
+export { waitingOf, type WaitingSummary } from './waiting.js';

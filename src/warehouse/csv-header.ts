@@ -36,7 +36,6 @@ export interface HeaderMapping {
 }
 
 const MAX_NAME_LENGTH = 255;
-// eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f]/;
 
 /** Splits a CSV header line; handles quoted names and a UTF-8 BOM. */

@@ -109,8 +109,33 @@ export const LAYOUTS: Record<FileKind, FileLayout> = {
  * unknown column of the same name is stored under `file_<name>` so it never overwrites them.
  */
 export const TABLE_COLUMNS: Record<FileKind, ReadonlySet<string>> = {
-  levels: new Set(['exchange', 'symbol', 'session_date', 'timestamp_utc', 'type', 'oi_date', 'expiration', 'expiration_date', 'dte', ...LEVELS_FIELDS, 'schema_version', 'source']),
-  strikes_total: new Set(['exchange', 'symbol', 'session_date', 'timestamp_utc', 'strike', 'call_gex', 'put_gex', 'net_gex', 'call_oi', 'put_oi', 'schema_version']),
+  levels: new Set([
+    'exchange',
+    'symbol',
+    'session_date',
+    'timestamp_utc',
+    'type',
+    'oi_date',
+    'expiration',
+    'expiration_date',
+    'dte',
+    ...LEVELS_FIELDS,
+    'schema_version',
+    'source',
+  ]),
+  strikes_total: new Set([
+    'exchange',
+    'symbol',
+    'session_date',
+    'timestamp_utc',
+    'strike',
+    'call_gex',
+    'put_gex',
+    'net_gex',
+    'call_oi',
+    'put_oi',
+    'schema_version',
+  ]),
   strikes_by_expiry: new Set([
     'exchange',
     'symbol',

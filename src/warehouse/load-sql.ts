@@ -22,20 +22,20 @@ export function quoteIdentifier(name: string): string {
 /**
  * The file's identity columns, each checked against the manifest's when the file carries it: a row of
  * another market, session or schema_version fails the whole statement (the batch then loads file by
- * file, and the file fails named). The manifest's session_date is the one stored.
+ * file, and the file fails named). An empty field says nothing. The manifest's session_date is the one stored.
  */
 function identityCheck(present: ReadonlySet<string>): string {
   const checks: string[] = [];
   const disagree = (column: string, file: string, manifest: string) =>
-    `WHEN ${file} IS DISTINCT FROM ${manifest}
-          THEN error('rows belong to another market or session: the file says ${column} ' || coalesce(CAST(s.${column} AS VARCHAR), '(empty)') || ' where its manifest says ' || CAST(${manifest} AS VARCHAR))`;
+    `WHEN s.${column} IS NOT NULL AND ${file} <> ${manifest}
+          THEN error('rows belong to another market or session: the file says ${column} ' || CAST(s.${column} AS VARCHAR) || ' where its manifest says ' || CAST(${manifest} AS VARCHAR))`;
   if (present.has('exchange')) checks.push(disagree('exchange', 'lower(s.exchange)', 'f.exchange'));
   if (present.has('symbol')) checks.push(disagree('symbol', 'upper(s.symbol)', 'f.symbol'));
   if (present.has('session_date')) checks.push(disagree('session_date', 's.session_date', 'f.session_date'));
   if (present.has('schema_version')) {
     checks.push(
-      `WHEN f.schema_version IS NOT NULL AND CAST(s.schema_version AS INTEGER) IS DISTINCT FROM f.schema_version
-          THEN error('the file says schema_version ' || coalesce(CAST(s.schema_version AS VARCHAR), '(empty)') || ' where its manifest says ' || CAST(f.schema_version AS VARCHAR))`,
+      `WHEN s.schema_version IS NOT NULL AND f.schema_version IS NOT NULL AND CAST(s.schema_version AS INTEGER) <> f.schema_version
+          THEN error('the file says schema_version ' || CAST(s.schema_version AS VARCHAR) || ' where its manifest says ' || CAST(f.schema_version AS VARCHAR))`,
     );
   }
   return checks.length === 0 ? 'f.session_date' : `CASE ${checks.join('\n          ')} ELSE f.session_date END`;
@@ -65,7 +65,11 @@ const STRIKE_VALUES: Array<[string, string]> = [
   ['put_oi', 'strike_put_oi'],
 ];
 
-function optional(present: ReadonlySet<string>, pairs: ReadonlyArray<[column: string, source: string]>, expression = (source: string) => `s.${source}`): Target {
+function optional(
+  present: ReadonlySet<string>,
+  pairs: ReadonlyArray<[column: string, source: string]>,
+  expression = (source: string) => `s.${source}`,
+): Target {
   return pairs.filter(([, source]) => present.has(source)).map(([column, source]) => [column, expression(source)]);
 }
 

@@ -6,15 +6,16 @@
 // another market or session fails the statement (load-sql.ts), and each file's row count is compared
 // with the manifest before COMMIT. A failing batch is retried file by file so one bad file blocks no other.
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { headerSignature, mapHeader, parseHeaderLine, readGzipHeaderLine, type HeaderMapping } from './csv-header.js';
+import { headerSignature } from './csv-header.js';
 import { DATE_PATTERN } from './layouts.js';
-import { type LedgerFile, loadedFiles, recordBatchLoaded, recordFileStatus } from './ledger.js';
+import { loadedFiles, recordBatchLoaded, recordFileStatus } from './ledger.js';
 import { readCsvOf, targetSelect } from './load-sql.js';
-import { manifestRowsOf } from './manifest.js';
+import { describeFile, holds, prepareHeader, versionsOf, type LoadInput, type Prepared } from './load-prepare.js';
+
+export { describeFile, type LoadInput } from './load-prepare.js';
 import {
   applyChanges,
   evolutionOf,
-  heldReason,
   layoutNotes,
   numericColumns,
   readLayoutState,
@@ -29,21 +30,6 @@ import { errorMessage } from '../core/errors.js';
 import { type FileKind, isFileKind } from '../core/file-kinds.js';
 import { fileKey, isExchange } from '../core/pairs.js';
 import { SYMBOL_PATTERN } from '../core/names.js';
-
-export interface LoadInput extends LedgerFile {
-  /** The verified .csv.gz to read (in the archive). */
-  path: string;
-  bytes: number;
-  /** Row count from the manifest. */
-  rows: number;
-  /** Relative to the archive root (the ledger's archive_path). */
-  archivePath: string;
-  downloadedAt: Date | string;
-  /** Where the file is, for messages, when `path` means nothing to a user (an open descriptor, a private copy). */
-  source?: string;
-  /** The manifest's schema_version; when absent (or 0), the stored manifest row's is used. */
-  schemaVersion?: number;
-}
 
 export interface LoadOptions {
   /** Most files read by one statement (default 32). */
@@ -84,19 +70,7 @@ export interface LoadReport {
   stopped?: true;
 }
 
-interface Prepared {
-  input: LoadInput;
-  mapping: HeaderMapping;
-  /** The manifest's schema_version, when known. */
-  version: number | null;
-}
-
 const SHA256 = /^[0-9a-f]{64}$/i;
-
-/** Describes a file for messages: kind, market, session and where it is. */
-export function describeFile(input: LoadInput): string {
-  return `${input.file} file ${input.exchange}/${input.symbol}/${input.sessionDate} (${input.source ?? input.path})`;
-}
 
 /** Checks the parts the SQL and the ledger will carry; returns a reason or undefined. */
 export function invalidInputReason(input: LoadInput): string | undefined {
@@ -131,22 +105,7 @@ async function loadRounds(conn: DuckDBConnection, files: readonly LoadInput[], o
     const loaded = await loadedFiles(conn, round);
     const versions = await versionsOf(conn, round);
     const state = await readLayoutState(conn);
-    const prepared: Prepared[] = [];
-    for (const input of round) {
-      if (stopped()) break;
-      const invalid = invalidInputReason(input);
-      if (invalid) {
-        report.failed.push({ input, error: `${describeFile(input)}: ${invalid}` });
-        continue;
-      }
-      if (!options.reload && loaded.get(fileKey(input)) === input.sha256) {
-        report.skipped.push(input);
-        continue;
-      }
-      const header = await prepareHeader(input, versions.get(input) ?? null);
-      if ('error' in header) await fail(conn, report, input, header.error, now());
-      else if (!holds(header, options.schemaContract, state, report)) prepared.push(header);
-    }
+    const prepared = await prepareRound(conn, round, report, { loaded, versions, state }, options);
     options.onProgress?.(filesDone(report));
     for (const batch of makeBatches(prepared, options)) {
       if (stopped()) break;
@@ -161,6 +120,35 @@ async function loadRounds(conn: DuckDBConnection, files: readonly LoadInput[], o
     }
   }
   return report;
+}
+
+/** The round's files that need loading, their headers mapped; the others skipped, failed or held into `report`. */
+async function prepareRound(
+  conn: DuckDBConnection,
+  round: readonly LoadInput[],
+  report: LoadReport,
+  { loaded, versions, state }: { loaded: Map<string, string>; versions: Map<LoadInput, number>; state: LayoutState },
+  options: LoadOptions,
+): Promise<Prepared[]> {
+  const now = options.now ?? (() => new Date());
+  const stopped = () => options.signal?.aborted === true;
+  const prepared: Prepared[] = [];
+  for (const input of round) {
+    if (stopped()) break;
+    const invalid = invalidInputReason(input);
+    if (invalid) {
+      report.failed.push({ input, error: `${describeFile(input)}: ${invalid}` });
+      continue;
+    }
+    if (!options.reload && loaded.get(fileKey(input)) === input.sha256) {
+      report.skipped.push(input);
+      continue;
+    }
+    const header = await prepareHeader(input, versions.get(input) ?? null);
+    if ('error' in header) await fail(conn, report, input, header.error, now());
+    else if (!holds(header, options.schemaContract, state, report)) prepared.push(header);
+  }
+  return prepared;
 }
 
 /** DuckDB measures a running statement's progress only with its progress bar on (never printed here). */
@@ -217,42 +205,6 @@ function splitRounds(files: readonly LoadInput[]): LoadInput[][] {
     for (const mark of marks) seenPerRound[index]?.add(mark);
   }
   return rounds;
-}
-
-/** Each input's schema_version: its own, else the stored manifest row's of the same sha256. */
-async function versionsOf(conn: DuckDBConnection, round: readonly LoadInput[]): Promise<Map<LoadInput, number>> {
-  const versions = new Map<LoadInput, number>();
-  const unknown = round.filter((input) => !(Number.isInteger(input.schemaVersion) && (input.schemaVersion ?? 0) > 0));
-  const manifest = unknown.length > 0 ? await manifestRowsOf(conn, unknown) : new Map();
-  for (const input of round) {
-    const row = manifest.get(fileKey(input));
-    const version = unknown.includes(input) ? (row?.sha256 === input.sha256 ? row.schema_version : undefined) : input.schemaVersion;
-    if (version !== undefined) versions.set(input, version);
-  }
-  return versions;
-}
-
-/** Under `freeze`, a file with a new layout is held (reported, nothing recorded). */
-function holds(prepared: Prepared, contract: SchemaContract | undefined, state: LayoutState, report: LoadReport): boolean {
-  if (contract !== 'freeze') return false;
-  const reason = heldReason(prepared.input.file, prepared.mapping, prepared.version, state);
-  if (reason === undefined) return false;
-  report.held.push({ input: prepared.input, reason: `${describeFile(prepared.input)}: ${reason}` });
-  return true;
-}
-
-/** The header mapped by name; a file without the columns a row cannot exist without fails, named. */
-async function prepareHeader(input: LoadInput, version: number | null): Promise<Prepared | { error: string }> {
-  try {
-    const mapping = mapHeader(input.file, parseHeaderLine(await readGzipHeaderLine(input.path)));
-    if (mapping.missing.length > 0) {
-      const names = mapping.missing.map((name) => `"${name}"`).join(', ');
-      return { error: `${describeFile(input)}: missing required column ${names} (a ${input.file} row cannot exist without it)` };
-    }
-    return { input, mapping, version };
-  } catch (error) {
-    return { error: `${describeFile(input)}: cannot read the header: ${errorMessage(error)}` };
-  }
 }
 
 /** Files of one kind and one header shape, cut to the batch limits. */

@@ -47,7 +47,12 @@ export function heldReason(kind: FileKind, mapping: Pick<HeaderMapping, 'unknown
  * Whether every value of each unknown column reads as a number (an empty field is NULL and reads as
  * anything), by alias: one read of the batch's files, made only when the header has unknown columns.
  */
-export async function numericColumns(conn: DuckDBConnection, readCsv: string, params: string[], unknown: readonly UnknownColumn[]): Promise<Map<string, boolean>> {
+export async function numericColumns(
+  conn: DuckDBConnection,
+  readCsv: string,
+  params: string[],
+  unknown: readonly UnknownColumn[],
+): Promise<Map<string, boolean>> {
   if (unknown.length === 0) return new Map();
   const tests = unknown.map((u) => `bool_and(s.${u.alias} IS NULL OR TRY_CAST(s.${u.alias} AS DOUBLE) IS NOT NULL) AS ${u.alias}`);
   const reader = await conn.runAndReadAll(`SELECT ${tests.join(', ')} FROM ${readCsv} AS s`, params);

@@ -23,8 +23,13 @@ describe('mapHeader', () => {
     ]);
   });
 
-  it('lists missing required columns (the grain, the strikes files\' GEX) and rejects duplicates', () => {
-    expect(mapHeader('levels', HEADERS.levels.filter((n) => n !== 'atm_iv' && n !== 'dte')).missing).toEqual([]);
+  it("lists missing required columns (the grain, the strikes files' GEX) and rejects duplicates", () => {
+    expect(
+      mapHeader(
+        'levels',
+        HEADERS.levels.filter((n) => n !== 'atm_iv' && n !== 'dte'),
+      ).missing,
+    ).toEqual([]);
     expect(mapHeader('levels', ['spot']).missing).toEqual(['timestamp_utc', 'expiration']);
     expect(mapHeader('strikes_by_expiry', ['timestamp_utc', 'strike', 'strike_put_gex']).missing).toEqual(['expiration', 'strike_call_gex']);
     expect(() => mapHeader('levels', ['spot', 'SPOT'])).toThrow(/twice/);

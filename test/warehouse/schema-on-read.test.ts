@@ -30,7 +30,18 @@ describe('schema on read: lean files', () => {
            FROM levels ORDER BY timestamp_utc, expiration`,
       );
       expect(levels).toHaveLength(4);
-      expect(levels[0]).toEqual({ ts: '2026-11-20 14:00:00+00', expiration: '2026-12-25', spot: 0.5, flip: null, dte: null, oi_date: null, type: 'intraday', regime: null, schema_version: 1, source: 'file' });
+      expect(levels[0]).toEqual({
+        ts: '2026-11-20 14:00:00+00',
+        expiration: '2026-12-25',
+        spot: 0.5,
+        flip: null,
+        dte: null,
+        oi_date: null,
+        type: 'intraday',
+        regime: null,
+        schema_version: 1,
+        source: 'file',
+      });
       // The last capture of a completed session is its close.
       expect(levels.map((row) => row.type)).toEqual(['intraday', 'intraday', 'close', 'close']);
       const strikes = await query(wh, 'SELECT strike, call_gex, put_gex, net_gex, call_oi, schema_version FROM strikes_total ORDER BY strike');
@@ -96,7 +107,10 @@ describe('schema on read: unknown columns', () => {
       const header = [...HEADERS.levels, 'gamma_tilt', 'Venue Note', 'source'];
       const rows = withExtras(levelsRows(BTC), (i) => ({ gamma_tilt: i === 1 ? '' : `${i}.5e1`, 'Venue Note': `n${i}`, source: 'vendor' }));
       const a = { ...writeFixture(dir, 'levels', BTC, { header, rows }), schemaVersion: 1 };
-      const b = { ...writeFixture(dir, 'levels', ETH, { header, rows: withExtras(levelsRows(ETH), () => ({ gamma_tilt: 7, 'Venue Note': 'x', source: 'v' })) }), schemaVersion: 1 };
+      const b = {
+        ...writeFixture(dir, 'levels', ETH, { header, rows: withExtras(levelsRows(ETH), () => ({ gamma_tilt: 7, 'Venue Note': 'x', source: 'v' })) }),
+        schemaVersion: 1,
+      };
       const report = await loadFiles(wh.connection, [a, b]);
       expect(report.failed).toEqual([]);
       expect(report.warnings.filter((w) => w.includes('gamma_tilt'))).toEqual([
@@ -105,12 +119,21 @@ describe('schema on read: unknown columns', () => {
       expect(report.warnings.some((w) => w.includes('"venue note": kept as VARCHAR'))).toBe(true);
       // A name the loader fills itself is kept beside it, never over it.
       expect(report.warnings.some((w) => w.includes('"file_source": kept as VARCHAR'))).toBe(true);
-      const got = await query(wh, `SELECT gamma_tilt, "venue note" AS note, file_source, source FROM levels WHERE symbol = 'BTC' ORDER BY timestamp_utc, expiration`);
+      const got = await query(
+        wh,
+        `SELECT gamma_tilt, "venue note" AS note, file_source, source FROM levels WHERE symbol = 'BTC' ORDER BY timestamp_utc, expiration`,
+      );
       expect(got.map((row) => row.gamma_tilt)).toEqual([null, 5, 35, 25]);
       expect(got[0]).toMatchObject({ note: 'n1', file_source: 'vendor', source: 'file' });
       const layouts = await query(wh, 'SELECT file, schema_version, header, first_file, columns_added FROM sync.layouts');
       expect(layouts).toEqual([
-        { file: 'levels', schema_version: 1, header: header.join(','), first_file: 'bybit/BTC/2026-11-20', columns_added: ['gamma_tilt DOUBLE', 'venue note VARCHAR', 'file_source VARCHAR'] },
+        {
+          file: 'levels',
+          schema_version: 1,
+          header: header.join(','),
+          first_file: 'bybit/BTC/2026-11-20',
+          columns_added: ['gamma_tilt DOUBLE', 'venue note VARCHAR', 'file_source VARCHAR'],
+        },
       ]);
       // Loaded again: nothing new to say.
       const again = await loadFiles(wh.connection, [a, b], { reload: true });
@@ -123,14 +146,24 @@ describe('schema on read: unknown columns', () => {
       const header = [...HEADERS.strikes_total, 'skew'];
       const first = writeFixture(dir, 'strikes_total', BTC, { header, rows: withExtras(rowsFor('strikes_total', BTC), (i) => ({ skew: i })) });
       expect((await loadFiles(wh.connection, [first])).failed).toEqual([]);
-      expect(await query(wh, `SELECT data_type AS t FROM information_schema.columns WHERE table_name = 'strikes_total' AND column_name = 'skew'`)).toEqual([{ t: 'DOUBLE' }]);
-      const later = writeFixture(dir, 'strikes_total', ETH, { header, rows: withExtras(rowsFor('strikes_total', ETH), (i) => ({ skew: i === 0 ? 'wide' : i })) });
+      expect(await query(wh, `SELECT data_type AS t FROM information_schema.columns WHERE table_name = 'strikes_total' AND column_name = 'skew'`)).toEqual([
+        { t: 'DOUBLE' },
+      ]);
+      const later = writeFixture(dir, 'strikes_total', ETH, {
+        header,
+        rows: withExtras(rowsFor('strikes_total', ETH), (i) => ({ skew: i === 0 ? 'wide' : i })),
+      });
       const report = await loadFiles(wh.connection, [later]);
       expect(report.failed).toEqual([]);
       expect(report.warnings).toEqual(['column strikes_total."skew" widened to VARCHAR: a value in deribit/ETH/2026-11-21 strikes_total is not a number']);
       expect(await query(wh, `SELECT skew FROM strikes_total WHERE symbol = 'ETH' ORDER BY strike`)).toEqual([{ skew: 'wide' }, { skew: '1' }, { skew: '2' }]);
       // Numbers into a VARCHAR column: no change of type again.
-      const third = writeFixture(dir, 'strikes_total', { ...ETH, sessionDate: '2026-11-22' }, { header, rows: rowsFor('strikes_total', { ...ETH, sessionDate: '2026-11-22' }).map((row) => ({ ...row, skew: 3 })) });
+      const third = writeFixture(
+        dir,
+        'strikes_total',
+        { ...ETH, sessionDate: '2026-11-22' },
+        { header, rows: rowsFor('strikes_total', { ...ETH, sessionDate: '2026-11-22' }).map((row) => ({ ...row, skew: 3 })) },
+      );
       expect((await loadFiles(wh.connection, [third])).warnings).toEqual([]);
     });
   });
@@ -154,19 +187,35 @@ describe('schema on read: schema_version and the freeze contract', () => {
   it('freeze holds a file with a new column or schema_version (nothing recorded); evolve then loads it', async () => {
     await withWarehouse(async (wh, dir) => {
       const plain = { ...writeFixture(dir, 'levels', BTC, { header: [...LEAN.levels] }), schemaVersion: 1 };
-      const wide = { ...writeFixture(dir, 'levels', ETH, { header: [...HEADERS.levels, 'gamma_tilt'], rows: withExtras(levelsRows(ETH), () => ({ gamma_tilt: 1 })) }), schemaVersion: 1 };
+      const wide = {
+        ...writeFixture(dir, 'levels', ETH, { header: [...HEADERS.levels, 'gamma_tilt'], rows: withExtras(levelsRows(ETH), () => ({ gamma_tilt: 1 })) }),
+        schemaVersion: 1,
+      };
       const v2Market = { ...BTC, sessionDate: '2026-11-22' };
       const v2 = { ...writeFixture(dir, 'levels', v2Market, { header: [...LEAN.levels] }), schemaVersion: 2 };
       const frozen = await loadFiles(wh.connection, [plain, wide, v2], { schemaContract: 'freeze' });
       expect(frozen.loaded).toEqual([plain]);
       expect(frozen.held.map((h) => h.input)).toEqual([wide, v2]);
-      expect(frozen.held[0]?.reason).toMatch(/deribit\/ETH\/2026-11-21 .*new column\(s\) "gamma_tilt": held by schemaContract freeze; gexwh load --accept-layout loads it/);
+      expect(frozen.held[0]?.reason).toMatch(
+        /deribit\/ETH\/2026-11-21 .*new column\(s\) "gamma_tilt": held by schemaContract freeze; gexwh load --accept-layout loads it/,
+      );
       expect(frozen.held[1]?.reason).toMatch(/schema_version 2, not loaded before/);
       expect((await listLedger(wh.connection)).map((row) => row.sessionDate)).toEqual(['2026-11-20']);
       const accepted = await loadFiles(wh.connection, [wide, v2], { schemaContract: 'evolve' });
       expect(accepted.loaded).toHaveLength(2);
       // Accepted once, the same layout loads under freeze.
-      const again = { ...writeFixture(dir, 'levels', { ...ETH, sessionDate: '2026-11-23' }, { header: [...HEADERS.levels, 'gamma_tilt'], rows: withExtras(levelsRows({ ...ETH, sessionDate: '2026-11-23' }), () => ({ gamma_tilt: 2, schema_version: 2 })) }), schemaVersion: 2 };
+      const again = {
+        ...writeFixture(
+          dir,
+          'levels',
+          { ...ETH, sessionDate: '2026-11-23' },
+          {
+            header: [...HEADERS.levels, 'gamma_tilt'],
+            rows: withExtras(levelsRows({ ...ETH, sessionDate: '2026-11-23' }), () => ({ gamma_tilt: 2, schema_version: 2 })),
+          },
+        ),
+        schemaVersion: 2,
+      };
       expect((await loadFiles(wh.connection, [again], { schemaContract: 'freeze' })).loaded).toHaveLength(1);
     });
   });
