@@ -442,7 +442,11 @@ const OWN: readonly OptionSpec[] = [
     parse: choiceOption(SCHEMA_CONTRACT_WORDS),
     commands: ['sync', 'load'],
   },
-  { flags: '--accept-layout', description: 'load the files held by schemaContract freeze (a new column or schema_version) and accept their layouts', commands: ['load'] },
+  {
+    flags: '--accept-layout',
+    description: 'load the files held by schemaContract freeze (a new column or schema_version) and accept their layouts',
+    commands: ['load'],
+  },
   {
     flags: '--key-prefix <prefix>',
     description: 'prefix of the demo keys (1-32 URL-safe characters)',

@@ -31,16 +31,7 @@ import {
 } from '../warehouse/index.js';
 import { allJournaledRows, listSnapshots, loadLiveJournal } from './live-journal.js';
 import { writeLiveCapture, type LiveTable } from '../warehouse/live.js';
-import {
-  hasPendingWork,
-  inspectJournal,
-  journalPath,
-  readJournal,
-  withoutApplied,
-  writeJournal,
-  type JournaledFile,
-  type RejectedEntry,
-} from './journal.js';
+import { hasPendingWork, inspectJournal, journalPath, readJournal, withoutApplied, writeJournal, type JournaledFile, type RejectedEntry } from './journal.js';
 import { fileKey } from '../core/pairs.js';
 import type { StoredManifestRow, VerifiedFile } from '../core/rows.js';
 import { archivedCopyRelative, promoteLoadedVersions } from './versions.js';

@@ -38,13 +38,14 @@ export function registerStatus(program: Command): void {
       const filter = { ...optional('exchanges', parseExchanges(flags.exchange)), ...optional('symbols', parseSymbols(flags.symbol)) };
       // The pairs the next sync buys: the one selection sync and plan compute, from the config file.
       const { selection } = resolveSelection('sync', {}, ctx.settings);
-      const [{ readWarehouseStatus, describeLayout }, { inspectJournal }, { listSnapshots }, { waitingOf }, { inspectInflight, inflightPath }] = await Promise.all([
-        import('../../warehouse/status.js'),
-        import('../../journal/journal.js'),
-        import('../../journal/live-journal.js'),
-        import('../../journal/load-pending.js'),
-        import('../../journal/spend-log.js'),
-      ]);
+      const [{ readWarehouseStatus, describeLayout }, { inspectJournal }, { listSnapshots }, { waitingOf }, { inspectInflight, inflightPath }] =
+        await Promise.all([
+          import('../../warehouse/status.js'),
+          import('../../journal/journal.js'),
+          import('../../journal/live-journal.js'),
+          import('../../journal/load-pending.js'),
+          import('../../journal/spend-log.js'),
+        ]);
       const remote = await fetchRemote(ctx);
       // The journal is read first and alone: it answers even when another process holds the warehouse.
       const snapshots = (await listSnapshots(ctx.settings.archive, 'pending')).length;
@@ -72,7 +73,9 @@ export function registerStatus(program: Command): void {
         note: remote.note ?? null,
       };
       const layouts = (local.layouts ?? []).map(describeLayout);
-      ctx.out.result(result, () => [statusText({ ...local, pairs: shown.pairs }, remote, waiting, stopped, credits, shown.hidden), ...layoutLines(layouts)].join('\n'));
+      ctx.out.result(result, () =>
+        [statusText({ ...local, pairs: shown.pairs }, remote, waiting, stopped, credits, shown.hidden), ...layoutLines(layouts)].join('\n'),
+      );
     });
 }
 
