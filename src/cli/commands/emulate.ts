@@ -1,5 +1,6 @@
 // `gexwh emulate`: the local API emulator on loopback, until Ctrl-C.
 import type { Command } from 'commander';
+import { definedOnly } from '../../core/defined.js';
 import { contextOf } from '../context.js';
 import { EMULATE_DEFAULTS } from '../options.js';
 import { parseInstant } from '../parse.js';
@@ -37,11 +38,10 @@ export function registerEmulate(program: Command): void {
         ...(flags.symbols ? { symbols: flags.symbols.map((s) => s.toUpperCase()) } : {}),
         expirations: flags.expirations ?? EMULATE_DEFAULTS.expirations,
         strikes: flags.strikes ?? EMULATE_DEFAULTS.strikes,
-        // Files that disagree with the design on purpose (emulator/market/layouts.ts).
-        ...(flags.layout ? { layout: flags.layout } : {}),
-        ...(flags.schemaVersion !== undefined ? { schemaVersion: flags.schemaVersion } : {}),
         buildWorkers: defaultBuildWorkers(),
-        ...(flags.keyPrefix === undefined ? {} : { keyPrefix: flags.keyPrefix }),
+        // Where the emulator disagrees with gexwh's own reading of the spec on purpose: the files'
+        // layout and schema_version, the keys' prefix, whether a 4xx costs a request.
+        ...definedOnly({ layout: flags.layout, schemaVersion: flags.schemaVersion, keyPrefix: flags.keyPrefix }),
         ...(flags.chargeFailedRequests === true ? { chargeFailedRequests: true } : {}),
       });
       const info = { base_url: emulator.baseUrl, storage_url: emulator.storageUrl, keys: emulator.keys };

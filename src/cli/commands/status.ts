@@ -38,25 +38,11 @@ export function registerStatus(program: Command): void {
       const filter = { ...optional('exchanges', parseExchanges(flags.exchange)), ...optional('symbols', parseSymbols(flags.symbol)) };
       // The pairs the next sync buys: the one selection sync and plan compute, from the config file.
       const { selection } = resolveSelection('sync', {}, ctx.settings);
-      const [{ readWarehouseStatus, describeLayout }, { inspectJournal }, { listSnapshots }, { waitingOf }, { inspectInflight, inflightPath }] =
-        await Promise.all([
-          import('../../warehouse/status.js'),
-          import('../../journal/journal.js'),
-          import('../../journal/live-journal.js'),
-          import('../../journal/load-pending.js'),
-          import('../../journal/spend-log.js'),
-        ]);
+      const { readWarehouseStatus, describeLayout } = await import('../../warehouse/status.js');
       const remote = await fetchRemote(ctx);
-      // The journal is read first and alone: it answers even when another process holds the warehouse.
-      const snapshots = (await listSnapshots(ctx.settings.archive, 'pending')).length;
-      const read = await inspectJournal(ctx.settings.archive);
-      const waiting = waitingOf(read, ctx.settings.archive, snapshots);
-      const inflight = await inspectInflight(ctx.settings.archive);
-      const stopped = stoppedRunOf('log' in inflight ? inflight.log : undefined, inflightPath(ctx.settings.archive));
-      // A log that cannot be read is named like a journal that cannot: status still answers.
-      if ('problem' in inflight) waiting.problem = [waiting.problem, `the log of a stopped run: ${inflight.problem}`].filter((p) => p !== null).join('; ');
+      const { runs, waiting, stopped } = await readWaiting(ctx.settings.archive);
       const local = await readWarehouseStatus(ctx.settings.db, remote.coverage, filter);
-      const credits = creditsOf(local, read.journal.runs, stopped);
+      const credits = creditsOf(local, runs, stopped);
       const shown = await shownPairs(local.pairs, selection, remote.markets, flags.all === true);
       const result = {
         pairs: shown.pairs,
@@ -77,6 +63,26 @@ export function registerStatus(program: Command): void {
         [statusText({ ...local, pairs: shown.pairs }, remote, waiting, stopped, credits, shown.hidden), ...layoutLines(layouts)].join('\n'),
       );
     });
+}
+
+/**
+ * What waits to load: the journal's files and the log of a stopped run. Read first and alone, so they
+ * answer even when another process holds the warehouse; a log that cannot be read is named, not fatal.
+ */
+async function readWaiting(archive: string) {
+  const [{ inspectJournal }, { listSnapshots }, { waitingOf }, { inspectInflight, inflightPath }] = await Promise.all([
+    import('../../journal/journal.js'),
+    import('../../journal/live-journal.js'),
+    import('../../journal/load-pending.js'),
+    import('../../journal/spend-log.js'),
+  ]);
+  const snapshots = (await listSnapshots(archive, 'pending')).length;
+  const read = await inspectJournal(archive);
+  const waiting = waitingOf(read, archive, snapshots);
+  const inflight = await inspectInflight(archive);
+  const stopped = stoppedRunOf('log' in inflight ? inflight.log : undefined, inflightPath(archive));
+  if ('problem' in inflight) waiting.problem = [waiting.problem, `the log of a stopped run: ${inflight.problem}`].filter((p) => p !== null).join('; ');
+  return { runs: read.journal.runs, waiting, stopped };
 }
 
 /**
