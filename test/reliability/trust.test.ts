@@ -133,6 +133,9 @@ beforeAll(async () => {
   );
   expect(manifest).toHaveLength(9);
   template = join(dir, 'template');
+  // A plan never creates a warehouse: an empty one first, which the plan then records the listing into.
+  mkdirSync(join(template, 'data'), { recursive: true });
+  (await openWarehouse(join(template, 'data', 'gex.duckdb'))).close();
   const planned = await cli(['plan', '--db', join(template, 'data', 'gex.duckdb'), '--archive', join(template, 'data', 'raw'), ...ONE_PAIR_ARGS], {
     env: admin(),
   });
