@@ -29,7 +29,13 @@ export function spendRecordPath(archiveRoot: string, startedAt: string): string 
 export async function keepAsSpendRecord(archiveRoot: string, logPath: string, startedAt: string): Promise<void> {
   const target = spendRecordPath(archiveRoot, startedAt);
   await fs.mkdir(dirname(target), { recursive: true });
-  await fs.rename(logPath, target);
+  try {
+    await fs.rename(logPath, target);
+  } catch (error) {
+    // A run that paid nothing wrote no log: there is nothing to keep, and a claim of it records 0.
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw error;
+  }
   await syncFolder(dirname(target));
   await syncFolder(dirname(logPath));
 }

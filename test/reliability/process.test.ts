@@ -245,7 +245,7 @@ describe('the warehouse held or broken', () => {
     const holder = await holdDatabase(ws.db);
     try {
       const blocked = await runCli([...ws.args, '--wait-lock', '0'], { env: env(emulator.keys.admin) });
-      expect(blocked.code).toBe(5);
+      expect(blocked.code, blocked.stderr).toBe(5);
       expect(blocked.stderr).toContain(String(holder.pid));
       const waiting = runCli([...ws.args, '--wait-lock', '30'], { env: env(emulator.keys.admin) });
       // Release it after a moment: the waiting sync then goes on and finishes.
