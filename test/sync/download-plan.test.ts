@@ -177,7 +177,7 @@ describe('planSync and the budget', () => {
     expect(plan.toDownload).toHaveLength(5);
     expect(plan.deferred).toHaveLength(19);
     expect([...plan.toDownload, ...plan.deferred]).toEqual(planSync(input()).toDownload);
-    expect(plan.budget).toEqual({ available: 5, used: 5, limitedBy: 'quota', remainingUnknown: false });
+    expect(plan.budget).toEqual({ available: 5, used: 5, limitedBy: 'quota', remainingUnknown: false, deferredBy: { quota: 19 } });
     const btcPair = plan.pairs.find((p) => p.symbol === 'BTC')!;
     expect(btcPair.toDownload + btcPair.deferred).toBe(9);
   });

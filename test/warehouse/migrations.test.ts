@@ -123,7 +123,14 @@ describe('migrations', () => {
     const db = join(dir, 'gex.duckdb');
     try {
       const old = await openWarehouse(db, { migrations: { upTo: 5 } });
+      // Today's loader records the layout and schema_version it reads (migration 070): they live only while it loads.
+      await old.connection.run(
+        'CREATE TABLE sync.layouts (file VARCHAR, schema_version INTEGER, header VARCHAR, first_file VARCHAR, first_seen_at TIMESTAMPTZ, columns_added VARCHAR[])',
+      );
+      await old.connection.run('ALTER TABLE sync.files ADD COLUMN schema_version INTEGER');
       await loadFiles(old.connection, [writeFixture(dir, 'levels', BTC)]);
+      await old.connection.run('DROP TABLE sync.layouts');
+      await old.connection.run('ALTER TABLE sync.files DROP COLUMN schema_version');
       const before = await query(old, 'SELECT * EXCLUDE (timestamp_utc), timestamp_utc::VARCHAR AS ts FROM levels ORDER BY ts, expiration');
       expect(await query(old, "SELECT count(*)::INTEGER AS n FROM duckdb_constraints() WHERE table_name = 'levels' AND constraint_type = 'UNIQUE'")).toEqual([
         { n: 1 },
