@@ -58,7 +58,7 @@ const CASES: Case[] = [
   { command: 'plan', args: ['--until', '2100-12-32'], message: /--until/ },
   { command: 'plan', args: ['--files', 'nope'], message: /--files.*allowed: levels, strikes_total, strikes_by_expiry/ },
   { command: 'plan', args: ['--exchange', 'deribit+okx'], message: /--exchange.*bybit/ },
-  { command: 'plan', args: [], env: { GEX_API_KEY: 'gex_short' }, code: 3, message: /format/, binary: true },
+  { command: 'plan', args: [], env: { GEX_API_KEY: 'gex short' }, code: 3, message: /cannot be sent.*whitespace/, binary: true },
   // status
   { command: 'status', args: ['--config', 'CONFIG:not-json.json'], message: /config file.*not valid JSON/ },
   { command: 'status', args: ['--base-url', 'file:///etc'], message: /--base-url.*scheme/ },
@@ -87,7 +87,7 @@ const CASES: Case[] = [
   { command: 'api', args: ['me'], message: /API path must start with a single "\/"/ },
   { command: 'api', args: ['/me', '-q', 'novalue'], message: /--query: expected key=value/ },
   { command: 'api', args: ['/history/files/deribit/BTC/2026-03-10/levels'], message: /file downloads are not done through `gexwh api`/ },
-  { command: 'api', args: ['/me'], env: { GEX_API_KEY: 'sk_live_0123456789abcdef0123456789abcdef' }, code: 3, message: /format/ },
+  { command: 'api', args: ['/me'], env: { GEX_API_KEY: 'sk_live_0123\t456789abcdef' }, code: 3, message: /cannot be sent.*control character/ },
   { command: 'me', args: ['--api-key-file', '/nonexistent/key'], env: { GEX_API_KEY: undefined }, message: /--api-key-file: cannot read/ },
   { command: 'coverage', args: [], env: { GEX_API_KEY: undefined }, code: 3, message: /GEX_API_KEY/ },
   // emulate
