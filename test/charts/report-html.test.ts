@@ -41,7 +41,7 @@ describe('buildReportHtml', () => {
   it('holds the header, one static SVG per chart and the data to redraw them', () => {
     const html = buildReportHtml(reportFixture(), PAGE);
     expect(html).toContain(
-      '<td>deribit BTC</td><td>9</td><td>2026-03-02 00:00 UTC – 2026-03-10 23:45 UTC</td><td>5</td><td>2026-03-02 – 2026-03-06</td><td>2: 2026-03-07, 2026-03-08</td>',
+      '<td>deribit BTC</td><td>9</td><td>2026-03-02 00:00 UTC – 2026-03-10 23:45 UTC</td><td>5</td><td>2026-03-02 – 2026-03-06</td><td>2 session(s): 2026-03-07 – 2026-03-08 (2)</td>',
     );
     expect(html).toContain('credits spent by all recorded runs: 40');
     expect(html.match(/<svg /g)).toHaveLength(4);

@@ -113,10 +113,17 @@ describe('session_closes', () => {
       const db = join(dir, 'gex.duckdb');
       const old = await openWarehouse(db, { migrations: { upTo: 51 } });
       try {
+        // Today's loader records the layout and schema_version it reads (migration 070): they live only while it loads.
+        await old.connection.run(
+          'CREATE TABLE sync.layouts (file VARCHAR, schema_version INTEGER, header VARCHAR, first_file VARCHAR, first_seen_at TIMESTAMPTZ, columns_added VARCHAR[])',
+        );
+        await old.connection.run('ALTER TABLE sync.files ADD COLUMN schema_version INTEGER');
         expect(
           (await loadFiles(old.connection, [writeFixture(dir, 'levels', BTC), writeFixture(dir, 'levels', BTC_NEXT, { rows: levelsRows(BTC_NEXT, 3) })]))
             .failed,
         ).toEqual([]);
+        await old.connection.run('DROP TABLE sync.layouts');
+        await old.connection.run('ALTER TABLE sync.files DROP COLUMN schema_version');
       } finally {
         old.close();
       }
