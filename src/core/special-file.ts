@@ -1,15 +1,25 @@
 // A file that can never hold data of ours: a device, a pipe, a socket, or a kernel file that stat
 // calls regular (`/proc/self/mem`). Opening one blocks, fails with an I/O error or writes into it.
-import { realpathSync, statSync } from 'node:fs';
+import { realpathSync, statSync, type Stats } from 'node:fs';
 
 /** Kernel folders whose files are views of the system (process memory, devices), never data. */
 const KERNEL_FOLDERS = ['/proc/', '/sys/', '/dev/'];
 
 /** Whether `path` exists and is such a file (a missing path is not: it can still be created). */
 export function isSpecialFile(path: string): boolean {
-  const stat = statSync(path, { throwIfNoEntry: false });
+  const stat = statOrUndefined(path);
   if (stat === undefined || stat.isDirectory()) return false;
   if (!stat.isFile()) return true;
   const real = realpathSync(path);
   return KERNEL_FOLDERS.some((folder) => real.startsWith(folder));
+}
+
+/** A path that cannot be there (missing, or a file on its way: ENOTDIR) is no special file; the command that uses it says what is wrong. */
+function statOrUndefined(path: string): Stats | undefined {
+  try {
+    return statSync(path, { throwIfNoEntry: false });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOTDIR') return undefined;
+    throw error;
+  }
 }

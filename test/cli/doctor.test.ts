@@ -64,6 +64,7 @@ describe('gexwh doctor', () => {
       lock: true,
       archive: true,
       disk: true,
+      layouts: true,
     });
     expect(run.checks.find((c) => c.name === 'warehouse')!.detail).toMatch(/schema \d+ .*DuckDB v\d/);
     expect(run.checks.find((c) => c.name === 'plan')!.detail).toMatch(/pro; markets crypto, tradfi/);
@@ -113,7 +114,7 @@ describe('gexwh doctor', () => {
     const name = label.split(' ')[0]!;
     it(`fails the ${label} check on purpose: exit 1, the check named with its fix`, async () => {
       const result = await run();
-      expect(result.code).toBe(1);
+      expect(result.code, result.stderr).toBe(1);
       expect(result.parsed.error).toMatchObject({ code: 'checks_failed', exitCode: 1 });
       const check = result.checks.find((c) => c.name === name);
       expect(check, JSON.stringify(result.checks)).toMatchObject({ ok: false, fix: expect.any(String) });
@@ -144,6 +145,8 @@ describe('gexwh doctor: free disk against the next night', () => {
   beforeAll(async () => {
     em = await startEmulator({ days: 8, expirations: 6, strikes: 40, symbols: ['BTC'] });
     listed = join(dir, 'listed.duckdb');
+    // A plan never creates a warehouse: an empty one first, which the plan then records the listing into.
+    (await openWarehouse(listed)).close();
     const plan = await runCli(['plan', '--db', listed, '--archive', join(dir, 'listed-raw'), '--exchange', 'deribit', '--symbol', 'BTC'], {
       env: { GEX_BASE_URL: em.baseUrl, GEX_API_KEY: em.keys.pro },
     });
