@@ -206,7 +206,7 @@ ASOF LEFT JOIN closes c30
 -- when no strike in range has net GEX of that sign, or the capture has no spot. A filter on exchange,
 -- symbol, session_date or timestamp_utc reaches the table scans.
 CREATE OR REPLACE MACRO nearest_walls(range_pct := 10) AS TABLE
-SELECT exchange, symbol, session_date, timestamp_utc, any_value(spot) AS spot, CAST(range_pct AS DOUBLE) AS range_pct,
+SELECT exchange, symbol, session_date, timestamp_utc, any_value(spot) AS spot, range_pct * 1e0 AS range_pct, -- a DOUBLE; a CAST of a macro parameter reads back as CAST(... AS "DOUBLE"), another text at each open
        arg_max(strike, net_gex) FILTER (WHERE distance_pct > 0 AND distance_pct <= range_pct AND net_gex > 0) AS nearest_call_wall,
        max(net_gex) FILTER (WHERE distance_pct > 0 AND distance_pct <= range_pct AND net_gex > 0) AS nearest_call_wall_gex,
        arg_min(strike, net_gex) FILTER (WHERE distance_pct < 0 AND distance_pct >= -range_pct AND net_gex < 0) AS nearest_put_wall,

@@ -40,7 +40,7 @@ describe('planning a long history', () => {
       }
       // The nightly state: every listed version loaded...
       await conn.run(
-        `INSERT INTO sync.files SELECT exchange, symbol, session_date, file, sha256, bytes, rows, NULL, now(), now(), 'loaded', NULL, now()
+        `INSERT INTO sync.files SELECT exchange, symbol, session_date, file, sha256, bytes, rows, NULL, now(), now(), 'loaded', NULL, now(), schema_version
            FROM sync.manifest`,
       );
       // ...but for a seeded few: never downloaded, rebuilt upstream (new sha256), or failed.

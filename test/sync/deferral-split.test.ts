@@ -53,6 +53,7 @@ describe('the summary', () => {
       requestsSpent: 1,
       creditsRemaining: 5,
       venueSpread: [],
+      notBought: [],
       warnings: [],
       plan: { toDownload: 195, toReload: 0, deferred: 49, alreadyLoaded: 0, creditsAvailable: 195, limitedBy: 'reserve-credits', pairs: [], files: [] },
     } as unknown as SyncSummary;

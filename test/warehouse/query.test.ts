@@ -103,6 +103,7 @@ describe('runQuery', () => {
       strikes_asof: "FROM strikes_asof('bybit', 'BTC', TIMESTAMPTZ '2026-11-20 14:20:00+00')",
       pit_levels: `WITH fills AS (SELECT 'bybit' AS exchange, 'BTC' AS symbol, TIMESTAMPTZ '2026-11-20 14:20:00+00' AS ts)
                    SELECT ts, timestamp_utc FROM pit_levels('fills', max_staleness := INTERVAL 30 MINUTE)`,
+      nearest_walls: 'FROM nearest_walls(range_pct := 5)',
     };
     const macros = await runQuery(
       dbPath,
@@ -111,6 +112,7 @@ describe('runQuery', () => {
     expect(macros.rows.map((r) => r.name)).toEqual(Object.keys(calls).sort());
     expect((await runQuery(dbPath, calls.levels_asof!)).rows).toHaveLength(1);
     expect((await runQuery(dbPath, calls.strikes_asof!)).rows).toEqual([]);
+    expect((await runQuery(dbPath, calls.nearest_walls!)).columns.map((c) => c.name)).toContain('nearest_call_wall');
     expect((await runQuery(dbPath, calls.pit_levels!)).rows).toEqual([{ ts: '2026-11-20T14:20:00.000Z', timestamp_utc: '2026-11-20T14:15:00.000Z' }]);
   });
 
