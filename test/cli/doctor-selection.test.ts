@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../emulator/index.js';
+import { openWarehouse } from '../../src/warehouse/index.js';
 import { runCliInProcess } from '../helpers/cli.js';
 import { workspaceIn } from '../helpers/workspace.js';
 
@@ -37,6 +38,8 @@ describe('doctor and the selection', () => {
   it("doctor's plan line equals plan's totals under the config's selection", async () => {
     const ws = workspaceIn(dir);
     mkdirSync(ws.root, { recursive: true });
+    // A plan never creates a warehouse: an empty one first, which the plans record their listings into.
+    (await openWarehouse(ws.db)).close();
     const config = join(ws.root, 'gexwh.config.json');
     writeFileSync(config, JSON.stringify({ symbol: ['SPY'] }));
     // BTC's manifest listed too (pending, never downloaded): the config's selection leaves it out.
