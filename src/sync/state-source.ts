@@ -167,7 +167,9 @@ async function absentStore(options: BeginOptions, warn: (message: string) => voi
   const copy = await emptyStateCopy();
   await addJournaledManifests(copy.connection, options.archiveRoot);
   warn(`no warehouse at ${resolve(options.dbPath)} yet: planned from an empty state; a plan creates nothing (gexwh sync creates it)`);
-  const held = await archivedListingStates(options.archiveRoot, options.pairs);
+  // As the sync that creates the warehouse lists: every manifest whole (none is held yet), so the
+  // plan counts each archived file it would load for free (plan = sync).
+  const held = new Map<string, ListingState>();
   return {
     mode: 'none',
     runId: undefined,

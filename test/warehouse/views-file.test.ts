@@ -62,7 +62,7 @@ describe('sql/views.sql, the one definition of the views', () => {
       // marker of migration 52 since, and those views.sql added after them (the nearest walls); a fresh
       // warehouse ends the same as the upgraded one.
       const later = ['levels_close', 'levels_nearest_walls', 'nearest_walls'];
-      const unchanged = (rows: typeof before) => rows.filter((row) => !later.includes(row.name));
+      const unchanged = (rows: typeof before) => rows.filter((row) => !later.includes(String(row.name)));
       expect(unchanged(after)).toEqual(unchanged(before));
       expect(after.find((row) => row.name === 'levels_close')).not.toEqual(before.find((row) => row.name === 'levels_close'));
       expect(await withDb(join(dir, 'fresh.duckdb'), {}, definitions)).toEqual(after);
