@@ -5,8 +5,9 @@
 // - 'copy': another process has it READ_ONLY (a notebook, DBeaver): the sync tables are copied into
 //   memory through a READ_ONLY attach, which DuckDB allows beside other readers;
 // - 'archive': another process has it read-write, so nothing can be read: the plan starts from an
-//   empty state, each manifest is listed from the newest session the archive holds, and the archive
-//   itself says what was paid (a file archived with the manifest's sha256 costs no credit).
+//   empty state, each manifest is listed from the newest session the archive holds and before the
+//   oldest (what earlier budgets deferred), and the archive itself says what was paid (a file
+//   archived with the manifest's sha256 costs no credit).
 // - 'none': a plan where no warehouse exists yet: it plans from an empty state and the archive, and
 //   writes nothing anywhere (a read-only command never creates a warehouse).
 // Only 'warehouse' writes the warehouse before the load; the other modes leave their work in the
@@ -33,6 +34,8 @@ import { type Pair, pairKey } from '../core/pairs.js';
 import type { CoverageRow } from '../core/rows.js';
 import type { SchemaContract } from '../warehouse/index.js';
 import { listArchivedFiles } from '../core/archive/walk.js';
+import { addDays } from '../time/dates.js';
+import { FILE_KINDS } from './selection.js';
 
 export type StateMode = 'warehouse' | 'copy' | 'archive' | 'none';
 
@@ -221,7 +224,7 @@ async function fallBack(
   await addJournaledManifests(copy.connection, options.archiveRoot);
   warn(
     `the warehouse is held read-write by ${holder}, so not even its state can be read: planning from the archive ` +
-      `(archived files are never paid again; files deferred by earlier runs wait for a run that can read the warehouse)`,
+      `(archived files are never paid again; the new sessions and what earlier budgets deferred before the oldest archived session are listed and bought)`,
   );
   return { mode: 'archive', copy, holderPid: pid, held: await archivedListingStates(options.archiveRoot, options.pairs) };
 }
@@ -242,19 +245,26 @@ async function addJournaledManifests(conn: DuckDBConnection, archiveRoot: string
 }
 
 /**
- * With no readable warehouse, each pair's manifest is listed from the newest session the archive
- * holds (files are archived only after their manifest rows were stored, so nothing newer is missed).
+ * With no readable warehouse, the archive's own records say how much of each manifest to list: the
+ * sessions from the newest archived one on (files are archived only after their manifest rows were
+ * stored, so nothing newer is missed), and every session before the oldest archived one, where the
+ * files an earlier budget deferred wait (a backfill bought newest first). The oldest session is listed
+ * again when the archive lacks one of its files (a budget cut inside it). Holes between the two are
+ * files that failed; a run that can read the warehouse retries those.
  */
 async function archivedListingStates(archiveRoot: string, pairs: Pair[]): Promise<Map<string, ListingState>> {
-  const newest = new Map<string, string>();
-  for (const file of await listArchivedFiles(archiveRoot)) {
-    const key = pairKey(file);
-    if ((newest.get(key) ?? '') < file.sessionDate) newest.set(key, file.sessionDate);
-  }
+  const files = await listArchivedFiles(archiveRoot);
   const states = new Map<string, ListingState>();
-  for (const pair of pairs) {
-    const key = pairKey(pair);
-    states.set(key, { newestStored: newest.get(key) ?? null, completeFrom: null });
-  }
+  for (const pair of pairs) states.set(pairKey(pair), archivedListingState(files.filter((file) => pairKey(file) === pairKey(pair))));
   return states;
+}
+
+/** One pair's listing state from its archived files (pure). */
+export function archivedListingState(files: readonly { sessionDate: string; file: string }[]): ListingState {
+  if (files.length === 0) return { newestStored: null, completeFrom: null };
+  const dates = files.map((file) => file.sessionDate).sort();
+  const oldest = dates[0]!;
+  const oldestKinds = new Set(files.filter((file) => file.sessionDate === oldest).map((file) => file.file));
+  const oldestWhole = FILE_KINDS.every((kind) => oldestKinds.has(kind));
+  return { newestStored: dates.at(-1)!, completeFrom: oldestWhole ? oldest : addDays(oldest, 1) };
 }
