@@ -12,7 +12,7 @@ import type { StatusPair, WarehouseStatus } from '../../warehouse/status.js';
 import type { WaitingSummary } from '../../journal/load-pending.js';
 import type { Inflight } from '../../journal/spend-log.js';
 import { contextOf, type CommandContext } from '../context.js';
-import { formatTable, type Row } from '../output.js';
+import { formatInstant, formatTable, type Row } from '../output.js';
 import { escapeLine } from '../terminal.js';
 import { resolveSelection } from '../selection.js';
 
@@ -180,7 +180,9 @@ function runLines(local: WarehouseStatus, stopped: StoppedRun | undefined): stri
   const lines: string[] = [];
   // The warehouse's row of a run that stopped hard is still open; its log has what it spent.
   if (local.lastRun && stopped?.runId === local.lastRun.runId)
-    lines.push(`last run: sync stopped before it finished at ${local.lastRun.startedAt}; ${stopped.credits} credits, ${stopped.files} paid file(s) waiting`);
+    lines.push(
+      `last run: sync stopped before it finished at ${formatInstant(local.lastRun.startedAt)}; ${stopped.credits} credits, ${stopped.files} paid file(s) waiting`,
+    );
   else if (local.lastRun) lines.push(`last run: ${describeRun(local.lastRun)}`);
   // Captures run every few minutes; the nightly sync's outcome must not scroll out of sight.
   if (local.lastSync && local.lastSync.runId !== local.lastRun?.runId) lines.push(`last sync: ${describeRun(local.lastSync)}`);
@@ -194,7 +196,7 @@ function quotaLine(q: NonNullable<Remote['quota']>): string {
 
 function describeWaiting(w: WaitingSummary): string {
   return (
-    `waiting to load: ${w.files} paid file(s) archived but not loaded (${w.bytes} bytes, since ${w.oldest ?? '-'}), ${w.runs} run record(s); ` +
+    `waiting to load: ${w.files} paid file(s) archived but not loaded (${w.bytes} bytes, since ${w.oldest === null || w.oldest === undefined ? '-' : formatInstant(w.oldest)}), ${w.runs} run record(s); ` +
     `gexwh load (or the next sync) loads them for 0 credits. Journal: ${w.journal}`
   );
 }
@@ -204,7 +206,7 @@ function describeRun(r: RunRow): string {
     r.command === 'capture'
       ? `${r.rowsLoaded} live rows added`
       : `${r.filesLoaded} loaded, ${r.filesFailed} failed, ${r.filesDeferred} deferred; ${r.creditsSpent} credits`;
-  return `${r.command} ${r.outcome ?? 'unfinished'} at ${r.startedAt}; ${what}, ${r.requestsSpent} requests`;
+  return `${r.command} ${r.outcome ?? 'unfinished'} at ${formatInstant(r.startedAt)}; ${what}, ${r.requestsSpent} requests`;
 }
 
 async function fetchRemote(ctx: CommandContext): Promise<Remote> {

@@ -1,0 +1,34 @@
+// status prints its run times as people read them (`2026-03-10 23:45:00Z`), like every other time it
+// shows, never the raw ISO form with its `T` and milliseconds; JSON keeps the ISO form.
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { finishRun, openWarehouse, startRun } from '../../src/warehouse/index.js';
+import { runCliInProcess } from '../helpers/cli.js';
+import { workspaceIn } from '../helpers/workspace.js';
+
+let dir: string;
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'gexwh-status-times-'));
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+it('the last run and last sync lines print a readable UTC time', async () => {
+  const ws = workspaceIn(dir);
+  mkdirSync(ws.root, { recursive: true });
+  const warehouse = await openWarehouse(ws.db);
+  try {
+    const sync = await startRun(warehouse.connection, { command: 'sync', options: {}, startedAt: new Date('2026-03-10T23:45:00Z') });
+    await finishRun(warehouse.connection, sync, { outcome: 'ok', filesLoaded: 3, creditsSpent: 3, finishedAt: new Date('2026-03-10T23:46:00Z') });
+    const capture = await startRun(warehouse.connection, { command: 'capture', options: {}, startedAt: new Date('2026-03-11T00:15:00.250Z') });
+    await finishRun(warehouse.connection, capture, { outcome: 'ok', rowsLoaded: 4 });
+  } finally {
+    warehouse.close();
+  }
+  const status = await runCliInProcess(['status', ...ws.local], { cwd: ws.root });
+  expect(status.code, status.stderr).toBe(0);
+  expect(status.stdout).toContain('last run: capture ok at 2026-03-11 00:15:00.250Z;');
+  expect(status.stdout).toContain('last sync: sync ok at 2026-03-10 23:45:00Z;');
+  expect(status.stdout).not.toMatch(/\dT\d\d:\d\d/);
+});
