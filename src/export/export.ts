@@ -19,7 +19,7 @@ import { openWarehouse } from '../warehouse/open.js';
 import { keepBlockMemory } from '../warehouse/keep-memory.js';
 import { checkSelectionNames } from '../core/known-names.js';
 import { heldPairs, HELD_SOURCE } from '../warehouse/held-pairs.js';
-import { localTarget, type ExportTarget, type StoredFile } from './target.js';
+import { localTarget, STAGING_PREFIX, type ExportTarget, type StoredFile } from './target.js';
 import type { ManifestObject } from './manifest.js';
 import { writeDescription } from './description.js';
 import { isS3Url } from './s3-url.js';
@@ -36,7 +36,7 @@ import {
   type ExportTableCounts,
 } from './options.js';
 import { eachLane, oneAtATime, tableLanes, type Lanes, type Ledger } from './lanes.js';
-import { refuseForeignFolder } from './out-folder.js';
+import { refuseForeignTarget } from './out-folder.js';
 import { FILTER, filterParams, listExported, listPartitions, RUN_KEYS, runKeyParams } from './partitions.js';
 
 export { EXPORT_FORMATS, EXPORT_TABLES, type ExportFormat, type ExportTable } from './tables.js';
@@ -55,7 +55,7 @@ export async function exportWarehouse(options: ExportOptions): Promise<ExportRes
       const names = { ...(selection.exchanges ? { exchanges: selection.exchanges } : {}), ...(selection.symbols ? { symbols: selection.symbols } : {}) };
       checkSelectionNames(names, { pairs: await heldPairs(warehouse.connection), source: HELD_SOURCE });
     }
-    if (target.local && options.force !== true) await refuseForeignFolder(warehouse.connection, selection.outDir, (name) => name.startsWith(STAGING_PREFIX));
+    if (options.force !== true) await refuseForeignTarget(warehouse.connection, target);
     return await exportOn(warehouse.connection, selection, {
       now: options.now ?? (() => new Date()),
       target,
@@ -283,12 +283,6 @@ export function removablePath(
  * costs, not the number of statements (bench/RESULTS.md).
  */
 export const PARTITIONS_PER_COPY = 64;
-
-/**
- * Staged files end in .tmp so no *.parquet / *.csv glob of a reader ever matches them, and the
- * staging folder is hidden; a crashed run's folder is named in the next export's warnings.
- */
-const STAGING_PREFIX = '.gexwh-export-';
 
 /**
  * Parquet for every engine: Snappy, which DuckDB, Trino/Athena, Spark, Hive, pyarrow, polars and

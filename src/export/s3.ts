@@ -11,6 +11,7 @@ import {
   GetObjectCommand,
   HeadBucketCommand,
   HeadObjectCommand,
+  ListObjectsV2Command,
   PutObjectCommand,
   S3Client,
   S3ServiceException,
@@ -180,6 +181,14 @@ export async function s3Target(url: string, options: S3Options, client: S3Client
       return stored;
     },
     listed: () => listedKeys,
+    async occupants(limit) {
+      // The prefix as a folder: `team/`, never `teammates/` beside it. One page is enough to know (no
+      // MaxKeys: s3rver answers a truncated page with a 500).
+      const prefix = location.prefix ? `${location.prefix}/` : '';
+      const page = await call('listing the prefix', () => client.send(new ListObjectsV2Command({ Bucket: location.bucket, Prefix: prefix })));
+      const keys = (page.Contents ?? []).flatMap((object) => (object.Key === undefined ? [] : [`s3://${location.bucket}/${object.Key}`]));
+      return keys.slice(0, limit);
+    },
     async remove(relative) {
       const path = `${root}/${relative}`;
       await call(`removing ${path}`, () => client.send(new DeleteObjectCommand({ Bucket: location.bucket, Key: keyOf(path) })));

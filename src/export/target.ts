@@ -8,6 +8,14 @@ import { placeFileInside, writeFileInside } from '../core/archive/write-inside.j
 import { MANIFEST_FILE, manifestHashes } from './manifest.js';
 import { hashFile } from '../core/hash.js';
 import type { ClickHouseSource } from './clickhouse.js';
+import { folderEntries } from './out-folder.js';
+
+/**
+ * The name prefix of an export's staging folders. Staged files end in .tmp so no *.parquet / *.csv
+ * glob of a reader ever matches them, and the folder is hidden; a crashed run's folder is named in
+ * the next export's warnings.
+ */
+export const STAGING_PREFIX = '.gexwh-export-';
 
 /** A file as it was put in place: what the manifest lists. */
 export interface StoredFile {
@@ -41,6 +49,8 @@ export interface ExportTarget {
   putText(path: string, text: string): Promise<StoredFile>;
   /** The paths under the root that the previous export's manifest lists: the only objects an export may remove. */
   listed(): ReadonlySet<string>;
+  /** Up to `limit` of what the root holds now (full paths; gexwh's own staging left out): empty when nothing. */
+  occupants(limit: number): Promise<string[]>;
   /**
    * Removes the object at `relative` under the root, which the caller made from validated names and
    * found in listed(); false when it is not there or (local) its folder resolves outside the root.
@@ -112,6 +122,7 @@ export function localTarget(outDir: string): ExportTarget {
       return hashText(text);
     },
     listed: () => listed,
+    occupants: (limit) => Promise.resolve(folderEntries(outDir, limit, (name) => name.startsWith(STAGING_PREFIX))),
     async remove(relative) {
       const path = join(outDir, relative);
       if (!fileInside(outDir, path)) return false;
