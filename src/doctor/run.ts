@@ -25,6 +25,8 @@ export interface DoctorInput {
    */
   planNext?: (conn: Warehouse['connection'], me: MeFacts | undefined) => Promise<NextPlan>;
   signal?: AbortSignal;
+  /** How long the /me call may take in all, retries included (--api-timeout, as every command). */
+  apiTimeoutSeconds?: number;
 }
 
 /** The key's markets and file credits, from /me. */
@@ -76,7 +78,13 @@ async function remoteChecks(input: DoctorInput): Promise<Remote> {
   }
   let client: ApiClient | undefined;
   try {
-    client = createApiClient({ baseUrl: input.baseUrl, apiKey: input.apiKey.key, userAgent: 'gexwh/0.1', ...(input.signal ? { signal: input.signal } : {}) });
+    client = createApiClient({
+      baseUrl: input.baseUrl,
+      apiKey: input.apiKey.key,
+      userAgent: 'gexwh/0.1',
+      ...(input.signal ? { signal: input.signal } : {}),
+      ...(input.apiTimeoutSeconds === undefined ? {} : { callBudgetMs: input.apiTimeoutSeconds * 1000 }),
+    });
     const sentMs = Date.now();
     const me = await client.me();
     const files = me.data.quota.history_files;

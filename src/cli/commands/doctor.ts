@@ -32,6 +32,7 @@ export function registerDoctor(program: Command): void {
         config,
         ...(planNext ? { planNext } : {}),
         signal: stopSignal().signal,
+        apiTimeoutSeconds: settings.apiTimeoutSeconds,
       });
       const failed = report.checks.filter((c) => !c.ok);
       const table = () => formatTable(report.checks.map((c) => ({ check: c.name, verdict: c.ok ? 'ok' : 'FAIL', detail: c.detail, fix: c.fix ?? '' })));
