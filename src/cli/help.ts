@@ -32,6 +32,10 @@ export const EXAMPLES: Record<string, { run: string; buys: string }> = {
   emulate: { run: 'npx gexwh emulate --days 60 --port 8787', buys: 'buys nothing: a local emulator with demo keys' },
   demo: { run: 'npx gexwh demo', buys: 'buys nothing: syncs from an in-process emulator' },
   levels: { run: 'npx gexwh levels --symbol BTC,SPY', buys: 'buys nothing: reads the local warehouse' },
+  alerts: {
+    run: 'npx gexwh alerts --from 2026-03-01 --to 2026-03-13 --symbol BTC --alert-rules flip_cross',
+    buys: 'buys nothing: replays the rules over the local warehouse',
+  },
   chart: { run: 'npx gexwh chart profile --exchange deribit --symbol BTC --out profile.png', buys: 'buys nothing: draws from the local warehouse' },
   report: { run: 'npx gexwh report --out report.html', buys: 'buys nothing: one page from the local warehouse' },
 };

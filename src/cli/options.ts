@@ -6,6 +6,7 @@
 // this table: adding an option is one entry.
 import { z } from 'zod';
 import type { OptionSpec } from './option-spec.js';
+import { ALERT_OPTIONS } from './alert-options.js';
 import { DEFAULTS as CHART } from '../charts/request.js';
 import { DEFAULT_WAIT_LOCK_SECONDS } from '../journal/wait-lock.js';
 import { choiceOption, collectOption, integerOption, keyPrefixOption, listOption, positiveSecondsOption, secondsOption, timeZoneOption } from './parse.js';
@@ -77,8 +78,9 @@ const SHARED: readonly OptionSpec[] = [
     config: listOfStrings,
     configCommands: SYNC,
     parse: listOption,
-    commands: [...SYNC, 'status', 'export', 'capture', 'levels', 'chart', 'report'],
+    commands: [...SYNC, 'status', 'export', 'capture', 'levels', 'chart', 'report', 'alerts'],
     uses: {
+      alerts: { description: 'only these venues (repeatable, comma list)', default: 'every pair held' },
       status: { description: 'only these history venues (repeatable, comma list)', default: 'every pair held or in the selection (--all: every remote pair)' },
       levels: { description: 'only these venues (repeatable, comma list)', default: 'every pair with levels' },
       export: { description: 'history venues (repeatable, comma list)', default: 'every exchange' },
@@ -97,8 +99,9 @@ const SHARED: readonly OptionSpec[] = [
     config: listOfStrings,
     configCommands: [...SYNC, 'capture'],
     parse: listOption,
-    commands: [...SYNC, 'status', 'export', 'capture', 'levels', 'chart', 'report'],
+    commands: [...SYNC, 'status', 'export', 'capture', 'levels', 'chart', 'report', 'alerts'],
     uses: {
+      alerts: { description: 'only these symbols (repeatable, comma list)', default: 'every pair held' },
       status: { description: 'only these symbols (repeatable, comma list)', default: 'every pair held or in the selection (--all: every remote pair)' },
       levels: { description: 'only these symbols (repeatable, comma list)', default: 'every pair with levels' },
       export: { description: 'symbols (repeatable, comma list)', default: 'every symbol' },
@@ -351,8 +354,20 @@ const OWN: readonly OptionSpec[] = [
     uses: { report: { description: 'leave out of the charts a session whose last capture is intraday (not a close)' } },
   },
   { flags: '--net', description: 'profile: one bar of net GEX per strike instead of call and put bars', commands: ['chart'] },
-  { flags: '--from <date>', description: 'levels, walls, netgex: first session YYYY-MM-DD', default: '--sessions back from --to', commands: ['chart'] },
-  { flags: '--to <date>', description: 'levels, walls, netgex: last session YYYY-MM-DD', default: 'the latest held', commands: ['chart'] },
+  {
+    flags: '--from <date>',
+    description: 'levels, walls, netgex: first session YYYY-MM-DD',
+    default: '--sessions back from --to',
+    commands: ['chart', 'alerts'],
+    uses: { alerts: { description: 'first session date YYYY-MM-DD whose captures are replayed', default: 'the first held' } },
+  },
+  {
+    flags: '--to <date>',
+    description: 'levels, walls, netgex: last session YYYY-MM-DD',
+    default: 'the latest held',
+    commands: ['chart', 'alerts'],
+    uses: { alerts: { description: 'last session date YYYY-MM-DD whose captures are replayed' } },
+  },
 
   { flags: '--port <n>', description: 'API port', default: 'any free port', parse: integerOption(0, 65535), commands: ['emulate'] },
   {
@@ -411,4 +426,4 @@ const OWN: readonly OptionSpec[] = [
   { flags: '--charge-failed-requests', description: 'a 4xx answer of a quota-counted endpoint costs a request too', commands: ['emulate'] },
 ];
 
-export const OPTIONS: readonly OptionSpec[] = [...GLOBAL, ...SHARED, ...OWN];
+export const OPTIONS: readonly OptionSpec[] = [...GLOBAL, ...SHARED, ...OWN, ...ALERT_OPTIONS];

@@ -17,6 +17,7 @@ export const FLOORS: Readonly<Record<string, number>> = {
   doctor: 6,
   charts: 6,
   desk: 6,
+  alerts: 6,
   journal: 5,
   api: 4,
   warehouse: 4,

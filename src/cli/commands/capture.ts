@@ -8,8 +8,9 @@ import { parseCount, parseSymbols } from '../../sync/selection.js';
 import { contextOf, type CommandContext } from '../context.js';
 import { formatTable } from '../output.js';
 import { withConfig } from '../option-use.js';
+import { prepareAlerts, withAlerts, type AlertFlags, type RunAlerts } from '../alerting.js';
 
-interface CaptureFlags {
+interface CaptureFlags extends AlertFlags {
   exchange?: string[];
   symbol?: string[];
   byStrike?: boolean;
@@ -41,6 +42,7 @@ async function captureAction(ctx: CommandContext, given: CaptureFlags): Promise<
   ]);
   const client = createClient(ctx);
   const progress = createProgress(ctx, flags.dryRun === true);
+  const alerts = await prepareAlerts(ctx, flags, 'live_levels', flags.dryRun === true);
   try {
     const summary = await runCapture(captureApiFrom(client), {
       dbPath: ctx.settings.db,
@@ -58,18 +60,20 @@ async function captureAction(ctx: CommandContext, given: CaptureFlags): Promise<
       events: progress.events,
     });
     progress.done();
-    print(ctx, summary);
+    await print(ctx, summary, alerts);
   } catch (error) {
     progress.done();
-    if ((error instanceof PartialFailureError || error instanceof LockError) && isSummary(error.cause)) print(ctx, error.cause);
+    if ((error instanceof PartialFailureError || error instanceof LockError) && isSummary(error.cause))
+      await print(ctx, error.cause, error instanceof PartialFailureError ? alerts : undefined);
     throw error;
   } finally {
     await client.close();
   }
 }
 
-function print(ctx: CommandContext, summary: CaptureSummary): void {
-  ctx.out.result(summary, () => formatCaptureSummary(summary));
+async function print(ctx: CommandContext, summary: CaptureSummary, alerts?: RunAlerts): Promise<void> {
+  const { value, text } = await withAlerts(ctx, alerts, summary, formatCaptureSummary);
+  ctx.out.result(value, text);
 }
 
 export function formatCaptureSummary(summary: CaptureSummary): string {

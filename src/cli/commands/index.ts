@@ -1,5 +1,6 @@
 // Every command, in the order --help lists them: one module each, registered by one line here.
 import type { Command } from 'commander';
+import { registerAlerts } from './alerts.js';
 import { registerApi } from './api.js';
 import { registerCapture } from './capture.js';
 import { registerChart } from './chart.js';
@@ -33,6 +34,7 @@ const COMMANDS: readonly ((program: Command) => void)[] = [
   registerVerify,
   registerCapture,
   registerLevels,
+  registerAlerts,
   registerChart,
   registerReport,
   registerDoctor,

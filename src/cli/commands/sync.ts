@@ -4,9 +4,10 @@ import type { SyncOptions, SyncSummary } from '../../sync/run.js';
 import { InterruptedError, LockError, PartialFailureError } from '../../core/errors.js';
 import { contextOf, type CommandContext } from '../context.js';
 import { withConfig } from '../option-use.js';
+import { prepareAlerts, withAlerts, type AlertFlags, type RunAlerts } from '../alerting.js';
 import { resolveSelection } from '../selection.js';
 
-export interface SyncFlags {
+export interface SyncFlags extends AlertFlags {
   exchange?: string[];
   symbol?: string[];
   files?: string[];
@@ -59,22 +60,26 @@ export async function syncAction(ctx: CommandContext, given: SyncFlags, dryRun: 
     ...(flags.schemaContract !== undefined ? { schemaContract: flags.schemaContract } : {}),
     recordedOptions: { ...selection, dryRun, fullRescan: flags.fullRescan === true, fillLevels, db: ctx.settings.db, archive: ctx.settings.archive },
   };
+  // Alerts read the warehouse before the run (each pair's latest capture) and after it (the new ones).
+  const alerts = await prepareAlerts(ctx, flags, 'levels', dryRun);
   try {
     const summary = await runSync(options, api, ctx.signal, progress.events);
     progress.done();
-    printSummary(ctx, summary, formatSummary);
+    await printSummary(ctx, summary, formatSummary, alerts);
   } catch (error) {
     progress.done();
     if ((error instanceof PartialFailureError || error instanceof LockError || error instanceof InterruptedError) && isSummary(error.cause))
-      printSummary(ctx, error.cause, formatSummary);
+      // A partial run loaded files: its new captures are alerted; a held or stopped one loaded none of its own.
+      await printSummary(ctx, error.cause, formatSummary, error instanceof PartialFailureError ? alerts : undefined);
     throw error;
   } finally {
     await close();
   }
 }
 
-function printSummary(ctx: CommandContext, summary: SyncSummary, format: (summary: SyncSummary) => string): void {
-  ctx.out.result(summary, () => format(summary));
+async function printSummary(ctx: CommandContext, summary: SyncSummary, format: (summary: SyncSummary) => string, alerts?: RunAlerts): Promise<void> {
+  const { value, text } = await withAlerts(ctx, alerts, summary, format);
+  ctx.out.result(value, text);
 }
 
 function isSummary(value: unknown): value is SyncSummary {
