@@ -1,12 +1,11 @@
 import { defineConfig } from 'vitest/config';
-
-// Files that measure a whole user-sized run (the 60-day emulator synced end to end) and must not
-// share the machine's two cores with the rest of the suite: they run after it, one at a time, as a
-// user's sync runs alone on their machine.
-const ALONE = ['test/emulator/sixty-day-sync.test.ts'];
+import LongestFirst from './test/sequencer.js';
 
 export default defineConfig({
   test: {
+    include: ['test/**/*.test.ts'],
+    // The live suite spends real quota: only `npm run test:live` runs it.
+    exclude: ['test/live/**', '**/node_modules/**'],
     // Vitest's default on a 2-core CI machine is one worker, which runs the suite serially. Most
     // files wait on child processes, sockets and DuckDB I/O, so two workers share the two cores
     // without starving each other (the measured suite time: README, docs/development.md).
@@ -18,31 +17,11 @@ export default defineConfig({
     isolate: false,
     // Builds dist/ (incrementally) before any test: the CLI tests run the built binary.
     globalSetup: ['test/global-setup.ts'],
+    sequence: { sequencer: LongestFirst },
     testTimeout: 60_000,
     hookTimeout: 60_000,
     // dt-sql-parser's ESM build imports folders and files without extensions, which Node's ESM loader
     // refuses; inlined, Vite resolves them (test/export/ddl.test.ts).
     server: { deps: { inline: ['dt-sql-parser'] } },
-    projects: [
-      {
-        extends: true,
-        test: {
-          name: 'suite',
-          include: ['test/**/*.test.ts'],
-          // The live suite spends real quota: only `npm run test:live` runs it.
-          exclude: ['test/live/**', '**/node_modules/**', ...ALONE],
-          sequence: { groupOrder: 0 },
-        },
-      },
-      {
-        extends: true,
-        test: {
-          name: 'alone',
-          include: ALONE,
-          maxWorkers: 1,
-          sequence: { groupOrder: 1 },
-        },
-      },
-    ],
   },
 });

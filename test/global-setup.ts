@@ -1,6 +1,6 @@
 // Every test run builds first: the CLI tests spawn the built dist/, so a single-file run after an
 // edit of src/ would otherwise test stale code. The build is incremental: a few seconds when nothing
-// changed. Run once per vitest process (the two test projects share it).
+// changed. Run once per vitest process.
 import { execFileSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
