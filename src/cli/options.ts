@@ -159,7 +159,7 @@ const SHARED: readonly OptionSpec[] = [
   {
     flags: '--out <path>',
     description: 'where the result goes',
-    commands: ['query', 'export', 'chart', 'report'],
+    commands: ['query', 'export', 'chart', 'report', 'plan'],
     uses: {
       query: {
         flags: '--out <file>',
@@ -173,7 +173,14 @@ const SHARED: readonly OptionSpec[] = [
       },
       chart: { flags: '--out <file>', description: 'output file; .svg or .png says the format', required: true },
       report: { flags: '--out <file>', description: 'the HTML file to write (.html)', required: true },
+      plan: { flags: '--out <file>', description: 'also write the plan as a reviewable JSON file that gexwh sync --plan carries out', default: 'none' },
     },
+  },
+  {
+    flags: '--plan <file>',
+    description: 'carry out a plan file written by gexwh plan --out: buy only its files; refused (exit 2) if the manifest or the archive moved since',
+    default: 'none',
+    commands: ['sync'],
   },
   {
     flags: '--format <format>',

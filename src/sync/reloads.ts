@@ -18,10 +18,11 @@ export async function archivedVersions(files: readonly PlannedFile[], archiveRoo
 
 /** One line per failed load whose archived copy could not be used, saying what the plan does with it. */
 export function brokenReloadNotes(plan: Pick<Plan, 'brokenReloads' | 'toDownload'>): string[] {
-  const paid = new Set(plan.toDownload);
+  // By version, not by object: a plan read back from a plan file holds copies.
+  const paid = new Set(plan.toDownload.map(fileVersionKey));
   return plan.brokenReloads.map(
     (file) =>
       `${file.exchange}/${file.symbol} ${file.sessionDate} ${file.file} failed to load before and its archived copy is missing or not the manifest's sha256: ` +
-      (paid.has(file) ? 'downloaded again (1 credit)' : 'deferred until credits are available'),
+      (paid.has(fileVersionKey(file)) ? 'downloaded again (1 credit)' : 'deferred until credits are available'),
   );
 }

@@ -22,6 +22,7 @@ import { listMovedManifests, type ManifestListing } from './listing.js';
 import { filesToCheck, planSync, selectPairs, type Plan } from './download-plan.js';
 import { loadVerified, namesOf, planInputOf, reloadsOf, selectionOf, storeListing } from './stage-io.js';
 import { archivedVersions, brokenReloadNotes } from './reloads.js';
+import { settlePlan } from './plan-fingerprint.js';
 import { emptyFetch, NOTHING_LOADED, runCounts, summarize, type LoadReport, type SyncSummary } from './summary.js';
 import type { SyncApi, SyncEvents, SyncOptions } from './sync-types.js';
 import { describeSkipped, type SkippedCoverageRow } from './coverage.js';
@@ -150,7 +151,7 @@ async function planStage(stages: Stages, listing: ManifestListing): Promise<Plan
   await storeListing(conn, listing.listed);
   const input = await planInputOf(conn, stages.pairs, stages.coverage, options.selection, stages.me);
   const archived = await archivedVersions(filesToCheck(input), options.archiveRoot);
-  const plan = planSync({ ...input, archived });
+  const plan = settlePlan(options, planSync({ ...input, archived }), input, archived, stages.events);
   for (const note of brokenReloadNotes(plan)) warn(note);
   stages.log?.note({ filesPlanned: plan.toDownload.length + plan.toReload.length, filesDeferred: plan.deferred.length });
   return plan;

@@ -9,6 +9,7 @@ import type { ManifestPageFetcher } from './manifest.js';
 import type { SelectionLabels, SyncSelection } from './selection.js';
 import type { PlannedFile } from '../core/rows.js';
 import type { QuotaStop } from '../api/quota.js';
+import type { PlanDocument } from './plan-file.js';
 
 /** What the sync needs from the API (src/sync/api-port.ts adapts the client to it). */
 export interface SyncApi {
@@ -40,6 +41,11 @@ export interface SyncOptions {
   labels?: SelectionLabels;
   /** Effective options, stored in sync.runs (no secrets). */
   recordedOptions: Record<string, unknown>;
+  /**
+   * `sync --plan FILE`: carry out this plan file's plan (and buy nothing outside it), or refuse when
+   * the manifest or the archive moved since it was written. The selection is the file's.
+   */
+  followPlan?: { document: PlanDocument; path: string };
 }
 
 export interface SyncEvents {
@@ -55,6 +61,8 @@ export interface SyncEvents {
   /** Capture targets done (captured, failed or cut short) out of all the run captures. */
   targetsDone?(done: number, total: number): void;
   warn?(message: string): void;
+  /** The plan as a plan file (asked for by plan --out): told once the planner has decided. */
+  planned?(document: PlanDocument): void;
   /** A stop signal arrived: what the run does now (said at once, before it is done). */
   stopping?(message: string): void;
 }

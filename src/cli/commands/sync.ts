@@ -6,6 +6,10 @@ import { contextOf, type CommandContext } from '../context.js';
 import { withConfig } from '../option-use.js';
 import { prepareAlerts, withAlerts, type AlertFlags, type RunAlerts } from '../alerting.js';
 import { resolveSelection } from '../selection.js';
+import { definedOnly } from '../../core/defined.js';
+import { checkPlanAlone, readPlanFile, writePlanFile } from '../plan-file-io.js';
+import type { PlanDocument } from '../../sync/plan-file.js';
+import { parseConcurrency, parseCount, type SyncSelection } from '../../sync/selection.js';
 
 export interface SyncFlags extends AlertFlags {
   exchange?: string[];
@@ -23,6 +27,10 @@ export interface SyncFlags extends AlertFlags {
   fullRescan?: boolean;
   waitLock?: number;
   schemaContract?: 'evolve' | 'freeze';
+  /** plan: also write the plan as a plan file. */
+  out?: string;
+  /** sync: carry out this plan file. */
+  plan?: string;
 }
 
 export function registerSync(program: Command): void {
@@ -33,11 +41,7 @@ export function registerSync(program: Command): void {
 }
 
 export async function syncAction(ctx: CommandContext, given: SyncFlags, dryRun: boolean): Promise<void> {
-  const command = dryRun ? 'plan' : 'sync';
-  // Flags win over the config file (the option table says which keys sync and plan read); then every value is validated.
-  const flags = withConfig(command, given, ctx.settings.config);
-  const { selection, labels } = resolveSelection(command, given, ctx.settings);
-  const fillLevels = flags.fillLevels ?? false;
+  const options = syncOptionsOf(ctx, given, dryRun);
   // The sync engine, DuckDB and the HTTP client load here, not at start-up: --help and bad flags stay quick.
   const [{ runSync }, { connectApi }, { createProgress }, { formatSummary }] = await Promise.all([
     import('../../sync/run.js'),
@@ -47,24 +51,14 @@ export async function syncAction(ctx: CommandContext, given: SyncFlags, dryRun: 
   ]);
   const { api, close } = connectApi(ctx);
   const progress = createProgress(ctx, dryRun);
-  const options: SyncOptions = {
-    command: dryRun ? 'plan' : 'sync',
-    dbPath: ctx.settings.db,
-    archiveRoot: ctx.settings.archive,
-    selection,
-    labels,
-    dryRun,
-    fullRescan: flags.fullRescan === true,
-    fillLevels,
-    ...(flags.waitLock !== undefined ? { waitLockSeconds: flags.waitLock } : {}),
-    ...(flags.schemaContract !== undefined ? { schemaContract: flags.schemaContract } : {}),
-    recordedOptions: { ...selection, dryRun, fullRescan: flags.fullRescan === true, fillLevels, db: ctx.settings.db, archive: ctx.settings.archive },
-  };
+  let planned: PlanDocument | undefined;
+  if (given.out !== undefined) progress.events.planned = (document) => (planned = document);
   // Alerts read the warehouse before the run (each pair's latest capture) and after it (the new ones).
-  const alerts = await prepareAlerts(ctx, flags, 'levels', dryRun);
+  const alerts = await prepareAlerts(ctx, withConfig(options.command, given, ctx.settings.config), 'levels', dryRun);
   try {
     const summary = await runSync(options, api, ctx.signal, progress.events);
     progress.done();
+    if (given.out !== undefined && planned !== undefined) writePlanFile(given.out, planned);
     await printSummary(ctx, summary, formatSummary, alerts);
   } catch (error) {
     progress.done();
@@ -75,6 +69,46 @@ export async function syncAction(ctx: CommandContext, given: SyncFlags, dryRun: 
   } finally {
     await close();
   }
+}
+
+/** The run's options: flags win over the config file, then every value is validated; with --plan the file's selection. */
+function syncOptionsOf(ctx: CommandContext, given: SyncFlags, dryRun: boolean): SyncOptions {
+  const command = dryRun ? 'plan' : 'sync';
+  const flags = withConfig(command, given, ctx.settings.config);
+  const followed = followedPlan(given);
+  const { selection, labels } = followed ? { selection: planSelection(followed.document, given), labels: {} } : resolveSelection(command, given, ctx.settings);
+  const fullRescan = followed ? followed.document.fullRescan : flags.fullRescan === true;
+  const fillLevels = flags.fillLevels ?? false;
+  const { db, archive } = ctx.settings;
+  return {
+    command,
+    dbPath: db,
+    archiveRoot: archive,
+    selection,
+    labels,
+    dryRun,
+    fullRescan,
+    fillLevels,
+    ...definedOnly({ waitLockSeconds: flags.waitLock, schemaContract: flags.schemaContract, followPlan: followed }),
+    recordedOptions: { ...selection, dryRun, fullRescan, fillLevels, db, archive, ...definedOnly({ plan: followed?.path }) },
+  };
+}
+
+/** sync --plan FILE: the plan file, read and checked before anything else (no selection flags beside it). */
+function followedPlan(given: SyncFlags): { document: PlanDocument; path: string } | undefined {
+  if (given.plan === undefined) return undefined;
+  checkPlanAlone({ ...given }, given.plan);
+  return { document: readPlanFile(given.plan), path: given.plan };
+}
+
+/** The plan file's selection, with the flags that do not change what is bought (--concurrency, --max-requests). */
+function planSelection(document: PlanDocument, given: SyncFlags): SyncSelection {
+  const maxRequests = parseCount(given.maxRequests, '--max-requests');
+  return {
+    ...document.selection,
+    ...(given.concurrency !== undefined ? { concurrency: parseConcurrency(given.concurrency) } : {}),
+    ...(maxRequests !== undefined ? { maxRequests } : {}),
+  };
 }
 
 async function printSummary(ctx: CommandContext, summary: SyncSummary, format: (summary: SyncSummary) => string, alerts?: RunAlerts): Promise<void> {
