@@ -193,7 +193,8 @@ export interface TaskProgress {
 
 /**
  * Progress of a one-phase command (export, rebuild, verify, load, report) on a terminal: n/N, rate and
- * ETA, updated per item; nothing when stderr is not a terminal or with --quiet.
+ * ETA, updated per item, ending at the final count; when stderr is not a terminal, that final line
+ * alone (if the phase lasted past the threshold); nothing with --quiet or --json.
  */
 export function createTaskProgress(ctx: CommandContext, phase: Phase): TaskProgress {
   const mode = progressMode(ctx);

@@ -85,9 +85,15 @@ export class NotAWarehouseError extends UsageError {}
  */
 export class NoWarehouseError extends UsageError {
   readonly dbPath: string;
-  constructor(dbPath: string, command?: string, options?: { cause?: unknown }) {
+  /** `next`: what to do instead, when more than "run gexwh sync first" applies. */
+  constructor(dbPath: string, command?: string, options?: { cause?: unknown; next?: string }) {
     const path = resolve(dbPath);
-    super(`${command === undefined ? '' : `${command}: `}no warehouse at ${path} (run gexwh sync first, or pass --db)`, { db: path }, options);
+    const { next, ...rest } = options ?? {};
+    super(
+      `${command === undefined ? '' : `${command}: `}no warehouse at ${path} (run gexwh sync first, or pass --db)`,
+      { db: path, ...(next ? { next } : {}) },
+      rest,
+    );
     this.dbPath = path;
   }
 }

@@ -1,6 +1,8 @@
 // `gexwh load`: the paid files a held-out sync left in the archive's journal, loaded for 0 credits.
 import type { Command } from 'commander';
-import { JournalFileRefusedError, PartialFailureError } from '../../core/errors.js';
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { JournalFileRefusedError, NoWarehouseError, PartialFailureError } from '../../core/errors.js';
 import { DEFAULT_WAIT_LOCK_SECONDS } from '../../journal/wait-lock.js';
 import { contextOf } from '../context.js';
 import { withConfig } from '../option-use.js';
@@ -17,6 +19,12 @@ export function registerLoad(program: Command): void {
     .description('load the paid files a sync archived but could not load (the warehouse was held): no network, no credit')
     .action(async (given: LoadFlags, command: Command) => {
       const ctx = contextOf(command);
+      // A load never creates a warehouse: a mistyped --db would start a second, empty one.
+      if (!existsSync(resolve(ctx.settings.db))) {
+        throw new NoWarehouseError(ctx.settings.db, 'load', {
+          next: 'gexwh sync creates the warehouse and loads what waits in the journal; gexwh rebuild recreates a lost one from the archive',
+        });
+      }
       const flags = withConfig('load', given, ctx.settings.config);
       // --accept-layout: the files a freeze held load, and their layouts are recorded as accepted.
       const schemaContract = flags.acceptLayout === true ? 'evolve' : (flags.schemaContract ?? 'evolve');
