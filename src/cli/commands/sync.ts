@@ -45,6 +45,8 @@ export async function syncAction(ctx: CommandContext, given: SyncFlags, dryRun: 
     import('../progress.js'),
     import('../summary.js'),
   ]);
+  // Alerts read the warehouse before the run (each pair's latest capture) and after it (the new ones).
+  const alerts = await prepareAlerts(ctx, flags, 'levels', dryRun);
   const { api, close } = connectApi(ctx);
   const progress = createProgress(ctx, dryRun);
   const options: SyncOptions = {
@@ -60,8 +62,6 @@ export async function syncAction(ctx: CommandContext, given: SyncFlags, dryRun: 
     ...(flags.schemaContract !== undefined ? { schemaContract: flags.schemaContract } : {}),
     recordedOptions: { ...selection, dryRun, fullRescan: flags.fullRescan === true, fillLevels, db: ctx.settings.db, archive: ctx.settings.archive },
   };
-  // Alerts read the warehouse before the run (each pair's latest capture) and after it (the new ones).
-  const alerts = await prepareAlerts(ctx, flags, 'levels', dryRun);
   try {
     const summary = await runSync(options, api, ctx.signal, progress.events);
     progress.done();
