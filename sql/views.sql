@@ -217,3 +217,53 @@ SELECT exchange, symbol, session_date, timestamp_utc, any_value(spot) AS spot, r
 -- The nearest walls within 10% of spot, one row per TOTAL strikes capture.
 CREATE OR REPLACE VIEW levels_nearest_walls AS
 SELECT * FROM nearest_walls(range_pct := 10);
+
+-- Research: what the next session did after each regime at the close. For every completed session of
+-- the pair whose close has a regime, the next held completed session's close-to-close return
+-- (next close spot / this close spot - 1, in percent) and its realized range (the highest minus the
+-- lowest spot of the next session's captures, over this close's spot, in percent); then per regime:
+-- how many sessions, the mean and the median of both. A session whose last capture is intraday (today,
+-- not closed yet) is left out, as a close and as a next session.
+CREATE OR REPLACE MACRO regime_returns(exch, sym) AS TABLE
+WITH closes AS (
+  SELECT session_date, spot, regime, row_number() OVER (ORDER BY session_date) AS n
+    FROM levels_close
+   WHERE exchange = exch AND symbol = sym AND coalesce(type, '') <> 'intraday'
+),
+ranges AS (
+  SELECT session_date, max(spot) AS high, min(spot) AS low
+    FROM levels_total
+   WHERE exchange = exch AND symbol = sym
+   GROUP BY session_date
+),
+steps AS (
+  SELECT c.regime, (d.spot / c.spot - 1) * 100 AS next_return_pct, (r.high - r.low) / c.spot * 100 AS next_range_pct
+    FROM closes c
+    JOIN closes d ON d.n = c.n + 1
+    JOIN ranges r ON r.session_date = d.session_date
+   WHERE c.regime IS NOT NULL AND c.spot IS NOT NULL AND c.spot <> 0 AND d.spot IS NOT NULL
+)
+SELECT exch AS exchange, sym AS symbol, regime, count(*) AS sessions,
+       avg(next_return_pct) AS mean_next_return_pct, median(next_return_pct) AS median_next_return_pct,
+       avg(next_range_pct) AS mean_next_range_pct, median(next_range_pct) AS median_next_range_pct
+  FROM steps
+ GROUP BY regime
+ ORDER BY regime;
+
+-- Research: every TOTAL capture of the pair at which spot stood on the other side of the gamma flip
+-- than at the capture before (spot at or above the flip counts as above): direction 'up' (now at or
+-- above) or 'down', with both captures' spot and flip. The same crossings as the flip_cross alert rule.
+-- A capture with no spot or flip, or after one, is no crossing.
+CREATE OR REPLACE MACRO flip_crossings(exch, sym) AS TABLE
+WITH caps AS (
+  SELECT exchange, symbol, session_date, timestamp_utc, type, spot, flip, row_number() OVER (ORDER BY timestamp_utc) AS n
+    FROM levels_total
+   WHERE exchange = exch AND symbol = sym
+)
+SELECT c.exchange, c.symbol, c.session_date, c.timestamp_utc, c.type,
+       CASE WHEN c.spot >= c.flip THEN 'up' ELSE 'down' END AS direction,
+       c.spot, c.flip, p.timestamp_utc AS previous_timestamp_utc, p.spot AS previous_spot, p.flip AS previous_flip
+  FROM caps c
+  JOIN caps p ON p.n = c.n - 1
+ WHERE (c.spot >= c.flip) <> (p.spot >= p.flip)
+ ORDER BY c.timestamp_utc;

@@ -23,8 +23,9 @@ export interface RunAlerts {
 
 /** Ready before the run starts (the marks are taken now), or undefined when the run sends no alert. */
 export async function prepareAlerts(ctx: CommandContext, flags: AlertFlags, source: AlertSource, dryRun: boolean): Promise<RunAlerts | undefined> {
-  if (dryRun || (flags.alertUrl === undefined && flags.alertCmd === undefined)) return undefined;
+  // The rules are checked even when nothing would be sent: a typo is an error, not silence.
   const rules = parseRules(flags.alertRules);
+  if (dryRun || (flags.alertUrl === undefined && flags.alertCmd === undefined)) return undefined;
   const { marksBefore, alertAfterRun } = await import('../alerts/after-run.js');
   const marks: Marks = await marksBefore(ctx.settings.db, source, existsSync(resolve(ctx.settings.db)));
   const sinks = {

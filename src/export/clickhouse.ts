@@ -7,6 +7,7 @@
 // that every view and macro of sql/views.sql has its counterpart here.
 import { PARTITION_COLUMNS, type ExportColumn, type ExportedTable } from './views.js';
 import { quoteIdentifier, quoteString } from '../core/sql-quote.js';
+import { CLICKHOUSE_RESEARCH_VIEWS } from './clickhouse-research.js';
 
 export const CLICKHOUSE_FILE = 'clickhouse.sql';
 
@@ -230,7 +231,8 @@ ${NEAREST_WALLS('{range_pct:Float64}')};
 -- The nearest walls within 10% of spot, one row per TOTAL strikes capture.
 CREATE OR REPLACE VIEW levels_nearest_walls AS
 ${NEAREST_WALLS('10')};
-`;
+
+${CLICKHOUSE_RESEARCH_VIEWS}`;
 
 /** Every view and parameterized view clickhouse.sql defines, in order (the tables come first). */
 export const CLICKHOUSE_VIEW_NAMES = [...CLICKHOUSE_VIEWS.matchAll(/^CREATE OR REPLACE VIEW (\w+)/gm)].map((m) => m[1]!);

@@ -6,7 +6,8 @@
 // run's JSON records what was and was not delivered, and its exit code stays the sync's.
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AlertsReport } from '../../src/alerts/after-run.js';
@@ -222,12 +223,56 @@ describe('alerts after a sync', () => {
   }, 120_000);
 });
 
+describe('alert settings from the config file', () => {
+  it('alertCmd and alertRules in the config file are used as the flags are', async () => {
+    const bench = await snapshot.start();
+    const lines = join(bench.dir, 'config-events.jsonl');
+    const config = join(bench.dir, 'gexwh.config.json');
+    writeFileSync(config, JSON.stringify({ alertCmd: `cat > '${lines}'`, alertRules: ['regime_change'], alertTimeout: 30 }));
+    try {
+      const { code, alerts } = await syncWithAlerts(bench, '--config', config);
+      expect(code).toBe(0);
+      expect(alerts.rules).toEqual(['regime_change']);
+      expect(alerts.events.length).toBeGreaterThan(0);
+      expect(
+        readFileSync(lines, 'utf8')
+          .trimEnd()
+          .split('\n')
+          .map((line) => JSON.parse(line) as AlertEvent),
+      ).toEqual(alerts.events);
+    } finally {
+      await bench.close();
+    }
+  }, 120_000);
+
+  it.each([
+    [{ alertUrl: 'ftp://example.com/x' }, /alertUrl.*an alert URL is http or https, not ftp/],
+    [{ alertTimeout: 0 }, /alertTimeout/],
+    [{ alertUrl: 'http://127.0.0.1:9/x', alertRules: ['walls'] }, /unknown rule walls/],
+  ])('a bad config value %j is exit 2 naming the field, before anything is spent', async (values, message) => {
+    const dir = mkdtempSync(join(tmpdir(), 'gexwh-alert-config-'));
+    try {
+      const config = join(dir, 'gexwh.config.json');
+      writeFileSync(config, JSON.stringify(values));
+      const { code, stderr } = await runCliInProcess(['sync', '--config', config, '--base-url', 'http://127.0.0.1:9', '--db', join(dir, 'gex.duckdb')], {
+        env: { GEX_API_KEY: 'gex_never_used' },
+      });
+      expect(code).toBe(2);
+      expect(stderr).toMatch(message);
+      expect(existsSync(join(dir, 'gex.duckdb'))).toBe(false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('alert options', () => {
   it.each([
     [['--alert-url', 'ftp://example.com/x'], /an alert URL is http or https, not ftp/],
     [['--alert-url', 'https://user:secret@example.com/x'], /carries no user name or password/],
     [['--alert-url', 'not a url'], /is not a URL/],
     [['--alert-timeout', '0'], /expected seconds above 0, at most 600/],
+    [['--alert-rules', 'flip'], /unknown rule flip/],
   ])('%j is exit 2 naming what is allowed', async (args, message) => {
     const { code, stderr } = await runCliInProcess(['sync', '--base-url', 'http://127.0.0.1:9', ...args]);
     expect(code).toBe(2);

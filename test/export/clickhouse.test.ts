@@ -167,10 +167,9 @@ const VIEWS_SQL = readFileSync(new URL('../../sql/views.sql', import.meta.url), 
 const TABLE_QUERIES: Array<[name: string, warehouse: string]> = [
   ...EXPORT_TABLES.map((table): [string, string] => [table, `SELECT * FROM ${table}`]),
   ['runs', 'SELECT * REPLACE (options::VARCHAR AS options) FROM sync.runs'],
-  ...CLICKHOUSE_VIEW_NAMES.filter((name) => !name.endsWith('_asof') && name !== 'nearest_walls').map((name): [string, string] => [
-    name,
-    `SELECT * FROM ${name}`,
-  ]),
+  ...CLICKHOUSE_VIEW_NAMES.filter((name) => !name.endsWith('_asof') && !['nearest_walls', 'regime_returns', 'flip_crossings'].includes(name)).map(
+    (name): [string, string] => [name, `SELECT * FROM ${name}`],
+  ),
 ];
 
 /** A moment before a Friday's close, one exactly at a capture (no look-ahead: it counts), one on a Saturday with a fraction of a second. */

@@ -40,9 +40,9 @@ async function captureAction(ctx: CommandContext, given: CaptureFlags): Promise<
     import('../api-client.js'),
     import('../progress.js'),
   ]);
+  const alerts = await prepareAlerts(ctx, flags, 'live_levels', flags.dryRun === true);
   const client = createClient(ctx);
   const progress = createProgress(ctx, flags.dryRun === true);
-  const alerts = await prepareAlerts(ctx, flags, 'live_levels', flags.dryRun === true);
   try {
     const summary = await runCapture(captureApiFrom(client), {
       dbPath: ctx.settings.db,

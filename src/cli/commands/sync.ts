@@ -49,12 +49,12 @@ export async function syncAction(ctx: CommandContext, given: SyncFlags, dryRun: 
     import('../progress.js'),
     import('../summary.js'),
   ]);
+  // Alerts read the warehouse before the run (each pair's latest capture) and after it (the new ones).
+  const alerts = await prepareAlerts(ctx, withConfig(options.command, given, ctx.settings.config), 'levels', dryRun);
   const { api, close } = connectApi(ctx);
   const progress = createProgress(ctx, dryRun);
   let planned: PlanDocument | undefined;
   if (given.out !== undefined) progress.events.planned = (document) => (planned = document);
-  // Alerts read the warehouse before the run (each pair's latest capture) and after it (the new ones).
-  const alerts = await prepareAlerts(ctx, withConfig(options.command, given, ctx.settings.config), 'levels', dryRun);
   try {
     const summary = await runSync(options, api, ctx.signal, progress.events);
     progress.done();
