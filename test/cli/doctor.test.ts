@@ -1,6 +1,7 @@
-// `gexwh doctor` from the built CLI: every check passes on a ready machine (exit 0), and each check
-// fails on purpose once, named in the JSON error's checks (exit 1); the disk check also against a
-// real archive folder and a really small disk.
+// `gexwh doctor` through the CLI, run in this process (the really small disk: the built CLI in a mount
+// namespace): every check passes on a ready machine (exit 0), and each check fails on purpose once,
+// named in the JSON error's checks (exit 1); the disk check also against a real archive folder and a
+// really small disk.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -8,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../emulator/index.js';
 import { acquireSyncLock, openWarehouse } from '../../src/warehouse/index.js';
-import { CLI_PATH, runCli } from '../helpers/cli.js';
+import { CLI_PATH, runCliInProcess } from '../helpers/cli.js';
 import { toolOrSkip } from '../helpers/tool.js';
 
 interface CheckRow {
@@ -30,7 +31,7 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'gexwh-doctor-'));
   db = join(dir, 'gex.duckdb');
   archive = join(dir, 'raw');
-  const sync = await runCli(['sync', '--db', db, '--archive', archive, '--exchange', 'deribit', '--symbol', 'BTC'], {
+  const sync = await runCliInProcess(['sync', '--db', db, '--archive', archive, '--exchange', 'deribit', '--symbol', 'BTC'], {
     env: { GEX_BASE_URL: live.baseUrl, GEX_API_KEY: live.keys.pro },
   });
   expect(sync.code, sync.stderr).toBe(0);
@@ -41,7 +42,7 @@ afterAll(async () => {
 });
 
 async function doctor(args: string[], env: Record<string, string | undefined>) {
-  const result = await runCli(['doctor', '--json', '--db', db, '--archive', archive, ...args], { env, cwd: dir });
+  const result = await runCliInProcess(['doctor', '--json', '--db', db, '--archive', archive, ...args], { env, cwd: dir });
   const parsed = JSON.parse(result.stdout) as { ok?: boolean; checks?: CheckRow[]; error?: { code: string; exitCode: number; hint: { checks: CheckRow[] } } };
   return { code: result.code, checks: parsed.checks ?? parsed.error?.hint.checks ?? [], parsed, stderr: result.stderr };
 }
@@ -124,7 +125,7 @@ describe('gexwh doctor', () => {
 
   it('prints a table of verdicts without --json', async () => {
     mkdirSync(join(dir, 'text'), { recursive: true });
-    const result = await runCli(['doctor', '--db', join(dir, 'missing.duckdb'), '--archive', archive], {
+    const result = await runCliInProcess(['doctor', '--db', join(dir, 'missing.duckdb'), '--archive', archive], {
       env: { GEX_BASE_URL: live.baseUrl, GEX_API_KEY: live.keys.pro },
       cwd: join(dir, 'text'),
     });
@@ -147,7 +148,7 @@ describe('gexwh doctor: free disk against the next night', () => {
     listed = join(dir, 'listed.duckdb');
     // A plan never creates a warehouse: an empty one first, which the plan then records the listing into.
     (await openWarehouse(listed)).close();
-    const plan = await runCli(['plan', '--db', listed, '--archive', join(dir, 'listed-raw'), '--exchange', 'deribit', '--symbol', 'BTC'], {
+    const plan = await runCliInProcess(['plan', '--db', listed, '--archive', join(dir, 'listed-raw'), '--exchange', 'deribit', '--symbol', 'BTC'], {
       env: { GEX_BASE_URL: em.baseUrl, GEX_API_KEY: em.keys.pro },
     });
     expect(plan.code, plan.stderr).toBe(0);
@@ -178,7 +179,7 @@ describe('gexwh doctor: free disk against the next night', () => {
     // The selection the plan above listed, as a config file: doctor plans the config's selection.
     const config = join(dir, 'listed.config.json');
     writeFileSync(config, JSON.stringify({ exchange: ['deribit'], symbol: ['BTC'] }));
-    const pro = await runCli(['doctor', '--json', '--config', config, '--db', listed, '--archive', archive], {
+    const pro = await runCliInProcess(['doctor', '--json', '--config', config, '--db', listed, '--archive', archive], {
       env: { GEX_BASE_URL: em.baseUrl, GEX_API_KEY: em.keys.pro },
     });
     expect(pro.code, pro.stderr).toBe(0);
@@ -189,7 +190,7 @@ describe('gexwh doctor: free disk against the next night', () => {
     const stats = statfsSync(dir);
     expect(Math.abs(disk.free - (stats.bavail * stats.bsize) / 1024 / 1024)).toBeLessThan(2048);
 
-    const trial = await runCli(['doctor', '--json', '--config', config, '--db', listed, '--archive', archive], {
+    const trial = await runCliInProcess(['doctor', '--json', '--config', config, '--db', listed, '--archive', archive], {
       env: { GEX_BASE_URL: em.baseUrl, GEX_API_KEY: em.keys.trial },
     });
     const trialDisk = diskOf((JSON.parse(trial.stdout) as { checks: CheckRow[] }).checks);

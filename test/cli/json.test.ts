@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../emulator/index.js';
-import { runCli } from '../helpers/cli.js';
+import { runCliInProcess } from '../helpers/cli.js';
 import { camelKeysOf, keysOf } from '../helpers/json-keys.js';
 
 let emulator: Emulator;
@@ -41,7 +41,7 @@ describe('--json', () => {
       ['capture', '--symbol', 'BTC'],
     ];
     for (const args of commands) {
-      const result = await runCli([...args, '--json', '--db', db, '--archive', archive], { env });
+      const result = await runCliInProcess([...args, '--json', '--db', db, '--archive', archive], { env });
       expect(result.code, `${args[0]}: ${result.stderr}`).toBe(0);
       const parsed = JSON.parse(result.stdout) as unknown;
       const keys = keysOf(parsed);
@@ -52,7 +52,7 @@ describe('--json', () => {
 
   it('a failure is one JSON object on stdout, the text on stderr, with the exit code', async () => {
     const db = join(dir, 'errors.duckdb');
-    const badDate = await runCli(['plan', '--json', '--db', db, '--since', '2026-13-01'], {
+    const badDate = await runCliInProcess(['plan', '--json', '--db', db, '--since', '2026-13-01'], {
       env: { GEX_BASE_URL: emulator.baseUrl, GEX_API_KEY: emulator.keys.pro },
     });
     expect(badDate.code).toBe(2);
@@ -61,27 +61,27 @@ describe('--json', () => {
     expect(usage.error.message).toMatch(/--since/);
     expect(badDate.stderr).toMatch(/^error: .*--since/);
 
-    const revoked = await runCli(['me', '--json'], { env: { GEX_BASE_URL: emulator.baseUrl, GEX_API_KEY: emulator.keys.revoked } });
+    const revoked = await runCliInProcess(['me', '--json'], { env: { GEX_BASE_URL: emulator.baseUrl, GEX_API_KEY: emulator.keys.revoked } });
     expect(revoked.code).toBe(3);
     const auth = JSON.parse(revoked.stdout) as { error: { code: string; exitCode: number } };
     expect(auth.error.exitCode).toBe(3);
     expect(auth.error.code).not.toBe('unexpected');
     expect(revoked.stdout).not.toContain(emulator.keys.revoked);
 
-    const unknownExchange = await runCli(['plan', '--json', '--db', db, '--exchange', 'kraken'], {
+    const unknownExchange = await runCliInProcess(['plan', '--json', '--db', db, '--exchange', 'kraken'], {
       env: { GEX_BASE_URL: emulator.baseUrl, GEX_API_KEY: emulator.keys.pro },
     });
     expect(unknownExchange.code).toBe(2);
     expect(JSON.parse(unknownExchange.stdout)).toMatchObject({ error: { code: 'usage', exitCode: 2 } });
 
-    const unknownOption = await runCli(['status', '--json', '--no-such-option']);
+    const unknownOption = await runCliInProcess(['status', '--json', '--no-such-option']);
     expect(unknownOption.code).toBe(2);
     expect(JSON.parse(unknownOption.stdout)).toEqual({ error: { code: 'usage', message: expect.stringMatching(/no-such-option/), hint: null, exitCode: 2 } });
 
     // A sync that ends partial prints its summary (outcome partial): still one JSON document.
     emulator.faults.add({ where: 'storage', match: /strikes_total/, times: Infinity, action: { kind: 'corrupt' } });
     try {
-      const partial = await runCli(
+      const partial = await runCliInProcess(
         ['sync', '--json', '--db', join(dir, 'partial.duckdb'), '--archive', join(dir, 'partial-raw'), '--exchange', 'deribit', '--symbol', 'BTC'],
         {
           env: { GEX_BASE_URL: emulator.baseUrl, GEX_API_KEY: emulator.keys.pro },
@@ -97,7 +97,7 @@ describe('--json', () => {
       emulator.faults.clear();
     }
 
-    const withoutJson = await runCli(['status', '--no-such-option']);
+    const withoutJson = await runCliInProcess(['status', '--no-such-option']);
     expect(withoutJson.stdout).toBe('');
   });
 });

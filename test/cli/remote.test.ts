@@ -1,6 +1,6 @@
-// me, coverage, api and status through the built CLI against the in-process emulator.
+// me, coverage, api and status through the CLI (run in this process) against the in-process emulator.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
+import { runCliInProcess } from '../helpers/cli.js';
 import { startBench, type Bench } from '../helpers/sync.js';
 
 let bench: Bench;
@@ -13,7 +13,7 @@ afterAll(() => bench.close());
 
 describe('remote commands', () => {
   it('me prints the plan and both quotas, free of charge', async () => {
-    const result = await runCli(['me'], { env });
+    const result = await runCliInProcess(['me'], { env });
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/tier: trial/);
     expect(result.stdout).toMatch(/requests\s+50\s+0\s+50/);
@@ -22,20 +22,20 @@ describe('remote commands', () => {
   });
 
   it('coverage lists every (exchange, symbol), as JSON too', async () => {
-    const result = await runCli(['coverage', '--json'], { env });
+    const result = await runCliInProcess(['coverage', '--json'], { env });
     const rows = JSON.parse(result.stdout) as { exchange: string; symbol: string }[];
     expect(rows.map((r) => `${r.exchange}/${r.symbol}`)).toEqual(expect.arrayContaining(['deribit/BTC', 'combined/BTC', 'tradfi/SPY']));
   });
 
   it('api prints the JSON of one GET and shows error slugs with their hints', async () => {
-    const ok = await runCli(['api', '/levels/deribit/BTC', '-q', 'compare=1d'], { env });
+    const ok = await runCliInProcess(['api', '/levels/deribit/BTC', '-q', 'compare=1d'], { env });
     expect(ok.code).toBe(0);
     expect(JSON.parse(ok.stdout)).toMatchObject({ meta: { exchange: 'deribit', exchange_resolved: 'deribit' } });
-    const bad = await runCli(['api', '/levels/nasdaq/BTC'], { env });
+    const bad = await runCliInProcess(['api', '/levels/nasdaq/BTC'], { env });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/invalid_exchange/);
     expect(bad.stderr).toMatch(/valid_exchanges: .*deribit/);
-    const download = await runCli(['api', '/history/files/deribit/BTC/2026-03-10/levels'], { env });
+    const download = await runCliInProcess(['api', '/history/files/deribit/BTC/2026-03-10/levels'], { env });
     expect(download.code).toBe(2);
     expect(download.stderr).toMatch(/credit/);
   });
@@ -43,7 +43,7 @@ describe('remote commands', () => {
   it('status compares the warehouse with the coverage, and works offline with a note', async () => {
     await bench.sync({ exchange: 'deribit', symbol: 'BTC' });
     await bench.sync({ exchange: 'tradfi', symbol: 'SPY', since: '2026-03-10' });
-    const online = await runCli(['status', '--db', bench.dbPath, '--archive', bench.archive, '--json'], { env });
+    const online = await runCliInProcess(['status', '--db', bench.dbPath, '--archive', bench.archive, '--json'], { env });
     expect(online.code).toBe(0);
     type PairStatus = { exchange: string; symbol: string; manifest_from: string | null; sessions_held: number; files_loaded: number; files_missing: number };
     const status = JSON.parse(online.stdout) as { pairs: PairStatus[]; quota: unknown };
@@ -53,16 +53,16 @@ describe('remote commands', () => {
     expect(pairOf('tradfi', 'SPY')).toMatchObject({ manifest_from: '2026-03-10', sessions_held: 1, files_loaded: 3, files_missing: 0 });
     expect(pairOf('combined', 'BTC')).toMatchObject({ manifest_from: null, sessions_held: 0 });
     expect(status.quota).not.toBeNull();
-    const offline = await runCli(['status', '--db', bench.dbPath, '--archive', bench.archive]);
+    const offline = await runCliInProcess(['status', '--db', bench.dbPath, '--archive', bench.archive]);
     expect(offline.code).toBe(0);
     expect(offline.stdout).toMatch(/note: offline/);
     expect(offline.stdout).toMatch(/deribit\s+BTC/);
     expect(offline.stdout).toMatch(/last run: sync ok/);
 
     // A capture after the sync: status shows it, and still shows the nightly sync's outcome.
-    const capture = await runCli(['capture', '--db', bench.dbPath, '--symbol', 'BTC', '--exchange', 'deribit'], { env });
+    const capture = await runCliInProcess(['capture', '--db', bench.dbPath, '--symbol', 'BTC', '--exchange', 'deribit'], { env });
     expect(capture.code, capture.stderr).toBe(0);
-    const after = await runCli(['status', '--db', bench.dbPath, '--archive', bench.archive, '--json'], { env });
+    const after = await runCliInProcess(['status', '--db', bench.dbPath, '--archive', bench.archive, '--json'], { env });
     const both = JSON.parse(after.stdout) as {
       last_run: { command: string; outcome: string; rows_loaded: number };
       last_sync: { command: string; outcome: string };
@@ -70,7 +70,7 @@ describe('remote commands', () => {
     expect(both.last_run).toMatchObject({ command: 'capture', outcome: 'ok' });
     expect(both.last_run.rows_loaded).toBeGreaterThan(0);
     expect(both.last_sync).toMatchObject({ command: 'sync', outcome: 'ok' });
-    const text = await runCli(['status', '--db', bench.dbPath, '--archive', bench.archive]);
+    const text = await runCliInProcess(['status', '--db', bench.dbPath, '--archive', bench.archive]);
     expect(text.stdout).toMatch(/last run: capture ok .* live rows added/);
     expect(text.stdout).toMatch(/last sync: sync ok/);
   });

@@ -4,6 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { ApiSchemaError, NetworkError, PartialFailureError } from '../../src/core/errors.js';
 import type { FaultAction } from '../../emulator/index.js';
 import { addDays } from '../../src/time/dates.js';
+import { gate } from '../helpers/gate.js';
 import { consistent, inspectWarehouse } from '../helpers/invariants.js';
 import { expectRecovered, ONE_PAIR, syncVia } from '../helpers/reliability.js';
 import { migrateOnly, snapshotBench, startBench, type Bench, type BenchSnapshot } from '../helpers/sync.js';
@@ -98,24 +99,30 @@ describe('faults that outlast the retries', () => {
 describe('a slow response past the timeout', () => {
   it('a link answer slower than the headers timeout is abandoned and asked again', async () => {
     bench = await open();
-    // The first ask of one link hangs 3 s, far past the 250 ms timeout: undici's headers timer is a
-    // coarse one (500 ms ticks), which fired after a 1 s hold under CI load. The retry is answered at once.
-    bench.emulator.faults.add({ where: 'api', match: /2026-03-09\/strikes_total$/, times: 1, action: { kind: 'delay', ms: 3000 } });
+    // The first ask of one link is held until the run is over, however late the client's 250 ms headers
+    // timer fires (undici's is a coarse one); the retry is answered at once.
+    const held = gate();
+    bench.emulator.faults.add({ where: 'api', match: /2026-03-09\/strikes_total$/, times: 1, action: { kind: 'hold', until: held.until } });
     const run = await syncVia(bench, ONE_PAIR, { client: { timeouts: { headersMs: 250 } } });
     expect(run.ok).toBe(true);
+    expect(bench.emulator.counters.credits(bench.emulator.keys.pro)).toBe(6); // the held link is not charged yet
     // The abandoned answer is still charged server-side when it is finally sent (a 302 is what costs):
-    // one credit forced by the fault, that gexwh cannot see. Wait for the emulator to send it.
+    // one credit forced by the fault, that gexwh cannot see. Release it and wait for the emulator to send it.
+    held.open();
     await vi.waitFor(() => expect(bench!.emulator.counters.credits(bench!.emulator.keys.pro)).toBe(7), { timeout: 10_000, interval: 50 });
     await expectRecovered(bench, { forcedCredits: 1, recordedDelta: -1 });
   });
 
   it('a manifest listing slower than the timeout every time fails the run cleanly', async () => {
     bench = await open();
-    // Held 5 s on every ask, far past the coarse timer (see above).
-    bench.emulator.faults.add({ where: 'api', match: ENDPOINTS[2]!.match, times: Infinity, action: { kind: 'delay', ms: 5000 } });
+    // Every ask held until the run is over, however late the coarse timer fires (see above).
+    const held = gate();
+    bench.emulator.faults.add({ where: 'api', match: ENDPOINTS[2]!.match, times: Infinity, action: { kind: 'hold', until: held.until } });
     const run = await syncVia(bench, ONE_PAIR, { client: { timeouts: { headersMs: 250 }, retry: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 1 } } });
+    held.open();
     expect(run.ok).toBe(false);
     expect(String((run as { error: unknown }).error)).toMatch(/timeout|no answer/i);
+    expect(bench.emulator.counters.hits(ENDPOINTS[2]!.match)).toBe(2); // asked twice, each abandoned
     await expectRecovered(bench, { forcedCredits: 0 });
   });
 });

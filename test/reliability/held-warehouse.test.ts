@@ -41,7 +41,7 @@ async function prepare(args: (ws: ReturnType<typeof workspace>) => string[], key
     mkdirSync(ws.root, { recursive: true });
     (await openWarehouse(ws.db)).close();
   }
-  const result = await runCli(args(ws), { env: env(key) });
+  const result = await runCliInProcess(args(ws), { env: env(key) });
   expect(result.code, result.stderr).toBe(0);
   return { ws, snapshot: snapshotFolder(ws.root) };
 }
@@ -178,7 +178,7 @@ describe('another process holds the warehouse through a whole sync', () => {
         holder?.kill();
       }
 
-      const next = await runCli([...ws.args, '--json'], { env: env(key) });
+      const next = await runCliInProcess([...ws.args, '--json'], { env: env(key) });
       expect(next.code, next.stderr).toBe(0);
       expect(JSON.parse(next.stdout)).toMatchObject({ credits_spent: 0, loaded_from_journal: 3 });
       expect(emulator.counters.credits(key) - creditsBefore).toBe(3); // nothing paid twice
@@ -254,7 +254,7 @@ describe('gexwh load and rebuild beside a holder', () => {
       holder?.kill();
     }
     const apiHits = emulator.counters.apiHits;
-    const loaded = await runCli(['load', ...ws.local, '--json'], { env: {} });
+    const loaded = await runCliInProcess(['load', ...ws.local, '--json'], { env: {} });
     expect(loaded.code, loaded.stderr).toBe(0);
     expect(JSON.parse(loaded.stdout)).toMatchObject({ files_loaded: reference.state.manifest.length, credits_spent: 0, runs_recorded: 1, manifests_stored: 1 });
     expect(emulator.counters.apiHits).toBe(apiHits);
@@ -283,7 +283,7 @@ describe('gexwh load and rebuild beside a holder', () => {
       await holder.release();
     }
     expect(await tableChecksums(ws.db)).toEqual(before);
-    const rebuilt = await runCli(['rebuild', ...ws.local], { env: {} });
+    const rebuilt = await runCliInProcess(['rebuild', ...ws.local], { env: {} });
     expect(rebuilt.code, rebuilt.stderr).toBe(0);
   }, 120_000);
 });

@@ -14,6 +14,8 @@ import { buildMigratedWarehouse, seedWarehouse } from '../helpers/migrated-wareh
 import { ONE_PAIR, syncVia } from '../helpers/reliability.js';
 import { listFiles } from '../helpers/sync.js';
 import { seededRandom } from '../helpers/random.js';
+import { gate, type Gate } from '../helpers/gate.js';
+import { signalsAt } from '../helpers/signals.js';
 import { ONE_PAIR_ARGS, workspaceIn } from '../helpers/workspace.js';
 
 let emulator: Emulator;
@@ -71,16 +73,23 @@ async function recorded(db: string): Promise<number> {
   return row!.n;
 }
 
-/** Sends `signal` to the child once its --verbose stderr announces `phase`. */
-function signalAt(phase: RegExp, signal: NodeJS.Signals) {
+/** Opens `held` once the child says it is stopping (its signal handled), so what was held lands after the signal. */
+function releaseWhenStopping(held: Gate) {
   return (child: ChildProcess) => {
-    let sent = false;
+    let seen = '';
     child.stderr?.on('data', (chunk: Buffer) => {
-      if (!sent && phase.test(chunk.toString())) {
-        sent = true;
-        child.kill(signal);
-      }
+      seen += chunk.toString();
+      if (/^stopping/m.test(seen)) held.open();
     });
+    child.once('exit', () => held.open());
+  };
+}
+
+/** Both onSpawn hooks on one child. */
+function both(a: (child: ChildProcess) => void, b: (child: ChildProcess) => void) {
+  return (child: ChildProcess) => {
+    a(child);
+    b(child);
   };
 }
 
@@ -96,9 +105,14 @@ describe('SIGINT and SIGTERM', () => {
     const ws = workspace({ seeded: true });
     const key = emulator.keys.pro;
     const creditsBefore = emulator.counters.credits(key);
-    // Slow storage keeps the downloads in flight when the signal lands during the download phase.
-    if (phase === 'download') emulator.faults.add({ where: 'storage', times: 6, action: { kind: 'delay', ms: 400 } });
-    const stopped = await runCli([...ws.args, '--verbose'], { env: env(key), onSpawn: signalAt(new RegExp(`^${phase}`, 'm'), signal) });
+    // During the download phase the storage holds every file until the child has taken the signal:
+    // the downloads are in flight when it lands, however slow the machine. The child stands still at
+    // the phase's line while the signal is sent (signalsAt), so a quick load cannot finish first.
+    const held = gate();
+    if (phase === 'download') emulator.faults.add({ where: 'storage', times: Infinity, action: { kind: 'hold', until: held.until } });
+    const gated = signalsAt([{ at: new RegExp(`^${phase}`), signal }], env(key));
+    const stopped = await runCli([...ws.args, '--verbose'], { ...gated, onSpawn: both(gated.onSpawn, releaseWhenStopping(held)) });
+    held.open();
     emulator.faults.clear();
     expect(stopped.code, stopped.stderr).toBe(code);
     expect(stopped.stderr).toMatch(new RegExp(`interrupted by ${signal}`));
@@ -131,10 +145,15 @@ describe('a signal while file links are in flight', () => {
     try {
       const ws = workspace({ seeded: true });
       const env = { GEX_BASE_URL: emulator.baseUrl, GEX_API_KEY: emulator.keys.pro };
-      // The server holds each of the first 4 link requests 1.5 s before it charges and answers: the
-      // signal is sent once all 4 have arrived, so it lands while they are in flight, every time.
-      emulator.faults.add({ where: 'api', match: LINK, times: 4, action: { kind: 'delay', ms: 1500 } });
-      const stopped = await runCli([...ws.args, '--concurrency', '4'], { env, onSpawn: signalWhenLinksArrive(emulator, LINK, 4, signal) });
+      // The server holds each of the first 4 link requests, uncharged, until the child says it is
+      // stopping: the signal is sent once all 4 have arrived, so it lands while they are in flight.
+      const held = gate();
+      emulator.faults.add({ where: 'api', match: LINK, times: 4, action: { kind: 'hold', until: held.until } });
+      const stopped = await runCli([...ws.args, '--concurrency', '4'], {
+        env,
+        onSpawn: both(signalWhenLinksArrive(emulator, LINK, 4, signal), releaseWhenStopping(held)),
+      });
+      held.open();
       expect(stopped.code, stopped.stderr).toBe(code);
       expect(stopped.stderr).toMatch(new RegExp(`interrupted by ${signal}`));
       expect(emulator.counters.hits(LINK)).toBe(4); // no link asked for after the signal
