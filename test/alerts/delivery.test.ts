@@ -170,7 +170,8 @@ describe('alerts after a sync', () => {
       expect(code).toBe(0);
       expect(json.files_loaded).toBe(3);
       expect(hold.opened).toBe(false);
-      expect(receiver.received).toHaveLength(1);
+      // The first POST is held (on a very slow machine the deadline may even come before it arrives); no other is sent.
+      expect(receiver.received.length).toBeLessThanOrEqual(1);
       expect(alerts.delivery.url!.delivered).toBe(0);
       expect(alerts.delivery.url!.failed).toHaveLength(alerts.events.length);
       expect(alerts.delivery.url!.failed[0]!.error).toMatch(/no answer before the alert deadline \(--alert-timeout\)/);
