@@ -2,8 +2,6 @@
 // fixed names: in a folder or prefix that holds someone's own files of those names they would be
 // replaced. One that is not empty is written to only when it is a gexwh export already (its manifest,
 // or the export ledger's rows for it), or with --force.
-import { readdirSync } from 'node:fs';
-import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { UsageError } from '../core/errors.js';
 import { num, readOne } from '../warehouse/read-rows.js';
@@ -29,22 +27,4 @@ export async function refuseForeignTarget(conn: DuckDBConnection, target: Export
       `Choose a new or empty ${what}, or pass --force to write there anyway`,
     { out: target.root },
   );
-}
-
-/** Up to `limit` entries of a local folder (none when it does not exist), as paths, without those `ignore` names. */
-export function folderEntries(folder: string, limit: number, ignore: (name: string) => boolean): string[] {
-  return entriesOf(folder)
-    .filter((name) => !ignore(name))
-    .sort()
-    .slice(0, limit)
-    .map((name) => join(folder, name));
-}
-
-function entriesOf(folder: string): string[] {
-  try {
-    return readdirSync(folder);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw error;
-  }
 }

@@ -2,13 +2,12 @@
 // COPY), then hands it to a target that puts it in place whole: a local folder (a rename on the same
 // file system) or an object store (one upload per object, see s3.ts).
 import { createHash } from 'node:crypto';
-import { existsSync, lstatSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 import { placeFileInside, writeFileInside } from '../core/archive/write-inside.js';
 import { MANIFEST_FILE, manifestHashes } from './manifest.js';
 import { hashFile } from '../core/hash.js';
 import type { ClickHouseSource } from './clickhouse.js';
-import { folderEntries } from './out-folder.js';
 
 /**
  * The name prefix of an export's staging folders. Staged files end in .tmp so no *.parquet / *.csv
@@ -130,4 +129,20 @@ export function localTarget(outDir: string): ExportTarget {
       return true;
     },
   };
+}
+
+/** Up to `limit` entries of a local folder (none when it does not exist), as paths, without those `ignore` names. */
+function folderEntries(folder: string, limit: number, ignore: (name: string) => boolean): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(folder);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
+  return names
+    .filter((name) => !ignore(name))
+    .sort()
+    .slice(0, limit)
+    .map((name) => join(folder, name));
 }
