@@ -132,17 +132,19 @@ export function localTarget(outDir: string): ExportTarget {
 }
 
 /** Up to `limit` entries of a local folder (none when it does not exist), as paths, without those `ignore` names. */
-function folderEntries(folder: string, limit: number, ignore: (name: string) => boolean): string[] {
-  let names: string[];
-  try {
-    names = readdirSync(folder);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw error;
-  }
-  return names
+export function folderEntries(folder: string, limit: number, ignore: (name: string) => boolean): string[] {
+  return entriesOf(folder)
     .filter((name) => !ignore(name))
     .sort()
     .slice(0, limit)
     .map((name) => join(folder, name));
+}
+
+function entriesOf(folder: string): string[] {
+  try {
+    return readdirSync(folder);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
 }
