@@ -76,7 +76,7 @@ const SHARED: readonly OptionSpec[] = [
       'history venues: bybit, deribit, okx, derive, combined, tradfi, or all-venues for every venue; each venue costs its own credits (repeatable, comma list)',
     default: 'config, else one venue per symbol as the API resolves all: combined for a crypto coin, tradfi for a TradFi ticker',
     config: listOfStrings,
-    configCommands: SYNC,
+    configCommands: [...SYNC, 'chart', 'report'],
     parse: listOption,
     commands: [...SYNC, 'status', 'export', 'capture', 'levels', 'chart', 'report', 'alerts'],
     uses: {
@@ -88,8 +88,12 @@ const SHARED: readonly OptionSpec[] = [
         description: 'current-data venues: bybit, deribit, okx, derive, binance, all, tradfi or a + subset (repeatable, comma list)',
         default: 'all for crypto, tradfi for TradFi',
       },
-      chart: { flags: '--exchange <venue>', description: 'history venue, one, e.g. deribit, tradfi', required: true },
-      report: { description: 'only these venues (repeatable, comma list)', default: 'every pair with levels' },
+      chart: {
+        flags: '--exchange <venue>',
+        description: 'history venue, one, e.g. deribit, tradfi',
+        default: "config (one venue), else the symbol's one venue held (combined for a crypto coin, tradfi for a TradFi ticker, else its only one)",
+      },
+      report: { description: 'only these venues (repeatable, comma list)', default: 'config, else every pair with levels' },
     },
   },
   {
@@ -97,7 +101,7 @@ const SHARED: readonly OptionSpec[] = [
     description: 'symbols, e.g. BTC,SPY (repeatable, comma list)',
     default: "config, else every symbol of your plan's markets",
     config: listOfStrings,
-    configCommands: [...SYNC, 'capture'],
+    configCommands: [...SYNC, 'capture', 'chart', 'report'],
     parse: listOption,
     commands: [...SYNC, 'status', 'export', 'capture', 'levels', 'chart', 'report', 'alerts'],
     uses: {
@@ -106,8 +110,8 @@ const SHARED: readonly OptionSpec[] = [
       levels: { description: 'only these symbols (repeatable, comma list)', default: 'every pair with levels' },
       export: { description: 'symbols (repeatable, comma list)', default: 'every symbol' },
       capture: { default: 'none; required here or in the config file' },
-      chart: { flags: '--symbol <symbol>', description: 'symbol, one, e.g. BTC, SPY', required: true },
-      report: { description: 'only these symbols (repeatable, comma list)', default: 'every pair with levels' },
+      chart: { flags: '--symbol <symbol>', description: 'symbol, one, e.g. BTC, SPY', default: 'config (one symbol); required in one of them' },
+      report: { description: 'only these symbols (repeatable, comma list)', default: 'config, else every pair with levels' },
     },
   },
   {

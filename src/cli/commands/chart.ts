@@ -6,6 +6,7 @@ import { NoWarehouseError, UsageError } from '../../core/errors.js';
 import { DEFAULTS, formatOf, parseAt, parseExpiration, parseKind, parseLook, parseRange, parseSessionRange, parseStaleness } from '../../charts/request.js';
 import { CHART_KINDS } from '../../charts/types.js';
 import { contextOf } from '../context.js';
+import { withConfig } from '../option-use.js';
 
 interface ChartFlags {
   exchange?: string[];
@@ -33,8 +34,10 @@ export function registerChart(program: Command): void {
       '<kind>',
       'profile (GEX by strike at a moment, cumulative net GEX), oi (open interest by strike), levels (spot, flip, walls per session), walls (largest GEX strikes per session), netgex (net GEX and spot per session), term (captured term structure)',
     )
-    .action(async (kindText: string, flags: ChartFlags, command: Command) => {
+    .action(async (kindText: string, given: ChartFlags, command: Command) => {
       const ctx = contextOf(command);
+      // The one selection: flags, else the config file's exchange and symbol (one each), else the symbol's venue held.
+      const flags = withConfig('chart', given, ctx.settings.config);
       const kind = parseKind(kindText);
       const out = flags.out as string;
       const format = formatOf(out);
@@ -45,7 +48,7 @@ export function registerChart(program: Command): void {
         throw new UsageError('--max-staleness needs --at (the latest capture is drawn whatever its age)');
       const request = {
         kind,
-        pair: { exchange: oneOf(flags.exchange, '--exchange', 'venue'), symbol: oneOf(flags.symbol, '--symbol', 'symbol') },
+        pair: { exchange: flags.exchange === undefined ? '' : oneOf(flags.exchange, '--exchange', 'venue'), symbol: oneOf(flags.symbol, '--symbol', 'symbol') },
         moment: { ...(at ? { at } : {}), ...(maxStalenessSeconds === undefined ? {} : { maxStalenessSeconds }) },
         expiration: parseExpiration(flags.expiration),
         rangePct: parseRange(flags.range),
@@ -59,15 +62,17 @@ export function registerChart(program: Command): void {
       };
       // A chart reads a warehouse; it must not leave an empty one behind a mistyped --db.
       if (!existsSync(resolve(ctx.settings.db))) throw new NoWarehouseError(ctx.settings.db, 'chart');
-      const [{ buildChart, encodeChart }, { writeWhole }, { openReader }] = await Promise.all([
+      const [{ buildChart, encodeChart }, { writeWhole }, { openReader }, { chartVenue }] = await Promise.all([
         import('../../charts/index.js'),
         import('../../charts/write.js'),
         import('../../warehouse/index.js'),
+        import('../chart-pair.js'),
       ]);
       const warehouse = await openReader(ctx.settings.db);
       let bytes: Buffer;
       let caption: string;
       try {
+        if (request.pair.exchange === '') request.pair.exchange = await chartVenue(warehouse.connection, request.pair.symbol);
         const chart = await buildChart(warehouse.connection, request);
         caption = chart.caption;
         bytes = encodeChart(chart.option, look, format);
@@ -82,9 +87,11 @@ export function registerChart(program: Command): void {
     });
 }
 
-/** A chart draws one pair: its --exchange and --symbol take the shared list parser, and one name each. */
+/** A chart draws one pair: its --exchange and --symbol take the shared list parser (or the config's list), and one name each. */
 function oneOf(list: string[] | undefined, option: string, what: string): string {
-  if (list === undefined || list.length !== 1)
-    throw new UsageError(`${option}: a chart draws one pair; give one ${what}, got ${list?.length ? `"${list.join(', ')}"` : 'none'}`);
+  if (list === undefined || list.length !== 1) {
+    const got = list?.length ? `"${list.join(', ')}"` : 'none (neither the flag nor the config file names one)';
+    throw new UsageError(`${option}: a chart draws one pair; give one ${what}, got ${got}`);
+  }
   return list[0]!;
 }

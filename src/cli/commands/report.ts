@@ -7,6 +7,7 @@ import type { Command } from 'commander';
 import { NoWarehouseError, UsageError } from '../../core/errors.js';
 import { DEFAULTS, parseLook, parseRange } from '../../charts/request.js';
 import { contextOf } from '../context.js';
+import { withConfig } from '../option-use.js';
 
 interface ReportFlags {
   out: string;
@@ -26,8 +27,10 @@ export function registerReport(program: Command): void {
     .description(
       'write one self-contained HTML page: coverage, gaps, last runs, contents, and per pair the latest levels, the profile, levels, walls and net GEX charts, and the term structure where captured',
     )
-    .action(async (flags: ReportFlags, command: Command) => {
+    .action(async (given: ReportFlags, command: Command) => {
       const ctx = contextOf(command);
+      // The one selection: flags, else the config file's exchange and symbol, else every pair with levels.
+      const flags = withConfig('report', given, ctx.settings.config);
       if (!/\.html?$/i.test(flags.out)) throw new UsageError(`--out ${flags.out}: the report is HTML; name the file .html`);
       const look = parseLook(flags);
       const request = {
