@@ -2,13 +2,19 @@
 // server that could reach a path or SQL, and oversized bodies. The key and the machine stay safe:
 // nothing is sent with the key outside the API, nothing is written outside the archive.
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createApiClient } from '../../src/api/index.js';
 import { ApiSchemaError, PartialFailureError } from '../../src/core/errors.js';
+import type { PlannedFile } from '../../src/core/rows.js';
+import { startEmulator, type Emulator } from '../../emulator/index.js';
 import { consistent, inspectWarehouse } from '../helpers/invariants.js';
 import { expectRecovered, ONE_PAIR, recordedCredits, syncVia } from '../helpers/reliability.js';
-import { listFiles, migrateOnly, snapshotBench, type Bench, type BenchSnapshot } from '../helpers/sync.js';
+import { expectArchiveHoldsOnly, fetchStage, manifestOf } from '../helpers/fetch-stage.js';
+import { listFiles, migrateOnly, NOW, snapshotBench, type Bench, type BenchSnapshot } from '../helpers/sync.js';
 
 let bench: Bench | undefined;
 const servers: Server[] = [];
@@ -69,21 +75,64 @@ describe('redirects of a file link', () => {
     { name: 'credentials in the URL', location: (s) => s.replace('http://', 'http://user:secret@') + '/files/x', error: /user info/ },
   ];
 
-  it.each(refused)('$name: refused unsent, one credit recorded, the rest loaded, the next run completes', async ({ location, error }) => {
-    bench = await open();
-    const { emulator } = bench;
-    emulator.faults.add({ where: 'api', match: ONE_LINK, times: 1, action: { kind: 'redirect', location: location(emulator.storageUrl) } });
-    const storageBefore = emulator.counters.storageHits;
-    const run = await syncVia(bench);
-    expect(run.ok).toBe(false);
-    expect((run as { error: unknown }).error).toBeInstanceOf(PartialFailureError);
-    expect(run.summary?.filesFailed).toEqual([expect.objectContaining({ file: 'levels', sessionDate: '2026-03-10', error: expect.stringMatching(error) })]);
-    expect(emulator.counters.storageHits - storageBefore).toBe(5); // the 5 good files only
-    expect(emulator.counters.storageTripwire).toBe(0);
-    // The 302 was charged: gexwh records that credit as spent.
-    expect(await recordedCredits(bench)).toBe(emulator.counters.credits(emulator.keys.pro));
-    await expectRecovered(bench, { forcedCredits: 1 });
+  // Every refusal at the download stage (the real downloader and client, no warehouse): the file fails
+  // naming why, nothing is fetched from where the Location points, the paid 302 is counted, and the
+  // file is fetched on the next run for that one forced credit.
+  describe('at the download stage', () => {
+    let emulator: Emulator;
+    let root: string;
+    let files: PlannedFile[];
+    beforeAll(async () => {
+      emulator = await startEmulator({ now: NOW, days: 2, expirations: 3, strikes: 12, seed: 11, symbols: ['BTC', 'SPY'] });
+      root = mkdtempSync(join(tmpdir(), 'gexwh-hostile-'));
+      files = await manifestOf(emulator);
+      expect(files).toHaveLength(6);
+    });
+    afterAll(async () => {
+      await emulator?.close();
+      if (root) rmSync(root, { recursive: true, force: true });
+    });
+
+    it.each(refused)('$name: refused unsent, its credit counted, the rest archived, the next run fetches it', async ({ location, error }) => {
+      const archive = mkdtempSync(join(root, 'raw-'));
+      const credits = () => emulator.counters.credits(emulator.keys.pro);
+      const before = { credits: credits(), storage: emulator.counters.storageHits };
+      emulator.faults.add({ where: 'api', match: ONE_LINK, times: 1, action: { kind: 'redirect', location: location(emulator.storageUrl) } });
+      const report = await fetchStage(emulator, archive, files);
+      emulator.faults.clear();
+      expect(report.failed).toEqual([expect.objectContaining({ file: 'levels', sessionDate: '2026-03-10', error: expect.stringMatching(error) })]);
+      expect(report.verified).toHaveLength(5);
+      expect(emulator.counters.storageHits - before.storage).toBe(5); // the 5 good files only
+      expect(emulator.counters.storageTripwire).toBe(0);
+      // The 302 was charged: the stage counts that credit as spent.
+      expect(report.creditsSpent).toBe(credits() - before.credits);
+      expect(report.creditsSpent).toBe(6);
+      await expectArchiveHoldsOnly(archive, report);
+      const next = await fetchStage(emulator, archive, report.failed);
+      expect(next.verified).toHaveLength(1);
+      expect(credits() - before.credits).toBe(7);
+    });
   });
+
+  // One of them through a whole sync: the warehouse, the recorded credits and the recovery run.
+  it.each(refused.filter((r) => r.name === 'file: URL'))(
+    '$name: refused unsent, one credit recorded, the rest loaded, the next run completes',
+    async ({ location, error }) => {
+      bench = await open();
+      const { emulator } = bench;
+      emulator.faults.add({ where: 'api', match: ONE_LINK, times: 1, action: { kind: 'redirect', location: location(emulator.storageUrl) } });
+      const storageBefore = emulator.counters.storageHits;
+      const run = await syncVia(bench);
+      expect(run.ok).toBe(false);
+      expect((run as { error: unknown }).error).toBeInstanceOf(PartialFailureError);
+      expect(run.summary?.filesFailed).toEqual([expect.objectContaining({ file: 'levels', sessionDate: '2026-03-10', error: expect.stringMatching(error) })]);
+      expect(emulator.counters.storageHits - storageBefore).toBe(5); // the 5 good files only
+      expect(emulator.counters.storageTripwire).toBe(0);
+      // The 302 was charged: gexwh records that credit as spent.
+      expect(await recordedCredits(bench)).toBe(emulator.counters.credits(emulator.keys.pro));
+      await expectRecovered(bench, { forcedCredits: 1 });
+    },
+  );
 
   it('a link to a loopback server that redirects again: fetched without the key, the second redirect not followed', async () => {
     bench = await open();

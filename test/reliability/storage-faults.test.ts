@@ -12,14 +12,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createApiClient } from '../../src/api/index.js';
 import { PartialFailureError } from '../../src/core/errors.js';
-import { hashFile } from '../../src/core/hash.js';
-import type { FileKind } from '../../src/core/file-kinds.js';
 import type { PlannedFile } from '../../src/core/rows.js';
-import { syncApiFrom } from '../../src/sync/api-port.js';
-import { fetchFiles, type FetchReport } from '../../src/sync/fetch.js';
 import { startEmulator, type Emulator, type FaultAction } from '../../emulator/index.js';
+import { expectArchiveHoldsOnly, fetchStage, manifestOf } from '../helpers/fetch-stage.js';
 import { consistent, inspectWarehouse } from '../helpers/invariants.js';
 import { CLI_PATH, runCli, type CliResult } from '../helpers/cli.js';
 import { expectRecovered, manifestFiles, ONE_PAIR, recordedCredits, syncVia } from '../helpers/reliability.js';
@@ -109,6 +105,7 @@ describe('storage faults at the download stage (the real downloader and client, 
     emulator = await startEmulator({ now: NOW, days: 2, expirations: 3, strikes: 12, seed: 11, symbols: ['BTC', 'SPY'] });
     root = mkdtempSync(join(tmpdir(), 'gexwh-storage-faults-'));
     files = await manifestOf(emulator);
+    expect(files).toHaveLength(6);
   });
   afterEach(() => emulator?.faults.clear());
   afterAll(async () => {
@@ -116,23 +113,12 @@ describe('storage faults at the download stage (the real downloader and client, 
     if (root) rmSync(root, { recursive: true, force: true });
   });
 
-  /** The download stage over `list` into `archive`, with a client tuned as the sync benches' (instant retries). */
-  async function fetchStage(archive: string, list: readonly PlannedFile[]): Promise<FetchReport> {
-    const client = createApiClient({ baseUrl: emulator.baseUrl, apiKey: emulator.keys.pro, retry: { baseDelayMs: 1, maxDelayMs: 5 } });
-    try {
-      const api = syncApiFrom(client);
-      return await fetchFiles(list, { archiveRoot: archive, concurrency: 4, download: api.download, quotaStopOf: api.quotaStopOf });
-    } finally {
-      await client.close();
-    }
-  }
-
   it.each(CASES)('$name', async ({ action, times, recovers, forcedCredits, error }) => {
     const archive = mkdtempSync(join(root, 'raw-'));
     const credits = () => emulator.counters.credits(emulator.keys.pro);
     const before = credits();
     emulator.faults.add({ where: 'storage', match: ONE_FILE, times, action });
-    const report = await fetchStage(archive, files);
+    const report = await fetchStage(emulator, archive, files);
     // What the stage says it spent is what the emulator charged, the failed file's link included.
     expect(report.creditsSpent).toBe(credits() - before);
     expect(report.creditsSpent).toBe(files.length);
@@ -150,18 +136,12 @@ describe('storage faults at the download stage (the real downloader and client, 
     // The next run, the fault gone: the failed file is fetched once more and every file is archived;
     // the credits are one per file plus what the fault forced.
     emulator.faults.clear();
-    const next = await fetchStage(archive, report.failed);
+    const next = await fetchStage(emulator, archive, report.failed);
     expect(next.failed).toEqual([]);
     expect(next.verified).toHaveLength(report.failed.length);
     expect(await listFiles(archive)).toHaveLength(files.length);
     expect(credits() - before).toBe(files.length + forcedCredits);
   });
-
-  /** The archive holds exactly the verified files, each byte for byte the manifest's: nothing partial, no temp file. */
-  async function expectArchiveHoldsOnly(archive: string, report: FetchReport): Promise<void> {
-    expect((await listFiles(archive)).sort()).toEqual(report.verified.map((f) => f.archivePath).sort());
-    for (const file of report.verified) expect(hashFile(file.archivePath)).toEqual({ sha256: file.sha256, bytes: file.bytes });
-  }
 });
 
 describe('storage faults through a whole sync: one of each kind, the one that outlasts the run', () => {
@@ -186,25 +166,6 @@ describe('storage faults through a whole sync: one of each kind, the one that ou
     await expectRecovered(bench, { forcedCredits });
   });
 });
-
-/** The emulator's manifest of deribit BTC as planned files (asked with the admin key: the pro key's counters stay clean). */
-async function manifestOf(emulator: Emulator): Promise<PlannedFile[]> {
-  const response = await fetch(`${emulator.baseUrl}/api/v1/history/files/deribit/BTC`, { headers: { 'x-api-key': emulator.keys.admin } });
-  const page = (await response.json()) as {
-    data: { session_date: string; file: FileKind; sha256: string; bytes: number; rows: number; schema_version: number }[];
-  };
-  expect(page.data).toHaveLength(6);
-  return page.data.map((row) => ({
-    exchange: 'deribit',
-    symbol: 'BTC',
-    sessionDate: row.session_date,
-    file: row.file,
-    sha256: row.sha256,
-    bytes: row.bytes,
-    rows: row.rows,
-    schemaVersion: row.schema_version,
-  }));
-}
 
 describe('expired links', () => {
   it('a link already expired when the download starts: one new link, counted, no other waste', async () => {
