@@ -117,4 +117,33 @@ describe('a forged journal listing and file claiming the same sha256', () => {
     expect(kinds).toContain('manifest_mismatch');
     expect(kinds).not.toContain('unconfirmed');
   });
+
+  it('a journal run claiming 999,999 credits with no spend record: stored with 0, the claim refused with a warning', async () => {
+    await writeJournal(bench.archive, {
+      ...emptyJournal(),
+      runs: [
+        {
+          command: 'sync',
+          options: {},
+          startedAt: '2026-03-11T01:00:00.000Z',
+          finishedAt: '2026-03-11T01:05:00.000Z',
+          outcome: 'locked',
+          creditsSpent: 999_999,
+          requestsSpent: 1,
+          filesPlanned: 0,
+          filesLoaded: 0,
+          filesFailed: 0,
+          filesDeferred: 0,
+          rowsLoaded: 0,
+          bytesDownloaded: 0,
+          error: null,
+        },
+      ],
+    });
+    const load = await runCliInProcess(['load', ...local, '--json']);
+    expect(load.code).toBe(0);
+    expect((JSON.parse(load.stdout) as { warnings: string[] }).warnings.join('\n')).toContain('claims 999999 credit(s), but its spend log recorded 0');
+    const runs = await bench.query<{ c: number }>(`SELECT credits_spent::INT c FROM sync.runs WHERE started_at = TIMESTAMPTZ '2026-03-11T01:00:00Z'`);
+    expect(runs).toEqual([{ c: 0 }]);
+  });
 });
