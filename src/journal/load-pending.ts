@@ -2,7 +2,6 @@
 // `gexwh load` (the journal, src/journal/apply-journal.ts, with the lock and the wait for the
 // warehouse), the held-out messages, and `rebuild`'s restore of the live tables. No credit.
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { LockError } from '../core/errors.js';
 import { DEFAULT_WAIT_LOCK_SECONDS } from './wait-lock.js';
 import {
@@ -11,8 +10,6 @@ import {
   finishRun,
   loadArchived,
   loadFiles,
-  openWarehouse,
-  parseLockHolderPid,
   recordNotArchived,
   startRun,
   type FoundBytes,
@@ -31,9 +28,11 @@ import type { OnProgress } from '../core/progress.js';
 import { definedOnly } from '../core/defined.js';
 import { applyJournal, unfinished } from './apply-journal.js';
 import { NO_CHECK, type JournalCheck } from './confirm.js';
+import { heldError, holderPidOf, openWaiting } from './held-out.js';
 
 export { applyJournal, nothingApplied, type AppliedJournal } from './apply-journal.js';
 export { NO_CHECK, type JournalCheck, type ManifestLister } from './confirm.js';
+export { heldError, heldMessage, holderPidOf, openWaiting, type HeldDetails } from './held-out.js';
 export { DEFAULT_WAIT_LOCK_SECONDS };
 
 /** What a sync's load did: files and rows loaded, the files that did not load and why, those a stop left. */
@@ -93,68 +92,6 @@ export async function loadSyncFiles(
   const held = [...reloaded.held, ...downloaded.held].map((h) => h.reason);
   result.warnings = [...reloaded.warnings, ...downloaded.warnings.filter((w) => !reloaded.warnings.includes(w)), ...held];
   return result;
-}
-
-export interface HeldDetails {
-  dbPath: string;
-  archiveRoot: string;
-  pid: number | undefined;
-  waitedSeconds: number;
-  /** Files in the journal, waiting to load. */
-  filesWaiting: number;
-  /** Of those, the files this run paid for (a sync; undefined for `load`). */
-  filesPaid?: number;
-}
-
-/** Pure: the exit-5 message of a run whose load found the warehouse held. */
-export function heldMessage(details: HeldDetails): string {
-  const holder = details.pid === undefined ? 'another process' : `process ${details.pid}`;
-  const waited = details.waitedSeconds > 0 ? ` (waited ${details.waitedSeconds} s)` : '';
-  const paid = details.filesPaid === undefined ? '' : `${details.filesPaid} file(s) paid by this run are verified and archived; `;
-  const files =
-    details.filesWaiting > 0
-      ? `${paid}${details.filesWaiting} file(s) wait in ${journalPath(details.archiveRoot)}; ` +
-        `the next gexwh sync, or gexwh load (no network), loads them for 0 credits`
-      : 'no paid file is waiting; nothing was lost';
-  return `the warehouse ${details.dbPath} is held by ${holder}${waited}: ${files}`;
-}
-
-export function heldError(details: HeldDetails, cause?: unknown): LockError {
-  return new LockError(
-    heldMessage(details),
-    {
-      db: details.dbPath,
-      ...(details.pid !== undefined ? { pid: details.pid } : {}),
-      files_waiting: details.filesWaiting,
-      ...(details.filesPaid !== undefined ? { files_paid: details.filesPaid } : {}),
-      journal: journalPath(details.archiveRoot),
-      hint: 'close the other program (a notebook, DBeaver, the duckdb CLI), or give gexwh sync a longer --wait-lock',
-    },
-    cause === undefined ? undefined : { cause },
-  );
-}
-
-/** The pid DuckDB names in a lock error, if any. */
-export function holderPidOf(error: unknown): number | undefined {
-  if (error instanceof LockError && typeof error.hints.pid === 'number') return error.hints.pid;
-  const cause = error instanceof Error ? error.cause : undefined;
-  return cause instanceof Error ? parseLockHolderPid(cause.message) : undefined;
-}
-
-/**
- * Opens the warehouse for writing, retrying while another process holds it, up to `waitSeconds`.
- * A stop signal ends the wait at once (the caller records the run and exits).
- */
-export async function openWaiting(dbPath: string, waitSeconds: number, signal?: AbortSignal, pollMs = 250): Promise<Warehouse> {
-  const deadline = Date.now() + Math.max(0, waitSeconds) * 1000;
-  for (;;) {
-    try {
-      return await openWarehouse(dbPath);
-    } catch (error) {
-      if (!(error instanceof LockError) || Date.now() >= deadline || signal?.aborted) throw error;
-      await sleep(Math.min(pollMs, Math.max(1, deadline - Date.now()))).catch(() => undefined);
-    }
-  }
 }
 
 export interface LoadCommandOptions {
