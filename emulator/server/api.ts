@@ -162,6 +162,10 @@ async function handle(deps: ApiDeps, req: IncomingMessage, res: ServerResponse):
   const ctx: RouteContext = { req, params: matched.params, query: url.searchParams, account, now, fault, state };
   const result = await runRoute(ctx, route);
   if (fault?.kind === 'drop_after_charge') return dropConnection(req);
+  if (fault?.kind === 'hold_after_charge') {
+    fault.charged?.();
+    await fault.until.catch(() => undefined);
+  }
   return answer(res, ctx, route, result);
 }
 

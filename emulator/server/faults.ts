@@ -18,7 +18,9 @@
 //   already expired link; the credit is charged, as for any 302), redirect (the 302 carries this
 //   Location, or none when null; the credit is charged), drop_after_charge (the request is served
 //   and charged, a credit for a download, then the connection is destroyed before any answer: the
-//   client lost an answer it paid for).
+//   client lost an answer it paid for), hold_after_charge (the request is served and charged, `charged`
+//   is called, and the answer waits for the test's promise: a process killed meanwhile never reads
+//   an answer it paid for).
 
 export type FaultAction =
   | { kind: 'status'; status: number; error?: string; message?: string; retryAfter?: string }
@@ -32,6 +34,7 @@ export type FaultAction =
   | { kind: 'expire_link' }
   | { kind: 'redirect'; location: string | null }
   | { kind: 'drop_after_charge' }
+  | { kind: 'hold_after_charge'; until: Promise<unknown>; charged?: () => void }
   | { kind: 'body'; status: number; body: string; contentType?: string }
   | { kind: 'wrong_length'; contentLength: number };
 

@@ -55,7 +55,18 @@ export interface ReportData {
   coverage: CoverageRow[];
   runs: RunSummary[];
   creditsSpent: number;
+  /** What the archive holds on record that the warehouse's tables do not have yet (absent: nothing). */
+  onRecord?: ArchiveRecord;
   pairs: PairReport[];
+}
+
+/**
+ * Paid files waiting to load and credits spent by runs the warehouse has no finished record of (the
+ * archive's journal, a stopped run's log): right after an abort or kill -9 they are only there.
+ */
+export interface ArchiveRecord {
+  filesWaiting: number;
+  creditsNotInRuns: number;
 }
 
 export interface ReportRequest {
@@ -65,6 +76,8 @@ export interface ReportRequest {
   rangePct: number;
   /** Leave out sessions whose last capture held is intraday. */
   closesOnly?: boolean;
+  /** Read from the archive by the caller (none: nothing waits). */
+  onRecord?: ArchiveRecord;
 }
 
 const maybeNum = nullable(num);
@@ -106,7 +119,8 @@ export async function readReport(conn: DuckDBConnection, request: ReportRequest,
   }
   const runs = await readRuns(conn);
   const { credits } = await readOne(conn, `SELECT coalesce(sum(credits_spent), 0)::BIGINT AS credits FROM sync.runs`, [], { credits: num });
-  return { coverage: await readCoverage(conn, pairs), runs, creditsSpent: credits, pairs: reports };
+  const onRecord = request.onRecord ?? { filesWaiting: 0, creditsNotInRuns: 0 };
+  return { coverage: await readCoverage(conn, pairs), runs, creditsSpent: credits + onRecord.creditsNotInRuns, onRecord, pairs: reports };
 }
 
 /** Captures store the venue the API resolved: a crypto pair's term structure is under combined. */

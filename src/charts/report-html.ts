@@ -124,9 +124,15 @@ function header(data: ReportData, page: ReportPage): string {
 <h2 id="coverage">Coverage and gaps</h2>
 ${coverage}
 <h2 id="runs">Last runs</h2>
-<p>credits spent by all recorded runs: ${data.creditsSpent}</p>
+<p>credits spent by all recorded runs: ${data.creditsSpent}</p>${onRecordLine(data.onRecord)}
 ${runs}
 </header>`;
+}
+
+/** Paid files and credits the archive holds on record, not in the tables yet (numbers only: nothing to escape). */
+function onRecordLine(record: ReportData['onRecord']): string {
+  if (record === undefined || (record.filesWaiting === 0 && record.creditsNotInRuns === 0)) return '';
+  return `\n<p>on record in the archive, not in the warehouse yet: ${record.filesWaiting} paid file(s) waiting to load, ${record.creditsNotInRuns} credit(s) of runs without a finished record (counted above); the next gexwh sync or gexwh load loads them for 0 credits</p>`;
 }
 
 function latestTable(report: PairReport): string {

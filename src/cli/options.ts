@@ -428,6 +428,12 @@ const OWN: readonly OptionSpec[] = [
     commands: ['load'],
   },
   {
+    flags: '--trust-journal',
+    description:
+      "with no API key configured, load the journal's files anyway: their manifest rows are stored unchecked and marked unconfirmed (gexwh verify names them) until a run with a key checks them",
+    commands: ['load'],
+  },
+  {
     flags: '--key-prefix <prefix>',
     description: 'prefix of the demo keys (1-32 URL-safe characters)',
     default: 'gex_',

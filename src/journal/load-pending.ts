@@ -1,10 +1,7 @@
-// Loading what the archive's journal holds (src/journal/journal.ts) into the warehouse: the manifests a
-// held-out sync listed, its paid files, its run record. No network and no credit. Used first by every
-// sync that can write the warehouse, and by `gexwh load`. Idempotent: a file whose version is already
-// loaded is skipped by the loader, a run already recorded is not recorded twice, so a crash between
-// the commit and the journal's rewrite changes nothing on the next try.
+// The loads of waiting, paid files: the sync's own load (files it downloaded, archived copies it reuses),
+// `gexwh load` (the journal, src/journal/apply-journal.ts, with the lock and the wait for the
+// warehouse), the held-out messages, and `rebuild`'s restore of the live tables. No credit.
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { LockError } from '../core/errors.js';
 import { DEFAULT_WAIT_LOCK_SECONDS } from './wait-lock.js';
 import {
@@ -13,186 +10,30 @@ import {
   finishRun,
   loadArchived,
   loadFiles,
-  loadedFiles,
-  manifestRowsOf,
-  openWarehouse,
-  parseLockHolderPid,
-  recordListing,
   recordNotArchived,
   startRun,
-  upsertManifest,
-  type ArchivedCandidate,
-  type ArchivedLoadReport,
   type FoundBytes,
   type LoadInput,
   type SchemaContract,
   type Verdict,
   type Warehouse,
 } from '../warehouse/index.js';
-import { allJournaledRows, listSnapshots, loadLiveJournal } from './live-journal.js';
+import { allJournaledRows, listSnapshots } from './live-journal.js';
 import { writeLiveCapture, type LiveTable } from '../warehouse/live.js';
-import { hasPendingWork, inspectJournal, journalPath, readJournal, withoutApplied, writeJournal, type JournaledFile, type RejectedEntry } from './journal.js';
-import { fileKey } from '../core/pairs.js';
-import type { StoredManifestRow, VerifiedFile } from '../core/rows.js';
-import { archivedCopyRelative, promoteLoadedVersions } from './versions.js';
+import { inspectJournal, journalPath, readJournal } from './journal.js';
+import type { VerifiedFile } from '../core/rows.js';
+import { archivedCopyRelative } from './versions.js';
 import { adoptStoppedRun } from './spend-log.js';
-import { dropSpendRecords, recordJournaledRuns } from './journaled-runs.js';
 import type { OnProgress } from '../core/progress.js';
 import { definedOnly } from '../core/defined.js';
+import { applyJournal, unfinished } from './apply-journal.js';
+import { NO_CHECK, type JournalCheck } from './confirm.js';
+import { heldError, holderPidOf, openWaiting } from './held-out.js';
 
+export { applyJournal, nothingApplied, type AppliedJournal } from './apply-journal.js';
+export { NO_CHECK, type JournalCheck, type ManifestLister } from './confirm.js';
+export { heldError, heldMessage, holderPidOf, openWaiting, type HeldDetails } from './held-out.js';
 export { DEFAULT_WAIT_LOCK_SECONDS };
-
-export interface AppliedJournal {
-  filesLoaded: number;
-  rowsLoaded: number;
-  /** Journaled files the loader refused (recorded failed_load in the ledger; still archived). */
-  failed: { file: JournaledFile; error: string }[];
-  /** Journaled files the `freeze` contract holds (a new layout): they stay in the journal. */
-  held: { file: JournaledFile; reason: string }[];
-  runsRecorded: number;
-  manifestsStored: number;
-  /** Live snapshots `capture` journaled while the warehouse was held, loaded now. */
-  snapshotsLoaded: number;
-  warnings: string[];
-}
-
-export function nothingApplied(): AppliedJournal {
-  return { filesLoaded: 0, rowsLoaded: 0, failed: [], held: [], runsRecorded: 0, manifestsStored: 0, snapshotsLoaded: 0, warnings: [] };
-}
-
-/**
- * Loads the journal's content into an open, writable warehouse, then removes it from the journal. A
- * stop signal ends the file loads early; the files not done stay in the journal.
- */
-export async function applyJournal(
-  conn: DuckDBConnection,
-  archiveRoot: string,
-  signal?: AbortSignal,
-  onProgress?: OnProgress,
-  schemaContract?: SchemaContract,
-): Promise<AppliedJournal> {
-  const applied = nothingApplied();
-  const live = await loadLiveJournal(conn, archiveRoot);
-  applied.snapshotsLoaded = live.snapshots;
-  for (const path of live.unreadable) applied.warnings.push(`the journaled snapshot ${path} cannot be read; it is left where it is`);
-  const read = await inspectJournal(archiveRoot);
-  applied.warnings.push(...read.warnings);
-  const { journal } = read;
-  // A refused entry (or a file no read can use) is written back at once, so it warns once.
-  if (!hasPendingWork(journal)) {
-    if (read.warnings.length > 0) await writeJournal(archiveRoot, journal);
-    return applied;
-  }
-  // Manifests first: the plan, status, the row-count checks and the files' own check read them.
-  for (const listing of journal.listings) {
-    await upsertManifest(conn, listing.exchange, listing.symbol, listing.rows, listing.listedAt);
-    if (listing.completeFrom !== undefined) await recordListing(conn, listing.exchange, listing.symbol, listing.completeFrom, new Date(listing.listedAt));
-    applied.manifestsStored++;
-  }
-  const { refused, notDone } = await loadJournaledFiles(conn, archiveRoot, journal.files, applied, { signal, onProgress, schemaContract });
-  applied.runsRecorded = await recordJournaledRuns(conn, archiveRoot, journal.runs, applied.warnings);
-  // A journaled newer version waits under its pending name; once loaded it takes the plain name.
-  applied.warnings.push(...(await promoteLoadedVersions(conn, archiveRoot)).warnings);
-  const done = journal.files.filter((file) => !notDone.has(file));
-  const rest = withoutApplied(journal, { files: done, listings: journal.listings.length, runs: journal.runs.length });
-  await writeJournal(archiveRoot, { ...rest, rejected: [...rest.rejected, ...refused] });
-  await dropSpendRecords(archiveRoot, journal.runs);
-  return applied;
-}
-
-/**
- * The journal's files, each loaded only if its bytes are the manifest's version of that file (the
- * journal's own sha256 is a claim, like its path): the bytes are hashed as they are loaded
- * (warehouse/archived-load.ts). A copy that is not the manifest's is quarantined and recorded so
- * the planner downloads the file again; an entry no manifest row explains is refused.
- */
-async function loadJournaledFiles(
-  conn: DuckDBConnection,
-  archiveRoot: string,
-  files: readonly JournaledFile[],
-  applied: AppliedJournal,
-  { signal, onProgress, schemaContract }: { signal: AbortSignal | undefined; onProgress: OnProgress | undefined; schemaContract: SchemaContract | undefined },
-): Promise<{ refused: RejectedEntry[]; notDone: Set<JournaledFile> }> {
-  if (files.length === 0) return { refused: [], notDone: new Set() };
-  const manifest = await manifestRowsOf(conn, files);
-  const loaded = await loadedFiles(conn, files);
-  const refused: RejectedEntry[] = [];
-  const candidates: (ArchivedCandidate & { entry: JournaledFile; expected: StoredManifestRow })[] = [];
-  for (const entry of files) {
-    const expected = manifest.get(fileKey(entry));
-    if (expected === undefined) {
-      const reason =
-        'no manifest row lists this file, so its bytes cannot be checked; it stays in the archive, where a sync that lists it uses it for 0 credits';
-      refused.push({ kind: 'file', reason, rejectedAt: new Date().toISOString(), entry });
-      applied.warnings.push(`journal file ${describeEntry(entry)} refused: ${reason}`);
-    } else if (loaded.get(fileKey(entry)) !== expected.sha256) {
-      if (entry.sha256 !== expected.sha256)
-        applied.warnings.push(`journal file ${describeEntry(entry)} says sha256 ${entry.sha256}; the manifest's version ${expected.sha256} is what may load`);
-      candidates.push({ ...entry, relativePath: entry.archivePath, entry, expected });
-    }
-  }
-  const report = await loadArchived(conn, archiveRoot, candidates, judgeJournaled, {
-    command: "the journal's load (gexwh load, or the start of gexwh sync)",
-    ...definedOnly({ signal, schemaContract, onProgress: onProgress && ((done: number) => onProgress(done, candidates.length)) }),
-  });
-  applied.filesLoaded = report.loaded.length;
-  applied.rowsLoaded = report.rowsLoaded;
-  applied.warnings.push(...report.warnings);
-  for (const { input, error } of report.failed) {
-    const candidate = report.candidateOf.get(input);
-    if (candidate) applied.failed.push({ file: candidate.entry, error });
-  }
-  const held = heldEntries(report, applied);
-  for (const missed of report.notLoaded) {
-    if (missed.kind === 'refused') {
-      applied.warnings.push(`journal file ${describeEntry(missed.candidate.entry)} not loaded: ${missed.detail}`);
-      continue;
-    }
-    await recordNotArchived(conn, { ...missed.candidate.entry, sha256: missed.candidate.expected.sha256, archivePath: null }, missed.detail);
-    applied.failed.push({ file: missed.candidate.entry, error: missed.detail });
-  }
-  return { refused, notDone: new Set([...unfinished(report, candidates).map((candidate) => candidate.entry), ...held]) };
-}
-
-/** Held by the freeze contract: still paid and archived, still waiting in the journal. */
-function heldEntries(report: ArchivedLoadReport<{ entry: JournaledFile } & ArchivedCandidate>, applied: AppliedJournal): Set<JournaledFile> {
-  const held = new Set<JournaledFile>();
-  for (const { input, reason } of report.held) {
-    const candidate = report.candidateOf.get(input);
-    if (candidate === undefined) continue;
-    applied.held.push({ file: candidate.entry, reason });
-    applied.warnings.push(reason);
-    held.add(candidate.entry);
-  }
-  return held;
-}
-
-/** The candidates a stop signal kept the loader from: neither loaded, failed, skipped nor set aside. */
-function unfinished<C extends ArchivedCandidate>(report: ArchivedLoadReport<C>, candidates: readonly C[]): C[] {
-  if (!report.stopped) return [];
-  const finished = new Set<C>(report.notLoaded.map((missed) => missed.candidate));
-  for (const input of [...report.loaded, ...report.skipped, ...report.failed.map((f) => f.input)]) {
-    const candidate = report.candidateOf.get(input);
-    if (candidate !== undefined) finished.add(candidate);
-  }
-  return candidates.filter((candidate) => !finished.has(candidate));
-}
-
-/**
- * The manifest's version loads; the version the entry names, when the manifest has moved on from it,
- * is left where it is (a genuine older copy, not a bad one); any other bytes are quarantined.
- */
-function judgeJournaled(candidate: { entry: JournaledFile; expected: StoredManifestRow }, found: FoundBytes): Verdict {
-  const { entry, expected } = candidate;
-  if (found.sha256 === entry.sha256 && entry.sha256 !== expected.sha256) {
-    return { refuse: `it is the version ${entry.sha256}, and the manifest now lists ${expected.sha256}: the file is planned again` };
-  }
-  return expectVersion(expected, found, { rows: expected.rows, downloadedAt: entry.downloadedAt }, 'the manifest');
-}
-
-function describeEntry(entry: JournaledFile): string {
-  return `${entry.exchange}/${entry.symbol} ${entry.sessionDate} ${entry.file}`;
-}
 
 /** What a sync's load did: files and rows loaded, the files that did not load and why, those a stop left. */
 export interface SyncLoad {
@@ -253,68 +94,6 @@ export async function loadSyncFiles(
   return result;
 }
 
-export interface HeldDetails {
-  dbPath: string;
-  archiveRoot: string;
-  pid: number | undefined;
-  waitedSeconds: number;
-  /** Files in the journal, waiting to load. */
-  filesWaiting: number;
-  /** Of those, the files this run paid for (a sync; undefined for `load`). */
-  filesPaid?: number;
-}
-
-/** Pure: the exit-5 message of a run whose load found the warehouse held. */
-export function heldMessage(details: HeldDetails): string {
-  const holder = details.pid === undefined ? 'another process' : `process ${details.pid}`;
-  const waited = details.waitedSeconds > 0 ? ` (waited ${details.waitedSeconds} s)` : '';
-  const paid = details.filesPaid === undefined ? '' : `${details.filesPaid} file(s) paid by this run are verified and archived; `;
-  const files =
-    details.filesWaiting > 0
-      ? `${paid}${details.filesWaiting} file(s) wait in ${journalPath(details.archiveRoot)}; ` +
-        `the next gexwh sync, or gexwh load (no network), loads them for 0 credits`
-      : 'no paid file is waiting; nothing was lost';
-  return `the warehouse ${details.dbPath} is held by ${holder}${waited}: ${files}`;
-}
-
-export function heldError(details: HeldDetails, cause?: unknown): LockError {
-  return new LockError(
-    heldMessage(details),
-    {
-      db: details.dbPath,
-      ...(details.pid !== undefined ? { pid: details.pid } : {}),
-      files_waiting: details.filesWaiting,
-      ...(details.filesPaid !== undefined ? { files_paid: details.filesPaid } : {}),
-      journal: journalPath(details.archiveRoot),
-      hint: 'close the other program (a notebook, DBeaver, the duckdb CLI), or give gexwh sync a longer --wait-lock',
-    },
-    cause === undefined ? undefined : { cause },
-  );
-}
-
-/** The pid DuckDB names in a lock error, if any. */
-export function holderPidOf(error: unknown): number | undefined {
-  if (error instanceof LockError && typeof error.hints.pid === 'number') return error.hints.pid;
-  const cause = error instanceof Error ? error.cause : undefined;
-  return cause instanceof Error ? parseLockHolderPid(cause.message) : undefined;
-}
-
-/**
- * Opens the warehouse for writing, retrying while another process holds it, up to `waitSeconds`.
- * A stop signal ends the wait at once (the caller records the run and exits).
- */
-export async function openWaiting(dbPath: string, waitSeconds: number, signal?: AbortSignal, pollMs = 250): Promise<Warehouse> {
-  const deadline = Date.now() + Math.max(0, waitSeconds) * 1000;
-  for (;;) {
-    try {
-      return await openWarehouse(dbPath);
-    } catch (error) {
-      if (!(error instanceof LockError) || Date.now() >= deadline || signal?.aborted) throw error;
-      await sleep(Math.min(pollMs, Math.max(1, deadline - Date.now()))).catch(() => undefined);
-    }
-  }
-}
-
 export interface LoadCommandOptions {
   dbPath: string;
   archiveRoot: string;
@@ -324,6 +103,8 @@ export interface LoadCommandOptions {
   onProgress?: OnProgress;
   /** `freeze` keeps a file with a new layout waiting; `gexwh load --accept-layout` passes `evolve`. */
   schemaContract?: SchemaContract;
+  /** How the journal's claims are checked (the API when a key is configured, --trust-journal). */
+  check?: JournalCheck;
 }
 
 export interface LoadCommandResult {
@@ -363,7 +144,10 @@ export async function loadWaiting(options: LoadCommandOptions): Promise<LoadComm
     try {
       const conn = warehouse.connection;
       const runId = await startRun(conn, { command: 'load', options: { db: options.dbPath, archive: options.archiveRoot } });
-      const applied = await applyJournal(conn, options.archiveRoot, options.signal, options.onProgress, options.schemaContract);
+      const applied = await applyJournal(conn, options.archiveRoot, {
+        check: options.check ?? NO_CHECK,
+        ...definedOnly({ signal: options.signal, onProgress: options.onProgress, schemaContract: options.schemaContract }),
+      });
       await finishRun(conn, runId, {
         outcome: applied.failed.length > 0 ? 'partial' : 'ok',
         filesPlanned: journal.files.length,

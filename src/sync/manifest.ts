@@ -157,6 +157,11 @@ function newestFirst(a: ManifestRow, b: ManifestRow): number {
   return fileRank(a.file) - fileRank(b.file) || (a.file < b.file ? -1 : a.file > b.file ? 1 : 0);
 }
 
+/** Every page of a pair's manifest over [start, end): what a journal's claims are checked against (requests, no credit). */
+export function manifestLister<R extends ManifestRow>(fetchPage: FetchManifestPage<R>): (pair: Pair, window: { start: string; end: string }) => Promise<R[]> {
+  return async (pair, window) => (await listManifest(fetchPage, pair, window)).rows;
+}
+
 /**
  * Lists one pair's manifest from `start` (or the beginning) to the newest session, paging
  * backwards. A full page may end inside a session, so the next page's `end` is the oldest date on

@@ -19,6 +19,7 @@ import { promoteLoadedVersions } from '../journal/versions.js';
 import { fetchFiles, localWriteErrorOf, type FetchReport } from './fetch.js';
 import { fillLevelsForSync, type FillLevelsReport } from './fill-levels.js';
 import { listMovedManifests, type ManifestListing } from './listing.js';
+import { manifestLister } from './manifest.js';
 import { filesToCheck, planSync, selectPairs, type Plan } from './download-plan.js';
 import { loadVerified, namesOf, planInputOf, reloadsOf, selectionOf, storeListing } from './stage-io.js';
 import { archivedVersions, brokenReloadNotes } from './reloads.js';
@@ -94,7 +95,8 @@ async function runLocked(input: RunInput, absent: boolean): Promise<SyncSummary>
   const pairs = selectPairs(input.coverage, { ...selectionOf(options.selection), markets: input.me.markets });
   const start: RunStartRecord = { command: options.command, options: options.recordedOptions, startedAt: new Date() };
   const quotaNow = { remaining: input.me.creditsRemaining, reset: input.me.creditsReset };
-  const store = await openStore({ ...options, ...start, pairs, coverage: input.coverage, absent, quotaNow }, warn);
+  const journalCheck = { list: manifestLister(input.api.manifestPage) };
+  const store = await openStore({ ...options, ...start, pairs, coverage: input.coverage, absent, quotaNow, journalCheck }, warn);
   // What the start's load of the journal refused (a bad entry, a journal file not read) is told, not dropped.
   for (const warning of store.waiting.warnings) warn(warning);
   if (store.waiting.filesLoaded > 0) warn(`${store.waiting.filesLoaded} file(s) paid by an earlier run and waiting in the archive were loaded (0 credits)`);
@@ -208,7 +210,9 @@ async function loadStage(stages: Stages, plan: Plan, fetched: FetchReport, pendi
   const writer = await store.writer(options.waitLockSeconds ?? DEFAULT_WAIT_LOCK_SECONDS, signal);
   if ('heldBy' in writer) throw await heldOut(stages, plan, fetched, toLoad, writer.heldBy);
   const { conn } = writer;
-  const fromJournal = await applyJournal(conn, options.archiveRoot, signal, undefined, options.schemaContract);
+  // The run's own listing answers the claims it journaled itself: only older claims cost a request.
+  const check = { list: manifestLister(stages.api.manifestPage), known: pending.listings };
+  const fromJournal = await applyJournal(conn, options.archiveRoot, { check, signal, ...definedOnly({ schemaContract: options.schemaContract }) });
   const result = await loadVerified(conn, options.archiveRoot, toLoad, signal, (done) => stages.events.loadDone?.(done, toLoad.length), options.schemaContract);
   // Held by the freeze contract: paid and archived, they wait in the journal for gexwh load --accept-layout.
   await journalFiles(options.archiveRoot, result.held, { listings: [], stored: true });

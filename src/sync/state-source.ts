@@ -28,7 +28,8 @@ import {
 } from '../warehouse/index.js';
 import { copySyncState, emptyStateCopy, type StateCopy } from '../warehouse/snapshot.js';
 import { readJournal } from '../journal/journal.js';
-import { applyJournal, holderPidOf, nothingApplied, openWaiting, type AppliedJournal } from '../journal/load-pending.js';
+import { applyJournal, holderPidOf, nothingApplied, openWaiting, type AppliedJournal, type JournalCheck } from '../journal/load-pending.js';
+import { definedOnly } from '../core/defined.js';
 import { adoptStoppedRun, type QuotaSeen } from '../journal/spend-log.js';
 import { type Pair, pairKey } from '../core/pairs.js';
 import type { CoverageRow } from '../core/rows.js';
@@ -52,6 +53,8 @@ export interface BeginOptions {
   absent?: boolean;
   /** The file credits `/me` says are left now: a stopped run's unread charges are reconciled from it. */
   quotaNow?: QuotaSeen;
+  /** How the journal's claims are checked before its load (the API's manifest). */
+  journalCheck: JournalCheck;
 }
 
 export interface SyncStore {
@@ -95,7 +98,7 @@ export async function openStore(options: BeginOptions, warn: (message: string) =
   }
   try {
     const conn = warehouse.connection;
-    const waiting = await applyJournal(conn, options.archiveRoot, undefined, undefined, options.schemaContract);
+    const waiting = await applyJournal(conn, options.archiveRoot, { check: options.journalCheck, ...definedOnly({ schemaContract: options.schemaContract }) });
     const runId = await startRun(conn, { command: options.command, options: options.recordedOptions, startedAt: options.startedAt });
     await upsertCoverage(conn, options.coverage, new Date());
     return warehouseStore(options, warehouse, runId, await listingStates(conn, options.pairs), waiting);

@@ -18,6 +18,8 @@ const NEXT_STEP: Record<VerifyProblemKind, string> = {
   failed_load: 'the file was paid but never loaded: gexwh verify --repair (or gexwh load) loads it from the archive; if it fails again, its error says why',
   outside_archive:
     'a symbolic link (or a recorded path) leads out of the archive and is never followed: put the real file in its place inside the archive (from a backup), then run gexwh verify --repair',
+  unconfirmed:
+    "run gexwh load or gexwh sync with a key configured: the row is checked against the API's manifest (a listing request, no credit), and a file that is not the API's version is replaced by the next sync",
   unreadable: 'the archived file cannot be read: fix its permissions (it must be a regular file this user can read), then run gexwh verify --repair',
 };
 

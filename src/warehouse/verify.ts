@@ -11,6 +11,7 @@ import { archivedRelativeOf, copyRelativeOf, describeLook, foundSha, groupByFile
 import { expectVersion, loadArchived, type ArchivedCandidate } from './archived-load.js';
 import { rowCountMismatches, type RowCountMismatch } from './row-count-mismatches.js';
 import { type LedgerRow, listLedger } from './ledger.js';
+import { listUnconfirmed } from './unconfirmed.js';
 import { acquireSyncLock } from './lock.js';
 import { openWarehouse } from './open.js';
 import { chooseVersion, removeOrphanRows } from './rebuild.js';
@@ -39,7 +40,8 @@ export type VerifyProblemKind =
   | 'unexplained_rows' // rows of a session no loaded file of that kind explains
   | 'failed_load' // the newest version of a file never loaded
   | 'outside_archive' // the archived path leads out of the archive (a link) or is recorded outside it: not followed
-  | 'unreadable'; // the archived file cannot be opened (permissions, not a regular file)
+  | 'unreadable' // the archived file cannot be opened (permissions, not a regular file)
+  | 'unconfirmed'; // its manifest row came from a journal unchecked (load --trust-journal): the API has not confirmed it
 
 export interface VerifyProblem {
   kind: VerifyProblemKind;
@@ -145,6 +147,10 @@ async function inspect(conn: DuckDBConnection, archiveRoot: string, looks: Map<s
   for (const orphan of mismatches.values()) {
     if (orphan.sha256 !== null) continue;
     inspection.problems.push(problem('unexplained_rows', orphan, `${orphan.actual} rows with no loaded ${orphan.file} file`));
+  }
+  for (const mark of await listUnconfirmed(conn)) {
+    const detail = `the manifest row (sha256 ${mark.sha256}) came from the archive's journal unchecked (gexwh load --trust-journal): the API's manifest has not confirmed it, nor the file loaded under it`;
+    inspection.problems.push(problem('unconfirmed', mark, detail));
   }
   return inspection;
 }

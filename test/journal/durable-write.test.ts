@@ -1,9 +1,9 @@
 // The journal's writes are durable: the temp file is fsynced before it is renamed over the journal
 // (and the folder after), for pending.json and for every credit the spend log writes down, so a credit
 // is on disk before the download it paid for starts. Spies on the file handle's fsync and on rename.
-import { mkdtempSync, promises as fs, readdirSync, rmSync } from 'node:fs';
+import { lstatSync, mkdtempSync, promises as fs, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { emptyJournal, writeJournal } from '../../src/journal/journal.js';
 import { openSpendLog } from '../../src/journal/spend-log.js';
@@ -54,5 +54,17 @@ describe('the durable write of a journal file', () => {
     await log.credit(1);
     expect(events).toEqual(['fsync', 'rename inflight.json', 'fsync']);
     await log.close();
+  });
+
+  it('goes through the one write path of the archive: a link planted at the name is replaced, its target untouched', async () => {
+    const outside = join(mkdtempSync(join(tmpdir(), 'gexwh-outside-')), 'victim.txt');
+    writeFileSync(outside, 'keep me');
+    symlinkSync(outside, join(root, 'inflight.json'));
+    await writeDurably(join(root, 'inflight.json'), '{"version":1}');
+    expect(readFileSync(outside, 'utf8')).toBe('keep me');
+    expect(lstatSync(join(root, 'inflight.json')).isSymbolicLink()).toBe(false);
+    expect(readFileSync(join(root, 'inflight.json'), 'utf8')).toBe('{"version":1}');
+    expect(events).toEqual(['fsync', 'rename inflight.json', 'fsync']);
+    rmSync(dirname(outside), { recursive: true, force: true });
   });
 });

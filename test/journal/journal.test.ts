@@ -129,12 +129,12 @@ describe('applyJournal', () => {
     await writeJournal(archive, journal);
     const saved = readFileSync(journalPath(archive));
 
-    const first = await withDb(db, (wh) => applyJournal(wh.connection, archive));
+    const first = await withDb(db, (wh) => applyJournal(wh.connection, archive, { check: { known: [listing] } }));
     expect(first).toMatchObject({ filesLoaded: 1, rowsLoaded: input.rows, runsRecorded: 1, manifestsStored: 1, failed: [] });
     expect(await readJournal(archive)).toEqual(emptyJournal());
 
     writeFileSync(journalPath(archive), saved); // as if the process died after the commit, before the rewrite
-    const second = await withDb(db, (wh) => applyJournal(wh.connection, archive));
+    const second = await withDb(db, (wh) => applyJournal(wh.connection, archive, { check: { known: [listing] } }));
     expect(second).toMatchObject({ filesLoaded: 0, runsRecorded: 0 });
     await withDb(db, async (wh) => {
       expect(await query(wh, `SELECT count(*)::INT n FROM levels`)).toEqual([{ n: input.rows }]);

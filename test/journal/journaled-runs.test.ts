@@ -40,7 +40,7 @@ describe('a journaled run record', () => {
     await spent(archive, 3);
     expect(existsSync(spendRecordPath(archive, startedAt.toISOString()))).toBe(true);
     await writeJournal(archive, { ...emptyJournal(), runs: [claim(3)] });
-    const applied = await withDb(db, (wh) => applyJournal(wh.connection, archive));
+    const applied = await withDb(db, (wh) => applyJournal(wh.connection, archive, { check: {} }));
     expect(applied).toMatchObject({ runsRecorded: 1, warnings: [] });
     expect(await credits(db)).toEqual([{ outcome: 'locked', c: 3 }]);
     expect(existsSync(spendRecordPath(archive, startedAt.toISOString()))).toBe(false);
@@ -49,7 +49,7 @@ describe('a journaled run record', () => {
   it('claiming 999,999 credits with no spend record records 0, with a warning naming the claim', async () => {
     const { db, archive } = place();
     await writeJournal(archive, { ...emptyJournal(), runs: [claim(999_999)] });
-    const applied = await withDb(db, (wh) => applyJournal(wh.connection, archive));
+    const applied = await withDb(db, (wh) => applyJournal(wh.connection, archive, { check: {} }));
     expect(applied.warnings.join('\n')).toContain(
       'claims 999999 credit(s), but its spend log recorded 0: what was recorded is kept, the claim beyond it refused',
     );
@@ -60,7 +60,7 @@ describe('a journaled run record', () => {
     const { db, archive } = place();
     await spent(archive, 2);
     await writeJournal(archive, { ...emptyJournal(), runs: [claim(999_999)] });
-    const applied = await withDb(db, (wh) => applyJournal(wh.connection, archive));
+    const applied = await withDb(db, (wh) => applyJournal(wh.connection, archive, { check: {} }));
     expect(applied.warnings.join('\n')).toContain('claims 999999 credit(s), but its spend log recorded 2');
     expect(await credits(db)).toEqual([{ outcome: 'locked', c: 2 }]);
   });
@@ -75,7 +75,7 @@ describe('a journaled run record', () => {
     });
     await spent(archive, 4);
     await writeJournal(archive, { ...emptyJournal(), runs: [claim(4, ids.done), claim(4, ids.open)] });
-    const applied = await withDb(db, (wh) => applyJournal(wh.connection, archive));
+    const applied = await withDb(db, (wh) => applyJournal(wh.connection, archive, { check: {} }));
     expect(applied.runsRecorded).toBe(1);
     expect(await credits(db)).toEqual([
       { outcome: 'ok', c: 7 },

@@ -233,7 +233,7 @@ describe('a reader that lets go while the sync waits', () => {
 });
 
 describe('gexwh load and rebuild beside a holder', () => {
-  it('gexwh load: exit 5 while held (naming the holder), then loads the waiting files with no network at all', async () => {
+  it("gexwh load: exit 5 while held (naming the holder); with no key the journal's listing waits unchecked; with one, one listing request and no credit load the files", async () => {
     const ws = restored(planned);
     const key = emulator.keys.admin;
     const creditsBefore = emulator.counters.credits(key);
@@ -253,16 +253,25 @@ describe('gexwh load and rebuild beside a holder', () => {
     } finally {
       holder?.kill();
     }
+    // No key: the journal's listing (a claim) cannot be checked, so nothing it lists loads; no network.
     const apiHits = emulator.counters.apiHits;
-    const loaded = await runCliInProcess(['load', ...ws.local, '--json'], { env: {} });
-    expect(loaded.code, loaded.stderr).toBe(0);
-    expect(JSON.parse(loaded.stdout)).toMatchObject({ files_loaded: reference.state.manifest.length, credits_spent: 0, runs_recorded: 1, manifests_stored: 1 });
+    const unchecked = await runCliInProcess(['load', ...ws.local, '--json'], { env: {} });
+    expect(unchecked.code, unchecked.stderr).toBe(0);
+    // The run record is checked against its spend record, not the API: it is stored at once.
+    expect(JSON.parse(unchecked.stdout)).toMatchObject({ files_loaded: 0, manifests_stored: 0, runs_recorded: 1 });
     expect(emulator.counters.apiHits).toBe(apiHits);
+    const creditsBeforeLoad = emulator.counters.credits(key);
+    const loaded = await runCliInProcess(['load', ...ws.local, '--json'], { env: env(key) });
+    expect(loaded.code, loaded.stderr).toBe(0);
+    expect(JSON.parse(loaded.stdout)).toMatchObject({ files_loaded: reference.state.manifest.length, credits_spent: 0, runs_recorded: 0, manifests_stored: 1 });
+    expect(emulator.counters.apiHits).toBe(apiHits + 1);
+    expect(emulator.counters.credits(key)).toBe(creditsBeforeLoad);
     expect(await tableChecksums(ws.db)).toEqual(reference.tables);
     expect(await syncState(ws.db)).toEqual(reference.state);
     const runs = await query<{ command: string; outcome: string }>(ws.db, `SELECT command, outcome FROM sync.runs WHERE command <> 'plan' ORDER BY started_at`);
     expect(runs).toEqual([
       { command: 'sync', outcome: 'locked' },
+      { command: 'load', outcome: 'ok' },
       { command: 'load', outcome: 'ok' },
     ]);
     // Nothing left to load: a second load does nothing.

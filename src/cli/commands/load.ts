@@ -11,12 +11,15 @@ interface LoadFlags {
   waitLock?: number;
   schemaContract?: 'evolve' | 'freeze';
   acceptLayout?: boolean;
+  trustJournal?: boolean;
 }
 
 export function registerLoad(program: Command): void {
   program
     .command('load')
-    .description('load the paid files a sync archived but could not load (the warehouse was held): no network, no credit')
+    .description(
+      "load the paid files a sync archived but could not load (the warehouse was held): no credit; with a key, the journal's claims are checked against the API's manifest",
+    )
     .action(async (given: LoadFlags, command: Command) => {
       const ctx = contextOf(command);
       // A load never creates a warehouse: a mistyped --db would start a second, empty one.
@@ -28,7 +31,13 @@ export function registerLoad(program: Command): void {
       const flags = withConfig('load', given, ctx.settings.config);
       // --accept-layout: the files a freeze held load, and their layouts are recorded as accepted.
       const schemaContract = flags.acceptLayout === true ? 'evolve' : (flags.schemaContract ?? 'evolve');
-      const [{ loadWaiting }, { createTaskProgress }] = await Promise.all([import('../../journal/load-pending.js'), import('../progress.js')]);
+      const [{ loadWaiting }, { createTaskProgress }, { optionalManifestLister }] = await Promise.all([
+        import('../../journal/load-pending.js'),
+        import('../progress.js'),
+        import('../api-client.js'),
+      ]);
+      // With a key, the journal's claims are checked against the API's manifest (requests, no credit).
+      const api = optionalManifestLister(ctx);
       const progress = createTaskProgress(ctx, 'load');
       const result = await loadWaiting({
         dbPath: ctx.settings.db,
@@ -37,7 +46,11 @@ export function registerLoad(program: Command): void {
         signal: ctx.signal,
         onProgress: progress.onProgress,
         schemaContract,
-      }).finally(() => progress.done());
+        check: { ...(api !== undefined ? { list: api.list } : {}), trust: flags.trustJournal === true },
+      }).finally(async () => {
+        progress.done();
+        await api?.close();
+      });
       ctx.out.result(result, () =>
         [
           `load: ${result.filesLoaded} file(s) loaded from the archive's journal (${result.rowsLoaded} rows), ${result.filesFailed.length} failed, ` +

@@ -41,17 +41,22 @@ export function registerReport(program: Command): void {
         closesOnly: flags.closesOnly === true,
       };
       if (!existsSync(resolve(ctx.settings.db))) throw new NoWarehouseError(ctx.settings.db, 'report');
-      const [{ buildReport }, { writeWhole }, { openReader }, { createTaskProgress }] = await Promise.all([
+      const [{ buildReport }, { writeWhole }, { openReader }, { createTaskProgress }, { readOnRecord, creditsOnRecord, filesWaiting }] = await Promise.all([
         import('../../charts/index.js'),
         import('../../charts/write.js'),
         import('../../warehouse/index.js'),
         import('../progress.js'),
+        import('../../journal/on-record.js'),
       ]);
+      // As status does: the journal's waiting files and a stopped run's log count, so right after an abort nothing paid is missing.
+      const record = await readOnRecord(ctx.settings.archive);
+      const notInRuns = creditsOnRecord({ allRuns: 0, sinceMidnightUtc: 0 }, record);
+      const onRecord = { filesWaiting: filesWaiting(record), creditsNotInRuns: (notInRuns.allRuns ?? 0) + notInRuns.inJournal };
       const warehouse = await openReader(ctx.settings.db);
       const progress = createTaskProgress(ctx, 'report');
       let report: Awaited<ReturnType<typeof buildReport>>;
       try {
-        report = await buildReport(warehouse.connection, request, look, progress.onProgress);
+        report = await buildReport(warehouse.connection, { ...request, onRecord }, look, progress.onProgress);
       } finally {
         progress.done();
         warehouse.close();

@@ -10,7 +10,7 @@ import type { Market } from '../../time/sessions.js';
 import type { RunRow } from '../../warehouse/index.js';
 import type { StatusPair, WarehouseStatus } from '../../warehouse/status.js';
 import type { WaitingSummary } from '../../journal/load-pending.js';
-import type { Inflight } from '../../journal/spend-log.js';
+import type { CreditsOnRecord, StoppedRun } from '../../journal/on-record.js';
 import { contextOf, type CommandContext } from '../context.js';
 import { formatInstant, formatTable, type Row } from '../output.js';
 import { escapeLine } from '../terminal.js';
@@ -40,15 +40,18 @@ export function registerStatus(program: Command): void {
       const { selection } = resolveSelection('sync', {}, ctx.settings);
       const { readWarehouseStatus, describeLayout } = await import('../../warehouse/status.js');
       const remote = await fetchRemote(ctx);
-      const { runs, waiting, stopped } = await readWaiting(ctx.settings.archive);
+      // What waits to load and the credits of runs not in the warehouse yet: read first and alone, so they answer even when another process holds the warehouse.
+      const { readOnRecord, creditsOnRecord, filesWaiting } = await import('../../journal/on-record.js');
+      const record = await readOnRecord(ctx.settings.archive);
+      const { waiting, stopped } = record;
       const local = await readWarehouseStatus(ctx.settings.db, remote.coverage, filter);
-      const credits = creditsOf(local, runs, stopped);
+      const credits = creditsOnRecord(local.creditsSpent, record);
       const shown = await shownPairs(local.pairs, selection, remote.markets, flags.all === true);
       const result = {
         pairs: shown.pairs,
         pairs_not_shown: shown.hidden,
         // Every paid file not loaded is waiting, the journal's and those the log of a stopped run holds.
-        waiting_to_load: { ...waiting, files: waiting.files + (stopped?.files ?? 0), filesOfStoppedRun: stopped?.files ?? 0 },
+        waiting_to_load: { ...waiting, files: filesWaiting(record), filesOfStoppedRun: stopped?.files ?? 0 },
         stopped_run: stopped ?? null,
         credits_spent: credits,
         warehouse_held: local.held ?? null,
@@ -63,26 +66,6 @@ export function registerStatus(program: Command): void {
         [statusText({ ...local, pairs: shown.pairs }, remote, waiting, stopped, credits, shown.hidden), ...layoutLines(layouts)].join('\n'),
       );
     });
-}
-
-/**
- * What waits to load: the journal's files and the log of a stopped run. Read first and alone, so they
- * answer even when another process holds the warehouse; a log that cannot be read is named, not fatal.
- */
-async function readWaiting(archive: string) {
-  const [{ inspectJournal }, { listSnapshots }, { waitingOf }, { inspectInflight, inflightPath }] = await Promise.all([
-    import('../../journal/journal.js'),
-    import('../../journal/live-journal.js'),
-    import('../../journal/load-pending.js'),
-    import('../../journal/spend-log.js'),
-  ]);
-  const snapshots = (await listSnapshots(archive, 'pending')).length;
-  const read = await inspectJournal(archive);
-  const waiting = waitingOf(read, archive, snapshots);
-  const inflight = await inspectInflight(archive);
-  const stopped = stoppedRunOf('log' in inflight ? inflight.log : undefined, inflightPath(archive));
-  if ('problem' in inflight) waiting.problem = [waiting.problem, `the log of a stopped run: ${inflight.problem}`].filter((p) => p !== null).join('; ');
-  return { runs: read.journal.runs, waiting, stopped };
 }
 
 /**
@@ -103,43 +86,12 @@ async function shownPairs(
   return { pairs: shown, hidden: marked.length - shown.length };
 }
 
-/** A sync that stopped hard (second signal, kill -9) or is running now: what its log holds. */
-interface StoppedRun {
-  files: number;
-  bytes: number;
-  credits: number;
-  startedAt: string;
-  runId: number | null;
-  log: string;
-}
-
-function stoppedRunOf(left: Inflight | undefined, log: string): StoppedRun | undefined {
-  if (left === undefined) return undefined;
-  const bytes = left.files.reduce((sum, file) => sum + file.bytes, 0);
-  return { files: left.files.length, bytes, credits: left.run.creditsSpent, startedAt: left.run.startedAt, runId: left.run.runId ?? null, log };
-}
-
-/**
- * Credits from the run records: the warehouse's, and those still in the journal (not yet loaded there).
- * A run stopped hard whose row the warehouse holds (still open, its credits not written) counts with
- * what its log wrote down, so the records show every credit spent at every moment.
- */
-function creditsOf(local: WarehouseStatus, journalRuns: readonly { creditsSpent: number }[], stopped: StoppedRun | undefined) {
-  const inRow = stopped !== undefined && stopped.runId !== null && local.creditsSpent !== undefined;
-  const notYetRecorded = journalRuns.reduce((sum, run) => sum + run.creditsSpent, 0) + (stopped !== undefined && !inRow ? stopped.credits : 0);
-  const openRow = inRow ? stopped.credits : 0;
-  const allRuns = local.creditsSpent === undefined ? null : local.creditsSpent.allRuns + openRow;
-  const today = inRow && stopped.startedAt >= `${new Date().toISOString().slice(0, 10)}T` ? stopped.credits : 0;
-  const sinceMidnightUtc = local.creditsSpent === undefined ? null : local.creditsSpent.sinceMidnightUtc + today;
-  return { sinceMidnightUtc, allRuns, inJournal: notYetRecorded };
-}
-
 function statusText(
   local: WarehouseStatus,
   remote: Remote,
   waiting: WaitingSummary,
   stopped: StoppedRun | undefined,
-  credits: ReturnType<typeof creditsOf>,
+  credits: CreditsOnRecord,
   hidden: number,
 ): string {
   const lines = local.held ? [`warehouse: ${local.held}`, ''] : [formatTable(local.pairs), ''];
@@ -170,7 +122,7 @@ function describeStopped(stopped: StoppedRun): string {
   );
 }
 
-function creditsLine(credits: ReturnType<typeof creditsOf>): string {
+function creditsLine(credits: CreditsOnRecord): string {
   const recorded =
     credits.allRuns === null ? 'the warehouse cannot be read' : `${credits.sinceMidnightUtc} since midnight UTC, ${credits.allRuns} by all recorded runs`;
   return `credits spent: ${recorded}${credits.inJournal > 0 ? `; ${credits.inJournal} more by runs waiting in the journal` : ''}`;

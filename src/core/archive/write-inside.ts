@@ -87,6 +87,18 @@ export async function writeFileInside(root: string, relative: string, data: stri
   const io = options.io ?? nodeWriteIo;
   const folder = await folderInside(root, dirname(normalize(relative)), io);
   const final = join(folder, basename(relative));
+  await writeFileAt(final, data, { ...options, io });
+  return final;
+}
+
+/**
+ * Writes `data` whole at `final`, in a folder the caller has already checked (the journal's, refused
+ * when it is a link out of the archive): a new temp file beside it (created exclusively, never through
+ * a link), fsynced, renamed over the name (or linked to a name that must be new), the folder fsynced.
+ * After a crash or a power cut the file is the old one or the new one, never half.
+ */
+export async function writeFileAt(final: string, data: string | Uint8Array, options: WriteOptions = {}): Promise<void> {
+  const io = options.io ?? nodeWriteIo;
   const temp = tempBeside(final);
   const handle = await io.createNew(temp);
   try {
@@ -99,7 +111,6 @@ export async function writeFileInside(root: string, relative: string, data: stri
   }
   await handle.close();
   await commit(temp, final, options.exclusive === true, io);
-  return final;
 }
 
 /**

@@ -27,16 +27,16 @@ export async function promoteVersion(pendingPath: string, plainPath: string): Pr
  */
 export function tempPathFor(finalPath: string): string {
   const folder = dirname(finalPath);
-  makeFolder(folder);
+  ensureFolder(folder);
   return join(folder, `.${basename(finalPath)}.${randomBytes(6).toString('hex')}.part`);
 }
 
 /**
- * mkdir -p. Node's recursive mkdir says ENOENT when a parent cannot be created (a read-only or
+ * mkdir -p (the new folders' parents fsynced by the next commit to the archive). Node's recursive mkdir says ENOENT when a parent cannot be created (a read-only or
  * forbidden archive), which hides the cause: then the folders are made one by one, so the real
  * code (EROFS, EACCES) is thrown and the download stage knows the archive is not writable.
  */
-function makeFolder(folder: string): void {
+export function ensureFolder(folder: string): void {
   if (existsSync(folder)) return;
   try {
     const first = mkdirSync(folder, { recursive: true });

@@ -1,0 +1,75 @@
+// What the archive holds on record that the warehouse may not have yet: the journal's paid files and
+// run records, and the spend log of a sync that stopped hard (a second signal, kill -9) or is running
+// now. `status` and `report` both read it, so right after an abort every paid file shows as waiting
+// and every credit as spent, before the next load puts them in the warehouse. Readable whoever holds
+// the warehouse; a log that cannot be read is named, never fatal.
+import { inspectJournal, type JournaledRun } from './journal.js';
+import { listSnapshots } from './live-journal.js';
+import { inflightPath, inspectInflight, type Inflight } from './spend-log.js';
+import { waitingOf, type WaitingSummary } from './waiting.js';
+
+/** A sync that stopped hard (second signal, kill -9) or is running now: what its log holds. */
+export interface StoppedRun {
+  files: number;
+  bytes: number;
+  credits: number;
+  startedAt: string;
+  runId: number | null;
+  log: string;
+}
+
+export interface OnRecord {
+  /** The journal's run records, not in the warehouse yet. */
+  runs: JournaledRun[];
+  waiting: WaitingSummary;
+  stopped: StoppedRun | undefined;
+}
+
+export async function readOnRecord(archive: string): Promise<OnRecord> {
+  const snapshots = (await listSnapshots(archive, 'pending')).length;
+  const read = await inspectJournal(archive);
+  const waiting = waitingOf(read, archive, snapshots);
+  const inflight = await inspectInflight(archive);
+  const stopped = stoppedRunOf('log' in inflight ? inflight.log : undefined, inflightPath(archive));
+  if ('problem' in inflight) waiting.problem = [waiting.problem, `the log of a stopped run: ${inflight.problem}`].filter((p) => p !== null).join('; ');
+  return { runs: read.journal.runs, waiting, stopped };
+}
+
+function stoppedRunOf(left: Inflight | undefined, log: string): StoppedRun | undefined {
+  if (left === undefined) return undefined;
+  const bytes = left.files.reduce((sum, file) => sum + file.bytes, 0);
+  return { files: left.files.length, bytes, credits: left.run.creditsSpent, startedAt: left.run.startedAt, runId: left.run.runId ?? null, log };
+}
+
+/** Every paid file not loaded: the journal's and those the log of a stopped run holds. */
+export function filesWaiting(record: OnRecord): number {
+  return record.waiting.files + (record.stopped?.files ?? 0);
+}
+
+export interface CreditsOnRecord {
+  /** Spent since midnight UTC by the warehouse's runs (null: no warehouse read). */
+  sinceMidnightUtc: number | null;
+  /** Spent by every run of the warehouse, a stopped run's open row counted with what its log wrote down. */
+  allRuns: number | null;
+  /** Spent by runs the warehouse has no record of yet (the journal's, a stopped run without a row). */
+  inJournal: number;
+}
+
+/**
+ * Pure: credits from the warehouse's run records and those still in the archive. A run stopped hard
+ * whose row the warehouse holds (still open, its credits not written) counts with what its log wrote
+ * down, so the records show every credit spent at every moment.
+ */
+export function creditsOnRecord(
+  recorded: { sinceMidnightUtc: number; allRuns: number } | undefined,
+  record: Pick<OnRecord, 'runs' | 'stopped'>,
+  today: string = new Date().toISOString().slice(0, 10),
+): CreditsOnRecord {
+  const { stopped } = record;
+  const inRow = stopped !== undefined && stopped.runId !== null && recorded !== undefined;
+  const inJournal = record.runs.reduce((sum, run) => sum + run.creditsSpent, 0) + (stopped !== undefined && !inRow ? stopped.credits : 0);
+  const openRow = inRow ? stopped.credits : 0;
+  const allRuns = recorded === undefined ? null : recorded.allRuns + openRow;
+  const sinceMidnightUtc = recorded === undefined ? null : recorded.sinceMidnightUtc + (inRow && stopped.startedAt >= `${today}T` ? stopped.credits : 0);
+  return { sinceMidnightUtc, allRuns, inJournal };
+}
