@@ -10,6 +10,7 @@ import { HELD_SOURCE } from '../warehouse/held-pairs.js';
 import { nullable, num, readOne, readRow, readRows, text } from '../warehouse/read-rows.js';
 import { isIntraday } from './intraday.js';
 import { readCloses, readProfile, readTerm } from './read.js';
+import { readChanges, type PairChanges } from './report-changes.js';
 import { strikesInRange } from './profile.js';
 import type { CaptureLevels, Pair, ProfileData, SeriesData, TermData } from './types.js';
 import { definedOnly } from '../core/defined.js';
@@ -36,14 +37,18 @@ export interface RunSummary {
   filesLoaded: number | null;
 }
 
-/** The latest capture's levels, with spot's change over 1 and 7 days (levels_compare). */
+/** The latest capture's levels, with spot's change over 1 and 7 days (levels_compare) and its nearest walls (nearest_walls). */
 export interface LatestLevels extends CaptureLevels {
   spotDelta1d: number | null;
   spotDelta7d: number | null;
+  nearestCallWall?: number | null;
+  nearestPutWall?: number | null;
 }
 
 export interface PairReport extends Pair {
   latest: LatestLevels | null;
+  /** The latest capture against the last close before it. */
+  changes?: PairChanges | null;
   series: SeriesData;
   /** The profile at each close of the window, oldest first. */
   profiles: ProfileData[];
@@ -101,7 +106,9 @@ export async function readReport(conn: DuckDBConnection, request: ReportRequest,
       if (profile) profiles.push(strikesInRange({ ...profile, ...moment, nearestWalls }, request.rangePct));
       step();
     }
-    reports.push({ ...pair, latest: await readLatest(conn, pair), series, profiles, term: await readPairTerm(conn, pair) });
+    const latest = await readLatest(conn, pair, request.rangePct);
+    const changes = (await readChanges(conn, pair, request.rangePct)) ?? null;
+    reports.push({ ...pair, latest, changes, series, profiles, term: await readPairTerm(conn, pair) });
     step();
   }
   const runs = await readRuns(conn);
@@ -134,13 +141,17 @@ async function readPairTerm(conn: DuckDBConnection, pair: Pair): Promise<TermDat
   return null;
 }
 
-async function readLatest(conn: DuckDBConnection, pair: Pair): Promise<LatestLevels | null> {
+async function readLatest(conn: DuckDBConnection, pair: Pair, rangePct: number): Promise<LatestLevels | null> {
   const row = await readRow(
     conn,
-    `SELECT strftime(timestamp_utc, ${ISO}) AS "capturedAt", type, spot, flip, regime, net_gex AS "netGex", p1_strike AS "callWall",
-            n1_strike AS "putWall", spot_delta_1d AS "spotDelta1d", spot_delta_7d AS "spotDelta7d"
-       FROM levels_compare WHERE exchange = $1 AND symbol = $2`,
-    [pair.exchange, pair.symbol],
+    `SELECT strftime(c.timestamp_utc, ${ISO}) AS "capturedAt", c.type, c.spot, c.flip, c.regime, c.net_gex AS "netGex", c.p1_strike AS "callWall",
+            c.n1_strike AS "putWall", c.spot_delta_1d AS "spotDelta1d", c.spot_delta_7d AS "spotDelta7d",
+            w.nearest_call_wall AS "nearestCallWall", w.nearest_put_wall AS "nearestPutWall"
+       FROM levels_compare c
+       LEFT JOIN nearest_walls(range_pct := $3::DOUBLE) w
+         ON w.exchange = c.exchange AND w.symbol = c.symbol AND w.timestamp_utc = c.timestamp_utc
+      WHERE c.exchange = $1 AND c.symbol = $2`,
+    [pair.exchange, pair.symbol, rangePct],
     {
       capturedAt: text,
       type: maybeText,
@@ -152,6 +163,8 @@ async function readLatest(conn: DuckDBConnection, pair: Pair): Promise<LatestLev
       putWall: maybeNum,
       spotDelta1d: maybeNum,
       spotDelta7d: maybeNum,
+      nearestCallWall: maybeNum,
+      nearestPutWall: maybeNum,
     },
   );
   return row ?? null;

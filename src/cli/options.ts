@@ -148,6 +148,11 @@ const SHARED: readonly OptionSpec[] = [
     },
   },
   {
+    flags: '--report <file.html>',
+    description: 'after the run, write the report (as gexwh report --out) to this file; a failure to write it is reported and never fails the sync',
+    commands: ['sync'],
+  },
+  {
     flags: '--dry-run',
     description: 'plan only: spend no credit (same as gexwh plan)',
     commands: ['sync', 'capture'],
@@ -342,7 +347,8 @@ const OWN: readonly OptionSpec[] = [
     config: z.string().refine(isTimeZone, { message: `a time zone: UTC or an IANA name, e.g. ${TIME_ZONE_EXAMPLE}` }),
     configKey: 'timeZone',
     parse: timeZoneOption,
-    commands: ['levels'],
+    commands: ['levels', 'chart', 'report', 'query'],
+    uses: { query: { description: 'the table shows TIMESTAMPTZ values in this zone (UTC or an IANA name); csv, json, jsonl and --out stay UTC' } },
   },
   {
     flags: '--closes-only',
@@ -353,6 +359,7 @@ const OWN: readonly OptionSpec[] = [
   { flags: '--net', description: 'profile: one bar of net GEX per strike instead of call and put bars', commands: ['chart'] },
   { flags: '--from <date>', description: 'levels, walls, netgex: first session YYYY-MM-DD', default: '--sessions back from --to', commands: ['chart'] },
   { flags: '--to <date>', description: 'levels, walls, netgex: last session YYYY-MM-DD', default: 'the latest held', commands: ['chart'] },
+  { flags: '--date <date>', description: 'intraday: the session drawn, YYYY-MM-DD', default: 'the latest session held', commands: ['chart'] },
 
   { flags: '--port <n>', description: 'API port', default: 'any free port', parse: integerOption(0, 65535), commands: ['emulate'] },
   {

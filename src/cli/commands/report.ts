@@ -7,6 +7,7 @@ import type { Command } from 'commander';
 import { NoWarehouseError, UsageError } from '../../core/errors.js';
 import { DEFAULTS, parseLook, parseRange } from '../../charts/request.js';
 import { contextOf } from '../context.js';
+import { withConfig } from '../option-use.js';
 
 interface ReportFlags {
   out: string;
@@ -18,6 +19,7 @@ interface ReportFlags {
   height?: string;
   theme?: string;
   closesOnly?: boolean;
+  tz?: string;
 }
 
 export function registerReport(program: Command): void {
@@ -29,7 +31,7 @@ export function registerReport(program: Command): void {
     .action(async (flags: ReportFlags, command: Command) => {
       const ctx = contextOf(command);
       if (!/\.html?$/i.test(flags.out)) throw new UsageError(`--out ${flags.out}: the report is HTML; name the file .html`);
-      const look = parseLook(flags);
+      const look = { ...parseLook(flags), timeZone: withConfig('report', flags, ctx.settings.config).tz ?? 'UTC' };
       const request = {
         ...(flags.exchange ? { exchanges: flags.exchange } : {}),
         ...(flags.symbol ? { symbols: flags.symbol } : {}),
@@ -38,26 +40,8 @@ export function registerReport(program: Command): void {
         closesOnly: flags.closesOnly === true,
       };
       if (!existsSync(resolve(ctx.settings.db))) throw new NoWarehouseError(ctx.settings.db, 'report');
-      const [{ buildReport }, { writeWhole }, { openReader }, { createTaskProgress }] = await Promise.all([
-        import('../../charts/index.js'),
-        import('../../charts/write.js'),
-        import('../../warehouse/index.js'),
-        import('../progress.js'),
-      ]);
-      const warehouse = await openReader(ctx.settings.db);
-      const progress = createTaskProgress(ctx, 'report');
-      let report: Awaited<ReturnType<typeof buildReport>>;
-      try {
-        report = await buildReport(warehouse.connection, request, look, progress.onProgress);
-      } finally {
-        progress.done();
-        warehouse.close();
-      }
-      writeWhole(flags.out, report.html);
-      const bytes = Buffer.byteLength(report.html);
-      ctx.out.result(
-        { out: flags.out, bytes, pairs: report.pairs, charts: report.charts },
-        () => `report of ${report.pairs} pair(s), ${report.charts} charts → ${flags.out} (${bytes} bytes)`,
-      );
+      const { writeReport } = await import('../report-file.js');
+      const written = await writeReport(ctx, flags.out, request, look);
+      ctx.out.result(written, () => `report of ${written.pairs} pair(s), ${written.charts} charts → ${written.out} (${written.bytes} bytes)`);
     });
 }

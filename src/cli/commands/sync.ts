@@ -5,6 +5,7 @@ import { InterruptedError, LockError, PartialFailureError } from '../../core/err
 import { contextOf, type CommandContext } from '../context.js';
 import { withConfig } from '../option-use.js';
 import { resolveSelection } from '../selection.js';
+import { checkReportFile, reportAfterSync, reportLine, type SyncReport } from '../sync-report.js';
 
 export interface SyncFlags {
   exchange?: string[];
@@ -22,6 +23,7 @@ export interface SyncFlags {
   fullRescan?: boolean;
   waitLock?: number;
   schemaContract?: 'evolve' | 'freeze';
+  report?: string;
 }
 
 export function registerSync(program: Command): void {
@@ -37,6 +39,7 @@ export async function syncAction(ctx: CommandContext, given: SyncFlags, dryRun: 
   const flags = withConfig(command, given, ctx.settings.config);
   const { selection, labels } = resolveSelection(command, given, ctx.settings);
   const fillLevels = flags.fillLevels ?? false;
+  checkReportFile(given.report);
   // The sync engine, DuckDB and the HTTP client load here, not at start-up: --help and bad flags stay quick.
   const [{ runSync }, { connectApi }, { createProgress }, { formatSummary }] = await Promise.all([
     import('../../sync/run.js'),
@@ -62,19 +65,22 @@ export async function syncAction(ctx: CommandContext, given: SyncFlags, dryRun: 
   try {
     const summary = await runSync(options, api, ctx.signal, progress.events);
     progress.done();
-    printSummary(ctx, summary, formatSummary);
+    printSummary(ctx, summary, formatSummary, await reportAfterSync(ctx, given.report));
   } catch (error) {
     progress.done();
+    // A partial sync loaded what it could: its report is written too.
+    const report = await reportAfterSync(ctx, error instanceof PartialFailureError ? given.report : undefined);
     if ((error instanceof PartialFailureError || error instanceof LockError || error instanceof InterruptedError) && isSummary(error.cause))
-      printSummary(ctx, error.cause, formatSummary);
+      printSummary(ctx, error.cause, formatSummary, report);
     throw error;
   } finally {
     await close();
   }
 }
 
-function printSummary(ctx: CommandContext, summary: SyncSummary, format: (summary: SyncSummary) => string): void {
-  ctx.out.result(summary, () => format(summary));
+function printSummary(ctx: CommandContext, summary: SyncSummary, format: (summary: SyncSummary) => string, report?: SyncReport): void {
+  if (report === undefined) return ctx.out.result(summary, () => format(summary));
+  ctx.out.result({ ...summary, report }, () => `${format(summary)}\n${reportLine(report)}`);
 }
 
 function isSummary(value: unknown): value is SyncSummary {
