@@ -150,6 +150,7 @@ const SHARED: readonly OptionSpec[] = [
   {
     flags: '--report <file.html>',
     description: 'after the run, write the report (as gexwh report --out) to this file; a failure to write it is reported and never fails the sync',
+    default: 'no report',
     commands: ['sync'],
   },
   {
