@@ -4,16 +4,14 @@
 // (gaps), and the last runs with their credits.
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { UsageError } from '../core/errors.js';
-import { checkSelectionNames } from '../core/known-names.js';
 import type { OnProgress } from '../core/progress.js';
-import { HELD_SOURCE } from '../warehouse/held-pairs.js';
+import { pairsWithLevels } from '../warehouse/held-pairs.js';
 import { nullable, num, readOne, readRow, readRows, text } from '../warehouse/read-rows.js';
 import { isIntraday } from './intraday.js';
 import { readCloses, readProfile, readTerm } from './read.js';
 import { readChanges, type PairChanges } from './report-changes.js';
 import { strikesInRange } from './profile.js';
 import type { CaptureLevels, Pair, ProfileData, SeriesData, TermData } from './types.js';
-import { definedOnly } from '../core/defined.js';
 
 const ISO = `'%Y-%m-%dT%H:%M:%SZ'`;
 
@@ -77,13 +75,7 @@ const maybeText = nullable(text);
 
 /** Pairs with levels held, filtered by the lists (names checked against the warehouse). */
 export async function reportPairs(conn: DuckDBConnection, request: Pick<ReportRequest, 'exchanges' | 'symbols'>): Promise<Pair[]> {
-  const held = await readRows(conn, `SELECT DISTINCT exchange, symbol FROM levels_close ORDER BY exchange, symbol`, [], { exchange: text, symbol: text });
-  const exchanges = request.exchanges?.map((e) => e.toLowerCase());
-  const symbols = request.symbols?.map((s) => s.toUpperCase());
-  checkSelectionNames(definedOnly({ exchanges, symbols }), { pairs: held, source: HELD_SOURCE });
-  const chosen = held.filter((p) => (!exchanges || exchanges.includes(p.exchange)) && (!symbols || symbols.includes(p.symbol)));
-  if (chosen.length === 0) throw new UsageError('report: no pair with levels in the warehouse matches --exchange/--symbol (run gexwh sync first)');
-  return chosen;
+  return pairsWithLevels(conn, 'levels_close', request, 'report');
 }
 
 export async function readReport(conn: DuckDBConnection, request: ReportRequest, onProgress?: OnProgress): Promise<ReportData> {
