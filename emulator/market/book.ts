@@ -6,7 +6,7 @@ import { DAY_MS } from './calendar.js';
 import type { SymbolSpec } from './catalog.js';
 import { YEAR_MS } from './greeks.js';
 import { roundTo } from './numbers.js';
-import { gaussianRandom, unitRandom } from './random.js';
+import { gaussianRandom, smoothGaussian, unitRandom } from './random.js';
 import type { ExpirationInfo } from './types.js';
 
 /** Share of the main venue's open interest each venue carries. */
@@ -18,6 +18,8 @@ const VENUE_WEIGHT: Record<string, number> = {
   derive: 0.06,
   tradfi: 1,
 };
+/** Days between the knots of the drifting positioning (where calls give way to puts, each strike's share). */
+const POSITIONING_DAYS = 3;
 /** Chains longer than this (from the session start) use the symbol's wide strike step. */
 const SHORT_CHAIN_DAYS = 14;
 
@@ -86,17 +88,20 @@ function isRoundStrike(strike: number, roundStrike: number): boolean {
 
 function venueOpenInterest(frame: SessionFrame, info: ExpirationInfo, venue: string, strikes: Float64Array, daysToCutoff: number, atm: number): OpenInterest {
   const { spec, seed } = frame;
+  // Positioning drifts from session to session (knots a few days apart), as a market's does, so flip
+  // and walls move by about a day's price move rather than jumping on fresh draws every session.
+  const day = Date.parse(`${frame.oiDate}T00:00:00Z`) / DAY_MS;
   // Open interest gathers within about one expected move of the money, with thin (decaying) wings:
   // a flat floor would load the far calls of a long grid and push the whole profile positive.
   const width = 1.2 * Math.max(0.03, atm * Math.sqrt(Math.max(daysToCutoff, 1) / 365));
-  // Where calls give way to puts moves from session to session (about a day's move), and some
-  // sessions are put-heavy: the flip then wanders around spot and both regimes occur.
-  const positioning = frame.referenceSpot * Math.exp(0.8 * spec.dailyVol * gaussianRandom(seed, `tilt|${spec.symbol}|${frame.oiDate}`));
+  // Where calls give way to puts drifts (about a day's move) and some stretches are put-heavy: the
+  // flip then wanders around spot and both regimes occur, in runs of sessions.
+  const positioning = frame.referenceSpot * Math.exp(0.8 * spec.dailyVol * smoothGaussian(seed, `tilt|${spec.symbol}`, day, POSITIONING_DAYS));
   const tiltWidth = Math.max(0.02, atm * Math.sqrt(Math.max(daysToCutoff, 1) / 365));
   // Gamma at a price peaks on strikes e^(σ²T/2) above it: the call/put balance of a chain sits there,
   // or long chains would read as call-heavy at every price.
   const gammaPeakShift = 0.5 * atm * atm * (daysToCutoff / 365);
-  const putScale = Math.exp(0.07 * gaussianRandom(seed, `puts|${spec.symbol}|${frame.oiDate}`));
+  const putScale = Math.exp(0.07 * smoothGaussian(seed, `puts|${spec.symbol}`, day, POSITIONING_DAYS));
   const termWeight = 0.25 + 0.75 * Math.min(1, daysToCutoff / 45);
   const scale = spec.baseOi * (VENUE_WEIGHT[venue] ?? 0.1) * termWeight;
   const call = new Float64Array(strikes.length);
@@ -112,7 +117,7 @@ function venueOpenInterest(frame: SessionFrame, info: ExpirationInfo, venue: str
     const callTilt = 0.3 + 0.7 / (1 + Math.exp(-1.5 * tilt));
     const putTilt = (0.3 + 0.7 / (1 + Math.exp(1.5 * tilt))) * putScale;
     const noise = (side: string): number =>
-      Math.exp(0.45 * (0.75 * gaussianRandom(seed, `oi|${side}|${key}`) + 0.66 * gaussianRandom(seed, `oi|${side}|${key}|${frame.oiDate}`)));
+      Math.exp(0.45 * (0.75 * gaussianRandom(seed, `oi|${side}|${key}`) + 0.66 * smoothGaussian(seed, `oi|${side}|${key}`, day, POSITIONING_DAYS)));
     // Small venues do not quote every far strike.
     const listed = (VENUE_WEIGHT[venue] ?? 0) >= 0.2 || Math.abs(m) < 1.5 || unitRandom(seed, `listed|${key}`) < 0.6;
     if (!listed) continue;

@@ -30,3 +30,17 @@ export function gaussianRandom(seed: number, key: string): number {
   const u2 = unitRandom(seed, `${key}#v`);
   return Math.sqrt(-2 * Math.log(u1)) * Math.cos(2 * Math.PI * u2);
 }
+
+/**
+ * A standard normal that drifts smoothly with the day: gaussian knots every `periodDays`, joined by
+ * smoothstep and rescaled to unit variance, so consecutive days differ a little where independent
+ * draws would jump. `day` counts days since 1970-01-01.
+ */
+export function smoothGaussian(seed: number, key: string, day: number, periodDays: number): number {
+  const knot = Math.floor(day / periodDays);
+  const t = (day - knot * periodDays) / periodDays;
+  const w = t * t * (3 - 2 * t);
+  const a = gaussianRandom(seed, `${key}|${periodDays}|${knot}`);
+  const b = gaussianRandom(seed, `${key}|${periodDays}|${knot + 1}`);
+  return (a * (1 - w) + b * w) / Math.sqrt((1 - w) ** 2 + w ** 2);
+}

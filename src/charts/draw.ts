@@ -7,6 +7,8 @@ import { netGexOption } from './netgex.js';
 import { oiOption } from './oi.js';
 import { profileOption, strikesInRange } from './profile.js';
 import { readCloses, readProfile, readTerm, resolvePair, type Moment, type SessionRange } from './read.js';
+import { readSession } from './read-session.js';
+import { sessionOption } from './session.js';
 import { renderPng, renderSvg } from './render.js';
 import type { OutputFormat } from './request.js';
 import { termOption } from './term.js';
@@ -21,6 +23,8 @@ export interface ChartRequest {
   rangePct: number;
   net: boolean;
   sessions: SessionRange;
+  /** intraday: the session drawn, YYYY-MM-DD; undefined: the latest held. */
+  date?: string;
   look: Look;
 }
 
@@ -53,6 +57,10 @@ export async function buildChart(conn: DuckDBConnection, request: ChartRequest):
     case 'netgex': {
       const data = await readCloses(conn, pair, request.sessions, request.rangePct);
       return { pair, caption: `${data.closes.length} sessions`, option: netGexOption(data, request.look) };
+    }
+    case 'intraday': {
+      const data = await readSession(conn, pair, request.date, request.rangePct);
+      return { pair, caption: `session ${data.sessionDate}, ${data.captures.length} captures`, option: sessionOption(data, request.look) };
     }
     case 'oi': {
       const data = strikesInRange(await readProfile(conn, pair, request.expiration, request.moment), request.rangePct);

@@ -1,6 +1,8 @@
 // Number and time text for titles, labels, tables and tooltips: fixed formats, no locale, so output is
 // the same on every machine. The functions that format values stand alone (no imports, no module
-// state): the report's page runs the same source in its tooltips (report-html.ts).
+// state): the report's page runs the same source in its tooltips (report-html.ts). Times are written
+// in the display zone (--tz) by time/zones.ts.
+import { timeInZone } from '../time/zones.js';
 
 /**
  * USD per 1% move → millions, to 4 significant digits: small expirations keep their detail, and the
@@ -47,9 +49,9 @@ export function count(value: number | null): string {
   return value === null ? '-' : groupThousands(Math.round(value).toFixed(0));
 }
 
-/** 2026-11-19T23:45:00Z → "2026-11-19 23:45 UTC". */
-export function captureTime(iso: string): string {
-  return `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
+/** 2026-11-19T23:45:00Z → "2026-11-19 23:45 UTC"; in America/New_York "2026-11-19 18:45 EST". */
+export function captureTime(iso: string, zone = 'UTC'): string {
+  return zone === 'UTC' ? `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC` : timeInZone(iso, zone);
 }
 
 export function pairName(pair: { exchange: string; symbol: string }): string {

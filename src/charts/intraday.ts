@@ -10,23 +10,23 @@ export function isIntraday(close: Pick<CloseRow, 'type'>): boolean {
   return close.type === 'intraday';
 }
 
-/** "14:00 UTC": the time of day of a capture. */
-export function timeOfDay(iso: string): string {
-  return captureTime(iso).slice(11);
+/** "14:00 UTC": the time of day of a capture, in the display zone ("10:00 EDT"). */
+export function timeOfDay(iso: string, zone = 'UTC'): string {
+  return captureTime(iso, zone).slice(11);
 }
 
 /** The legend entry of the intraday captures: "intraday 14:00 UTC" for one, "intraday captures" for several; undefined for none. */
-export function intradayName(data: SeriesData): string | undefined {
+export function intradayName(data: SeriesData, zone = 'UTC'): string | undefined {
   const intraday = data.closes.filter(isIntraday);
   if (intraday.length === 0) return undefined;
-  return intraday.length === 1 ? `intraday ${timeOfDay(intraday[0]!.capturedAt)}` : 'intraday captures';
+  return intraday.length === 1 ? `intraday ${timeOfDay(intraday[0]!.capturedAt, zone)}` : 'intraday captures';
 }
 
 /** " · 2026-03-16: intraday 14:00 UTC, not a close" for the subtitle; empty when every row is a close. */
-export function intradayNote(data: SeriesData): string {
+export function intradayNote(data: SeriesData, zone = 'UTC'): string {
   const intraday = data.closes.filter(isIntraday);
   if (intraday.length === 0) return '';
-  if (intraday.length === 1) return ` · ${intraday[0]!.sessionDate}: intraday ${timeOfDay(intraday[0]!.capturedAt)}, not a close`;
+  if (intraday.length === 1) return ` · ${intraday[0]!.sessionDate}: intraday ${timeOfDay(intraday[0]!.capturedAt, zone)}, not a close`;
   return ` · ${intraday.length} sessions end in an intraday capture (hollow), not a close`;
 }
 

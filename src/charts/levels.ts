@@ -19,6 +19,14 @@ export const REGIMES = ['positive', 'negative'] as const;
  * A session with no regime stays unshaded.
  */
 export function regimeSeries(data: SeriesData, palette: Palette): SeriesOption[] {
+  return regimeBands(
+    data.closes.map((c) => c.regime),
+    palette,
+  );
+}
+
+/** The bands of regimeSeries over any category axis: one regime (or null) per category. */
+export function regimeBands(regimes: readonly (string | null)[], palette: Palette): SeriesOption[] {
   return REGIMES.map((regime): SeriesOption => ({
     type: 'bar',
     name: `${regime} regime`,
@@ -31,15 +39,15 @@ export function regimeSeries(data: SeriesData, palette: Palette): SeriesOption[]
     itemStyle: { color: regime === 'negative' ? palette.negativeBand : palette.positiveBand },
     emphasis: { disabled: true },
     // In the report's tooltip as its session's regime (the page's formatter names it).
-    data: data.closes.map((c) => (c.regime === regime ? 1 : null)),
+    data: regimes.map((r) => (r === regime ? 1 : null)),
   }));
 }
 
 /** "15 sessions, 2026-03-02 to 2026-03-16", and by default which of them ends in an intraday capture. */
-export function rangeText(data: SeriesData, withIntraday = true): string {
+export function rangeText(data: SeriesData, withIntraday = true, zone = 'UTC'): string {
   const first = data.closes[0]?.sessionDate ?? '-';
   const last = data.closes[data.closes.length - 1]?.sessionDate ?? '-';
-  return `${data.closes.length} sessions, ${first} to ${last}${withIntraday ? intradayNote(data) : ''}`;
+  return `${data.closes.length} sessions, ${first} to ${last}${withIntraday ? intradayNote(data, zone) : ''}`;
 }
 
 /**
@@ -47,8 +55,8 @@ export function rangeText(data: SeriesData, withIntraday = true): string {
  * segment, with a dotted line at its session labelled "intraday 14:00 UTC". Undefined when every row
  * is a close.
  */
-export function intradaySpotSeries(data: SeriesData, palette: Palette, yAxisIndex = 0): SeriesOption | undefined {
-  const name = intradayName(data);
+export function intradaySpotSeries(data: SeriesData, palette: Palette, yAxisIndex = 0, zone = 'UTC'): SeriesOption | undefined {
+  const name = intradayName(data, zone);
   if (name === undefined) return undefined;
   return {
     type: 'line',
@@ -67,7 +75,7 @@ export function intradaySpotSeries(data: SeriesData, palette: Palette, yAxisInde
       symbol: 'none',
       lineStyle: { color: palette.subtext, type: 'dotted', width: 1 },
       label: { color: palette.subtext, fontSize: 11, position: 'insideEndTop' },
-      data: data.closes.filter(isIntraday).map((c) => ({ xAxis: c.sessionDate, label: { formatter: `intraday ${timeOfDay(c.capturedAt)}` } })),
+      data: data.closes.filter(isIntraday).map((c) => ({ xAxis: c.sessionDate, label: { formatter: `intraday ${timeOfDay(c.capturedAt, zone)}` } })),
     },
   };
 }
@@ -76,7 +84,7 @@ export function levelsOption(data: SeriesData, look: Look): EChartsOption {
   const { option, palette } = baseOption(
     look,
     `${pairName(data)} · levels at each session close`,
-    `${rangeText(data)} · shaded: the regime at each session's close`,
+    `${rangeText(data, true, look.timeZone)} · shaded: the regime at each session's close`,
   );
   const dates = data.closes.map((c) => c.sessionDate);
   const line = (name: string, color: string, values: (number | null)[], extra: Record<string, unknown> = {}): SeriesOption => ({
@@ -129,7 +137,7 @@ export function levelsOption(data: SeriesData, look: Look): EChartsOption {
     ),
   ];
   // The legend shows each regime in a stronger tint than its band, so the entry reads at legend size.
-  const intraday = intradaySpotSeries(data, palette);
+  const intraday = intradaySpotSeries(data, palette, 0, look.timeZone);
   const legendData = [
     ...lines.map((l) => ({ name: l.name as string })),
     ...(intraday

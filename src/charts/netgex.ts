@@ -11,19 +11,19 @@ import type { Palette } from './theme.js';
 import type { Look, SeriesData } from './types.js';
 
 /** "latest close 2026-03-15: net GEX -$1.81M · intraday 2026-03-16 14:00 UTC: net GEX +$1.44M". */
-export function netGexSubtitle(data: SeriesData): string {
+export function netGexSubtitle(data: SeriesData, zone = 'UTC'): string {
   const lastClose = data.closes.filter((c) => !isIntraday(c)).at(-1);
   const last = data.closes.at(-1);
   const close = lastClose ? `latest close ${lastClose.sessionDate}: net GEX ${usdMillions(lastClose.netGex, true)}` : 'no close yet';
-  const intraday = last && isIntraday(last) ? ` · intraday ${captureTime(last.capturedAt)}: net GEX ${usdMillions(last.netGex, true)}` : '';
-  return `${rangeText(data, intraday === '')} · ${close}${intraday}`;
+  const intraday = last && isIntraday(last) ? ` · intraday ${captureTime(last.capturedAt, zone)}: net GEX ${usdMillions(last.netGex, true)}` : '';
+  return `${rangeText(data, intraday === '', zone)} · ${close}${intraday}`;
 }
 
 const barColor = (value: number | null, palette: Palette) => ((value ?? 0) < 0 ? palette.put : palette.call);
 
 /** The intraday bars, hollow with a dashed border, in the same slot as a close's bar would be. */
-function intradayBars(data: SeriesData, palette: Palette): SeriesOption | undefined {
-  const name = intradayName(data);
+function intradayBars(data: SeriesData, palette: Palette, zone = 'UTC'): SeriesOption | undefined {
+  const name = intradayName(data, zone);
   if (name === undefined) return undefined;
   return {
     type: 'bar',
@@ -43,9 +43,9 @@ function intradayBars(data: SeriesData, palette: Palette): SeriesOption | undefi
 }
 
 export function netGexOption(data: SeriesData, look: Look): EChartsOption {
-  const { option, palette } = baseOption(look, `${pairName(data)} · net GEX and spot at each session close`, netGexSubtitle(data));
-  const hollow = intradayBars(data, palette);
-  const spot = intradaySpotSeries(data, palette, 1);
+  const { option, palette } = baseOption(look, `${pairName(data)} · net GEX and spot at each session close`, netGexSubtitle(data, look.timeZone));
+  const hollow = intradayBars(data, palette, look.timeZone);
+  const spot = intradaySpotSeries(data, palette, 1, look.timeZone);
   return {
     ...option,
     ...legendBelowTitle(option),

@@ -7,18 +7,18 @@ import { captureTime, count, pairName, price } from './format.js';
 import { largestBar, largestMarker, levelMarks, momentText, PROFILE_GRID, SIDE_NAME, strikeAxis } from './profile.js';
 import type { Look, ProfileData, StrikeRow } from './types.js';
 
-export function oiTitle(data: ProfileData): { title: string; subtitle: string } {
+export function oiTitle(data: ProfileData, zone = 'UTC'): { title: string; subtitle: string } {
   const expiry = data.expiration === 'TOTAL' ? 'all expirations' : `expiration ${data.expiration}`;
   const { callOi, putOi } = data.totals;
   const ratio = callOi !== null && putOi !== null && callOi > 0 ? ` · put/call ${(putOi / callOi).toFixed(2)}` : '';
   return {
     title: `${pairName(data)} · open interest by strike (${expiry}) · calls ${count(callOi)}, puts ${count(putOi)} contracts${ratio}`,
-    subtitle: `capture ${captureTime(data.capturedAt)} (${momentText(data)}) · spot ${price(data.spot)}`,
+    subtitle: `capture ${captureTime(data.capturedAt, zone)} (${momentText(data, zone)}) · spot ${price(data.spot)}`,
   };
 }
 
 export function oiOption(data: ProfileData, look: Look): EChartsOption {
-  const { title, subtitle } = oiTitle(data);
+  const { title, subtitle } = oiTitle(data, look.timeZone);
   const { option, palette } = baseOption(look, title, subtitle);
   const strikes = strikeAxisRange(data.strikes.map((s) => s.strike));
   type Bar = BarSeriesOption & { markPoint?: MarkPointComponentOption; markLine?: MarkLineComponentOption };

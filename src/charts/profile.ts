@@ -17,10 +17,10 @@ export interface ProfileStyle {
 }
 
 /** What the subtitle says the capture is: the latest, the one as of a time asked, or a session's close. */
-export function momentText(data: { askedAt?: string; closeOf?: string; intradayOf?: string }): string {
+export function momentText(data: { askedAt?: string; closeOf?: string; intradayOf?: string }, zone = 'UTC'): string {
   if (data.intradayOf !== undefined) return `intraday capture of session ${data.intradayOf}, not a close`;
   if (data.closeOf !== undefined) return `close of session ${data.closeOf}`;
-  return data.askedAt === undefined ? 'latest capture' : `as of ${captureTime(data.askedAt)}`;
+  return data.askedAt === undefined ? 'latest capture' : `as of ${captureTime(data.askedAt, zone)}`;
 }
 
 export const WALLS_NOTE = "API walls: the chain's largest +/- net-GEX strikes";
@@ -33,12 +33,12 @@ export function nearestWallName(side: 'call' | 'put', rangePct: number): string 
 export const API_CALL_WALL = 'API call wall (p1)';
 export const API_PUT_WALL = 'API put wall (n1)';
 
-export function profileTitle(data: ProfileData): { title: string; subtitle: string } {
+export function profileTitle(data: ProfileData, zone = 'UTC'): { title: string; subtitle: string } {
   const expiry = data.expiration === 'TOTAL' ? 'all expirations' : `expiration ${data.expiration}`;
   const { netGex, callGex, putGex } = data.totals;
   return {
     title: `${pairName(data)} · GEX by strike (${expiry}) · net ${usdMillions(netGex, true)} (calls ${usdMillions(callGex)}, puts ${usdMillions(putGex)})`,
-    subtitle: `capture ${captureTime(data.capturedAt)} (${momentText(data)}) · regime ${data.regime ?? '-'} · spot ${price(data.spot)} · ${WALLS_NOTE}`,
+    subtitle: `capture ${captureTime(data.capturedAt, zone)} (${momentText(data, zone)}) · regime ${data.regime ?? '-'} · spot ${price(data.spot)} · ${WALLS_NOTE}`,
   };
 }
 
@@ -52,7 +52,7 @@ export const PROFILE_GRID = { left: 72, right: 80, top: HEADER + LABEL_ROWS * LA
 export const SIDE_NAME = { nameLocation: 'middle', nameRotate: 90, nameGap: 48 } as const;
 
 export function profileOption(data: ProfileData, style: ProfileStyle, look: Look): EChartsOption {
-  const { title, subtitle } = profileTitle(data);
+  const { title, subtitle } = profileTitle(data, look.timeZone);
   const { option, palette } = baseOption(look, title, subtitle);
   const strikes = strikeAxisRange(data.strikes.map((s) => s.strike));
   const bars = style.net ? [netBars(data, palette)] : [callBars(data, palette, strikes), putBars(data, palette, strikes)];

@@ -4,15 +4,14 @@
 // (gaps), and the last runs with their credits.
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { UsageError } from '../core/errors.js';
-import { checkSelectionNames } from '../core/known-names.js';
 import type { OnProgress } from '../core/progress.js';
-import { HELD_SOURCE } from '../warehouse/held-pairs.js';
+import { pairsWithLevels } from '../warehouse/held-pairs.js';
 import { nullable, num, readOne, readRow, readRows, text } from '../warehouse/read-rows.js';
 import { isIntraday } from './intraday.js';
 import { readCloses, readProfile, readTerm } from './read.js';
+import { readChanges, type PairChanges } from './report-changes.js';
 import { strikesInRange } from './profile.js';
 import type { CaptureLevels, Pair, ProfileData, SeriesData, TermData } from './types.js';
-import { definedOnly } from '../core/defined.js';
 
 const ISO = `'%Y-%m-%dT%H:%M:%SZ'`;
 
@@ -36,14 +35,18 @@ export interface RunSummary {
   filesLoaded: number | null;
 }
 
-/** The latest capture's levels, with spot's change over 1 and 7 days (levels_compare). */
+/** The latest capture's levels, with spot's change over 1 and 7 days (levels_compare) and its nearest walls (nearest_walls). */
 export interface LatestLevels extends CaptureLevels {
   spotDelta1d: number | null;
   spotDelta7d: number | null;
+  nearestCallWall?: number | null;
+  nearestPutWall?: number | null;
 }
 
 export interface PairReport extends Pair {
   latest: LatestLevels | null;
+  /** The latest capture against the last close before it. */
+  changes?: PairChanges | null;
   series: SeriesData;
   /** The profile at each close of the window, oldest first. */
   profiles: ProfileData[];
@@ -85,13 +88,7 @@ const maybeText = nullable(text);
 
 /** Pairs with levels held, filtered by the lists (names checked against the warehouse). */
 export async function reportPairs(conn: DuckDBConnection, request: Pick<ReportRequest, 'exchanges' | 'symbols'>): Promise<Pair[]> {
-  const held = await readRows(conn, `SELECT DISTINCT exchange, symbol FROM levels_close ORDER BY exchange, symbol`, [], { exchange: text, symbol: text });
-  const exchanges = request.exchanges?.map((e) => e.toLowerCase());
-  const symbols = request.symbols?.map((s) => s.toUpperCase());
-  checkSelectionNames(definedOnly({ exchanges, symbols }), { pairs: held, source: HELD_SOURCE });
-  const chosen = held.filter((p) => (!exchanges || exchanges.includes(p.exchange)) && (!symbols || symbols.includes(p.symbol)));
-  if (chosen.length === 0) throw new UsageError('report: no pair with levels in the warehouse matches --exchange/--symbol (run gexwh sync first)');
-  return chosen;
+  return pairsWithLevels(conn, 'levels_close', request, 'report');
 }
 
 export async function readReport(conn: DuckDBConnection, request: ReportRequest, onProgress?: OnProgress): Promise<ReportData> {
@@ -114,7 +111,9 @@ export async function readReport(conn: DuckDBConnection, request: ReportRequest,
       if (profile) profiles.push(strikesInRange({ ...profile, ...moment, nearestWalls }, request.rangePct));
       step();
     }
-    reports.push({ ...pair, latest: await readLatest(conn, pair), series, profiles, term: await readPairTerm(conn, pair) });
+    const latest = await readLatest(conn, pair, request.rangePct);
+    const changes = (await readChanges(conn, pair, request.rangePct)) ?? null;
+    reports.push({ ...pair, latest, changes, series, profiles, term: await readPairTerm(conn, pair) });
     step();
   }
   const runs = await readRuns(conn);
@@ -148,13 +147,17 @@ async function readPairTerm(conn: DuckDBConnection, pair: Pair): Promise<TermDat
   return null;
 }
 
-async function readLatest(conn: DuckDBConnection, pair: Pair): Promise<LatestLevels | null> {
+async function readLatest(conn: DuckDBConnection, pair: Pair, rangePct: number): Promise<LatestLevels | null> {
   const row = await readRow(
     conn,
-    `SELECT strftime(timestamp_utc, ${ISO}) AS "capturedAt", type, spot, flip, regime, net_gex AS "netGex", p1_strike AS "callWall",
-            n1_strike AS "putWall", spot_delta_1d AS "spotDelta1d", spot_delta_7d AS "spotDelta7d"
-       FROM levels_compare WHERE exchange = $1 AND symbol = $2`,
-    [pair.exchange, pair.symbol],
+    `SELECT strftime(c.timestamp_utc, ${ISO}) AS "capturedAt", c.type, c.spot, c.flip, c.regime, c.net_gex AS "netGex", c.p1_strike AS "callWall",
+            c.n1_strike AS "putWall", c.spot_delta_1d AS "spotDelta1d", c.spot_delta_7d AS "spotDelta7d",
+            w.nearest_call_wall AS "nearestCallWall", w.nearest_put_wall AS "nearestPutWall"
+       FROM levels_compare c
+       LEFT JOIN nearest_walls(range_pct := $3::DOUBLE) w
+         ON w.exchange = c.exchange AND w.symbol = c.symbol AND w.timestamp_utc = c.timestamp_utc
+      WHERE c.exchange = $1 AND c.symbol = $2`,
+    [pair.exchange, pair.symbol, rangePct],
     {
       capturedAt: text,
       type: maybeText,
@@ -166,6 +169,8 @@ async function readLatest(conn: DuckDBConnection, pair: Pair): Promise<LatestLev
       putWall: maybeNum,
       spotDelta1d: maybeNum,
       spotDelta7d: maybeNum,
+      nearestCallWall: maybeNum,
+      nearestPutWall: maybeNum,
     },
   );
   return row ?? null;

@@ -16,6 +16,7 @@ import { termOption } from './term.js';
 import { paletteOf } from './theme.js';
 import type { Look, SeriesData } from './types.js';
 import { wallsOption } from './walls.js';
+import { changesBlock, escapeHtml, latestTable, orDash, table } from './report-desk.js';
 import { summarizeDates } from './date-ranges.js';
 
 export interface ReportPage {
@@ -78,9 +79,7 @@ const TOOLTIPS = {
   term: { trigger: 'axis', header: 'text', series: { 'net GEX': 'signed', 'open interest': 'usd' } },
 } satisfies Record<string, TooltipSpec>;
 
-export function escapeHtml(value: string): string {
-  return value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
-}
+export { escapeHtml };
 
 /** JSON that is safe inside a <script> element. */
 export function scriptJson(value: unknown): string {
@@ -90,22 +89,14 @@ export function scriptJson(value: unknown): string {
     .replace(/\u2029/g, '\\u2029');
 }
 
-function table(head: string[], rows: string[][]): string {
-  const th = head.map((h) => `<th>${escapeHtml(h)}</th>`).join('');
-  const tr = rows.map((r) => `<tr>${r.map((c) => `<td>${escapeHtml(c)}</td>`).join('')}</tr>`).join('\n');
-  return `<table><thead><tr>${th}</tr></thead><tbody>\n${tr}\n</tbody></table>`;
-}
-
-const orDash = (v: number | string | null): string => (v === null ? '-' : String(v));
-const signed = (v: number | null): string => (v === null ? '-' : `${v >= 0 ? '+' : '-'}${price(Math.abs(v))}`);
-
 function header(data: ReportData, page: ReportPage): string {
+  const zone = page.look.timeZone;
   const coverage = table(
     ['pair', 'remote sessions', 'remote first – last capture', 'held sessions', 'held first – last session', 'gaps (listed, not loaded)'],
     data.coverage.map((c) => [
       pairName(c),
       orDash(c.remoteSessions),
-      c.remoteFirst === null ? '-' : `${captureTime(c.remoteFirst)} – ${captureTime(c.remoteLast ?? c.remoteFirst)}`,
+      c.remoteFirst === null ? '-' : `${captureTime(c.remoteFirst, zone)} – ${captureTime(c.remoteLast ?? c.remoteFirst, zone)}`,
       String(c.heldSessions),
       `${orDash(c.heldFirst)} – ${orDash(c.heldLast)}`,
       summarizeDates(c.missing, c.exchange === 'tradfi'),
@@ -116,7 +107,7 @@ function header(data: ReportData, page: ReportPage): string {
       ? '<p>no run recorded</p>'
       : table(
           ['run', 'command', 'started', 'outcome', 'credits', 'files loaded'],
-          data.runs.map((r) => [String(r.runId), r.command, captureTime(r.startedAt), orDash(r.outcome), orDash(r.creditsSpent), orDash(r.filesLoaded)]),
+          data.runs.map((r) => [String(r.runId), r.command, captureTime(r.startedAt, zone), orDash(r.outcome), orDash(r.creditsSpent), orDash(r.filesLoaded)]),
         );
   return `<header>
 <h1>gexwh report</h1>
@@ -133,28 +124,6 @@ ${runs}
 function onRecordLine(record: ReportData['onRecord']): string {
   if (record === undefined || (record.filesWaiting === 0 && record.creditsNotInRuns === 0)) return '';
   return `\n<p>on record in the archive, not in the warehouse yet: ${record.filesWaiting} paid file(s) waiting to load, ${record.creditsNotInRuns} credit(s) of runs without a finished record (counted above); the next gexwh sync or gexwh load loads them for 0 credits</p>`;
-}
-
-function latestTable(report: PairReport): string {
-  const l = report.latest;
-  if (l === null) return '<p>no levels held</p>';
-  return table(
-    ['capture', 'type', 'spot', 'Δ 1d', 'Δ 7d', 'flip', 'regime', 'net GEX', API_CALL_WALL, API_PUT_WALL],
-    [
-      [
-        captureTime(l.capturedAt),
-        orDash(l.type),
-        price(l.spot),
-        signed(l.spotDelta1d),
-        signed(l.spotDelta7d),
-        price(l.flip),
-        orDash(l.regime),
-        usdMillions(l.netGex, true),
-        price(l.callWall),
-        price(l.putWall),
-      ],
-    ],
-  );
 }
 
 function chartBlock(id: string, kind: string, svg: string, look: Look, extra = ''): string {
@@ -195,7 +164,7 @@ function profileBlock(report: PairReport, i: number, look: Look, charts: Record<
   const last = frames[frames.length - 1];
   if (last === undefined) return undefined;
   const id = `p${i}-profile`;
-  const labels = report.profiles.map((p) => `capture ${captureTime(p.capturedAt)} (${momentText(p)})`);
+  const labels = report.profiles.map((p) => `capture ${captureTime(p.capturedAt, look.timeZone)} (${momentText(p, look.timeZone)})`);
   charts[id] = { width: look.width, height: look.height, tooltip: TOOLTIPS.profile, frames, labels };
   const slider =
     `<div class="frames js-only"><label for="${id}-slider">profile at the close of</label> ` +
@@ -205,8 +174,8 @@ function profileBlock(report: PairReport, i: number, look: Look, charts: Record<
 }
 
 /** A chart's tooltip; the nearest walls are named by their range, the intraday series by their time. */
-function tooltipOf(kind: keyof typeof TOOLTIPS, series: SeriesData): TooltipSpec {
-  const intraday = intradayName(series);
+function tooltipOf(kind: keyof typeof TOOLTIPS, series: SeriesData, zone?: string): TooltipSpec {
+  const intraday = intradayName(series, zone);
   const extra: Record<string, TooltipSpec['series'][string]> =
     kind === 'levels' ? { [nearestWallName('call', series.rangePct)]: 'price', [nearestWallName('put', series.rangePct)]: 'price' } : {};
   if (intraday !== undefined && kind !== 'term') {
@@ -234,7 +203,7 @@ function pairCharts(report: PairReport, i: number, look: Look, charts: Record<st
   if (report.term !== null) others.push(['term', termOption(report.term, look)]);
   for (const [kind, option] of others) {
     const id = `p${i}-${kind}`;
-    charts[id] = { width: look.width, height: look.height, tooltip: tooltipOf(kind, report.series), option };
+    charts[id] = { width: look.width, height: look.height, tooltip: tooltipOf(kind, report.series, look.timeZone), option };
     blocks.push(chartBlock(id, kind, renderSvg(option, look, id), look));
     kinds.push(kind);
   }
@@ -255,7 +224,8 @@ export function buildReportHtml(data: ReportData, page: ReportPage): string {
     kinds.push(drawn.kinds);
     sections.push(`<section class="pair" id="${escapeHtml(pairAnchor(report))}">
 <h2>${escapeHtml(pairName(report))} <a class="top" href="#contents">contents ↑</a></h2>
-${latestTable(report)}
+${latestTable(report, page.rangePct, look.timeZone)}
+${changesBlock(report, look.timeZone)}
 ${drawn.blocks.join('\n')}
 </section>`);
   });

@@ -5,11 +5,12 @@ import { captureTime, millions, pairName, price } from './format.js';
 import type { Look, TermData } from './types.js';
 
 export function termOption(data: TermData, look: Look): EChartsOption {
-  const asked = data.askedAt === undefined ? 'latest capture' : `as of ${captureTime(data.askedAt)}`;
+  const zone = look.timeZone ?? 'UTC';
+  const asked = data.askedAt === undefined ? 'latest capture' : `as of ${captureTime(data.askedAt, zone)}`;
   const { option, palette } = baseOption(
     look,
     `${pairName(data)} · GEX and open interest by expiration`,
-    `capture ${captureTime(data.capturedAt)} (${asked}) · spot ${price(data.spot)} · ${data.rows.length} expirations`,
+    `capture ${captureTime(data.capturedAt, zone)} (${asked}) · spot ${price(data.spot)} · ${data.rows.length} expirations`,
   );
   const labels = data.rows.map((r) => r.expirationDate ?? r.expiration);
   return {

@@ -1,7 +1,7 @@
 // The shapes charts are built from: rows as the warehouse's views answer them, with times as ISO text
 // (UTC) and GEX in USD per 1% move, as stored.
 
-export const CHART_KINDS = ['profile', 'oi', 'levels', 'walls', 'netgex', 'term'] as const;
+export const CHART_KINDS = ['profile', 'oi', 'levels', 'walls', 'netgex', 'term', 'intraday'] as const;
 export type ChartKind = (typeof CHART_KINDS)[number];
 
 export const THEMES = ['light', 'dark'] as const;
@@ -123,4 +123,21 @@ export interface Look {
   width: number;
   height: number;
   theme: Theme;
+  /** The zone times are written in (--tz): UTC or an IANA name; undefined is UTC. Storage stays UTC. */
+  timeZone?: string;
+}
+
+/** Every capture of one session (levels_total), oldest first, each with its nearest walls. */
+export interface SessionCaptures extends Pair {
+  sessionDate: string;
+  /** The range of the nearest walls, percent of spot. */
+  rangePct: number;
+  captures: CaptureRow[];
+}
+
+/** One capture of a session: its levels and, when its strikes are held, its nearest walls. */
+export interface CaptureRow extends CaptureLevels {
+  source: string | null;
+  nearestCallWall: number | null;
+  nearestPutWall: number | null;
 }

@@ -18,7 +18,11 @@ export function markerSize(gex: number | null, largest: number): number {
 }
 
 export function wallsOption(data: SeriesData, look: Look): EChartsOption {
-  const { option, palette } = baseOption(look, `${pairName(data)} · GEX walls at each session close`, `${rangeText(data)} · marker size: |GEX|`);
+  const { option, palette } = baseOption(
+    look,
+    `${pairName(data)} · GEX walls at each session close`,
+    `${rangeText(data, true, look.timeZone)} · marker size: |GEX|`,
+  );
   const largest = Math.max(0, ...data.closes.flatMap((c) => [c.p1Gex, c.p2Gex, c.n1Gex, c.n2Gex].map((g) => Math.abs(g ?? 0))));
   const scatter = (
     name: string,
@@ -34,8 +38,8 @@ export function wallsOption(data: SeriesData, look: Look): EChartsOption {
       .filter((c) => !isIntraday(c))
       .map((c) => ({ value: [c.sessionDate, strike(c), millions(gex(c))], symbolSize: markerSize(gex(c), largest) })),
   });
-  const intraday = intradayWalls(data, palette, largest);
-  const spot = intradaySpotSeries(data, palette);
+  const intraday = intradayWalls(data, palette, largest, look.timeZone);
+  const spot = intradaySpotSeries(data, palette, 0, look.timeZone);
   return {
     ...option,
     ...legendBelowTitle(option),
@@ -86,8 +90,8 @@ export function wallsOption(data: SeriesData, look: Look): EChartsOption {
 }
 
 /** The walls of intraday captures: hollow markers, green for +GEX and red for -GEX, under their own legend entry. */
-function intradayWalls(data: SeriesData, palette: Palette, largest: number): SeriesOption | undefined {
-  const name = intradayName(data);
+function intradayWalls(data: SeriesData, palette: Palette, largest: number, zone = 'UTC'): SeriesOption | undefined {
+  const name = intradayName(data, zone);
   if (name === undefined) return undefined;
   const points = data.closes.filter(isIntraday).flatMap((c) =>
     (

@@ -155,6 +155,12 @@ const SHARED: readonly OptionSpec[] = [
     },
   },
   {
+    flags: '--report <file.html>',
+    description: 'after the run, write the report (as gexwh report --out) to this file; a failure to write it is reported and never fails the sync',
+    default: 'no report',
+    commands: ['sync'],
+  },
+  {
     flags: '--dry-run',
     description: 'plan only: spend no credit (same as gexwh plan)',
     commands: ['sync', 'capture'],
@@ -356,7 +362,8 @@ const OWN: readonly OptionSpec[] = [
     config: z.string().refine(isTimeZone, { message: `a time zone: UTC or an IANA name, e.g. ${TIME_ZONE_EXAMPLE}` }),
     configKey: 'timeZone',
     parse: timeZoneOption,
-    commands: ['levels'],
+    commands: ['levels', 'chart', 'report', 'query'],
+    uses: { query: { description: 'the table shows TIMESTAMPTZ values in this zone (UTC or an IANA name); csv, json, jsonl and --out stay UTC' } },
   },
   {
     flags: '--closes-only',
@@ -379,6 +386,7 @@ const OWN: readonly OptionSpec[] = [
     commands: ['chart', 'alerts'],
     uses: { alerts: { description: 'last session date YYYY-MM-DD whose captures are replayed' } },
   },
+  { flags: '--date <date>', description: 'intraday: the session drawn, YYYY-MM-DD', default: 'the latest session held', commands: ['chart'] },
 
   { flags: '--port <n>', description: 'API port', default: 'any free port', parse: integerOption(0, 65535), commands: ['emulate'] },
   {

@@ -2,7 +2,8 @@
 import { InvalidArgumentError } from 'commander';
 import { UsageError } from '../core/errors.js';
 import { parseIsoInstant } from '../time/dates.js';
-import { isTimeZone, TIME_ZONE_EXAMPLE } from '../time/zones.js';
+import { closestNames } from '../core/known-names.js';
+import { isTimeZone, knownTimeZones, LIST_ZONES, TIME_ZONE_EXAMPLE } from '../time/zones.js';
 
 export function integerOption(min: number, max = Number.MAX_SAFE_INTEGER) {
   return (value: string): number => {
@@ -22,10 +23,16 @@ export function choiceOption<T extends string>(choices: readonly T[]) {
   };
 }
 
-/** A display time zone: UTC or an IANA name; anything else names itself and an example. */
+/** A display time zone: UTC or an IANA name; anything else names itself, the closest zones and how to list them all. */
 export function timeZoneOption(value: string): string {
-  if (!isTimeZone(value)) throw new InvalidArgumentError(`"${value}" is not a time zone; give UTC or an IANA name, e.g. ${TIME_ZONE_EXAMPLE}`);
+  if (!isTimeZone(value)) throw new InvalidArgumentError(timeZoneProblem(value));
   return value;
+}
+
+export function timeZoneProblem(value: string): string {
+  const close = closestNames(value, knownTimeZones());
+  const hint = close.length > 0 ? `; did you mean ${close.join(', ')}?` : '';
+  return `"${value}" is not a time zone${hint} Give UTC or an IANA name, e.g. ${TIME_ZONE_EXAMPLE}; list them all with: ${LIST_ZONES}`;
 }
 
 /** A number of seconds, fractions allowed (0.5), from 0 to `max`. */

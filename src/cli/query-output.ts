@@ -5,6 +5,7 @@
 import type { QueryRows } from '../warehouse/query.js';
 import { formatCell, formatTable } from './output.js';
 import { escapeJson, escapeLine } from './terminal.js';
+import { instantInZone } from '../time/zones.js';
 
 export const STREAM_FORMATS = ['csv', 'json', 'jsonl'] as const;
 export type StreamFormat = (typeof STREAM_FORMATS)[number];
@@ -71,11 +72,14 @@ function csvField(text: string): string {
 
 /**
  * The table: at most `maxRows` rows (undefined: all), then a line saying how many were left out. The
- * rest of the result is read to count it, never converted or held.
+ * rest of the result is read to count it, never converted or held. A zone other than UTC (--tz) shows
+ * the TIMESTAMPTZ cells in it; naive timestamps have no zone and stay as stored.
  */
-export async function tableText(rows: QueryRows, maxRows: number | undefined): Promise<string> {
+export async function tableText(rows: QueryRows, maxRows: number | undefined, zone = 'UTC'): Promise<string> {
   const names = rows.columns.map((c) => c.name);
-  const readable = rows.columns.map((c) => /^TIMESTAMP/.test(c.type));
+  const readable = rows.columns.map((c) =>
+    zone !== 'UTC' && c.type === 'TIMESTAMP WITH TIME ZONE' ? inZone(zone) : /^TIMESTAMP/.test(c.type) ? readableTimestamp : undefined,
+  );
   const shown: Array<Record<string, unknown>> = [];
   let leftOut = 0;
   for await (const batch of rows.batches()) {
@@ -84,7 +88,7 @@ export async function tableText(rows: QueryRows, maxRows: number | undefined): P
       shown.push(
         rowObject(
           names,
-          values.map((v, i) => (readable[i] ? readableTimestamp(v) : v)),
+          values.map((v, i) => readable[i]?.(v) ?? v),
         ),
       );
     if (room < batch.length) {
@@ -103,6 +107,11 @@ export async function tableText(rows: QueryRows, maxRows: number | undefined): P
 function readableTimestamp(value: unknown): unknown {
   if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}T/.test(value)) return value;
   return value.replace('T', ' ').replace(/\.000(Z?)$/, '$1');
+}
+
+/** A TIMESTAMPTZ cell (ISO text with Z) in the display zone: `2026-03-10 19:45:00 EDT`. */
+function inZone(zone: string): (value: unknown) => unknown {
+  return (value) => (typeof value === 'string' && /^\d{4}-\d{2}-\d{2}T.*Z$/.test(value) ? instantInZone(value, zone) : value);
 }
 
 function count(n: number): string {

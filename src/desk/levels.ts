@@ -4,11 +4,9 @@
 // days, from levels_close); the nearest walls come from nearest_walls(range_pct) of that capture; the
 // 0DTE share from levels_expiry rows of that capture. Every number is a column of those views.
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { UsageError } from '../core/errors.js';
-import { checkSelectionNames } from '../core/known-names.js';
 import type { Pair } from '../core/pairs.js';
-import { HELD_SOURCE } from '../warehouse/held-pairs.js';
-import { nullable, num, readRow, readRows, text, type RowOf } from '../warehouse/read-rows.js';
+import { pairsWithLevels } from '../warehouse/held-pairs.js';
+import { nullable, num, readRow, text, type RowOf } from '../warehouse/read-rows.js';
 
 export interface LevelsRequest {
   exchanges?: string[];
@@ -93,13 +91,7 @@ SELECT cap.exchange, cap.symbol, cap.session_date::VARCHAR AS session_date, strf
 
 /** The pairs with levels, filtered by the lists (the names checked against the warehouse). */
 export async function levelsPairs(conn: DuckDBConnection, request: Pick<LevelsRequest, 'exchanges' | 'symbols'>): Promise<Pair[]> {
-  const held = await readRows(conn, `SELECT DISTINCT exchange, symbol FROM levels_total ORDER BY exchange, symbol`, [], { exchange: text, symbol: text });
-  const exchanges = request.exchanges?.map((e) => e.toLowerCase());
-  const symbols = request.symbols?.map((s) => s.toUpperCase());
-  checkSelectionNames({ ...(exchanges ? { exchanges } : {}), ...(symbols ? { symbols } : {}) }, { pairs: held, source: HELD_SOURCE });
-  const chosen = held.filter((p) => (!exchanges || exchanges.includes(p.exchange)) && (!symbols || symbols.includes(p.symbol)));
-  if (chosen.length === 0) throw new UsageError('levels: no pair with levels in the warehouse matches --exchange/--symbol (run gexwh sync first)');
-  return chosen;
+  return pairsWithLevels(conn, 'levels_total', request, 'levels');
 }
 
 /** One line per pair; a pair with no capture at or before the moment is left out (none to show). */

@@ -202,7 +202,7 @@ describe.skipIf(chromium === undefined)('the report in headless Chromium', () =>
     );
     expect(toc.links).not.toContain('#p1-term');
     expect(toc.missing).toEqual([]);
-    expect(toc.text).toMatch(/deribit BTC\s+spot [\d,.]+ · regime (positive|negative) · net GEX [+-]\$[\d,.]+M/);
+    expect(toc.text).toMatch(/deribit BTC\s+spot [\d,.]+ · regime (positive|negative|-) · net GEX [+-]\$[\d,.]+M/);
   });
 
   it('draws the text in the embedded Inter (the machine has none)', async () => {

@@ -3,7 +3,18 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { NoWarehouseError, UsageError } from '../../core/errors.js';
-import { DEFAULTS, formatOf, parseAt, parseExpiration, parseKind, parseLook, parseRange, parseSessionRange, parseStaleness } from '../../charts/request.js';
+import {
+  DEFAULTS,
+  formatOf,
+  parseAt,
+  parseDate,
+  parseExpiration,
+  parseKind,
+  parseLook,
+  parseRange,
+  parseSessionRange,
+  parseStaleness,
+} from '../../charts/request.js';
 import { CHART_KINDS } from '../../charts/types.js';
 import { contextOf } from '../context.js';
 import { withConfig } from '../option-use.js';
@@ -24,6 +35,8 @@ interface ChartFlags {
   height?: string;
   theme?: string;
   closesOnly?: boolean;
+  date?: string;
+  tz?: string;
 }
 
 export function registerChart(program: Command): void {
@@ -32,7 +45,7 @@ export function registerChart(program: Command): void {
     .description(`draw one chart of the warehouse to SVG or PNG: ${CHART_KINDS.join(', ')}`)
     .argument(
       '<kind>',
-      'profile (GEX by strike at a moment, cumulative net GEX), oi (open interest by strike), levels (spot, flip, walls per session), walls (largest GEX strikes per session), netgex (net GEX and spot per session), term (captured term structure)',
+      "profile (GEX by strike at a moment, cumulative net GEX), oi (open interest by strike), levels (spot, flip, walls per session), walls (largest GEX strikes per session), netgex (net GEX and spot per session), term (captured term structure), intraday (spot, flip, walls over one session's captures)",
     )
     .action(async (kindText: string, given: ChartFlags, command: Command) => {
       const ctx = contextOf(command);
@@ -41,7 +54,10 @@ export function registerChart(program: Command): void {
       const kind = parseKind(kindText);
       const out = flags.out as string;
       const format = formatOf(out);
-      const look = parseLook(flags);
+      const look = { ...parseLook(flags), timeZone: withConfig('chart', flags, ctx.settings.config).tz ?? 'UTC' };
+      const date = parseDate(flags.date, '--date');
+      if (date !== undefined && kind !== 'intraday')
+        throw new UsageError(`--date is for chart intraday (the session drawn); ${kind} takes --at or --from/--to`);
       const at = parseAt(flags.at);
       const maxStalenessSeconds = parseStaleness(flags.maxStaleness);
       if (maxStalenessSeconds !== undefined && at === undefined)
@@ -58,6 +74,7 @@ export function registerChart(program: Command): void {
           sessions: flags.sessions ?? DEFAULTS.sessions,
           closesOnly: flags.closesOnly === true,
         },
+        ...(date === undefined ? {} : { date }),
         look,
       };
       // A chart reads a warehouse; it must not leave an empty one behind a mistyped --db.

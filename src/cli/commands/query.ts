@@ -18,6 +18,7 @@ interface QueryFlags {
   out?: string;
   force?: boolean;
   timeout?: number;
+  tz?: string;
 }
 
 export function registerQuery(program: Command): void {
@@ -46,7 +47,7 @@ export function registerQuery(program: Command): void {
       const format = checkFormat(flags.format ?? (ctx.settings.json ? 'json' : 'table'));
       if (flags.maxRows !== undefined && format !== 'table')
         throw new UsageError(`--max-rows is for the table format; with --format ${format} every row is written (cut them with LIMIT)`);
-      await printQuery(ctx, sql, format, flags.maxRows, options);
+      await printQuery(ctx, sql, format, { maxRows: flags.maxRows, zone: withConfig('query', flags, ctx.settings.config).tz ?? 'UTC' }, options);
     });
 }
 
@@ -57,7 +58,13 @@ function checkFormat(format: string): QueryFormat {
   return format as QueryFormat;
 }
 
-async function printQuery(ctx: CommandContext, sql: string, format: QueryFormat, maxRows: number | undefined, options: QueryOptions): Promise<void> {
+async function printQuery(
+  ctx: CommandContext,
+  sql: string,
+  format: QueryFormat,
+  { maxRows, zone }: { maxRows: number | undefined; zone: string },
+  options: QueryOptions,
+): Promise<void> {
   const [{ withQuery }, { tableText, writeRows }, { stdoutSink }] = await Promise.all([
     import('../../warehouse/query.js'),
     import('../query-output.js'),
@@ -67,7 +74,7 @@ async function printQuery(ctx: CommandContext, sql: string, format: QueryFormat,
   await withQuery(ctx.settings.db, sql, options, async (rows) => {
     if (format !== 'table') return void (await writeRows(rows, format, stdoutSink(rows.cancelled), terminal));
     const limit = maxRows ?? (terminal ? TERMINAL_MAX_ROWS : 0);
-    const text = await tableText(rows, limit === 0 ? undefined : limit);
+    const text = await tableText(rows, limit === 0 ? undefined : limit, zone);
     await stdoutSink(rows.cancelled).write(`${text}\n`);
   });
 }

@@ -19,6 +19,7 @@ interface ReportFlags {
   height?: string;
   theme?: string;
   closesOnly?: boolean;
+  tz?: string;
 }
 
 export function registerReport(program: Command): void {
@@ -32,7 +33,7 @@ export function registerReport(program: Command): void {
       // The one selection: flags, else the config file's exchange and symbol, else every pair with levels.
       const flags = withConfig('report', given, ctx.settings.config);
       if (!/\.html?$/i.test(flags.out)) throw new UsageError(`--out ${flags.out}: the report is HTML; name the file .html`);
-      const look = parseLook(flags);
+      const look = { ...parseLook(flags), timeZone: withConfig('report', flags, ctx.settings.config).tz ?? 'UTC' };
       const request = {
         ...(flags.exchange ? { exchanges: flags.exchange } : {}),
         ...(flags.symbol ? { symbols: flags.symbol } : {}),
@@ -41,31 +42,8 @@ export function registerReport(program: Command): void {
         closesOnly: flags.closesOnly === true,
       };
       if (!existsSync(resolve(ctx.settings.db))) throw new NoWarehouseError(ctx.settings.db, 'report');
-      const [{ buildReport }, { writeWhole }, { openReader }, { createTaskProgress }, { readOnRecord, creditsOnRecord, filesWaiting }] = await Promise.all([
-        import('../../charts/index.js'),
-        import('../../charts/write.js'),
-        import('../../warehouse/index.js'),
-        import('../progress.js'),
-        import('../../journal/on-record.js'),
-      ]);
-      // As status does: the journal's waiting files and a stopped run's log count, so right after an abort nothing paid is missing.
-      const record = await readOnRecord(ctx.settings.archive);
-      const notInRuns = creditsOnRecord({ allRuns: 0, sinceMidnightUtc: 0 }, record);
-      const onRecord = { filesWaiting: filesWaiting(record), creditsNotInRuns: (notInRuns.allRuns ?? 0) + notInRuns.inJournal };
-      const warehouse = await openReader(ctx.settings.db);
-      const progress = createTaskProgress(ctx, 'report');
-      let report: Awaited<ReturnType<typeof buildReport>>;
-      try {
-        report = await buildReport(warehouse.connection, { ...request, onRecord }, look, progress.onProgress);
-      } finally {
-        progress.done();
-        warehouse.close();
-      }
-      writeWhole(flags.out, report.html);
-      const bytes = Buffer.byteLength(report.html);
-      ctx.out.result(
-        { out: flags.out, bytes, pairs: report.pairs, charts: report.charts },
-        () => `report of ${report.pairs} pair(s), ${report.charts} charts → ${flags.out} (${bytes} bytes)`,
-      );
+      const { writeReport } = await import('../report-file.js');
+      const written = await writeReport(ctx, flags.out, request, look);
+      ctx.out.result(written, () => `report of ${written.pairs} pair(s), ${written.charts} charts → ${written.out} (${written.bytes} bytes)`);
     });
 }

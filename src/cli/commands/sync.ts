@@ -10,6 +10,7 @@ import { definedOnly } from '../../core/defined.js';
 import { checkPlanAlone, readPlanFile, writePlanFile } from '../plan-file-io.js';
 import type { PlanDocument } from '../../sync/plan-file.js';
 import { parseConcurrency, parseCount, type SyncSelection } from '../../sync/selection.js';
+import { checkReportFile, reportAfterSync, reportLine, type SyncReport } from '../sync-report.js';
 
 export interface SyncFlags extends AlertFlags {
   exchange?: string[];
@@ -31,6 +32,7 @@ export interface SyncFlags extends AlertFlags {
   out?: string;
   /** sync: carry out this plan file. */
   plan?: string;
+  report?: string;
 }
 
 export function registerSync(program: Command): void {
@@ -42,6 +44,7 @@ export function registerSync(program: Command): void {
 
 export async function syncAction(ctx: CommandContext, given: SyncFlags, dryRun: boolean): Promise<void> {
   const options = syncOptionsOf(ctx, given, dryRun);
+  checkReportFile(given.report);
   // The sync engine, DuckDB and the HTTP client load here, not at start-up: --help and bad flags stay quick.
   const [{ runSync }, { connectApi }, { createProgress }, { formatSummary }] = await Promise.all([
     import('../../sync/run.js'),
@@ -59,12 +62,14 @@ export async function syncAction(ctx: CommandContext, given: SyncFlags, dryRun: 
     const summary = await runSync(options, api, ctx.signal, progress.events);
     progress.done();
     if (given.out !== undefined && planned !== undefined) writePlanFile(given.out, planned);
-    await printSummary(ctx, summary, formatSummary, alerts);
+    await printSummary(ctx, summary, formatSummary, alerts, await reportAfterSync(ctx, given.report));
   } catch (error) {
     progress.done();
+    // A partial sync loaded what it could: its report is written too.
+    const report = await reportAfterSync(ctx, error instanceof PartialFailureError ? given.report : undefined);
     if ((error instanceof PartialFailureError || error instanceof LockError || error instanceof InterruptedError) && isSummary(error.cause))
       // A partial run loaded files: its new captures are alerted; a held or stopped one loaded none of its own.
-      await printSummary(ctx, error.cause, formatSummary, error instanceof PartialFailureError ? alerts : undefined);
+      await printSummary(ctx, error.cause, formatSummary, error instanceof PartialFailureError ? alerts : undefined, report);
     throw error;
   } finally {
     await close();
@@ -111,9 +116,16 @@ function planSelection(document: PlanDocument, given: SyncFlags): SyncSelection 
   };
 }
 
-async function printSummary(ctx: CommandContext, summary: SyncSummary, format: (summary: SyncSummary) => string, alerts?: RunAlerts): Promise<void> {
+async function printSummary(
+  ctx: CommandContext,
+  summary: SyncSummary,
+  format: (summary: SyncSummary) => string,
+  alerts?: RunAlerts,
+  report?: SyncReport,
+): Promise<void> {
   const { value, text } = await withAlerts(ctx, alerts, summary, format);
-  ctx.out.result(value, text);
+  if (report === undefined) return ctx.out.result(value, text);
+  ctx.out.result({ ...value, report }, () => `${text()}\n${reportLine(report)}`);
 }
 
 function isSummary(value: unknown): value is SyncSummary {

@@ -4,7 +4,8 @@ import { createMarketModel, type FileKind, type MarketOptions } from '../../../e
 // The emulator promises that a seed gives the same files, byte for byte, on every run and build: a
 // synced warehouse and its manifest sha256 stay valid. These sha256 values were recorded from the
 // build before the file writer was optimised; a change to any byte of a file (number text, row
-// order, gzip settings) fails here instead of passing silently.
+// order, gzip settings) fails here instead of passing silently. Re-recorded once on purpose, when the
+// market's positioning began to drift from session to session instead of being drawn afresh.
 interface Pin {
   exchange: string;
   symbol: string;
@@ -27,7 +28,7 @@ const MARKETS: { options: MarketOptions; pins: Pin[] }[] = [
         kind: 'levels',
         revision: 0,
         rows: 1248,
-        sha256: '8f60c275a6651be87ab1c451732328b0afb4a2b5c4f496aa3ef34b90118b19d9',
+        sha256: '51670ab472a71cc3e6d4f3f3efb7206ba46c9eca9016369a55f709f2e3c6f824',
       },
       {
         exchange: 'bybit',
@@ -36,7 +37,7 @@ const MARKETS: { options: MarketOptions; pins: Pin[] }[] = [
         kind: 'strikes_total',
         revision: 0,
         rows: 17280,
-        sha256: '516a697461fa10951b4474ba33f9a28bcc63a202fe1bf73b8a67dacdfee85944',
+        sha256: 'e8c42f5fded96360a984c8e3493ef3a98c0f44e7dacbfba3c9bab5c0ad139af3',
       },
       {
         exchange: 'bybit',
@@ -45,7 +46,7 @@ const MARKETS: { options: MarketOptions; pins: Pin[] }[] = [
         kind: 'strikes_by_expiry',
         revision: 0,
         rows: 138240,
-        sha256: 'ec967a2d5fcb41a63febc326ede1dd22109288146463be566d87a3919f46dc05',
+        sha256: 'c96b60dac6dbc8305cee38d65d1d614a550d322531491d8493a191f6e4ddc566',
       },
     ],
   },
@@ -59,7 +60,7 @@ const MARKETS: { options: MarketOptions; pins: Pin[] }[] = [
         kind: 'levels',
         revision: 0,
         rows: 384,
-        sha256: '06c0d9bc212d4c4004f988cfa177557dc8c26a804cdf390252f4ba8c494facdf',
+        sha256: '1f6d2e8354be7fab6cde37b9696a213ef5c17ddd5811d74d7a7acc7e6cdbc37d',
       },
       {
         exchange: 'deribit',
@@ -68,7 +69,7 @@ const MARKETS: { options: MarketOptions; pins: Pin[] }[] = [
         kind: 'strikes_total',
         revision: 0,
         rows: 1152,
-        sha256: '634e3c91ae9e39ef65901771c3df3dd6bff4e6eeea40358cb53f6e1aefae7ee3',
+        sha256: 'c3d3dc7d91c83a6d65a0e04e8e3410d406694c749066914ae72508831e6d69e1',
       },
       {
         exchange: 'deribit',
@@ -77,7 +78,7 @@ const MARKETS: { options: MarketOptions; pins: Pin[] }[] = [
         kind: 'strikes_by_expiry',
         revision: 0,
         rows: 3456,
-        sha256: '5c58634222d7950b2c0d45678f5f94ba5925c4c9e1698a4a28dfeedd3a764bcc',
+        sha256: '9be2f6c66219b2320f7fb0dbef4b901d9956f5424efe7314196e5af78a4a4115',
       },
       // An NYSE early close, at the second compression level.
       {
@@ -87,7 +88,7 @@ const MARKETS: { options: MarketOptions; pins: Pin[] }[] = [
         kind: 'strikes_total',
         revision: 256,
         rows: 180,
-        sha256: 'b44c252c724323c35f34090e3d8f6ddcfa3ef7c1635f922b19cf9d957cf3b53c',
+        sha256: 'e87e803c52ada797a119f37693361a1e66ef4102259cec623ec871f3544b2a2a',
       },
       // Open interest from the Friday before.
       {
@@ -97,7 +98,7 @@ const MARKETS: { options: MarketOptions; pins: Pin[] }[] = [
         kind: 'strikes_by_expiry',
         revision: 513,
         rows: 972,
-        sha256: 'fd29838219e1ff2ca6b70f9527e6b8e9c0d16293c73c4482ceae504a07d5c98f',
+        sha256: '9e24ebfeeb7b3ea0e0c235e30d55ea2acb2babf4678b837b934292ef86ac5b2e',
       },
       {
         exchange: 'combined',
@@ -106,7 +107,7 @@ const MARKETS: { options: MarketOptions; pins: Pin[] }[] = [
         kind: 'levels',
         revision: 1,
         rows: 384,
-        sha256: 'b52dd55f1e56f7b9a5bd15c18c616f7d1afdcaf94e0081dbf56ac4f75f6a524a',
+        sha256: 'f8af7bdaf9748579baa9d89c89df37ec5e137588cb481507cb4ddc215f1e2570',
       },
     ],
   },
@@ -120,7 +121,7 @@ const MARKETS: { options: MarketOptions; pins: Pin[] }[] = [
         kind: 'strikes_by_expiry',
         revision: 2,
         rows: 4320,
-        sha256: '915dacf727b958d6c1e96be860dfeade1d0062a948f86d65cb9c6d56c3036773',
+        sha256: '0b9246096c7f5006ac1f43483ed59da47083d98a55fcf5fa9283ae54c43fe234',
       },
     ],
   },
