@@ -104,7 +104,8 @@ async function loadRounds(conn: DuckDBConnection, files: readonly LoadInput[], o
     if (stopped()) break;
     const loaded = await loadedFiles(conn, round);
     const versions = await versionsOf(conn, round);
-    const state = await readLayoutState(conn);
+    // Only `freeze` compares a file's layout with what the warehouse holds before loading it.
+    const state = options.schemaContract === 'freeze' ? await readLayoutState(conn) : undefined;
     const prepared = await prepareRound(conn, round, report, { loaded, versions, state }, options);
     options.onProgress?.(filesDone(report));
     for (const batch of makeBatches(prepared, options)) {
@@ -127,7 +128,7 @@ async function prepareRound(
   conn: DuckDBConnection,
   round: readonly LoadInput[],
   report: LoadReport,
-  { loaded, versions, state }: { loaded: Map<string, string>; versions: Map<LoadInput, number>; state: LayoutState },
+  { loaded, versions, state }: { loaded: Map<string, string>; versions: Map<LoadInput, number>; state: LayoutState | undefined },
   options: LoadOptions,
 ): Promise<Prepared[]> {
   const now = options.now ?? (() => new Date());
@@ -146,7 +147,7 @@ async function prepareRound(
     }
     const header = await prepareHeader(input, versions.get(input) ?? null);
     if ('error' in header) await fail(conn, report, input, header.error, now());
-    else if (!holds(header, options.schemaContract, state, report)) prepared.push(header);
+    else if (state === undefined || !holds(header, options.schemaContract, state, report)) prepared.push(header);
   }
   return prepared;
 }
@@ -326,7 +327,9 @@ async function commitBatch(conn: DuckDBConnection, first: Prepared, batch: Prepa
   const numeric = await numericColumns(conn, readCsv, paths, mapping.unknown);
   await conn.run('BEGIN TRANSACTION');
   try {
-    const { changes, extras } = evolutionOf((await readLayoutState(conn)).columns[kind], mapping.unknown, numeric);
+    // A header of known columns only changes no table: the catalog is read only for unknown ones.
+    const existing = mapping.unknown.length > 0 ? (await readLayoutState(conn)).columns[kind] : new Map<string, string>();
+    const { changes, extras } = evolutionOf(existing, mapping.unknown, numeric);
     await applyChanges(conn, kind, changes);
     // The session's rows come from exactly one file (plus api fills for levels): clear them all.
     // For levels this is what keeps a file-backed session free of api rows, which levels_total
