@@ -7,10 +7,10 @@
 import { z } from 'zod';
 import type { OptionSpec } from './option-spec.js';
 import { ALERT_OPTIONS } from './alert-options.js';
+import { CHART_OPTIONS } from './chart-options.js';
 import { DEFAULTS as CHART } from '../charts/request.js';
 import { DEFAULT_WAIT_LOCK_SECONDS } from '../journal/wait-lock.js';
-import { choiceOption, collectOption, integerOption, keyPrefixOption, listOption, positiveSecondsOption, secondsOption, timeZoneOption } from './parse.js';
-import { isTimeZone, TIME_ZONE_EXAMPLE } from '../time/zones.js';
+import { choiceOption, collectOption, integerOption, keyPrefixOption, listOption, positiveSecondsOption, secondsOption } from './parse.js';
 
 export type { CommandOption, OptionSpec, OptionUse } from './option-spec.js';
 
@@ -343,50 +343,7 @@ const OWN: readonly OptionSpec[] = [
     commands: ['levels', 'chart'],
     uses: { levels: { description: 'each pair as of its last capture at or before this ISO 8601 instant, never after' } },
   },
-  {
-    flags: '--max-staleness <duration>',
-    description: 'profile, oi, term, with --at: ignore a capture older than this, e.g. 30m, 2h, 1d',
-    default: 'no limit',
-    commands: ['chart'],
-  },
-  {
-    flags: '--expiration <TOTAL|date>',
-    description: 'profile, oi: TOTAL (all expirations) or one expiration date YYYY-MM-DD',
-    default: CHART.expiration,
-    commands: ['chart'],
-  },
-  {
-    flags: '--tz <zone>',
-    description: 'show times in this zone (UTC or an IANA name, e.g. America/New_York); storage stays UTC',
-    default: 'UTC',
-    config: z.string().refine(isTimeZone, { message: `a time zone: UTC or an IANA name, e.g. ${TIME_ZONE_EXAMPLE}` }),
-    configKey: 'timeZone',
-    parse: timeZoneOption,
-    commands: ['levels', 'chart', 'report', 'query'],
-    uses: { query: { description: 'the table shows TIMESTAMPTZ values in this zone (UTC or an IANA name); csv, json, jsonl and --out stay UTC' } },
-  },
-  {
-    flags: '--closes-only',
-    description: 'levels, walls, netgex: leave out a session whose last capture is intraday (not a close)',
-    commands: ['chart', 'report'],
-    uses: { report: { description: 'leave out of the charts a session whose last capture is intraday (not a close)' } },
-  },
-  { flags: '--net', description: 'profile: one bar of net GEX per strike instead of call and put bars', commands: ['chart'] },
-  {
-    flags: '--from <date>',
-    description: 'levels, walls, netgex: first session YYYY-MM-DD',
-    default: '--sessions back from --to',
-    commands: ['chart', 'alerts'],
-    uses: { alerts: { description: 'first session date YYYY-MM-DD whose captures are replayed', default: 'the first held' } },
-  },
-  {
-    flags: '--to <date>',
-    description: 'levels, walls, netgex: last session YYYY-MM-DD',
-    default: 'the latest held',
-    commands: ['chart', 'alerts'],
-    uses: { alerts: { description: 'last session date YYYY-MM-DD whose captures are replayed' } },
-  },
-  { flags: '--date <date>', description: 'intraday: the session drawn, YYYY-MM-DD', default: 'the latest session held', commands: ['chart'] },
+  ...CHART_OPTIONS,
 
   { flags: '--port <n>', description: 'API port', default: 'any free port', parse: integerOption(0, 65535), commands: ['emulate'] },
   {

@@ -122,16 +122,16 @@ describe('gexwh alerts', () => {
       '--db',
       db,
       '--from',
-      '2026-03-09',
+      '2026-03-02',
       '--to',
-      '2026-03-10',
+      '2026-03-15',
       '--alert-rules',
       'flip_cross',
       '--json',
     ]);
     expect(code).toBe(0);
     const result = JSON.parse(stdout) as { from: string; to: string; rules: string[]; events: AlertEvent[] };
-    expect(result).toMatchObject({ from: '2026-03-09', to: '2026-03-10', rules: ['flip_cross'] });
+    expect(result).toMatchObject({ from: '2026-03-02', to: '2026-03-15', rules: ['flip_cross'] });
     expect(new Set(result.events.map((e) => e.rule))).toEqual(new Set(['flip_cross']));
     expect(new Set(result.events.map((e) => `${e.exchange} ${e.symbol}`))).toEqual(new Set(['deribit BTC', 'tradfi SPY']));
   });

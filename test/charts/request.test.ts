@@ -6,7 +6,7 @@ import { formatOf, parseAt, parseExpiration, parseKind, parseLook, parseRange, p
 describe('chart request', () => {
   it('kinds, formats and looks', () => {
     expect(parseKind('Profile')).toBe('profile');
-    expect(() => parseKind('pie')).toThrow(new UsageError('unknown chart kind "pie"; allowed: profile, oi, levels, walls, netgex, term'));
+    expect(() => parseKind('pie')).toThrow(new UsageError('unknown chart kind "pie"; allowed: profile, oi, levels, walls, netgex, term, intraday'));
     expect(formatOf('a/b.PNG')).toBe('png');
     expect(formatOf('x.svg')).toBe('svg');
     expect(() => formatOf('x.jpg')).toThrow(/--out x.jpg: the extension says the format; allowed: .svg, .png/);

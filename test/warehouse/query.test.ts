@@ -104,6 +104,8 @@ describe('runQuery', () => {
       pit_levels: `WITH fills AS (SELECT 'bybit' AS exchange, 'BTC' AS symbol, TIMESTAMPTZ '2026-11-20 14:20:00+00' AS ts)
                    SELECT ts, timestamp_utc FROM pit_levels('fills', max_staleness := INTERVAL 30 MINUTE)`,
       nearest_walls: 'FROM nearest_walls(range_pct := 5)',
+      regime_returns: "FROM regime_returns('bybit', 'BTC')",
+      flip_crossings: "FROM flip_crossings('bybit', 'BTC')",
     };
     const macros = await runQuery(
       dbPath,
@@ -114,6 +116,9 @@ describe('runQuery', () => {
     expect((await runQuery(dbPath, calls.strikes_asof!)).rows).toEqual([]);
     expect((await runQuery(dbPath, calls.nearest_walls!)).columns.map((c) => c.name)).toContain('nearest_call_wall');
     expect((await runQuery(dbPath, calls.pit_levels!)).rows).toEqual([{ ts: '2026-11-20T14:20:00.000Z', timestamp_utc: '2026-11-20T14:15:00.000Z' }]);
+    // The research macros answer through the sandbox too (their values are checked in research-macros.test.ts).
+    expect((await runQuery(dbPath, calls.regime_returns!)).columns.map((c) => c.name)).toContain('regime');
+    expect((await runQuery(dbPath, calls.flip_crossings!)).columns.map((c) => c.name)).toContain('timestamp_utc');
   });
 
   it('reads through DESCRIBE, SHOW, SUMMARIZE, VALUES and PRAGMA table_info', async () => {

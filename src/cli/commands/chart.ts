@@ -15,7 +15,7 @@ import {
   parseSessionRange,
   parseStaleness,
 } from '../../charts/request.js';
-import { CHART_KINDS } from '../../charts/types.js';
+import { CHART_KINDS, type ChartKind, type Look } from '../../charts/types.js';
 import { contextOf } from '../context.js';
 import { withConfig } from '../option-use.js';
 
@@ -55,28 +55,7 @@ export function registerChart(program: Command): void {
       const out = flags.out as string;
       const format = formatOf(out);
       const look = { ...parseLook(flags), timeZone: withConfig('chart', flags, ctx.settings.config).tz ?? 'UTC' };
-      const date = parseDate(flags.date, '--date');
-      if (date !== undefined && kind !== 'intraday')
-        throw new UsageError(`--date is for chart intraday (the session drawn); ${kind} takes --at or --from/--to`);
-      const at = parseAt(flags.at);
-      const maxStalenessSeconds = parseStaleness(flags.maxStaleness);
-      if (maxStalenessSeconds !== undefined && at === undefined)
-        throw new UsageError('--max-staleness needs --at (the latest capture is drawn whatever its age)');
-      const request = {
-        kind,
-        pair: { exchange: flags.exchange === undefined ? '' : oneOf(flags.exchange, '--exchange', 'venue'), symbol: oneOf(flags.symbol, '--symbol', 'symbol') },
-        moment: { ...(at ? { at } : {}), ...(maxStalenessSeconds === undefined ? {} : { maxStalenessSeconds }) },
-        expiration: parseExpiration(flags.expiration),
-        rangePct: parseRange(flags.range),
-        net: flags.net === true,
-        sessions: {
-          ...parseSessionRange(flags.from, flags.to),
-          sessions: flags.sessions ?? DEFAULTS.sessions,
-          closesOnly: flags.closesOnly === true,
-        },
-        ...(date === undefined ? {} : { date }),
-        look,
-      };
+      const request = chartRequestOf(kind, flags, look);
       // A chart reads a warehouse; it must not leave an empty one behind a mistyped --db.
       if (!existsSync(resolve(ctx.settings.db))) throw new NoWarehouseError(ctx.settings.db, 'chart');
       const [{ buildChart, encodeChart }, { writeWhole }, { openReader }, { chartVenue }] = await Promise.all([
@@ -102,6 +81,30 @@ export function registerChart(program: Command): void {
         () => `${kind} chart of ${request.pair.exchange} ${request.pair.symbol} (${caption}) → ${out} (${bytes.length} bytes)`,
       );
     });
+}
+
+/** The chart's request from its flags: each value parsed, and the options that do not go together refused. */
+function chartRequestOf(kind: ChartKind, flags: ChartFlags, look: Look) {
+  const date = parseDate(flags.date, '--date');
+  if (date !== undefined && kind !== 'intraday') throw new UsageError(`--date is for chart intraday (the session drawn); ${kind} takes --at or --from/--to`);
+  const at = parseAt(flags.at);
+  const maxStalenessSeconds = parseStaleness(flags.maxStaleness);
+  if (maxStalenessSeconds !== undefined && at === undefined) throw new UsageError('--max-staleness needs --at (the latest capture is drawn whatever its age)');
+  return {
+    kind,
+    pair: { exchange: flags.exchange === undefined ? '' : oneOf(flags.exchange, '--exchange', 'venue'), symbol: oneOf(flags.symbol, '--symbol', 'symbol') },
+    moment: { ...(at ? { at } : {}), ...(maxStalenessSeconds === undefined ? {} : { maxStalenessSeconds }) },
+    expiration: parseExpiration(flags.expiration),
+    rangePct: parseRange(flags.range),
+    net: flags.net === true,
+    sessions: {
+      ...parseSessionRange(flags.from, flags.to),
+      sessions: flags.sessions ?? DEFAULTS.sessions,
+      closesOnly: flags.closesOnly === true,
+    },
+    ...(date === undefined ? {} : { date }),
+    look,
+  };
 }
 
 /** A chart draws one pair: its --exchange and --symbol take the shared list parser (or the config's list), and one name each. */
