@@ -2,18 +2,13 @@
 // (shading by regime, the hollow intraday markers and the filled close, the text in the embedded
 // font). The screenshot is compared with resvg's PNG by pixelmatch; the same session with spot drawn
 // 300 higher is the yardstick of a picture that is wrong.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import pixelmatch from 'pixelmatch';
 import { PNG } from 'pngjs';
-import puppeteer, { type Browser } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeChart } from '../../src/charts/draw.js';
 import { sessionOption } from '../../src/charts/session.js';
 import type { CaptureRow, SessionCaptures } from '../../src/charts/types.js';
-import { chromiumOrSkip } from '../helpers/browser.js';
+import { chromiumOrSkip, openSvgBrowser, type SvgBrowser } from '../helpers/browser.js';
 import { LOOK } from './fixtures.js';
 
 const chromium = chromiumOrSkip('intraday chart browser test');
@@ -42,32 +37,12 @@ function sessionFixture(spotShift = 0): SessionCaptures {
 }
 
 describe.skipIf(chromium === undefined)('the intraday chart in a browser', () => {
-  let browser: Browser;
-  let dir: string;
+  let browser: SvgBrowser;
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'gexwh-intraday-'));
-    browser = await puppeteer.launch({ executablePath: chromium!, args: ['--no-sandbox', '--disable-gpu', '--font-render-hinting=none'] });
+    browser = await openSvgBrowser(chromium!, { width: LOOK.width, height: LOOK.height });
   }, 60_000);
-  afterAll(async () => {
-    await browser?.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
-
-  async function screenshot(svg: Buffer): Promise<PNG> {
-    const file = join(dir, 'intraday.svg');
-    writeFileSync(file, svg);
-    const page = await browser.newPage();
-    try {
-      await page.setViewport({ width: LOOK.width, height: LOOK.height });
-      await page.goto(pathToFileURL(file).href, { waitUntil: 'load' });
-      await page.evaluate('document.fonts.ready');
-      const shot = await page.screenshot({ clip: { x: 0, y: 0, width: LOOK.width, height: LOOK.height } });
-      return PNG.sync.read(Buffer.from(shot));
-    } finally {
-      await page.close();
-    }
-  }
+  afterAll(async () => browser?.close());
 
   function differing(a: PNG, b: PNG): number {
     return pixelmatch(a.data, b.data, undefined, a.width, a.height, { threshold: 0.3 });
@@ -77,7 +52,7 @@ describe.skipIf(chromium === undefined)('the intraday chart in a browser', () =>
     const option = sessionOption(sessionFixture(), LOOK);
     const png = PNG.sync.read(encodeChart(option, LOOK, 'png'));
     const shifted = PNG.sync.read(encodeChart(sessionOption(sessionFixture(300), LOOK), LOOK, 'png'));
-    const inBrowser = differing(await screenshot(encodeChart(option, LOOK, 'svg')), png);
+    const inBrowser = differing(await browser.screenshot('intraday', encodeChart(option, LOOK, 'svg')), png);
     const wrongPicture = differing(shifted, png);
     console.log(`pixels differing from the PNG: ${inBrowser} in Chromium, ${wrongPicture} with spot drawn 300 higher`);
     expect(wrongPicture).toBeGreaterThan(0);
