@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { open, rm } from 'node:fs/promises';
 import { Transform, type Readable, type Writable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import { finished, pipeline } from 'node:stream/promises';
 import { Pool } from 'undici';
 import {
   BodyTooLargeError,
@@ -257,6 +257,9 @@ async function streamToFile(
   try {
     await pipeline(body, meter, file);
   } catch (error) {
+    // A body that fails at once can beat the temp file's own open: wait until the file is closed,
+    // else the caller's removal runs first and the open creates the file after it.
+    await finished(file).catch(() => undefined);
     throw origin === 'file' ? localWriteError(error) : error;
   } finally {
     inflate?.destroy();
