@@ -5,7 +5,7 @@
 // so the first capture in it is measured too.
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { pairKey, type Pair } from '../core/pairs.js';
-import { bool, nullable, num, readRows, text } from '../warehouse/read-rows.js';
+import { bool, readRows, text, maybeNum, maybeText } from '../warehouse/read-rows.js';
 import type { AlertSource, Observation } from './rules.js';
 
 /** The nearest walls' range the rules use: levels_nearest_walls'. */
@@ -65,8 +65,6 @@ SELECT in_window, ${COLUMNS('as_of', `'live'`, 'NULL::DOUBLE AS nearest_call_wal
  ORDER BY as_of`,
 };
 
-const maybeNum = nullable(num);
-const maybeText = nullable(text);
 const SHAPE = {
   in_window: bool,
   exchange: text,

@@ -5,12 +5,10 @@
 // session's close; every other one is intraday.
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { UsageError } from '../core/errors.js';
-import { nullable, num, readOne, readRows, text } from '../warehouse/read-rows.js';
+import { readOne, readRows, text, maybeNum, maybeText } from '../warehouse/read-rows.js';
 import type { Pair, SessionCaptures } from './types.js';
 
 const ISO = `'%Y-%m-%dT%H:%M:%SZ'`;
-const maybeNum = nullable(num);
-const maybeText = nullable(text);
 
 /** The captures of the session `date` (undefined: the latest session held) of a pair. */
 export async function readSession(conn: DuckDBConnection, pair: Pair, date: string | undefined, rangePct: number): Promise<SessionCaptures> {

@@ -6,7 +6,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { UsageError } from '../core/errors.js';
 import { checkSelectionNames } from '../core/known-names.js';
 import { heldPairs, HELD_SOURCE } from '../warehouse/held-pairs.js';
-import { nullable, num, readRow, readRows, text, textList } from '../warehouse/read-rows.js';
+import { num, readRow, readRows, text, textList, maybeNum, maybeText } from '../warehouse/read-rows.js';
 import type { CloseRow, NearestWalls, Pair, ProfileData, SeriesData, StrikeRow, TermData } from './types.js';
 
 const ISO = `'%Y-%m-%dT%H:%M:%SZ'`;
@@ -29,9 +29,6 @@ export async function resolvePair(conn: DuckDBConnection, pair: Pair): Promise<P
   checkSelectionNames({ exchanges: [wanted.exchange], symbols: [wanted.symbol] }, { pairs: held, source: HELD_SOURCE });
   return wanted;
 }
-
-const maybeNum = nullable(num);
-const maybeText = nullable(text);
 
 const STRIKE_ROW = {
   strike: num,

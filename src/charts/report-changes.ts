@@ -4,12 +4,10 @@
 // (nearest_walls within the report's range), then and now. When the latest capture is itself a close,
 // the reference is the close of the session before.
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { nullable, num, readRows, text } from '../warehouse/read-rows.js';
+import { readRows, text, maybeNum, maybeText } from '../warehouse/read-rows.js';
 import type { Pair } from './types.js';
 
 const ISO = `'%Y-%m-%dT%H:%M:%SZ'`;
-const maybeNum = nullable(num);
-const maybeText = nullable(text);
 
 /** One capture's side of the comparison. */
 export interface ChangeSide {

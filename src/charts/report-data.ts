@@ -6,7 +6,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { UsageError } from '../core/errors.js';
 import type { OnProgress } from '../core/progress.js';
 import { pairsWithLevels } from '../warehouse/held-pairs.js';
-import { nullable, num, readOne, readRow, readRows, text } from '../warehouse/read-rows.js';
+import { num, readOne, readRow, readRows, text, maybeNum, maybeText } from '../warehouse/read-rows.js';
 import { isIntraday } from './intraday.js';
 import { readCloses, readProfile, readTerm } from './read.js';
 import { readChanges, type PairChanges } from './report-changes.js';
@@ -82,9 +82,6 @@ export interface ReportRequest {
   /** Read from the archive by the caller (none: nothing waits). */
   onRecord?: ArchiveRecord;
 }
-
-const maybeNum = nullable(num);
-const maybeText = nullable(text);
 
 /** Pairs with levels held, filtered by the lists (names checked against the warehouse). */
 export async function reportPairs(conn: DuckDBConnection, request: Pick<ReportRequest, 'exchanges' | 'symbols'>): Promise<Pair[]> {

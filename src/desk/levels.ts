@@ -6,7 +6,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { Pair } from '../core/pairs.js';
 import { pairsWithLevels } from '../warehouse/held-pairs.js';
-import { nullable, num, readRow, text, type RowOf } from '../warehouse/read-rows.js';
+import { num, readRow, text, type RowOf, maybeNum, maybeText } from '../warehouse/read-rows.js';
 
 export interface LevelsRequest {
   exchanges?: string[];
@@ -27,8 +27,6 @@ export interface LevelsRequest {
 export type DeskLevels = RowOf<typeof SHAPE>;
 
 const ISO = `'%Y-%m-%dT%H:%M:%SZ'`;
-const maybeNum = nullable(num);
-const maybeText = nullable(text);
 
 const SHAPE = {
   exchange: text,

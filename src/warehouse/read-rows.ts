@@ -45,6 +45,10 @@ export function nullable<T>(column: Column<T>): Column<T | null> {
 }
 
 /** Text that must be one of `values` (a file kind, a status). */
+/** A number or text column that may be NULL: the readers' most common shapes. */
+export const maybeNum = nullable(num);
+export const maybeText = nullable(text);
+
 export function oneOf<T extends string>(values: readonly T[]): Column<T> {
   return (value) => {
     if (typeof value === 'string' && (values as readonly string[]).includes(value)) return value as T;
