@@ -1,7 +1,9 @@
 // Reliability matrix, load: consecutive daily runs with the emulator's clock advancing a day each time
 // and seeded random faults on. At the end the warehouse must equal a clean single sync of the same
 // history (table checksums), and the credits charged must equal the files archived plus the retries
-// the faults forced (and what gexwh recorded). GEXWH_SOAK_RUNS raises the number of runs (npm run soak).
+// the faults forced (and what gexwh recorded). The faults are dealt from a shuffled deck of the whole
+// palette, so every kind lands at least once: the runs go on until the deck is used (10 runs with the
+// default seed), or for GEXWH_SOAK_RUNS runs if more (npm run soak).
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FaultRule } from '../../emulator/index.js';
@@ -11,7 +13,7 @@ import { ONE_PAIR, recordedCredits, syncVia } from '../helpers/reliability.js';
 import { listFiles, startBench, type Bench } from '../helpers/sync.js';
 import { seededRandom } from '../helpers/random.js';
 
-const RUNS = Number(process.env.GEXWH_SOAK_RUNS ?? 25);
+const MIN_RUNS = Number(process.env.GEXWH_SOAK_RUNS ?? 6);
 const SEED = Number(process.env.GEXWH_SOAK_SEED ?? 42);
 
 let bench: Bench | undefined;
@@ -42,7 +44,7 @@ const PALETTE: Record<string, Palette> = {
 };
 
 describe('load', () => {
-  it(`${RUNS} consecutive daily runs with random faults end equal to one clean sync, credits = files + forced retries`, async () => {
+  it(`consecutive daily runs (at least ${MIN_RUNS}) with every kind of fault at random end equal to one clean sync, credits = files + forced retries`, async () => {
     bench = await startBench({ days: 2, symbols: ['BTC'] });
     const { emulator } = bench;
     const random = seededRandom(SEED);
@@ -51,13 +53,18 @@ describe('load', () => {
     let injected = 0;
     let failedRuns = 0;
     const kinds = Object.keys(PALETTE);
+    const deal = deck(kinds, random);
+    const dealt = new Set<string>();
 
-    for (let run = 0; run < RUNS; run++) {
+    let run = 0;
+    for (; run < MIN_RUNS || dealt.size < kinds.length; run++) {
       if (run > 0) emulator.clock.advance(24 * 3600 * 1000);
       const newest = addDays('2026-03-10', run); // the session this run downloads for the first time
-      const faults = Math.floor(random() * 3); // 0, 1 or 2 faults this run
+      const faults = Math.floor(random() * 4); // 0 to 3 faults this run
       for (let i = 0; i < faults; i++) {
-        const { rule, forced: cost } = PALETTE[pick(kinds)]!(newest, pick(FILES));
+        const kind = deal();
+        dealt.add(kind);
+        const { rule, forced: cost } = PALETTE[kind]!(newest, pick(FILES));
         emulator.faults.add(rule);
         injected++;
         forced += cost;
@@ -87,7 +94,22 @@ describe('load', () => {
     for (const file of await listFiles(bench.dir)) expect(readFileSync(file).includes(emulator.keys.pro), file).toBe(false);
     expect(emulator.counters.storageTripwire).toBe(0);
     console.info(
-      `load: ${RUNS} daily runs, ${injected} faults injected, ${failedRuns} runs ended partial, ${archived} files, ${charged} credits (${forced} forced by faults), 0 rows lost, 0 duplicates`,
+      `load: ${run} daily runs, ${injected} faults injected, ${failedRuns} runs ended partial, ${archived} files, ${charged} credits (${forced} forced by faults), 0 rows lost, 0 duplicates`,
     );
   }, 180_000);
 });
+
+/** Draws the items in a shuffled order, every one once before any repeats (then a new shuffle). */
+function deck<T>(items: readonly T[], random: () => number): () => T {
+  let left: T[] = [];
+  return () => {
+    if (left.length === 0) {
+      left = [...items];
+      for (let i = left.length - 1; i > 0; i--) {
+        const j = Math.floor(random() * (i + 1));
+        [left[i], left[j]] = [left[j]!, left[i]!];
+      }
+    }
+    return left.pop()!;
+  };
+}
