@@ -6,11 +6,13 @@ import type { FaultAction } from '../../emulator/index.js';
 import { addDays } from '../../src/time/dates.js';
 import { gate } from '../helpers/gate.js';
 import { consistent, inspectWarehouse } from '../helpers/invariants.js';
-import { expectRecovered, ONE_PAIR, syncVia } from '../helpers/reliability.js';
+import { expectRecovered, ONE_PAIR, syncVia, type RunResult, type SyncViaOptions } from '../helpers/reliability.js';
 import { migrateOnly, snapshotBench, startBench, type Bench, type BenchSnapshot } from '../helpers/sync.js';
 
 let bench: Bench | undefined;
-const EMULATOR = { days: 2 };
+// Small chains (4 strikes, 1 expiration): no case here depends on a file's size, and a fresh
+// emulator builds every listed file to learn its sha256.
+const EMULATOR = { days: 2, strikes: 4, expirations: 1 };
 let migrated: BenchSnapshot;
 beforeAll(async () => {
   migrated = await snapshotBench(EMULATOR, migrateOnly);
@@ -46,15 +48,20 @@ const TRANSIENT: { name: string; action: FaultAction }[] = [
 ];
 
 describe('transient 5xx and connection resets on every endpoint the sync uses', () => {
-  // One run per fault kind, with the fault on every endpoint (and the storage) at once: each is hit
-  // twice in a row before it answers, within the client's five attempts.
-  it.each(TRANSIENT)('$name twice on /me, coverage, the manifest, every file link and the storage: retried within the run at no credit', async ({ action }) => {
+  // One run with every fault kind on every endpoint (and the storage) at once: each endpoint answers
+  // 500, then 502, then 503, then drops the connection, and answers on the fifth attempt, the client's
+  // last (faults fire in the order they were added). Each kind is thus retried on each endpoint.
+  it(`${TRANSIENT.map((t) => t.name).join(', ')} in turn on /me, coverage, the manifest, the file links and the storage: retried within the run at no credit`, async () => {
     bench = await open();
-    for (const { match } of ENDPOINTS) bench.emulator.faults.add({ where: 'api', match, times: 2, action });
-    bench.emulator.faults.add({ where: 'storage', times: 2, action: action.kind === 'drop' ? action : { kind: 'status', status: 503 } });
+    for (const { action } of TRANSIENT) {
+      for (const { match } of ENDPOINTS) bench.emulator.faults.add({ where: 'api', match, times: 1, action });
+      bench.emulator.faults.add({ where: 'storage', times: 1, action: action.kind === 'drop' ? action : { kind: 'status', status: 503 } });
+    }
     const run = await syncVia(bench);
-    expect(run.ok).toBe(true);
+    expect(run.ok, run.ok ? '' : String(run.error)).toBe(true);
     expect(run.ok && run.summary.filesLoaded).toBe(6);
+    // Every fault fired: each endpoint asked once is asked four times in vain, then answers.
+    for (const { name, match } of ENDPOINTS.slice(0, 3)) expect(bench.emulator.counters.hits(match), name).toBe(TRANSIENT.length + 1);
     await expectRecovered(bench, { forcedCredits: 0 });
   });
 });
@@ -83,17 +90,6 @@ describe('faults that outlast the retries', () => {
     expect(await listDir(bench.dir)).toEqual([]);
     await expectRecovered(bench, { forcedCredits: 0 });
   });
-
-  it('manifest listing down for good: the run is recorded as failed and spends no credit', async () => {
-    bench = await open();
-    bench.emulator.faults.add({ where: 'api', match: ENDPOINTS[2]!.match, times: Infinity, action: { kind: 'status', status: 500 } });
-    const run = await syncVia(bench);
-    expect(run.ok).toBe(false);
-    const runs = await bench.query<{ outcome: string; error: string }>(`SELECT outcome, error FROM sync.runs`);
-    expect(runs).toEqual([{ outcome: 'failed', error: expect.stringMatching(/500/) }]);
-    expect(bench.emulator.counters.credits(bench.emulator.keys.pro)).toBe(0);
-    await expectRecovered(bench, { forcedCredits: 0 });
-  });
 });
 
 describe('a slow response past the timeout', () => {
@@ -112,86 +108,6 @@ describe('a slow response past the timeout', () => {
     await vi.waitFor(() => expect(bench!.emulator.counters.credits(bench!.emulator.keys.pro)).toBe(7), { timeout: 10_000, interval: 50 });
     await expectRecovered(bench, { forcedCredits: 1, recordedDelta: -1 });
   });
-
-  it('a manifest listing slower than the timeout every time fails the run cleanly', async () => {
-    bench = await open();
-    // Every ask held until the run is over, however late the coarse timer fires (see above).
-    const held = gate();
-    bench.emulator.faults.add({ where: 'api', match: ENDPOINTS[2]!.match, times: Infinity, action: { kind: 'hold', until: held.until } });
-    const run = await syncVia(bench, ONE_PAIR, { client: { timeouts: { headersMs: 250 }, retry: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 1 } } });
-    held.open();
-    expect(run.ok).toBe(false);
-    expect(String((run as { error: unknown }).error)).toMatch(/timeout|no answer/i);
-    expect(bench.emulator.counters.hits(ENDPOINTS[2]!.match)).toBe(2); // asked twice, each abandoned
-    await expectRecovered(bench, { forcedCredits: 0 });
-  });
-});
-
-describe('malformed or mistyped payloads', () => {
-  const json = (body: unknown) => JSON.stringify(body);
-  const meta = {
-    timestamp: '2026-03-11T14:07:00Z',
-    exchange: 'deribit',
-    coin: 'BTC',
-    symbol: 'BTC',
-    exchange_resolved: 'deribit',
-    market: 'crypto',
-    units: 'USD per 1% move',
-    docs_url: 'https://x.invalid',
-  };
-  const goodRow = { session_date: '2026-03-10', file: 'levels', rows: 10, bytes: 100, sha256: 'a'.repeat(64), schema_version: 1 };
-  // A payload that is not the answer at all fails the run; one that is off the spec in one pair's
-  // manifest or one coverage row skips that pair (one warning) and the run goes on.
-  const cases: { name: string; match: RegExp; body: string; skipped: boolean }[] = [
-    { name: 'malformed JSON on /me', match: ENDPOINTS[0]!.match, body: '{"data": {"tier": "pro",', skipped: false },
-    { name: 'malformed JSON on coverage', match: ENDPOINTS[1]!.match, body: 'not json at all', skipped: false },
-    { name: 'malformed JSON on the manifest', match: ENDPOINTS[2]!.match, body: '{"data": [', skipped: true },
-    {
-      name: 'coverage with wrong types',
-      match: ENDPOINTS[1]!.match,
-      body: json({
-        data: [
-          { exchange: 'deribit', symbol: 'BTC', first_ts: 5, last_ts: null, sessions: 'many', files_first_date: '2026-03-09', files_last_date: '2026-03-10' },
-        ],
-        meta: { timestamp: meta.timestamp },
-      }),
-      skipped: true,
-    },
-    { name: 'manifest rows as strings', match: ENDPOINTS[2]!.match, body: json({ data: [{ ...goodRow, rows: '10' }], meta }), skipped: true },
-    { name: 'manifest sha256 not hex', match: ENDPOINTS[2]!.match, body: json({ data: [{ ...goodRow, sha256: 'zz' }], meta }), skipped: true },
-    { name: 'manifest negative bytes', match: ENDPOINTS[2]!.match, body: json({ data: [{ ...goodRow, bytes: -1 }], meta }), skipped: true },
-    { name: 'manifest data not an array', match: ENDPOINTS[2]!.match, body: json({ data: { rows: [] }, meta }), skipped: true },
-  ];
-
-  it.each(cases.filter((c) => !c.skipped))('$name: a clear schema error, nothing loaded from it, no credit', async ({ match, body }) => {
-    bench = await open();
-    bench.emulator.faults.add({ where: 'api', match, times: 1, action: { kind: 'body', status: 200, body, contentType: 'application/json' } });
-    const run = await syncVia(bench);
-    expect(run.ok).toBe(false);
-    const error = (run as { error: unknown }).error;
-    expect(error).toBeInstanceOf(ApiSchemaError);
-    expect((error as Error).message).toMatch(/^\/(me|history)/);
-    expect((error as Error).message).not.toContain(bench.emulator.keys.pro);
-    expect(bench.emulator.counters.credits(bench.emulator.keys.pro)).toBe(0);
-    await expectRecovered(bench, { forcedCredits: 0 });
-  });
-
-  it.each(cases.filter((c) => c.skipped))(
-    '$name: the pair is skipped with a warning naming the field, nothing loaded from it, no credit',
-    async ({ match, body }) => {
-      bench = await open();
-      bench.emulator.faults.add({ where: 'api', match, times: 1, action: { kind: 'body', status: 200, body, contentType: 'application/json' } });
-      const run = await syncVia(bench);
-      expect(run.ok).toBe(true);
-      expect(run.summary?.skippedPairs).toEqual([
-        { exchange: 'deribit', symbol: 'BTC', reason: expect.stringMatching(/(first_ts|\/history\/files\/deribit\/BTC)/) },
-      ]);
-      expect(run.summary?.warnings).toContainEqual(expect.stringMatching(/^coverage row deribit\/BTC skipped: /));
-      expect(JSON.stringify(run.summary)).not.toContain(bench.emulator.keys.pro);
-      expect(bench.emulator.counters.credits(bench.emulator.keys.pro)).toBe(0);
-      await expectRecovered(bench, { forcedCredits: 0 });
-    },
-  );
 });
 
 describe('a manifest page that repeats or skips rows', () => {
@@ -209,27 +125,6 @@ describe('a manifest page that repeats or skips rows', () => {
     expect(run.ok).toBe(true);
     const [stats] = await bench.query<{ n: number; keys: number }>(`SELECT count(*)::INT n, count(DISTINCT (session_date, file))::INT keys FROM sync.manifest`);
     expect(stats).toEqual({ n: 6, keys: 6 });
-    await expectRecovered(bench, { forcedCredits: 0 });
-  });
-
-  it('a full page served again instead of the next one: the listing stops with a clear error, no credit', async () => {
-    bench = await open();
-    const page = await pageOf(bench);
-    // A full 400-row page (the spec's maximum), answered to every listing request whatever its end.
-    const full = {
-      ...page,
-      data: Array.from({ length: 400 }, (_, i) => ({ ...page.data[0]!, session_date: addDays('2026-03-10', -Math.floor(i / 3)), file: FILES[i % 3] })),
-    };
-    bench.emulator.faults.add({
-      where: 'api',
-      match: ENDPOINTS[2]!.match,
-      times: Infinity,
-      action: { kind: 'body', status: 200, body: JSON.stringify(full), contentType: 'application/json' },
-    });
-    const run = await syncVia(bench);
-    expect(run.ok).toBe(true);
-    expect(run.summary?.skippedPairs[0]?.reason).toMatch(/paging made no progress/);
-    expect(bench.emulator.counters.credits(bench.emulator.keys.pro)).toBe(0);
     await expectRecovered(bench, { forcedCredits: 0 });
   });
 
@@ -286,17 +181,143 @@ describe('quota headers', () => {
     expect(run.ok && run.summary.filesDeferred).toBe(0);
     await expectRecovered(bench, { forcedCredits: 0, key: emulator.keys.admin });
   });
+});
 
-  it('/me saying 0 credits left: nothing is asked for, everything deferred, exit ok', async () => {
-    bench = await open();
-    const { emulator } = bench;
-    emulator.setQuota(emulator.keys.pro, { creditsUsed: 200 });
-    const run = await syncVia(bench);
+describe('faults met before any file is paid', () => {
+  const json = (body: unknown) => JSON.stringify(body);
+  const meta = {
+    timestamp: '2026-03-11T14:07:00Z',
+    exchange: 'deribit',
+    coin: 'BTC',
+    symbol: 'BTC',
+    exchange_resolved: 'deribit',
+    market: 'crypto',
+    units: 'USD per 1% move',
+    docs_url: 'https://x.invalid',
+  };
+  const goodRow = { session_date: '2026-03-10', file: 'levels', rows: 10, bytes: 100, sha256: 'a'.repeat(64), schema_version: 1 };
+  const answer =
+    (match: RegExp, body: string, times = 1) =>
+    (b: Bench) =>
+      b.emulator.faults.add({ where: 'api', match, times, action: { kind: 'body', status: 200, body, contentType: 'application/json' } });
+
+  /** A payload that is not the answer at all fails the run with a schema error naming the endpoint. */
+  const schemaError = (run: RunResult, b: Bench) => {
+    expect(run.ok).toBe(false);
+    const error = (run as { error: unknown }).error;
+    expect(error).toBeInstanceOf(ApiSchemaError);
+    expect((error as Error).message).toMatch(/^\/(me|history)/);
+    expect((error as Error).message).not.toContain(b.emulator.keys.pro);
+  };
+  /** One off the spec in one pair's manifest or coverage row skips that pair (one warning); the run goes on. */
+  const pairSkipped = (run: RunResult, b: Bench) => {
     expect(run.ok).toBe(true);
-    expect(run.ok && run.summary.filesDeferred).toBe(6);
-    expect(emulator.counters.hits(ENDPOINTS[3]!.match)).toBe(0);
-    emulator.setQuota(emulator.keys.pro, { creditsUsed: 0 });
-    await expectRecovered(bench, { forcedCredits: 0 });
+    expect(run.summary?.skippedPairs).toEqual([
+      { exchange: 'deribit', symbol: 'BTC', reason: expect.stringMatching(/(first_ts|\/history\/files\/deribit\/BTC)/) },
+    ]);
+    expect(run.summary?.warnings).toContainEqual(expect.stringMatching(/^coverage row deribit\/BTC skipped: /));
+    expect(JSON.stringify(run.summary)).not.toContain(b.emulator.keys.pro);
+  };
+
+  interface Case {
+    name: string;
+    fault(b: Bench): void | Promise<void> | (() => void);
+    options?: SyncViaOptions;
+    check(run: RunResult, b: Bench, listingAsks: number): void | Promise<void>;
+  }
+  const cases: Case[] = [
+    { name: 'malformed JSON on /me', fault: answer(ENDPOINTS[0]!.match, '{"data": {"tier": "pro",'), check: schemaError },
+    { name: 'malformed JSON on coverage', fault: answer(ENDPOINTS[1]!.match, 'not json at all'), check: schemaError },
+    { name: 'malformed JSON on the manifest', fault: answer(ENDPOINTS[2]!.match, '{"data": ['), check: pairSkipped },
+    {
+      name: 'coverage with wrong types',
+      fault: answer(
+        ENDPOINTS[1]!.match,
+        json({
+          data: [
+            { exchange: 'deribit', symbol: 'BTC', first_ts: 5, last_ts: null, sessions: 'many', files_first_date: '2026-03-09', files_last_date: '2026-03-10' },
+          ],
+          meta: { timestamp: meta.timestamp },
+        }),
+      ),
+      check: pairSkipped,
+    },
+    { name: 'manifest rows as strings', fault: answer(ENDPOINTS[2]!.match, json({ data: [{ ...goodRow, rows: '10' }], meta })), check: pairSkipped },
+    { name: 'manifest sha256 not hex', fault: answer(ENDPOINTS[2]!.match, json({ data: [{ ...goodRow, sha256: 'zz' }], meta })), check: pairSkipped },
+    { name: 'manifest negative bytes', fault: answer(ENDPOINTS[2]!.match, json({ data: [{ ...goodRow, bytes: -1 }], meta })), check: pairSkipped },
+    { name: 'manifest data not an array', fault: answer(ENDPOINTS[2]!.match, json({ data: { rows: [] }, meta })), check: pairSkipped },
+    {
+      name: 'manifest listing down for good: the run is recorded as failed',
+      fault: (b) => b.emulator.faults.add({ where: 'api', match: ENDPOINTS[2]!.match, times: Infinity, action: { kind: 'status', status: 500 } }),
+      async check(run, b) {
+        expect(run.ok).toBe(false);
+        const runs = await b.query<{ outcome: string; error: string }>(`SELECT outcome, error FROM sync.runs ORDER BY run_id DESC LIMIT 1`);
+        expect(runs).toEqual([{ outcome: 'failed', error: expect.stringMatching(/500/) }]);
+      },
+    },
+    {
+      // Every ask held until the run is over, however late the client's coarse 250 ms headers timer fires.
+      name: 'a manifest listing slower than the timeout every time fails the run cleanly',
+      fault(b) {
+        const held = gate();
+        b.emulator.faults.add({ where: 'api', match: ENDPOINTS[2]!.match, times: Infinity, action: { kind: 'hold', until: held.until } });
+        return () => held.open();
+      },
+      options: { client: { timeouts: { headersMs: 250 }, retry: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 1 } } },
+      check(run, _b, listingAsks) {
+        expect(run.ok).toBe(false);
+        expect(String((run as { error: unknown }).error)).toMatch(/timeout|no answer/i);
+        expect(listingAsks).toBe(2); // asked twice, each abandoned
+      },
+    },
+    {
+      // A full 400-row page (the spec's maximum), answered to every listing request whatever its end.
+      name: 'a full manifest page served again instead of the next one: the listing stops with a clear error',
+      async fault(b) {
+        const page = await pageOf(b);
+        const data = Array.from({ length: 400 }, (_, i) => ({ ...page.data[0]!, session_date: addDays('2026-03-10', -Math.floor(i / 3)), file: FILES[i % 3] }));
+        answer(ENDPOINTS[2]!.match, JSON.stringify({ ...page, data }), Infinity)(b);
+      },
+      check(run) {
+        expect(run.ok).toBe(true);
+        expect(run.summary?.skippedPairs[0]?.reason).toMatch(/paging made no progress/);
+      },
+    },
+    {
+      name: '/me saying 0 credits left: nothing is asked for, everything deferred, exit ok',
+      fault(b) {
+        b.emulator.setQuota(b.emulator.keys.pro, { creditsUsed: 200 });
+        return () => b.emulator.setQuota(b.emulator.keys.pro, { creditsUsed: 0 });
+      },
+      check(run) {
+        expect(run.ok).toBe(true);
+        expect(run.ok && run.summary.filesDeferred).toBe(6);
+      },
+    },
+  ];
+
+  // These runs pay for nothing and leave at most a run's record, so they follow one another on one
+  // warehouse (each checked on its own), and one recovery run ends them: it completes and pays one
+  // credit per file.
+  it(`${cases.length} faults (malformed and mistyped payloads, the listing down or too slow or repeating a page, /me at 0 credits), one run each: each ends as it should, no link asked, no credit; the next run completes`, async () => {
+    bench = await open();
+    const b = bench;
+    for (const c of cases) {
+      const listingBefore = b.emulator.counters.hits(ENDPOINTS[2]!.match);
+      const undo = await c.fault(b);
+      const run = await syncVia(b, ONE_PAIR, c.options ?? {});
+      if (typeof undo === 'function') undo();
+      b.emulator.faults.clear();
+      try {
+        await c.check(run, b, b.emulator.counters.hits(ENDPOINTS[2]!.match) - listingBefore);
+        expect(b.emulator.counters.hits(ENDPOINTS[3]!.match)).toBe(0);
+        expect(b.emulator.counters.credits(b.emulator.keys.pro)).toBe(0);
+      } catch (error) {
+        (error as Error).message = `${c.name}: ${(error as Error).message}`;
+        throw error;
+      }
+    }
+    await expectRecovered(b, { forcedCredits: 0 });
   });
 });
 
