@@ -1,12 +1,12 @@
-// Reliability matrix, a damaged or lost DuckDB file (issue 6), through the built CLI as cron runs it:
-// status says clearly what happened and that the archive is intact; `gexwh rebuild` keeps the damaged
+// Reliability matrix, a damaged or lost DuckDB file (issue 6), through the CLI's code in this process
+// (every check is an exit code, output or the files left; no signal or lock): status says clearly what happened and that the archive is intact; `gexwh rebuild` keeps the damaged
 // file aside and recreates the same tables from the archive alone; the next sync spends no credit.
 import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../emulator/index.js';
-import { runCli } from '../helpers/cli.js';
+import { runCliInProcess as runCli } from '../helpers/cli.js';
 import { consistent, inspectWarehouse, tableChecksums } from '../helpers/invariants.js';
 import { snapshotFolder, type FolderSnapshot } from '../helpers/snapshot.js';
 import { listFiles } from '../helpers/sync.js';
@@ -18,7 +18,7 @@ let dir: string;
 let synced: { ws: ReturnType<typeof workspace>; snapshot: FolderSnapshot; before: Record<string, string>; archived: string[] };
 
 beforeAll(async () => {
-  emulator = await startEmulator({ now: '2026-03-11T14:07:00Z', days: 2, expirations: 3, strikes: 12, seed: 9, symbols: ['BTC'] });
+  emulator = await startEmulator({ now: '2026-03-11T14:07:00Z', days: 2, expirations: 1, strikes: 4, seed: 9, symbols: ['BTC'] });
   dir = mkdtempSync(join(tmpdir(), 'gexwh-damaged-'));
   const ws = workspace();
   const first = await runCli(ws.sync, { env: env(emulator.keys.trial) });
@@ -91,7 +91,7 @@ describe('a damaged DuckDB file', () => {
       await expectFreeSync(ws, key, credits, before);
     },
     180_000,
-  ); // its own: 5 CLI runs on a damaged file; 52-60 s at load 10-15
+  ); // its own: 5 CLI runs on a damaged file (52-60 s at load 10-15 as child processes)
 });
 
 describe('a lost DuckDB file', () => {
@@ -105,7 +105,7 @@ describe('a lost DuckDB file', () => {
     expect(JSON.parse(rebuilt.stdout)).toMatchObject({ source: 'archive', files_reloaded: archived.length, problems: [], damaged_copies: [], skipped: [] });
     expect(await tableChecksums(ws.db)).toEqual(before);
     await expectFreeSync(ws, key, credits, before);
-  }, 180_000); // its own: timed out at 60 s at load 10-15
+  }, 180_000); // its own: timed out at 60 s at load 10-15 (as child processes)
 
   it('a broken archived file: exit 4 naming it; every other file is loaded', async () => {
     const key = emulator.keys.cryptoOnly;
