@@ -121,7 +121,7 @@ function journalOf(files: Record<string, unknown>[], extra: object = {}): object
 }
 
 beforeAll(async () => {
-  emulator = await startEmulator({ now: '2026-03-11T14:07:00Z', days: 3, expirations: 3, strikes: 12, seed: 11, symbols: ['BTC'] });
+  emulator = await startEmulator({ now: '2026-03-11T14:07:00Z', days: 3, expirations: 1, strikes: 4, seed: 11, symbols: ['BTC'] });
   dir = mkdtempSync(join(tmpdir(), 'gexwh-trust-'));
   const source = join(dir, 'source');
   const synced = await cli(['sync', '--db', join(source, 'gex.duckdb'), '--archive', join(source, 'raw'), ...ONE_PAIR_ARGS], { env: admin() });
