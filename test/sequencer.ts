@@ -4,7 +4,7 @@
 // runs the rest of the suite beside them, instead of one of them running alone at the end.
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
-const FIRST = ['test/emulator/sixty-day-sync.test.ts'];
+const FIRST: string[] = [];
 
 export default class LongestFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {

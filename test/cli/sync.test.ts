@@ -1,6 +1,8 @@
-// The sync as cron runs it: the built CLI in a child process against the in-process emulator.
-// Exit codes, the lock, kill -9 during a load, bad input, and the key never printed. Another process
-// holding the DuckDB file is test/reliability/process.test.ts's.
+// The sync as cron runs it: the built CLI in a child process against the in-process emulator, for the
+// first run, the lock's holder, kill -9 during a load and what the binary itself refuses; the runs
+// that only check an exit code, output or JSON run the same code in this process. Exit codes, the
+// lock, kill -9, bad input, and the key never printed. Another process holding the DuckDB file is
+// test/reliability/process.test.ts's.
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -8,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../emulator/index.js';
 import { openWarehouse } from '../../src/warehouse/index.js';
 import { runCli, runCliInProcess } from '../helpers/cli.js';
+import { gate } from '../helpers/gate.js';
 
 let emulator: Emulator;
 let dir: string;
@@ -47,7 +50,9 @@ describe('gexwh sync (CLI)', () => {
     const first = await runCli(['sync', '--db', ws.db, '--archive', ws.archive, '--exchange', 'deribit', '--symbol', 'BTC'], { env: env() });
     expect(first.code).toBe(0);
     expect(first.stdout).toMatch(/^created a new warehouse at .*gex\.duckdb\nsync ok: 9 file\(s\) loaded/);
-    const second = await runCli(['sync', '--json', '--db', ws.db, '--archive', ws.archive, '--exchange', 'deribit', '--symbol', 'BTC'], { env: env() });
+    const second = await runCliInProcess(['sync', '--json', '--db', ws.db, '--archive', ws.archive, '--exchange', 'deribit', '--symbol', 'BTC'], {
+      env: env(),
+    });
     expect(second.code).toBe(0);
     const summary = JSON.parse(second.stdout) as { credits_spent: number; requests_spent: number; files_loaded: number };
     expect(summary).toMatchObject({ credits_spent: 0, requests_spent: 0, files_loaded: 0 });
@@ -57,7 +62,7 @@ describe('gexwh sync (CLI)', () => {
   it('plan spends no credit and lists the files', async () => {
     const ws = workspace();
     const before = emulator.counters.credits(emulator.keys.admin);
-    const result = await runCli(['plan', '--db', ws.db, '--archive', ws.archive, '--exchange', 'tradfi'], { env: env(emulator.keys.admin) });
+    const result = await runCliInProcess(['plan', '--db', ws.db, '--archive', ws.archive, '--exchange', 'tradfi'], { env: env(emulator.keys.admin) });
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/tradfi\s+SPY\s+6\s+0\s+6\s/); // 2026-03-08 is a Sunday: 2 sessions × 3 files
     expect(result.stdout).toMatch(/credits available: unlimited/);
@@ -74,24 +79,29 @@ describe('gexwh sync (CLI)', () => {
     expect(blocked.code).toBe(5);
     expect(blocked.stderr).toContain(String(process.pid));
     rmSync(`${ws.db}.lock`);
-    const after = await runCli(args, { env: env() });
+    const after = await runCliInProcess(args, { env: env() });
     expect(after.code, after.stderr).toBe(0);
   });
 
   it('a sync started while another runs exits 5; the first completes', async () => {
     const ws = workspace();
     const args = ['sync', '--db', ws.db, '--archive', ws.archive, '--exchange', 'deribit', '--symbol', 'BTC'];
-    // The first sync holds its lock while its downloads wait on slow storage; the second starts only
-    // once the lock file exists, so the outcome does not hang on which process Node starts first.
-    emulator.faults.add({ where: 'storage', times: 4, action: { kind: 'delay', ms: 6000 } });
+    // The first sync (a child: the lock names its pid) holds its lock while its first downloads (as
+    // many as it runs at once) are held until the second has ended; the second starts only once the
+    // lock file exists, so the outcome does not hang on which process Node starts first. A second run
+    // let past the lock downloads freely and ends with exit 0.
+    const release = gate();
+    emulator.faults.add({ where: 'storage', times: 4, action: { kind: 'hold', until: release.until } });
     try {
       const first = runCli(args, { env: env() });
       await waitFor(() => existsSync(`${ws.db}.lock`), 30_000);
-      const second = await runCli(args, { env: env() });
+      const second = await runCliInProcess(args, { env: env() });
+      release.open();
       expect(second.code, second.stderr).toBe(5);
       const done = await first;
       expect(done.code, done.stderr).toBe(0);
     } finally {
+      release.open();
       emulator.faults.clear();
     }
   });
@@ -111,7 +121,7 @@ describe('gexwh sync (CLI)', () => {
       },
     });
     expect(killed.signal).toBe('SIGKILL');
-    const next = await runCli(args, { env: env(emulator.keys.trial) });
+    const next = await runCliInProcess(args, { env: env(emulator.keys.trial) });
     expect(next.code, next.stderr).toBe(0);
     expect(emulator.counters.credits(emulator.keys.trial) - creditsBefore).toBe(9);
     expect(await count(ws.db, `SELECT count(*) FROM sync.files WHERE status = 'loaded'`)).toBe(9);
@@ -174,7 +184,7 @@ describe('the key file', () => {
     const ws = workspace();
     const keyFile = join(dir, 'key.txt');
     writeFileSync(keyFile, `${emulator.keys.pro}\n`, { mode: 0o600 });
-    const result = await runCli(['me', '--api-key-file', keyFile, '--json'], { env: { GEX_BASE_URL: emulator.baseUrl } });
+    const result = await runCliInProcess(['me', '--api-key-file', keyFile, '--json'], { env: { GEX_BASE_URL: emulator.baseUrl } });
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({ tier: 'pro' });
     expect(readFileSync(keyFile, 'utf8')).toContain('gex_');

@@ -1,24 +1,32 @@
 // Failures a user can cause or meet, as they meet them through the CLI: each says what happened, names
 // the path or host, and says what to do, with its own exit code (2: fix the input; 6: the API or
 // storage is down, nothing was lost) instead of "unexpected failure" (exit 1). In this process (the
-// code the binary runs): no case needs a child's lifetime.
+// code the binary runs): no case needs a child's lifetime. The client's retries wait no jitter here
+// (its random draw is 0): the cases that exhaust them check what is said after 5 attempts, not how
+// long they waited (test/api/ holds the backoff).
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi, type MockInstance } from 'vitest';
+import { DEFAULT_RETRY_POLICY } from '../../src/api/retry.js';
 import { runCliInProcess } from '../helpers/cli.js';
 import { startBench, type Bench } from '../helpers/sync.js';
 
 let bench: Bench;
 let env: Record<string, string>;
 let local: string[];
+let noJitter: MockInstance<() => number>;
 beforeAll(async () => {
+  noJitter = vi.spyOn(DEFAULT_RETRY_POLICY, 'random').mockReturnValue(0);
   bench = await startBench({ days: 2 });
   await bench.sync({ exchange: 'deribit', symbol: 'BTC' });
   env = { GEX_BASE_URL: bench.emulator.baseUrl, GEX_API_KEY: bench.emulator.keys.pro };
   local = ['--db', bench.dbPath, '--archive', bench.archive];
 });
-afterAll(() => bench.close());
+afterAll(async () => {
+  noJitter.mockRestore();
+  await bench.close();
+});
 
 interface JsonError {
   error: { code: string; message: string; hint: Record<string, unknown> | null; exitCode: number };
