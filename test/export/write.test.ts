@@ -5,7 +5,7 @@
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { EXPORT_TABLES, exportOn, exportWarehouse, normalizeExportOptions, onlyFileIn, partitionPath } from '../../src/export/export.js';
 import { loadFiles } from '../../src/warehouse/loader.js';
 import { openWarehouse, type Warehouse } from '../../src/warehouse/open.js';
@@ -14,6 +14,7 @@ import { FILE_KINDS } from '../../src/core/file-kinds.js';
 import { copyRuns, stalePartitions, type ExportedPartition, type Partition } from '../../src/export/copy-runs.js';
 import { ledgerPartitions, scannedPartitions, tableLayout } from '../../src/export/partitions.js';
 import { localTarget } from '../../src/export/target.js';
+import { snapshotFolder, type FolderSnapshot } from '../helpers/snapshot.js';
 
 const part = (exchange: string, symbol: string, sessionDate: string, fingerprint = 'f'): Partition => ({ exchange, symbol, sessionDate, rows: 1, fingerprint });
 
@@ -174,8 +175,15 @@ async function rowsSelectedBy(wh: Warehouse, copy: { sql: string; params: unknow
   return reader.getRowsJS().map((row) => row.map(String));
 }
 
-beforeEach(async () => {
+// The warehouse every write test starts from (three sessions of bybit BTC, every file kind loaded) is
+// built once per file and put back at the same path before each test: the loaded file paths it records
+// stay true, and no test sees another's writes.
+let loaded: FolderSnapshot;
+
+beforeAll(async () => {
   ({ dir, cleanup } = makeTempDir());
+  dir = join(dir, 'case');
+  mkdirSync(dir);
   dbPath = join(dir, 'gex.duckdb');
   outDir = join(dir, 'out');
   await withDb(async (wh) => {
@@ -185,9 +193,15 @@ beforeEach(async () => {
     );
     expect(report.failed).toEqual([]);
   });
+  loaded = snapshotFolder(dir);
 });
 
-afterEach(() => cleanup());
+beforeEach(() => loaded.restore());
+
+afterAll(() => {
+  loaded?.remove();
+  cleanup();
+});
 
 describe('the partitioned write', () => {
   it('files keep the partition columns, in the table’s column order', async () => {
