@@ -1,18 +1,18 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { restoredEachTest } from '../helpers/restored-dir.js';
 import { UsageError } from '../../src/core/errors.js';
 import { exportWarehouse, partitionPath, type ExportOptions } from '../../src/export/export.js';
 import { loadFiles, type LoadInput } from '../../src/warehouse/loader.js';
 import { openWarehouse, type Warehouse } from '../../src/warehouse/open.js';
-import { BTC, levelsRows, makeTempDir, query, writeFixture, type Market } from '../warehouse/fixtures.js';
+import { BTC, levelsRows, query, writeFixture, type Market } from '../warehouse/fixtures.js';
 import { FILE_KINDS } from '../../src/core/file-kinds.js';
 
 const BTC2: Market = { ...BTC, sessionDate: '2026-11-21' };
 const SPY: Market = { exchange: 'tradfi', symbol: 'SPY', sessionDate: '2026-11-20' };
 
 let dir: string;
-let cleanup: () => void;
 let dbPath: string;
 let outDir: string;
 
@@ -48,14 +48,17 @@ function allFiles(root: string): string[] {
 
 const run = (extra: Partial<ExportOptions> = {}) => exportWarehouse({ dbPath, outDir, ...extra });
 
-beforeEach(async () => {
-  ({ dir, cleanup } = makeTempDir());
-  dbPath = join(dir, 'gex.duckdb');
-  outDir = join(dir, 'out');
-  await load([BTC, BTC2, SPY].flatMap((market) => FILE_KINDS.map((kind) => writeFixture(dir, kind, market))));
+// Every test starts from the same loaded warehouse (BTC's two sessions, SPY's one), built once per file.
+const loaded = restoredEachTest(async (folder) => {
+  dbPath = join(folder, 'gex.duckdb');
+  await load([BTC, BTC2, SPY].flatMap((market) => FILE_KINDS.map((kind) => writeFixture(folder, kind, market))));
 });
 
-afterEach(() => cleanup());
+beforeEach(() => {
+  dir = loaded.path;
+  dbPath = join(dir, 'gex.duckdb');
+  outDir = join(dir, 'out');
+});
 
 /** Per-partition counts and sums, and the rows that differ between table and export (both ways). */
 async function compareWithTables(format: 'parquet' | 'csv'): Promise<void> {

@@ -5,7 +5,7 @@
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { EXPORT_TABLES, exportOn, exportWarehouse, normalizeExportOptions, onlyFileIn, partitionPath } from '../../src/export/export.js';
 import { loadFiles } from '../../src/warehouse/loader.js';
 import { openWarehouse, type Warehouse } from '../../src/warehouse/open.js';
@@ -14,6 +14,7 @@ import { FILE_KINDS } from '../../src/core/file-kinds.js';
 import { copyRuns, stalePartitions, type ExportedPartition, type Partition } from '../../src/export/copy-runs.js';
 import { ledgerPartitions, scannedPartitions, tableLayout } from '../../src/export/partitions.js';
 import { localTarget } from '../../src/export/target.js';
+import { restoredEachTest } from '../helpers/restored-dir.js';
 
 const part = (exchange: string, symbol: string, sessionDate: string, fingerprint = 'f'): Partition => ({ exchange, symbol, sessionDate, rows: 1, fingerprint });
 
@@ -100,7 +101,6 @@ describe('onlyFileIn', () => {
 });
 
 let dir: string;
-let cleanup: () => void;
 let dbPath: string;
 let outDir: string;
 const BTC2: Market = { ...BTC, sessionDate: '2026-11-21' };
@@ -174,20 +174,26 @@ async function rowsSelectedBy(wh: Warehouse, copy: { sql: string; params: unknow
   return reader.getRowsJS().map((row) => row.map(String));
 }
 
-beforeEach(async () => {
-  ({ dir, cleanup } = makeTempDir());
-  dbPath = join(dir, 'gex.duckdb');
-  outDir = join(dir, 'out');
-  await withDb(async (wh) => {
+// The warehouse every write test starts from (three sessions of bybit BTC, every file kind loaded),
+// built once per file and put back before each test.
+const loaded = restoredEachTest(async (folder) => {
+  const wh = await openWarehouse(join(folder, 'gex.duckdb'));
+  try {
     const report = await loadFiles(
       wh.connection,
-      [BTC, BTC2, BTC3].flatMap((market) => FILE_KINDS.map((kind) => writeFixture(dir, kind, market))),
+      [BTC, BTC2, BTC3].flatMap((market) => FILE_KINDS.map((kind) => writeFixture(folder, kind, market))),
     );
     expect(report.failed).toEqual([]);
-  });
+  } finally {
+    wh.close();
+  }
 });
 
-afterEach(() => cleanup());
+beforeEach(() => {
+  dir = loaded.path;
+  dbPath = join(dir, 'gex.duckdb');
+  outDir = join(dir, 'out');
+});
 
 describe('the partitioned write', () => {
   it('files keep the partition columns, in the table’s column order', async () => {

@@ -32,10 +32,18 @@ afterAll(async () => {
 });
 
 describe('fresh sync', () => {
-  it('downloads every planned file once, loads it, and the tables hold the emulator numbers', async () => {
+  it('downloads every planned file once, loads it, and the tables hold the emulator numbers; the key never reaches storage, the warehouse or the archive', async () => {
     bench = await startBench();
     const { emulator } = bench;
     const summary = await bench.sync(ONE_PAIR);
+
+    // The key: never sent to storage, never written to the warehouse or the archive.
+    expect(emulator.counters.storageTripwire).toBe(0);
+    expect(emulator.counters.storageHits).toBeGreaterThanOrEqual(9);
+    const key = Buffer.from(emulator.keys.pro);
+    for (const file of await listFiles(bench.dir)) {
+      expect(readFileSync(file).includes(key), file).toBe(false);
+    }
 
     // 3 days of history: 3 completed sessions × 3 files, each paid exactly once.
     expect(summary.outcome).toBe('ok');
@@ -242,7 +250,8 @@ describe('manifest paging', () => {
 });
 
 describe('faults', () => {
-  it('503 bursts on the API and on storage are recovered with no extra credit', async () => {
+  // One sync with every recoverable fault: each is recovered, none costs a credit more.
+  it('503 bursts on the API and on storage, and a body corrupted once (fetched again on the same link), are recovered with no extra credit', async () => {
     bench = await empty.start();
     const { emulator } = bench;
     emulator.faults.add({
@@ -251,21 +260,17 @@ describe('faults', () => {
       times: 3,
       action: { kind: 'status', status: 503, error: 'files_unavailable' },
     });
+    emulator.faults.add({ where: 'storage', match: /levels/, times: 1, action: { kind: 'corrupt' } });
     emulator.faults.add({ where: 'storage', times: 3, action: { kind: 'status', status: 503 } });
     emulator.faults.add({ where: 'api', match: /\/history\/files\/deribit\/BTC$/, times: 2, action: { kind: 'status', status: 500 } });
     const summary = await bench.sync(ONE_PAIR);
     expect(summary.filesLoaded).toBe(9);
-    expect(emulator.counters.credits(emulator.keys.pro)).toBe(9);
-  });
-
-  it('a body corrupted once is fetched again on the same link and loaded, at no extra credit', async () => {
-    bench = await empty.start();
-    const { emulator } = bench;
-    emulator.faults.add({ where: 'storage', match: /levels/, times: 1, action: { kind: 'corrupt' } });
-    const summary = await bench.sync(ONE_PAIR);
-    expect(summary.filesLoaded).toBe(9);
     expect(summary.filesFailed).toEqual([]);
     expect(emulator.counters.credits(emulator.keys.pro)).toBe(9);
+    // Every fault fired: 3 + 2 failed API calls, 3 storage 503s and the corrupt body, each tried again.
+    expect(emulator.counters.hits(/\/history\/files\/deribit\/BTC\/\d/)).toBe(9 + 3);
+    expect(emulator.counters.hits(/\/history\/files\/deribit\/BTC$/)).toBe(1 + 2);
+    expect(emulator.counters.storageHits).toBe(9 + 3 + 1);
   });
 
   it('a body always corrupted ends as failed_verify, partial outcome, every other file loaded', async () => {
@@ -303,19 +308,8 @@ describe('faults', () => {
   });
 });
 
+// That the key never reaches storage, the warehouse or the archive: the fresh sync's test above.
 describe('the key', () => {
-  it('never reaches storage, the warehouse or the archive', async () => {
-    bench = await empty.start();
-    const { emulator } = bench;
-    await bench.sync(ONE_PAIR);
-    expect(emulator.counters.storageTripwire).toBe(0);
-    expect(emulator.counters.storageHits).toBeGreaterThanOrEqual(9);
-    const key = Buffer.from(emulator.keys.pro);
-    for (const file of await listFiles(bench.dir)) {
-      expect(readFileSync(file).includes(key), file).toBe(false);
-    }
-  });
-
   it('a Location to a non-loopback http URL or another scheme is refused unsent', async () => {
     bench = await empty.start();
     const { emulator } = bench;

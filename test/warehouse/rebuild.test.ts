@@ -1,34 +1,37 @@
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { restoredEachTest } from '../helpers/restored-dir.js';
 import { LockError, UsageError } from '../../src/core/errors.js';
 import { recordFileStatus, listLedger, type LedgerRow } from '../../src/warehouse/ledger.js';
 import { acquireSyncLock } from '../../src/warehouse/lock.js';
 import { chooseVersion, rebuildWarehouse } from '../../src/warehouse/rebuild.js';
 import { seedArchive, tableChecksums, withDb, writeArchived } from './archive-fixtures.js';
-import { BTC, levelsRows, makeTempDir, query, type Market } from './fixtures.js';
+import { BTC, levelsRows, query, type Market } from './fixtures.js';
 
 const BTC2: Market = { ...BTC, sessionDate: '2026-11-21' };
 const SPY: Market = { exchange: 'tradfi', symbol: 'SPY', sessionDate: '2026-11-20' };
 
 let dir: string;
-let cleanup: () => void;
 let dbPath: string;
 let archive: string;
 
-beforeEach(async () => {
-  ({ dir, cleanup } = makeTempDir());
-  dbPath = join(dir, 'gex.duckdb');
-  archive = join(dir, 'raw');
-  await seedArchive(dbPath, archive, [BTC, BTC2, SPY]);
-  await withDb(dbPath, async (wh) => {
+// Every test starts from the same archive and warehouse, built once per file.
+const seeded = restoredEachTest(async (folder) => {
+  const db = join(folder, 'gex.duckdb');
+  await seedArchive(db, join(folder, 'raw'), [BTC, BTC2, SPY]);
+  await withDb(db, async (wh) => {
     // A /history/levels fill of a session without a levels file: not in the archive, kept.
     await wh.connection.run(`INSERT INTO levels (exchange, symbol, session_date, timestamp_utc, type, expiration, spot, source)
                              VALUES ('tradfi', 'SPY', DATE '2026-11-23', TIMESTAMPTZ '2026-11-23T15:00:00Z', 'intraday', 'TOTAL', 601, 'api')`);
   });
 });
 
-afterEach(() => cleanup());
+beforeEach(() => {
+  dir = seeded.path;
+  dbPath = join(dir, 'gex.duckdb');
+  archive = join(dir, 'raw');
+});
 
 describe('rebuildWarehouse', () => {
   it('recreates damaged tables from the archive: same contents as before, orphans gone, api fills kept', async () => {

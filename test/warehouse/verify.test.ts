@@ -1,31 +1,30 @@
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { restoredEachTest } from '../helpers/restored-dir.js';
 import { LockError, UsageError } from '../../src/core/errors.js';
 import { recordFileStatus } from '../../src/warehouse/ledger.js';
 import { acquireSyncLock } from '../../src/warehouse/lock.js';
 import { upsertManifest } from '../../src/warehouse/manifest.js';
 import { verifyWarehouse, type VerifyProblem } from '../../src/warehouse/verify.js';
 import { seedArchive, tableChecksums, withDb, writeArchived } from './archive-fixtures.js';
-import { BTC, levelsRows, makeTempDir, query, type Market } from './fixtures.js';
+import { BTC, levelsRows, query, type Market } from './fixtures.js';
 import type { LoadInput } from '../../src/warehouse/loader.js';
 
 const BTC2: Market = { ...BTC, sessionDate: '2026-11-21' };
 const SPY: Market = { exchange: 'tradfi', symbol: 'SPY', sessionDate: '2026-11-20' };
 
 let dir: string;
-let cleanup: () => void;
 let dbPath: string;
 let archive: string;
 let inputs: LoadInput[];
 
-beforeEach(async () => {
-  ({ dir, cleanup } = makeTempDir());
-  dbPath = join(dir, 'gex.duckdb');
-  archive = join(dir, 'raw');
-  inputs = await seedArchive(dbPath, archive, [BTC, BTC2, SPY]);
+// Every test starts from the same archive and warehouse, built once per file.
+const seeded = restoredEachTest(async (folder) => {
+  const db = join(folder, 'gex.duckdb');
+  inputs = await seedArchive(db, join(folder, 'raw'), [BTC, BTC2, SPY]);
   // The manifest agrees with what was downloaded.
-  await withDb(dbPath, async (wh) => {
+  await withDb(db, async (wh) => {
     for (const market of [BTC, BTC2, SPY]) {
       const rows = inputs
         .filter((i) => i.exchange === market.exchange && i.symbol === market.symbol && i.sessionDate === market.sessionDate)
@@ -35,7 +34,11 @@ beforeEach(async () => {
   });
 });
 
-afterEach(() => cleanup());
+beforeEach(() => {
+  dir = seeded.path;
+  dbPath = join(dir, 'gex.duckdb');
+  archive = join(dir, 'raw');
+});
 
 const brief = (problems: VerifyProblem[]) => problems.map((p) => [p.kind, p.symbol, p.session_date, p.file]);
 
