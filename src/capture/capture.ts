@@ -21,6 +21,7 @@ import { journalRun } from '../journal/held.js';
 import { journalSnapshot, listSnapshots, loadLiveJournal, pendingTermCaptures, pruneLoadedSnapshots, type LiveSnapshot } from '../journal/live-journal.js';
 import { holderPidOf, openWaiting } from '../journal/load-pending.js';
 import { pairKey } from '../core/pairs.js';
+import { CreditMeter, UNLIMITED } from '../core/credit-meter.js';
 import type { CaptureOptions, CaptureSummary, TargetReport } from './capture-types.js';
 
 export type { CaptureEvents, CaptureOptions, CaptureSummary, TargetReport, TargetStatus } from './capture-types.js';
@@ -85,7 +86,8 @@ async function captureAll(
   held: ReadonlyMap<string, string>,
   warn: (message: string) => void,
 ): Promise<unknown> {
-  const spender = budget(options.maxRequests);
+  // --max-requests as the run's meter: every request sent is taken from it (a failed one may still be charged).
+  const requests = new CreditMeter(options.maxRequests ?? UNLIMITED);
   options.events?.phase?.('capture', `${toCapture.length} targets`);
   for (const [index, report] of toCapture.entries()) {
     if (index > 0) options.events?.targetsDone?.(index, toCapture.length);
@@ -95,7 +97,7 @@ async function captureAll(
       report.reason = stopReason(summary.stoppedBy, options.maxRequests);
       continue;
     }
-    const fatal = await captureJournaled(api, report, options, summary, held, spender, warn);
+    const fatal = await captureJournaled(api, report, options, summary, held, requests, warn);
     if (fatal !== undefined) return fatal;
   }
   return undefined;
@@ -108,12 +110,12 @@ async function captureJournaled(
   options: CaptureOptions,
   summary: CaptureSummary,
   held: ReadonlyMap<string, string>,
-  spender: Spender,
+  requests: CreditMeter,
   warn: (message: string) => void,
 ): Promise<unknown> {
   const draft: SnapshotDraft = { strikes: [] };
   try {
-    await captureTarget(api, report, options, held, draft, spender, warn);
+    await captureTarget(api, report, options, held, draft, requests, warn);
     return undefined;
   } catch (error) {
     return settleTargetError(error, report, options, summary, warn);
@@ -230,21 +232,10 @@ async function planTargets(
   return reports;
 }
 
-interface Spender {
-  /** Throws BudgetReached when the next request would exceed --max-requests. */
-  next(report: TargetReport): void;
-}
-
-/** Counts every request sent (a failed one may still be charged: the spec does not say). */
-function budget(maxRequests: number | undefined): Spender {
-  let sent = 0;
-  return {
-    next(report) {
-      if (maxRequests !== undefined && sent >= maxRequests) throw new BudgetReached();
-      sent++;
-      report.requests++;
-    },
-  };
+/** One request of a target taken from the run's meter; BudgetReached when --max-requests leaves none. */
+function takeRequest(requests: CreditMeter, report: TargetReport): void {
+  if (!requests.take()) throw new BudgetReached();
+  report.requests++;
 }
 
 /** What one target's requests returned so far (a stop may cut it short). */
@@ -261,10 +252,10 @@ async function captureTarget(
   options: CaptureOptions,
   held: ReadonlyMap<string, string>,
   draft: SnapshotDraft,
-  spend: Spender,
+  requests: CreditMeter,
   warn: (message: string) => void,
 ): Promise<void> {
-  spend.next(report);
+  takeRequest(requests, report);
   const levels = await api.levels(report.exchange, report.symbol);
   const key: CaptureKey = { exchange: levels.meta.exchange_resolved, symbol: levels.meta.symbol.toUpperCase(), market: report.market };
   report.resolved = key.exchange;
@@ -281,12 +272,12 @@ async function captureTarget(
     return;
   }
 
-  spend.next(report);
+  takeRequest(requests, report);
   const term = await api.termOi(report.exchange, report.symbol);
   draft.term = { data: term.data, meta: term.meta };
 
   for (const code of report.expirations ?? []) {
-    spend.next(report);
+    takeRequest(requests, report);
     try {
       const profile = await api.gexByStrike(report.exchange, report.symbol, code);
       draft.strikes.push({ code, response: { data: profile.data, meta: profile.meta } });

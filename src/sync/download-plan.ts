@@ -10,6 +10,7 @@ import { FILE_KINDS, type FileKind, type Order } from './selection.js';
 import { fileKey, fileVersionKey, type Pair, pairKey } from '../core/pairs.js';
 import { defaultVenuePairs, type NotBought } from './venue-rule.js';
 import type { LedgerEntry, StoredManifestRow, PlannedFile } from '../core/rows.js';
+import { CreditMeter, lowestLimit, UNLIMITED, type Limit } from '../core/credit-meter.js';
 
 export interface PlanSelection {
   /** History venues; undefined = every venue of the coverage (or the default ones, below). */
@@ -73,8 +74,8 @@ export interface PairPlan extends Pair {
 export type BudgetBound = 'unlimited' | 'quota' | 'reserve-credits' | 'max-credits';
 
 export interface PlanBudgetReport {
-  /** Credits this run may spend; null = unlimited. */
-  available: number | null;
+  /** Credits this run may spend (UNLIMITED: no bound). */
+  available: Limit;
   /** Credits the plan spends (= toDownload.length). */
   used: number;
   /** Which bound set `available`. */
@@ -139,20 +140,15 @@ function compareText(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-/** Credits this run may spend; Infinity when nothing bounds it. */
-export function creditBudget(budget: PlanBudget): { available: number; limitedBy: BudgetBound; remainingUnknown: boolean } {
-  const cap = budget.maxCredits ?? Number.POSITIVE_INFINITY;
-  let quota = Number.POSITIVE_INFINITY;
-  let remaining = Number.POSITIVE_INFINITY;
-  let remainingUnknown = false;
-  if (budget.creditsLimit > 0) {
-    // Unknown remaining (quota service down): assume the daily limit; a 429 stops the run anyway.
-    remainingUnknown = budget.creditsRemaining === null;
-    remaining = budget.creditsRemaining ?? budget.creditsLimit;
-    quota = Math.max(0, remaining - budget.reserve);
-  }
-  const available = Math.max(0, Math.min(quota, cap));
-  return { available, limitedBy: boundOf(available, cap, quota, remaining), remainingUnknown };
+/** Credits this run may spend: the lowest of --max-credits and the day's quota less the reserve (a limit of 0 bounds nothing). */
+export function creditBudget(budget: PlanBudget): { available: Limit; limitedBy: BudgetBound; remainingUnknown: boolean } {
+  const cap: Limit = budget.maxCredits ?? UNLIMITED;
+  if (budget.creditsLimit === 0) return { available: cap, limitedBy: cap === UNLIMITED ? 'unlimited' : 'max-credits', remainingUnknown: false };
+  // Unknown remaining (quota service down): assume the daily limit; a 429 stops the run anyway.
+  const remaining = budget.creditsRemaining ?? budget.creditsLimit;
+  const quota = Math.max(0, remaining - budget.reserve);
+  const available = lowestLimit(quota, cap) ?? quota;
+  return { available, limitedBy: boundOf(cap, quota, remaining), remainingUnknown: budget.creditsRemaining === null };
 }
 
 /**
@@ -160,23 +156,24 @@ export function creditBudget(budget: PlanBudget): { available: number; limitedBy
  * credits remaining today, the quota; between what the reserve keeps and that, --reserve-credits;
  * below that, --max-credits. So 49 deferred of which 5 fell in the reserve are 44 quota, 5 reserve.
  */
-export function deferredByBound(budget: PlanBudget, available: number, wanted: number): NonNullable<PlanBudgetReport['deferredBy']> {
-  if (!Number.isFinite(available) || wanted <= available) return {};
-  const remaining = budget.creditsLimit > 0 ? (budget.creditsRemaining ?? budget.creditsLimit) : Number.POSITIVE_INFINITY;
-  const afterReserve = Math.max(0, remaining - budget.reserve);
+export function deferredByBound(budget: PlanBudget, available: Limit, wanted: number): NonNullable<PlanBudgetReport['deferredBy']> {
+  if (available === UNLIMITED || wanted <= available) return {};
+  // With no daily limit, neither the quota nor the reserve cuts anything: only --max-credits.
+  const quotaBound = budget.creditsLimit > 0;
+  const remaining = quotaBound ? (budget.creditsRemaining ?? budget.creditsLimit) : wanted;
+  const afterReserve = quotaBound ? Math.max(0, remaining - budget.reserve) : wanted;
   const span = (from: number, to: number) => Math.max(0, Math.min(to, wanted) - Math.max(from, available));
   const counts = {
-    quota: span(remaining, Number.POSITIVE_INFINITY),
+    quota: span(remaining, wanted),
     'reserve-credits': span(afterReserve, remaining),
     'max-credits': span(available, afterReserve),
   };
   return Object.fromEntries(Object.entries(counts).filter(([, n]) => n > 0));
 }
 
-/** The bound that set `available`: --max-credits when it is the lowest, --reserve-credits when the reserve cut the day's quota. */
-function boundOf(available: number, cap: number, quota: number, remaining: number): BudgetBound {
-  if (!Number.isFinite(available)) return 'unlimited';
-  if (cap < quota) return 'max-credits';
+/** The bound of a quota-limited run: --max-credits when it is the lowest, --reserve-credits when the reserve cut the day's quota. */
+function boundOf(cap: Limit, quota: number, remaining: number): BudgetBound {
+  if (cap !== UNLIMITED && cap < quota) return 'max-credits';
   return quota < remaining ? 'reserve-credits' : 'quota';
 }
 
@@ -361,10 +358,11 @@ export function planSync(input: PlanInput): Plan {
   const compare = planOrder(input.order);
   candidates.sort(compare);
   reloads.sort(compare);
+  // One credit a file, taken from the run's meter in the plan's order: what does not fit is deferred.
   const budget = creditBudget(input.budget);
-  const cut = Math.min(candidates.length, budget.available);
-  const toDownload = candidates.slice(0, cut);
-  const deferred = candidates.slice(cut);
+  const meter = new CreditMeter(budget.available);
+  const toDownload = candidates.filter(() => meter.take());
+  const deferred = candidates.slice(toDownload.length);
   countPerPair(pairs, toDownload, 'toDownload');
   countPerPair(pairs, reloads, 'toReload');
   countPerPair(pairs, deferred, 'deferred');
@@ -377,7 +375,7 @@ export function planSync(input: PlanInput): Plan {
     ignoredRows: sorted.ignoredRows,
     brokenReloads: broken,
     budget: {
-      available: Number.isFinite(budget.available) ? budget.available : null,
+      available: budget.available,
       used: toDownload.length,
       limitedBy: budget.limitedBy,
       remainingUnknown: budget.remainingUnknown,

@@ -13,6 +13,7 @@ import { dirname } from 'node:path';
 import { errorMessage } from '../core/errors.js';
 import type { PlannedFile, VerifiedFile } from '../core/rows.js';
 import type { QuotaStop } from '../api/quota.js';
+import { CreditMeter, UNLIMITED } from '../core/credit-meter.js';
 
 export interface DownloadResult {
   bytes: number;
@@ -31,14 +32,14 @@ export type Downloader = (file: PlannedFile, tempPath: string, stop: AbortSignal
 /**
  * A link request whose answer was lost (the connection reset after the server may have charged the
  * credit) is counted; asking again for the same file costs a credit the plan did not count, so it is
- * done only with a credit the run's budget has left over after every planned file.
+ * done only with a credit the run's meter has left over after every planned file.
  */
 export interface LinkBudget {
   /** A link was paid (the server charged it): written down before the download goes on. */
   paid(credits: number): Promise<void>;
   answerLost(): void;
   /**
-   * True (and the credit is taken) when the budget has a credit no planned file needs: the only
+   * True (and the credit is taken) when the meter has a credit no planned file holds: the only
    * credit a lost answer asked again or an expired link renewed may spend.
    */
   takeExtraCredit(): boolean;
@@ -54,12 +55,6 @@ export class OverBudgetError extends Error {
     super(message);
     this.name = 'OverBudgetError';
   }
-}
-
-/** Credits of the budget no planned file needs: `available` null means unlimited (pure). */
-export function spareCredits(available: number | null | undefined, planned: number): number {
-  if (available === null || available === undefined) return Number.POSITIVE_INFINITY;
-  return Math.max(0, available - planned);
 }
 
 /**
@@ -118,8 +113,8 @@ export interface FetchOptions {
   /** Returns a QuotaStop when the error is a 429, else undefined. */
   quotaStopOf: (error: unknown) => QuotaStop | undefined;
   signal?: AbortSignal;
-  /** Credits this run may spend (the plan's budget); undefined or null = unlimited. */
-  creditsAvailable?: number | null;
+  /** The run's credits (the plan's budget); absent: unlimited. Every link paid is taken from it. */
+  credits?: CreditMeter;
   onFile?: (event: { file: PlannedFile; outcome: 'verified' | 'failed' | 'deferred'; bytes: number }) => void;
   /** Where credits and paid files are written down as they are spent (src/journal/spend-log.ts). */
   spend?: { credit(credits: number): Promise<void>; archived(file: VerifiedFile): Promise<void> };
@@ -150,25 +145,38 @@ function mismatch(file: PlannedFile, got: { sha256: string; bytes: number }): st
  */
 export async function fetchFiles(files: readonly PlannedFile[], options: FetchOptions): Promise<FetchReport> {
   const report: FetchReport = { verified: [], failed: [], deferred: [], creditsSpent: 0, linksLost: 0, bytesDownloaded: 0, interrupted: false };
-  let spare = spareCredits(options.creditsAvailable, files.length);
-  const links: LinkBudget = {
-    paid: (credits) => options.spend?.credit(credits) ?? Promise.resolve(),
-    answerLost: () => void report.linksLost++,
-    takeExtraCredit: () => (spare > 0 ? (spare--, true) : false),
-  };
+  const meter = options.credits ?? new CreditMeter(UNLIMITED);
+  // Each planned file's credit is taken as the stage starts, in the plan's order, so a renewal only
+  // ever spends what no planned file holds; a file the meter cannot pay for (a plan file's budget
+  // tightened since) is deferred, never bought outside the budget.
+  const paidFor = files.filter(() => meter.take());
+  for (const file of files.slice(paidFor.length)) deferOverBudget(file, report, options);
   const controller = new AbortController();
   const stop = () => controller.abort();
   options.signal?.addEventListener('abort', stop, { once: true });
   const limit = pLimit(options.concurrency);
   try {
-    await Promise.all(files.map((file) => limit(() => fetchOne(file, options, report, controller.signal))));
+    await Promise.all(paidFor.map((file) => limit(() => fetchMetered(file))));
   } finally {
     options.signal?.removeEventListener('abort', stop);
   }
   report.interrupted = options.signal?.aborted ?? false;
   return report;
 
-  async function fetchOne(file: PlannedFile, opts: FetchOptions, out: FetchReport, signal: AbortSignal): Promise<void> {
+  /** One file and its credit: given back when the file paid for no link after all (a stop, a refused folder). */
+  async function fetchMetered(file: PlannedFile): Promise<void> {
+    const tally: FileTally = { credits: 0, answersLost: 0 };
+    const links: LinkBudget = {
+      paid: (credits) => options.spend?.credit(credits) ?? Promise.resolve(),
+      answerLost: () => void (tally.answersLost++, report.linksLost++),
+      takeExtraCredit: () => meter.take(),
+    };
+    await fetchOne(file, options, report, controller.signal, links, tally);
+    // A lost answer may have been charged: its credit stays taken.
+    if (tally.credits === 0 && tally.answersLost === 0) meter.refund();
+  }
+
+  async function fetchOne(file: PlannedFile, opts: FetchOptions, out: FetchReport, signal: AbortSignal, links: LinkBudget, tally: FileTally): Promise<void> {
     if (signal.aborted) {
       out.deferred.push(file);
       opts.onFile?.({ file, outcome: 'deferred', bytes: 0 });
@@ -183,6 +191,7 @@ export async function fetchFiles(files: readonly PlannedFile[], options: FetchOp
         tempPath = tempPathFor(finalPath);
         const result = await opts.download(file, tempPath, signal, links);
         out.creditsSpent += result.creditsSpent;
+        tally.credits += result.creditsSpent;
         out.bytesDownloaded += result.bytes;
         const problem = mismatch(file, result);
         if (problem === undefined) {
@@ -195,7 +204,10 @@ export async function fetchFiles(files: readonly PlannedFile[], options: FetchOp
         }
         lastProblem = problem;
       } catch (thrown) {
-        if (thrown instanceof PaidDownloadError) out.creditsSpent += thrown.creditsSpent;
+        if (thrown instanceof PaidDownloadError) {
+          out.creditsSpent += thrown.creditsSpent;
+          tally.credits += thrown.creditsSpent;
+        }
         const failure = downloadFailureOf(thrown, opts.quotaStopOf, signal.aborted);
         if (failure.kind === 'local_write') {
           // The next file would fail the same way after paying for its link: stop asking. This one
@@ -220,6 +232,19 @@ export async function fetchFiles(files: readonly PlannedFile[], options: FetchOp
     out.failed.push({ ...file, status: 'failed_verify', error: lastProblem, archivePath: finalPath });
     opts.onFile?.({ file, outcome: 'failed', bytes: 0 });
   }
+}
+
+/** What one file spent: the credits its links cost, and the link answers lost (each maybe charged). */
+interface FileTally {
+  credits: number;
+  answersLost: number;
+}
+
+/** A planned file the run's meter had no credit for: deferred before anything is asked. */
+function deferOverBudget(file: PlannedFile, out: FetchReport, opts: FetchOptions): void {
+  out.deferred.push(file);
+  out.overBudget = (out.overBudget ?? 0) + 1;
+  opts.onFile?.({ file, outcome: 'deferred', bytes: 0 });
 }
 
 /** Before any credit: a folder that is a link out of the archive is never written through (the file fails). */

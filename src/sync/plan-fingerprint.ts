@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import { UsageError } from '../core/errors.js';
 import { fileKey } from '../core/pairs.js';
+import { lowestLimit } from '../core/credit-meter.js';
 import type { PlannedFile } from '../core/rows.js';
 import type { Plan, PlanInput } from './download-plan.js';
 import { planDocumentOf, type PlanDocument, type PlanFingerprints } from './plan-file.js';
@@ -57,13 +58,8 @@ export function followPlan(document: PlanDocument, now: { plan: Plan; fingerprin
   if (moved.length > 0) {
     throw new UsageError(`--plan ${path}: ${moved.join('; ')}; nothing was bought: review a new plan (gexwh plan --out ${path})`);
   }
-  const available = tighter(document.plan.budget.available, now.plan.budget.available);
+  const available = lowestLimit(document.plan.budget.available, now.plan.budget.available);
   return { ...document.plan, budget: { ...document.plan.budget, available } };
-}
-
-function tighter(a: number | null, b: number | null): number | null {
-  if (a === null) return b;
-  return b === null ? a : Math.min(a, b);
 }
 
 /** One line per thing that moved since the file was written; empty when nothing did. */

@@ -32,6 +32,7 @@ import { checkSelectionNames, knownFromCoverage } from '../core/known-names.js';
 import type { Pair } from '../core/pairs.js';
 import type { CoverageRow, VerifiedFile } from '../core/rows.js';
 import { definedOnly } from '../core/defined.js';
+import { CreditMeter } from '../core/credit-meter.js';
 
 export type { SyncApi, SyncEvents, SyncOptions } from './sync-types.js';
 export type { SyncSummary } from './summary.js';
@@ -177,7 +178,7 @@ async function fetchStage(stages: Stages, plan: Plan): Promise<FetchReport> {
     download: api.download,
     quotaStopOf: api.quotaStopOf,
     signal: stages.signal,
-    creditsAvailable: plan.budget.available,
+    credits: new CreditMeter(plan.budget.available),
     ...definedOnly({ onFile: events.file, spend: log }),
   });
   for (const warning of downloadWarnings(fetched)) stages.warn(warning);

@@ -9,6 +9,7 @@ import type { FetchReport } from './fetch.js';
 import type { FillLevelsReport } from './fill-levels.js';
 import type { PlannedFile, VerifiedFile } from '../core/rows.js';
 import type { QuotaStop } from '../api/quota.js';
+import type { Limit } from '../core/credit-meter.js';
 
 export interface SyncSummary {
   command: 'sync' | 'plan';
@@ -19,7 +20,7 @@ export interface SyncSummary {
     toReload: number;
     deferred: number;
     alreadyLoaded: number;
-    creditsAvailable: number | null;
+    creditsAvailable: Limit;
     limitedBy: string;
     pairs: Plan['pairs'];
     files: PlannedFile[];

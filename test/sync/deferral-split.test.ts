@@ -30,7 +30,7 @@ describe('deferredByBound', () => {
     const budget = { creditsRemaining: remaining, creditsLimit: limit, reserve, ...(maxCredits === null ? {} : { maxCredits }) };
     const { available } = creditBudget(budget);
     const split = deferredByBound(budget, available, wanted);
-    const deferred = Number.isFinite(available) ? Math.max(0, wanted - available) : 0;
+    const deferred = available === null ? 0 : Math.max(0, wanted - available);
     expect(Object.values(split).reduce((a, b) => a + b, 0)).toBe(deferred);
   });
 });

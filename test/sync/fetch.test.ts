@@ -5,7 +5,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { BodyMismatchError, PaidDownloadError, fetchFiles, localWriteErrorOf, spareCredits, type Downloader } from '../../src/sync/fetch.js';
+import { BodyMismatchError, PaidDownloadError, fetchFiles, localWriteErrorOf, type Downloader } from '../../src/sync/fetch.js';
+import { CreditMeter } from '../../src/core/credit-meter.js';
 import type { PlannedFile } from '../../src/core/rows.js';
 
 let root: string;
@@ -162,13 +163,6 @@ describe('fetchFiles: a body announced larger than the manifest', () => {
 });
 
 describe('fetchFiles: extra credits for a lost link answer', () => {
-  it('spareCredits is what the budget holds beyond the planned files', () => {
-    expect(spareCredits(null, 5)).toBe(Number.POSITIVE_INFINITY);
-    expect(spareCredits(undefined, 5)).toBe(Number.POSITIVE_INFINITY);
-    expect(spareCredits(7, 5)).toBe(2);
-    expect(spareCredits(5, 5)).toBe(0);
-  });
-
   it('hands out only the credits no planned file needs, and counts every lost answer', async () => {
     const granted: boolean[] = [];
     const download: Downloader = async (_file, tempPath, _stop, links) => {
@@ -181,7 +175,7 @@ describe('fetchFiles: extra credits for a lost link answer', () => {
       concurrency: 1,
       download,
       quotaStopOf: noQuota,
-      creditsAvailable: 4,
+      credits: new CreditMeter(4),
     });
     expect(granted).toEqual([true, false, false]);
     expect(report.linksLost).toBe(3);
