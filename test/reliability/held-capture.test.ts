@@ -3,8 +3,9 @@
 // <archive>/_live; released, the next capture loads all four, with no request spent twice, and the
 // live tables equal those of a run with no reader. A kill -9 between the journal write and the load
 // loses nothing, and `rebuild` recreates the live tables from the journal.
-// The held runs spawn the built CLI; the reference captures (no reader) and the status readouts run
-// the same code in-process (src/cli/run.ts), since no process boundary matters to them.
+// Only the capture killed with -9 spawns the built CLI; every other run (the held ones included: the
+// holder is another process, and DuckDB's lock is per process) runs the same code in-process
+// (src/cli/run.ts), since no process boundary matters to them.
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -74,7 +75,8 @@ describe('capture beside a reader', () => {
     let holder: Holder | undefined = await holdWarehouse(held.db, 'read_only');
     try {
       for (let i = 1; i <= 3; i++) {
-        const result = await runCli([...held.capture, '--wait-lock', '1'], { env: env(heldKey) });
+        // No wait: the waiting capture is the kill -9 case below.
+        const result = await runCliInProcess([...held.capture, '--wait-lock', '0'], { env: env(heldKey) });
         expect(result.code, result.stderr).toBe(5);
         expect(result.stderr).toContain(`process ${holder.pid}`);
         expect(result.stderr).toContain(`${i} snapshot(s) journaled, will load on the next capture, sync or gexwh load`);
@@ -90,7 +92,7 @@ describe('capture beside a reader', () => {
     } finally {
       holder?.kill();
     }
-    const fourth = await runCli([...held.capture, '--json'], { env: env(heldKey) });
+    const fourth = await runCliInProcess([...held.capture, '--json'], { env: env(heldKey) });
     expect(fourth.code, fourth.stderr).toBe(0);
     expect(JSON.parse(fourth.stdout)).toMatchObject({ snapshots_journaled: 1, snapshots_loaded: 4 });
     expect((await runCliInProcess(free.capture, { env: env(freeKey) })).code).toBe(0);
@@ -108,7 +110,7 @@ describe('capture beside a reader', () => {
   it('kill -9 between the journal write and the load loses nothing; rebuild recreates the live tables from the journal', async () => {
     const ws = workspace();
     const key = emulator.keys.admin;
-    expect((await runCli(ws.capture, { env: env(key) })).code).toBe(0);
+    expect((await runCliInProcess(ws.capture, { env: env(key) })).code).toBe(0);
     emulator.clock.advance(QUARTER);
     const holder = await holdWarehouse(ws.db, 'read_write');
     try {
@@ -129,7 +131,7 @@ describe('capture beside a reader', () => {
       await holder.release();
     }
     expect(pending(ws.archive)).toHaveLength(1);
-    const load = await runCli(['load', ...ws.local, '--json'], { env: {} });
+    const load = await runCliInProcess(['load', ...ws.local, '--json'], { env: {} });
     expect(load.code, load.stderr).toBe(0);
     expect(JSON.parse(load.stdout)).toMatchObject({ snapshots_loaded: 1 });
     const tables = await liveTables(ws.db);
@@ -138,7 +140,7 @@ describe('capture beside a reader', () => {
     // The warehouse lost: rebuild recreates it from the archive, and its live tables from the journal.
     rmSync(ws.db);
     expect((await listFiles(ws.archive)).filter((f) => f.includes('_live/loaded'))).toHaveLength(2);
-    const rebuilt = await runCli(['rebuild', ...ws.local], { env: {} });
+    const rebuilt = await runCliInProcess(['rebuild', ...ws.local], { env: {} });
     expect(rebuilt.code, rebuilt.stderr).toBe(0);
     expect(rebuilt.stdout).toMatch(/2 journaled live snapshot\(s\) replayed/);
     expect(await liveTables(ws.db)).toEqual(tables);

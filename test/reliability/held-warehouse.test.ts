@@ -53,7 +53,7 @@ function restored(prepared: Prepared): ReturnType<typeof workspace> {
 }
 
 beforeAll(async () => {
-  emulator = await startEmulator({ now: '2026-03-11T14:07:00Z', days: 3, expirations: 3, strikes: 12, seed: 11, symbols: ['BTC'] });
+  emulator = await startEmulator({ now: '2026-03-11T14:07:00Z', days: 3, expirations: 1, strikes: 4, seed: 11, symbols: ['BTC'] });
   dir = mkdtempSync(join(tmpdir(), 'gexwh-held-'));
   dayOne = await prepare((ws) => ws.args, emulator.keys.trial);
   emulator.clock.advance(DAY);
@@ -138,7 +138,9 @@ describe('another process holds the warehouse through a whole sync', () => {
 
       let holder: Holder | undefined = await holdWarehouse(ws.db, mode);
       try {
-        const held = await runCli([...ws.args, '--wait-lock', '1'], { env: env(key) });
+        // In-process (src/cli/run.ts, the code the binary runs): the holder is another process, and
+        // DuckDB's lock is per process. No wait: the sync that waits is the next block's.
+        const held = await runCliInProcess([...ws.args, '--wait-lock', '0'], { env: env(key) });
         expect(held.code, held.stderr).toBe(5);
         expect(held.stderr).toContain(`process ${holder.pid}`);
         expect(held.stderr).toContain('3 file(s) paid by this run are verified and archived');
@@ -167,7 +169,6 @@ describe('another process holds the warehouse through a whole sync', () => {
         expect(journal.runs).toEqual([expect.objectContaining({ outcome: 'locked', creditsSpent: 3 })]);
 
         // status answers while the warehouse is held, from the journal.
-        // In-process (src/cli/run.ts, the code the binary runs): the holder is still another process.
         const status = await runCliInProcess(['status', ...ws.local, '--json'], { env: env(key) });
         expect(status.code, status.stderr).toBe(0);
         expect(JSON.parse(status.stdout).waiting_to_load).toMatchObject({ files: journal.files.length, runs: 1 });
@@ -239,12 +240,12 @@ describe('gexwh load and rebuild beside a holder', () => {
     const creditsBefore = emulator.counters.credits(key);
     let holder: Holder | undefined = await holdWarehouse(ws.db, 'read_write');
     try {
-      const held = await runCli([...ws.args, '--wait-lock', '0'], { env: env(key) });
+      const held = await runCliInProcess([...ws.args, '--wait-lock', '0'], { env: env(key) });
       expect(held.code, held.stderr).toBe(5);
       const files = reference.state.manifest.length;
       expect(emulator.counters.credits(key) - creditsBefore).toBe(files);
       // No API settings at all: load must not need the network.
-      const blocked = await runCli(['load', ...ws.local, '--wait-lock', '0'], { env: {} });
+      const blocked = await runCliInProcess(['load', ...ws.local, '--wait-lock', '0'], { env: {} });
       expect(blocked.code, blocked.stderr).toBe(5);
       expect(blocked.stderr).toContain(`process ${holder.pid}`);
       expect(blocked.stderr).toContain(`${files} file(s) wait in`);
@@ -284,7 +285,7 @@ describe('gexwh load and rebuild beside a holder', () => {
     const before = await tableChecksums(ws.db);
     const holder = await holdWarehouse(ws.db, 'read_only');
     try {
-      const result = await runCli(['rebuild', ...ws.local, '--wait-lock', '1'], { env: {} });
+      const result = await runCliInProcess(['rebuild', ...ws.local, '--wait-lock', '1'], { env: {} });
       expect(result.code, result.stderr).toBe(5);
       expect(result.stderr).toContain(`process ${holder.pid}`);
       expect(result.stderr).toMatch(/waited 1 s\): rebuild changed nothing/);
