@@ -1,12 +1,15 @@
 // `gexwh emulate` as a user starts it: the built CLI in a child process, with its file-building
-// workers, 60 days of history synced end to end, then stopped by a signal.
+// workers, 60 days of history synced end to end, then stopped by a signal. The sync is the CLI's code
+// in this process (only its output and exit code are checked), of the levels files alone: what is
+// checked here is every session of a long history (the listing builds all three files of each, for
+// their sha256); every file kind at the default chain sizes is test/emulator/sixty-day-sync.test.ts's.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openWarehouse } from '../../src/warehouse/index.js';
-import { CLI_PATH, runCli } from '../helpers/cli.js';
+import { CLI_PATH, runCliInProcess } from '../helpers/cli.js';
 import { camelKeysOf } from '../helpers/json-keys.js';
 
 interface Started {
@@ -59,9 +62,13 @@ describe('gexwh emulate', () => {
     expect(Object.keys(running.info.keys).sort()).toEqual(['admin', 'crypto_only', 'premium', 'pro', 'revoked', 'trial']);
     expect(camelKeysOf(running.info)).toEqual([]);
     const env = { GEX_BASE_URL: running.info.base_url, GEX_API_KEY: running.info.keys.admin };
-    const sync = await runCli(['sync', '--json', '--db', db, '--archive', join(dir, 'raw'), '--exchange', 'deribit,tradfi', '--symbol', 'BTC,SPY'], { env });
+    const sync = await runCliInProcess(
+      ['sync', '--json', '--db', db, '--archive', join(dir, 'raw'), '--exchange', 'deribit,tradfi', '--symbol', 'BTC,SPY', '--files', 'levels'],
+      { env },
+    );
     expect(sync.stderr).toBe('');
     expect(sync.code).toBe(0);
+    expect(JSON.parse(sync.stdout)).toMatchObject({ files_loaded: 60 + 41 });
     const warehouse = await openWarehouse(db, { readOnly: true });
     try {
       const reader = await warehouse.connection.runAndReadAll(
@@ -85,7 +92,7 @@ describe('gexwh emulate', () => {
     const [cacheFile, ...others] = readdirSync(cache);
     expect(others).toEqual([]);
     expect(readFileSync(join(cache, cacheFile!), 'utf8').trimEnd().split('\n').length).toBeGreaterThanOrEqual(3 * (60 + 41));
-  }, 180_000); // its own: a child emulator, its workers and a CLI sync of 240 files share 2 cores
+  }, 180_000); // its own: a child emulator and its workers building 303 files, and a sync of 101, share 2 cores
 
   it('stops cleanly on SIGINT too, closing its servers and workers', async () => {
     running = await startCliEmulator(['--days', '30', '--symbols', 'BTC', '--expirations', '2', '--strikes', '8']);

@@ -2,7 +2,9 @@
 // when stderr is a pipe or with --quiet. The terminal is a pseudo-TTY from util-linux `script`. A
 // phase is kept long by an answer the emulator holds until the test has seen the line it waits for
 // (a hold the test releases), not by fixed delays; the absent cases draw from the first update
-// (GEXWH_PROGRESS_AFTER_MS=0) with one answer 400 ms late, past the first redraw (250 ms).
+// (GEXWH_PROGRESS_AFTER_MS=0) with one answer 400 ms late, past the first redraw (250 ms). The cases
+// on a pipe run the CLI's code in this process, whose stderr is no terminal (a vitest worker's
+// isTTY is unset): what a pipe would get is captured.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,16 +12,26 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fitToWidth, progressLine } from '../../src/cli/progress.js';
 import { startEmulator, type Emulator } from '../../emulator/index.js';
-import { CLI_PATH, runCli, runCliInProcess } from '../helpers/cli.js';
+import { CLI_PATH, runCliInProcess } from '../helpers/cli.js';
 import { gate } from '../helpers/gate.js';
+import { buildMigratedWarehouse, seedWarehouse } from '../helpers/migrated-warehouse.js';
 
 let emulator: Emulator;
 let dir: string;
+let template: string;
 
 beforeAll(async () => {
   emulator = await startEmulator({ now: '2026-03-11T14:07:00Z', days: 3, expirations: 2, strikes: 6, seed: 3, symbols: ['BTC'] });
   dir = mkdtempSync(join(tmpdir(), 'gexwh-progress-'));
+  template = await buildMigratedWarehouse(dir);
 });
+
+/** A warehouse path in this file's folder, already created and migrated (no case here is about creating one). */
+function migrated(name: string): string {
+  const path = join(dir, name);
+  seedWarehouse(template, path);
+  return path;
+}
 afterAll(async () => {
   await emulator.close();
   rmSync(dir, { recursive: true, force: true });
@@ -126,7 +138,7 @@ describe('progress', () => {
     const held = holdUntilDrawn('storage', /\/files\//, line, 1);
     const env = { GEX_BASE_URL: emulator.baseUrl, GEX_API_KEY: emulator.keys.pro };
     const run = await runUnderTty(
-      ['sync', '--db', join(dir, 'tty.duckdb'), '--archive', join(dir, 'tty-raw'), '--exchange', 'deribit', '--symbol', 'BTC', '--concurrency', '1'],
+      ['sync', '--db', migrated('tty.duckdb'), '--archive', join(dir, 'tty-raw'), '--exchange', 'deribit', '--symbol', 'BTC', '--concurrency', '1'],
       env,
       undefined,
       held.onOutput,
@@ -142,15 +154,15 @@ describe('progress', () => {
     oneLateFile();
     const env = { GEX_BASE_URL: emulator.baseUrl, GEX_API_KEY: emulator.keys.pro, ...DRAW_AT_ONCE };
     const quiet = await runUnderTty(
-      ['sync', '--quiet', '--db', join(dir, 'q.duckdb'), '--archive', join(dir, 'q-raw'), '--exchange', 'deribit', '--symbol', 'BTC', '--concurrency', '1'],
+      ['sync', '--quiet', '--db', migrated('q.duckdb'), '--archive', join(dir, 'q-raw'), '--exchange', 'deribit', '--symbol', 'BTC', '--concurrency', '1'],
       env,
     );
     expect(quiet.code).toBe(0);
     expect(quiet.output).toMatch(/sync ok: 9 file\(s\) loaded/);
     expect(quiet.output).not.toMatch(/downloading files/);
     oneLateFile();
-    const piped = await runCli(
-      ['sync', '--json', '--db', join(dir, 'p.duckdb'), '--archive', join(dir, 'p-raw'), '--exchange', 'deribit', '--symbol', 'BTC', '--concurrency', '1'],
+    const piped = await runCliInProcess(
+      ['sync', '--json', '--db', migrated('p.duckdb'), '--archive', join(dir, 'p-raw'), '--exchange', 'deribit', '--symbol', 'BTC', '--concurrency', '1'],
       { env },
     );
     emulator.faults.clear();
@@ -166,7 +178,7 @@ describe('progress', () => {
     const held = holdUntilDrawn('api', /\/gex\/term-oi\//, line, 1);
     const env = { GEX_BASE_URL: emulator.baseUrl, GEX_API_KEY: emulator.keys.pro };
     const run = await runUnderTty(
-      ['capture', '--db', join(dir, 'c.duckdb'), '--archive', join(dir, 'c-raw'), '--symbol', 'BTC', '--exchange', 'bybit,deribit,okx', '--force'],
+      ['capture', '--db', migrated('c.duckdb'), '--archive', join(dir, 'c-raw'), '--symbol', 'BTC', '--exchange', 'bybit,deribit,okx', '--force'],
       env,
       undefined,
       held.onOutput,
@@ -179,7 +191,7 @@ describe('progress', () => {
 
   it('rebuild, verify and report count their files on a terminal, per file, cut to its width; nothing on a pipe', async () => {
     const env = { GEX_BASE_URL: emulator.baseUrl, GEX_API_KEY: emulator.keys.pro };
-    const local = ['--db', join(dir, 'long.duckdb'), '--archive', join(dir, 'long-raw')];
+    const local = ['--db', migrated('long.duckdb'), '--archive', join(dir, 'long-raw')];
     const synced = await runCliInProcess(['sync', ...local, '--exchange', 'deribit', '--symbol', 'BTC'], { env });
     expect(synced.code, synced.stderr).toBe(0);
     // Drawn from the first update on (not after a second), so the test does not hang on timing.
@@ -198,7 +210,7 @@ describe('progress', () => {
     expect(drawn.length).toBeGreaterThan(0);
     for (const line of drawn) expect(line.replace('\x1b[K', '').length, line).toBeLessThan(30);
     // On a pipe: no redrawn line, only one line for the stage once it ends.
-    const piped = await runCli(['verify', ...local], { env: now });
+    const piped = await runCliInProcess(['verify', ...local], { env: now });
     expect(piped.stderr).toMatch(/^verifying the archive {2}9\/9 [^\r]*\n$/);
   });
 
@@ -232,7 +244,7 @@ describe('progress', () => {
     expect(quiet.code, quiet.output).toBe(0);
     expect(quiet.output).not.toMatch(/listing manifests/);
     lateListing();
-    const piped = await runCli([...args('list-pipe'), '--json'], { env: { ...env, ...DRAW_AT_ONCE } });
+    const piped = await runCliInProcess([...args('list-pipe'), '--json'], { env: { ...env, ...DRAW_AT_ONCE } });
     emulator.faults.clear();
     expect(piped.code).toBe(0);
     expect(piped.stderr).toBe('');

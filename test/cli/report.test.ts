@@ -1,5 +1,7 @@
-// gexwh report through the built CLI, then the page in a real headless Chromium from file://: no
-// console error, no request leaving the file, a table of contents whose links all land, every chart
+// gexwh report through the built CLI (the capture before it and the refusals run the same code in
+// this process: they check only exit codes and output; the rerun is the built CLI's too, since the
+// page carries its formatters' source as compiled), then the page in a real headless Chromium from
+// file://: no console error, no request leaving the file, a table of contents whose links all land, every chart
 // drawn with its series and points, the term structure where it was captured, a tooltip with the
 // strike, call, put and net GEX formatted as the symbol quotes them, the slider moving the profile
 // and its subtitle, the page's text in the embedded font, the static SVGs without scripts. A
@@ -12,7 +14,7 @@ import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { price, usdMillions } from '../../src/charts/format.js';
 import { chromiumOrSkip } from '../helpers/browser.js';
-import { runCli } from '../helpers/cli.js';
+import { runCli, runCliInProcess } from '../helpers/cli.js';
 import { startBench, type Bench } from '../helpers/sync.js';
 
 // The callbacks of page.evaluate run in the page; the test project is typed for Node (no DOM lib),
@@ -39,7 +41,7 @@ beforeAll(async () => {
   await bench.sync({ exchange: 'deribit,tradfi', symbol: 'BTC,SPY' });
   // BTC's term structure is captured (stored as combined BTC, as the API resolves it); SPY's is not.
   const env = { GEX_BASE_URL: bench.emulator.baseUrl, GEX_API_KEY: bench.emulator.keys.pro };
-  const capture = await runCli(['capture', '--db', bench.dbPath, '--archive', bench.archive, '--symbol', 'BTC'], { env });
+  const capture = await runCliInProcess(['capture', '--db', bench.dbPath, '--archive', bench.archive, '--symbol', 'BTC'], { env });
   expect(capture.code, capture.stderr).toBe(0);
   reportPath = join(bench.dir, 'out', 'report.html');
   const run = await runCli(['report', '--db', bench.dbPath, '--out', reportPath, '--json']);
@@ -64,10 +66,10 @@ describe('gexwh report', () => {
   }, 90_000);
 
   it('bad input is exit 2', async () => {
-    const ext = await runCli(['report', '--db', bench.dbPath, '--out', join(bench.dir, 'r.pdf')]);
+    const ext = await runCliInProcess(['report', '--db', bench.dbPath, '--out', join(bench.dir, 'r.pdf')]);
     expect(ext.code).toBe(2);
     expect(ext.stderr).toMatch(/--out .*r.pdf: the report is HTML; name the file .html/);
-    const name = await runCli(['report', '--db', bench.dbPath, '--out', join(bench.dir, 'r.html'), '--symbol', 'ETX']);
+    const name = await runCliInProcess(['report', '--db', bench.dbPath, '--out', join(bench.dir, 'r.html'), '--symbol', 'ETX']);
     expect(name.code).toBe(2);
     expect(name.stderr).toMatch(/ETX: no history in the warehouse/);
   }, 60_000);

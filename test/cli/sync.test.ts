@@ -11,13 +11,16 @@ import { startEmulator, type Emulator } from '../../emulator/index.js';
 import { openWarehouse } from '../../src/warehouse/index.js';
 import { runCli, runCliInProcess } from '../helpers/cli.js';
 import { gate } from '../helpers/gate.js';
+import { buildMigratedWarehouse, seedWarehouse } from '../helpers/migrated-warehouse.js';
 
 let emulator: Emulator;
 let dir: string;
+let template: string;
 
 beforeAll(async () => {
   emulator = await startEmulator({ now: '2026-03-11T14:07:00Z', days: 3, expirations: 3, strikes: 12, seed: 5, symbols: ['BTC', 'SPY'] });
   dir = mkdtempSync(join(tmpdir(), 'gexwh-cli-'));
+  template = await buildMigratedWarehouse(dir);
 });
 afterAll(async () => {
   await emulator.close();
@@ -28,6 +31,13 @@ let counter = 0;
 function workspace() {
   const root = join(dir, `ws${++counter}`);
   return { db: join(root, 'gex.duckdb'), archive: join(root, 'raw'), root };
+}
+
+/** A workspace whose warehouse is already created and migrated, for the cases not about creating one. */
+function migratedWorkspace() {
+  const ws = workspace();
+  seedWarehouse(template, ws.db);
+  return ws;
 }
 
 function env(key = emulator.keys.pro) {
@@ -70,7 +80,7 @@ describe('gexwh sync (CLI)', () => {
   });
 
   it('a second sync while one holds the lock exits 5 naming the holder', async () => {
-    const ws = workspace();
+    const ws = migratedWorkspace();
     const args = ['sync', '--db', ws.db, '--archive', ws.archive, '--exchange', 'deribit', '--symbol', 'BTC'];
     // Hold the lock the way a running sync does: a lock file with a live pid (this process).
     mkdirSync(dirname(ws.db), { recursive: true });
@@ -84,7 +94,7 @@ describe('gexwh sync (CLI)', () => {
   });
 
   it('a sync started while another runs exits 5; the first completes', async () => {
-    const ws = workspace();
+    const ws = migratedWorkspace();
     const args = ['sync', '--db', ws.db, '--archive', ws.archive, '--exchange', 'deribit', '--symbol', 'BTC'];
     // The first sync (a child: the lock names its pid) holds its lock while its first downloads (as
     // many as it runs at once) are held until the second has ended; the second starts only once the
@@ -107,7 +117,7 @@ describe('gexwh sync (CLI)', () => {
   });
 
   it('kill -9 during the load: the next run completes with no duplicate rows and no paid file fetched twice', async () => {
-    const ws = workspace();
+    const ws = migratedWorkspace();
     const args = ['sync', '--db', ws.db, '--archive', ws.archive, '--exchange', 'deribit', '--symbol', 'BTC'];
     const creditsBefore = emulator.counters.credits(emulator.keys.trial);
     // Kill -9 the moment the sync says it starts loading (--verbose prints its phases on stderr).
