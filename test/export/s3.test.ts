@@ -1,12 +1,12 @@
 // Export to a real S3 server (s3rver in process, behind a proxy that can cut the network): a fresh
 // export, an incremental one, an upload cut mid-way and resumed without sending the verified objects
 // again, and the objects read back and compared row for row with the warehouse. The CLI's refusals
-// (wrong credentials: exit 3; no such bucket: exit 2) run the built CLI.
+// (wrong credentials: exit 3; no such bucket: exit 2) run the CLI's code in this process.
 import { createHash } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { GetObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ObjectStoreAuthError, ObjectStoreBucketError, ObjectStoreError } from '../../src/core/errors.js';
 import { exportWarehouse, type ExportOptions } from '../../src/export/export.js';
 import { MANIFEST_FILE } from '../../src/export/manifest.js';
@@ -14,9 +14,10 @@ import { s3Client } from '../../src/export/s3.js';
 import { FILE_KINDS } from '../../src/core/file-kinds.js';
 import { loadFiles, type LoadInput } from '../../src/warehouse/loader.js';
 import { openWarehouse } from '../../src/warehouse/open.js';
-import { runCli } from '../helpers/cli.js';
+import { runCliInProcess } from '../helpers/cli.js';
+import { restoredEachTest } from '../helpers/restored-dir.js';
 import { S3_KEY, startLocalS3, type LocalS3 } from '../helpers/s3.js';
-import { BTC, makeTempDir, query, writeFixture, type Market } from '../warehouse/fixtures.js';
+import { BTC, query, writeFixture, type Market } from '../warehouse/fixtures.js';
 
 const BUCKET = 'gex-share';
 const SESSIONS: Market[] = ['2026-11-16', '2026-11-17', '2026-11-18', '2026-11-19', '2026-11-20'].map((sessionDate) => ({ ...BTC, sessionDate }));
@@ -28,7 +29,6 @@ const GEX_KEY = 'gex_live_TESTKEY_never_to_the_store_0123456789';
 let s3: LocalS3;
 let client: S3Client;
 let dir: string;
-let cleanup: () => void;
 let dbPath: string;
 const saved: Record<string, string | undefined> = {};
 
@@ -50,14 +50,18 @@ afterAll(async () => {
   await s3?.close();
 });
 
-beforeEach(async () => {
-  ({ dir, cleanup } = makeTempDir());
+// Every test starts from the same loaded warehouse, built once per file (each exports to its own prefix).
+const loaded = restoredEachTest(async (folder) => {
+  dir = folder;
   dbPath = join(dir, 'gex.duckdb');
   await load([...SESSIONS, SPY]);
-  s3.cutAfterPuts(null);
 });
 
-afterEach(() => cleanup());
+beforeEach(() => {
+  dir = loaded.path;
+  dbPath = join(dir, 'gex.duckdb');
+  s3.cutAfterPuts(null);
+});
 
 async function load(markets: Market[]): Promise<void> {
   const wh = await openWarehouse(dbPath);
@@ -234,10 +238,10 @@ describe('export to S3', () => {
   }, 60_000);
 });
 
-describe('gexwh export --out s3:// (the built CLI)', () => {
+describe('gexwh export --out s3:// (the CLI, in process)', () => {
   const cli = (out: string, env: Record<string, string>) =>
-    runCli(['--db', dbPath, 'export', '--out', out, '--s3-endpoint', s3.endpoint, '--s3-force-path-style'], {
-      env: { ...S3_KEY, AWS_PROFILE: undefined as unknown as string, ...env },
+    runCliInProcess(['--db', dbPath, 'export', '--out', out, '--s3-endpoint', s3.endpoint, '--s3-force-path-style'], {
+      env: { ...S3_KEY, AWS_PROFILE: undefined, ...env },
     });
 
   it('exports, then exits 3 on wrong credentials and 2 on a missing bucket, with what to fix', async () => {
@@ -256,7 +260,7 @@ describe('gexwh export --out s3:// (the built CLI)', () => {
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/no bucket "not-there"/);
 
-    const misuse = await runCli(['--db', dbPath, 'export', '--out', join(dir, 'local'), '--s3-endpoint', s3.endpoint]);
+    const misuse = await runCliInProcess(['--db', dbPath, 'export', '--out', join(dir, 'local'), '--s3-endpoint', s3.endpoint]);
     expect(misuse.code).toBe(2);
     expect(misuse.stderr).toMatch(/apply to an s3:\/\/bucket\/prefix --out only/);
   }, 120_000);

@@ -1,5 +1,10 @@
 // `sync --fill-levels` (issue 5): the pure window planner, then the fill against the emulator.
-import { afterEach, describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { EmulatorOptions } from '../../emulator/index.js';
+import { buildMigratedWarehouse, seedWarehouse } from '../helpers/migrated-warehouse.js';
 import {
   MAX_FILL_WINDOW_MS,
   fillRange,
@@ -102,7 +107,22 @@ afterEach(async () => {
 });
 
 const PAIR = { exchange: 'deribit', symbol: 'BTC' } as const;
-const SMALL = { symbols: ['BTC'], expirations: 2, strikes: 6 };
+// Every bench here lists the same market's files (only the days differ): one facts cache for the
+// file, so the emulator builds each listed file once for its sha256, not once per test.
+const factsCache = mkdtempSync(join(tmpdir(), 'gexwh-fill-facts-'));
+afterAll(() => rmSync(factsCache, { recursive: true, force: true }));
+const SMALL = { symbols: ['BTC'], expirations: 2, strikes: 6, factsCache };
+
+// A migrated, empty warehouse made once: each bench starts from a copy (what a first sync would create).
+let template: string;
+beforeAll(async () => {
+  template = await buildMigratedWarehouse(factsCache);
+});
+async function startFillBench(options: EmulatorOptions): Promise<Bench> {
+  const started = await startBench(options);
+  seedWarehouse(template, started.dbPath);
+  return started;
+}
 
 /** Rows per capture in levels_total, and the totals. */
 async function captureCounts(b: Bench) {
@@ -128,7 +148,7 @@ function expectedCaptures(b: Bench, firstDate: string): number {
 
 describe('sync --fill-levels against the emulator', () => {
   it('fills a month with one request, then the files replace the api rows: one row per capture', async () => {
-    bench = await startBench({ ...SMALL, days: 30 });
+    bench = await startFillBench({ ...SMALL, days: 30 });
     const { emulator } = bench;
     const levelsHits = () => emulator.counters.hits(/\/history\/levels\//);
     // Spend no credit on levels files: only one strikes file is bought.
@@ -140,25 +160,26 @@ describe('sync --fill-levels against the emulator', () => {
     const afterFill = await captureCounts(bench);
     expect(afterFill).toMatchObject({ rows: total, captures: total, api: total, file: 0, closes: 30 });
 
-    // Now buy the levels files: their sessions' api rows are replaced, today's stay.
-    const second = await bench.sync({ ...PAIR, files: 'levels' });
-    expect(second.filesLoaded).toBe(30);
+    // Now buy the levels files of the last three sessions: their api rows are replaced, the others' and today's stay.
+    const second = await bench.sync({ ...PAIR, files: 'levels', since: '2026-03-08' });
+    expect(second.filesLoaded).toBe(3);
     const afterFiles = await captureCounts(bench);
     expect(afterFiles.rows).toBe(afterFiles.captures);
     expect(afterFiles.captures).toBe(total);
-    const today = emulator.market.sessionCaptures('crypto', '2026-03-11').filter((ts) => ts <= emulator.clock.now()).length;
-    expect(afterFiles.api).toBe(today);
+    const bought = ['2026-03-08', '2026-03-09', '2026-03-10'].reduce((n, date) => n + emulator.market.sessionCaptures('crypto', date).length, 0);
+    expect(afterFiles.file).toBe(bought);
+    expect(afterFiles.api).toBe(total - bought);
     const mixed = await bench.query(`SELECT session_date FROM levels WHERE expiration = 'TOTAL' GROUP BY ALL HAVING count(DISTINCT source) > 1`);
     expect(mixed).toEqual([]);
 
-    // A fill now re-requests only today's session, from its last capture: nothing duplicated.
-    const third = await bench.sync({ ...PAIR, files: 'levels' }, { fillLevels: true });
+    // A fill of the whole month now re-requests only today's session, from its last capture: nothing duplicated.
+    const third = await bench.sync({ ...PAIR, files: 'strikes_total', maxCredits: 1 }, { fillLevels: true });
     expect(third.levelsFilled).toMatchObject({ sessions: 1, windows: 1, requests: 1, rows: 0 });
     expect(await captureCounts(bench)).toEqual(afterFiles);
   });
 
   it('refreshes the session in progress: new captures added, the close row arrives once the session ends', async () => {
-    bench = await startBench({ ...SMALL, days: 2 });
+    bench = await startFillBench({ ...SMALL, days: 2 });
     const { emulator } = bench;
     await bench.sync({ ...PAIR, files: 'strikes_total', maxCredits: 1 }, { fillLevels: true });
     const before = await captureCounts(bench);
@@ -185,7 +206,7 @@ describe('sync --fill-levels against the emulator', () => {
   });
 
   it('pages with next_cursor (same end and granularity) and splits 45 days into two windows, never sending one over 31 days', async () => {
-    bench = await startBench({ ...SMALL, days: 45, historyPageRows: 1000 });
+    bench = await startFillBench({ ...SMALL, days: 45, historyPageRows: 1000 });
     const { emulator } = bench;
     const summary = await bench.sync({ ...PAIR, files: 'strikes_total', maxCredits: 1 }, { fillLevels: true });
     const total = expectedCaptures(bench, '2026-01-25');
@@ -199,7 +220,7 @@ describe('sync --fill-levels against the emulator', () => {
   });
 
   it('--max-requests caps the fill between pages and keeps what was fetched', async () => {
-    bench = await startBench({ ...SMALL, days: 30, historyPageRows: 1000 });
+    bench = await startFillBench({ ...SMALL, days: 30, historyPageRows: 1000 });
     const { emulator } = bench;
     // One request lists the manifest, leaving two pages for the fill.
     const summary = await bench.sync({ ...PAIR, files: 'strikes_total', maxCredits: 1, maxRequests: 3 }, { fillLevels: true });
@@ -218,7 +239,7 @@ describe('sync --fill-levels against the emulator', () => {
   });
 
   it('a 429 stops the fill cleanly: the pages fetched are written, the run ends ok', async () => {
-    bench = await startBench({ ...SMALL, days: 30, historyPageRows: 1000 });
+    bench = await startFillBench({ ...SMALL, days: 12, historyPageRows: 1000 }); // over 1,000 captures: more than one page
     const { emulator } = bench;
     // 500 a day: leave room for the manifest listing and one page.
     emulator.setQuota(emulator.keys.pro, { requestsUsed: 498 });
@@ -230,7 +251,7 @@ describe('sync --fill-levels against the emulator', () => {
   });
 
   it('dry run counts windows and requests nothing', async () => {
-    bench = await startBench({ ...SMALL, days: 30 });
+    bench = await startFillBench({ ...SMALL, days: 30 });
     const summary = await bench.sync({ ...PAIR, files: 'strikes_total' }, { fillLevels: true, dryRun: true, command: 'plan' });
     expect(summary.levelsFilled).toMatchObject({ sessions: 31, windows: 1, requests: 0, rows: 0 });
     expect(bench.emulator.counters.hits(/\/history\/levels\//)).toBe(0);
