@@ -6,24 +6,25 @@ import { API_CALL_WALL, API_PUT_WALL, nearestWallName } from './profile.js';
 import type { ChangeSide, PairChanges } from './report-changes.js';
 import type { PairReport } from './report-data.js';
 import { usdMillions } from './format.js';
+import { html, joinHtml, type Html } from './html.js';
 
-export function escapeHtml(value: string): string {
-  return value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
-}
-
-export function table(head: string[], rows: string[][], className = ''): string {
-  const th = head.map((h) => `<th>${escapeHtml(h)}</th>`).join('');
-  const tr = rows.map((r) => `<tr>${r.map((c) => `<td>${escapeHtml(c)}</td>`).join('')}</tr>`).join('\n');
-  return `<table${className ? ` class="${className}"` : ''}><thead><tr>${th}</tr></thead><tbody>\n${tr}\n</tbody></table>`;
+export function table(head: string[], rows: string[][], className = ''): Html {
+  const th = head.map((h) => html`<th>${h}</th>`);
+  const tr = joinHtml(
+    rows.map((r) => html`<tr>${r.map((c) => html`<td>${c}</td>`)}</tr>`),
+    '\n',
+  );
+  const open = className ? html`<table class="${className}">` : html`<table>`;
+  return html`${open}<thead><tr>${th}</tr></thead><tbody>\n${tr}\n</tbody></table>`;
 }
 
 export const orDash = (v: number | string | null | undefined): string => (v === null || v === undefined ? '-' : String(v));
 export const signed = (v: number | null): string => (v === null ? '-' : `${v >= 0 ? '+' : '-'}${price(Math.abs(v))}`);
 
 /** The latest capture's levels; the API's walls (p1/n1) and the nearest walls within the range named apart. */
-export function latestTable(report: PairReport, rangePct: number, zone?: string): string {
+export function latestTable(report: PairReport, rangePct: number, zone?: string): Html {
   const l = report.latest;
-  if (l === null) return '<p>no levels held</p>';
+  if (l === null) return html`<p>no levels held</p>`;
   return table(
     [
       'capture',
@@ -90,15 +91,14 @@ export function changeRows(changes: PairChanges): string[][] {
 }
 
 /** "What changed since the last close": the last close against the latest capture, value by value. */
-export function changesBlock(report: PairReport, zone?: string): string {
+export function changesBlock(report: PairReport, zone?: string): Html {
   const changes = report.changes;
-  if (changes === undefined || changes === null) return '';
+  if (changes === undefined || changes === null) return html``;
   const now = changes.latest;
   const then = changes.lastClose;
-  const heading =
-    then === null
-      ? `<h3>What changed since the last close</h3><p class="sub">no close held before the latest capture (${escapeHtml(sideName(now, zone))})</p>`
-      : `<h3>What changed since the last close</h3><p class="sub">${escapeHtml(`from the close of ${then.sessionDate} (${captureTime(then.capturedAt, zone)}) to the latest capture, ${sideName(now, zone)}`)}</p>`;
-  if (then === null) return heading;
-  return `${heading}\n${table(['', `close ${then.sessionDate}`, sideName(now, zone), 'change', 'change %'], changeRows(changes), 'changes')}`;
+  const title = html`<h3>What changed since the last close</h3>`;
+  if (then === null) return html`${title}<p class="sub">no close held before the latest capture (${sideName(now, zone)})</p>`;
+  const from = `from the close of ${then.sessionDate} (${captureTime(then.capturedAt, zone)}) to the latest capture, ${sideName(now, zone)}`;
+  const columns = ['', `close ${then.sessionDate}`, sideName(now, zone), 'change', 'change %'];
+  return html`${title}<p class="sub">${from}</p>\n${table(columns, changeRows(changes), 'changes')}`;
 }

@@ -5,7 +5,8 @@
 // Content-Security-Policy forbids any request, so the page works from file:// with no network.
 import type { EChartsOption } from 'echarts';
 import { fontFaceRule } from './font.js';
-import { captureTime, groupThousands, pairName, price, usdMillions } from './format.js';
+import { captureTime, pairName, price, usdMillions } from './format.js';
+import { html, joinHtml, raw, type Html } from './html.js';
 import { levelsOption } from './levels.js';
 import { netGexOption } from './netgex.js';
 import { intradayName } from './intraday.js';
@@ -16,8 +17,10 @@ import { termOption } from './term.js';
 import { paletteOf } from './theme.js';
 import type { Look, SeriesData } from './types.js';
 import { wallsOption } from './walls.js';
-import { changesBlock, escapeHtml, latestTable, orDash, table } from './report-desk.js';
+import { changesBlock, latestTable, orDash, table } from './report-desk.js';
 import { summarizeDates } from './date-ranges.js';
+import type { ChartSpec, TooltipSpec } from './page/chart-spec.js';
+import { pageScript } from './page-script.js';
 
 export interface ReportPage {
   look: Look;
@@ -27,26 +30,7 @@ export interface ReportPage {
   rangePct: number;
 }
 
-/** How the page's script formats a chart's tooltip: the value kind of each series by name. */
-export interface TooltipSpec {
-  trigger: 'axis' | 'item';
-  /** The axis value's heading: a price (strikes) or the category text (dates, expirations). */
-  header: 'strike' | 'text';
-  /** usd: $M drawn, shown as "$3.48M"; signed: "+$3.48M"; price: "76,500"; regime: the band's name when set. */
-  series: Record<string, 'usd' | 'signed' | 'price' | 'regime'>;
-  /** A net GEX row computed from the call and put series (put drawn negative). */
-  net?: [string, string];
-}
-
-interface ChartSpec {
-  width: number;
-  height: number;
-  tooltip: TooltipSpec;
-  /** One option, or the frames of a slider (the last one drawn first). */
-  option?: EChartsOption;
-  frames?: EChartsOption[];
-  labels?: string[];
-}
+export type { TooltipSpec };
 
 /** Every character the page may draw in its font: printable ASCII and the signs the charts use. */
 export const PAGE_CHARACTERS = `${Array.from({ length: 95 }, (_, i) => String.fromCharCode(32 + i)).join('')}·–—→←Δ…±`;
@@ -79,7 +63,7 @@ const TOOLTIPS = {
   term: { trigger: 'axis', header: 'text', series: { 'net GEX': 'signed', 'open interest': 'usd' } },
 } satisfies Record<string, TooltipSpec>;
 
-export { escapeHtml };
+export { escapeHtml } from './html.js';
 
 /** JSON that is safe inside a <script> element. */
 export function scriptJson(value: unknown): string {
@@ -89,7 +73,7 @@ export function scriptJson(value: unknown): string {
     .replace(/\u2029/g, '\\u2029');
 }
 
-function header(data: ReportData, page: ReportPage): string {
+function header(data: ReportData, page: ReportPage): Html {
   const zone = page.look.timeZone;
   const coverage = table(
     ['pair', 'remote sessions', 'remote first – last capture', 'held sessions', 'held first – last session', 'gaps (listed, not loaded)'],
@@ -104,12 +88,12 @@ function header(data: ReportData, page: ReportPage): string {
   );
   const runs =
     data.runs.length === 0
-      ? '<p>no run recorded</p>'
+      ? html`<p>no run recorded</p>`
       : table(
           ['run', 'command', 'started', 'outcome', 'credits', 'files loaded'],
           data.runs.map((r) => [String(r.runId), r.command, captureTime(r.startedAt, zone), orDash(r.outcome), orDash(r.creditsSpent), orDash(r.filesLoaded)]),
         );
-  return `<header>
+  return html`<header>
 <h1>gexwh report</h1>
 <p class="sub">${data.pairs.length} pair(s) · the last ${page.sessions} sessions each · profiles within ${page.rangePct}% of spot · GEX in $M per 1% move</p>
 <h2 id="coverage">Coverage and gaps</h2>
@@ -120,14 +104,15 @@ ${runs}
 </header>`;
 }
 
-/** Paid files and credits the archive holds on record, not in the tables yet (numbers only: nothing to escape). */
-function onRecordLine(record: ReportData['onRecord']): string {
-  if (record === undefined || (record.filesWaiting === 0 && record.creditsNotInRuns === 0)) return '';
-  return `\n<p>on record in the archive, not in the warehouse yet: ${record.filesWaiting} paid file(s) waiting to load, ${record.creditsNotInRuns} credit(s) of runs without a finished record (counted above); the next gexwh sync or gexwh load loads them for 0 credits</p>`;
+/** Paid files and credits the archive holds on record, not in the tables yet. */
+function onRecordLine(record: ReportData['onRecord']): Html {
+  if (record === undefined || (record.filesWaiting === 0 && record.creditsNotInRuns === 0)) return html``;
+  return html`\n<p>on record in the archive, not in the warehouse yet: ${record.filesWaiting} paid file(s) waiting to load, ${record.creditsNotInRuns} credit(s) of runs without a finished record (counted above); the next gexwh sync or gexwh load loads them for 0 credits</p>`;
 }
 
-function chartBlock(id: string, kind: string, svg: string, look: Look, extra = ''): string {
-  return `<figure class="chart-box"><div class="chart" id="${id}" data-kind="${kind}" style="width:${look.width}px;height:${look.height}px">${svg}</div>${extra}</figure>`;
+// The SVG is the renderer's own markup (its text escaped by it), placed as it is.
+function chartBlock(id: string, kind: string, svg: string, look: Look, extra: Html = html``): Html {
+  return html`<figure class="chart-box"><div class="chart" id="${id}" data-kind="${kind}" style="width:${look.width}px;height:${look.height}px">${raw(svg)}</div>${extra}</figure>`;
 }
 
 const KIND_NAMES: Record<string, string> = { profile: 'profile', levels: 'levels', walls: 'walls', netgex: 'net GEX', term: 'term structure' };
@@ -137,39 +122,42 @@ function pairAnchor(report: PairReport): string {
 }
 
 /** A table of contents: the header's parts, then per pair its latest reading and links to its charts. */
-function contents(data: ReportData, kinds: string[][]): string {
+function contents(data: ReportData, kinds: string[][]): Html {
   const rows = data.pairs.map((report, i) => {
     const l = report.latest;
     const reading = l === null ? 'no levels held' : `spot ${price(l.spot)} · regime ${orDash(l.regime)} · net GEX ${usdMillions(l.netGex, true)}`;
-    const links = (kinds[i] ?? []).map((kind) => `<a href="#p${i}-${kind}">${escapeHtml(KIND_NAMES[kind] ?? kind)}</a>`).join(' · ');
-    return `<li><a href="#${escapeHtml(pairAnchor(report))}">${escapeHtml(pairName(report))}</a> <span class="sub">${escapeHtml(reading)}</span> <span class="links">${links}</span></li>`;
+    const links = joinHtml(
+      (kinds[i] ?? []).map((kind) => html`<a href="#p${i}-${kind}">${KIND_NAMES[kind] ?? kind}</a>`),
+      ' · ',
+    );
+    return html`<li><a href="#${pairAnchor(report)}">${pairName(report)}</a> <span class="sub">${reading}</span> <span class="links">${links}</span></li>`;
   });
-  return `<nav class="toc" id="contents">
+  return html`<nav class="toc" id="contents">
 <h2>Contents</h2>
 <ol>
 <li><a href="#coverage">Coverage and gaps</a></li>
 <li><a href="#runs">Last runs</a></li>
-${rows.join('\n')}
+${joinHtml(rows, '\n')}
 </ol>
 </nav>`;
 }
 
 interface PairCharts {
-  blocks: string[];
+  blocks: Html[];
   kinds: string[];
 }
 
-function profileBlock(report: PairReport, i: number, look: Look, charts: Record<string, ChartSpec>): string | undefined {
+function profileBlock(report: PairReport, i: number, look: Look, charts: Record<string, ChartSpec>): Html | undefined {
   const frames = report.profiles.map((p) => profileOption(p, { net: false }, look));
   const last = frames[frames.length - 1];
   if (last === undefined) return undefined;
   const id = `p${i}-profile`;
   const labels = report.profiles.map((p) => `capture ${captureTime(p.capturedAt, look.timeZone)} (${momentText(p, look.timeZone)})`);
   charts[id] = { width: look.width, height: look.height, tooltip: TOOLTIPS.profile, frames, labels };
-  const slider =
-    `<div class="frames js-only"><label for="${id}-slider">profile at the close of</label> ` +
-    `<input type="range" id="${id}-slider" min="0" max="${frames.length - 1}" value="${frames.length - 1}" step="1"> ` +
-    `<output id="${id}-label">${escapeHtml(labels[labels.length - 1] as string)}</output></div>`;
+  const label = html`<label for="${id}-slider">profile at the close of</label>`;
+  const input = html`<input type="range" id="${id}-slider" min="0" max="${frames.length - 1}" value="${frames.length - 1}" step="1">`;
+  const output = html`<output id="${id}-label">${labels[labels.length - 1]}</output>`;
+  const slider = html`<div class="frames js-only">${label} ${input} ${output}</div>`;
   return chartBlock(id, 'profile', renderSvg(last, look, id), look, slider);
 }
 
@@ -187,10 +175,10 @@ function tooltipOf(kind: keyof typeof TOOLTIPS, series: SeriesData, zone?: strin
 }
 
 function pairCharts(report: PairReport, i: number, look: Look, charts: Record<string, ChartSpec>): PairCharts {
-  const blocks: string[] = [];
+  const blocks: Html[] = [];
   const kinds: string[] = [];
   const profile = profileBlock(report, i, look, charts);
-  if (profile === undefined) blocks.push('<p>no strikes held for the sessions of the window</p>');
+  if (profile === undefined) blocks.push(html`<p>no strikes held for the sessions of the window</p>`);
   else {
     blocks.push(profile);
     kinds.push('profile');
@@ -208,29 +196,28 @@ function pairCharts(report: PairReport, i: number, look: Look, charts: Record<st
     kinds.push(kind);
   }
   if (report.term === null)
-    blocks.push(
-      `<p class="sub">no term structure captured for ${escapeHtml(report.symbol)} (gexwh capture --symbol ${escapeHtml(report.symbol)} captures it)</p>`,
-    );
+    blocks.push(html`<p class="sub">no term structure captured for ${report.symbol} (gexwh capture --symbol ${report.symbol} captures it)</p>`);
   return { blocks, kinds };
 }
 
 export function buildReportHtml(data: ReportData, page: ReportPage): string {
   const { look } = page;
   const charts: Record<string, ChartSpec> = {};
-  const sections: string[] = [];
+  const sections: Html[] = [];
   const kinds: string[][] = [];
   data.pairs.forEach((report, i) => {
     const drawn = pairCharts(report, i, look, charts);
     kinds.push(drawn.kinds);
-    sections.push(`<section class="pair" id="${escapeHtml(pairAnchor(report))}">
-<h2>${escapeHtml(pairName(report))} <a class="top" href="#contents">contents ↑</a></h2>
+    sections.push(html`<section class="pair" id="${pairAnchor(report)}">
+<h2>${pairName(report)} <a class="top" href="#contents">contents ↑</a></h2>
 ${latestTable(report, page.rangePct, look.timeZone)}
 ${changesBlock(report, look.timeZone)}
-${drawn.blocks.join('\n')}
+${joinHtml(drawn.blocks, '\n')}
 </section>`);
   });
-  const palette = paletteOf(look.theme);
-  return `<!doctype html>
+  // The style sheet, the ECharts bundle, the data (scriptJson) and the page's script are safe where
+  // they go, and are not HTML text: placed as they are.
+  return html`<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -238,7 +225,24 @@ ${drawn.blocks.join('\n')}
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>gexwh report</title>
 <style>
-${fontFaceRule(PAGE_CHARACTERS)}
+${raw(pageStyle(look))}</style>
+</head>
+<body>
+${header(data, page)}
+${contents(data, kinds)}
+${joinHtml(sections, '\n')}
+<script>${raw(page.echartsScript)}</script>
+<script type="application/json" id="gexwh-data">${raw(scriptJson({ charts }))}</script>
+<script>${raw(pageScript())}</script>
+</body>
+</html>
+`.text;
+}
+
+/** The page's style sheet (CSS text: the theme's colours and the font's data URL, nothing from the data). */
+function pageStyle(look: Look): string {
+  const palette = paletteOf(look.theme);
+  return `${fontFaceRule(PAGE_CHARACTERS)}
 body { margin: 0 auto; padding: 16px 24px; max-width: ${look.width + 48}px; background: ${palette.background}; color: ${palette.text}; font: 14px/1.4 Inter, system-ui, sans-serif; }
 h1 { font-size: 22px; font-weight: 600; margin: 8px 0 2px; }
 h2 { font-size: 17px; font-weight: 600; margin: 20px 0 8px; }
@@ -258,105 +262,5 @@ figure.chart-box { margin: 8px 0 16px; }
 .frames input { width: 360px; }
 .js-only { display: none; }
 html.js .js-only { display: flex; }
-</style>
-</head>
-<body>
-${header(data, page)}
-${contents(data, kinds)}
-${sections.join('\n')}
-<script>${page.echartsScript}</script>
-<script type="application/json" id="gexwh-data">${scriptJson({ charts })}</script>
-<script>${clientScript()}</script>
-</body>
-</html>
 `;
 }
-
-/**
- * Hydrates the static charts: the same options, drawn by ECharts in the page once the embedded font
- * is ready (ECharts measures text as it lays out), with tooltips formatted by the same functions as
- * the static text (format.ts, their source inlined).
- */
-function clientScript(): string {
-  return `
-(function () {
-${[groupThousands, price, usdMillions].map((f) => f.toString()).join('\n')}
-${CLIENT_SCRIPT}
-})();
-`;
-}
-
-const CLIENT_SCRIPT = `
-var data = JSON.parse(document.getElementById('gexwh-data').textContent);
-document.documentElement.className += ' js';
-window.gexwhCharts = {};
-
-function valueText(kind, v) {
-  if (v === null || v === undefined || v === '-' || isNaN(Number(v))) return '-';
-  if (kind === 'usd') return usdMillions(Number(v) * 1e6);
-  if (kind === 'signed') return usdMillions(Number(v) * 1e6, true);
-  return price(Number(v));
-}
-function yOf(p) {
-  var v = p.value;
-  if (v !== null && typeof v === 'object' && !Array.isArray(v)) v = v.value;
-  return Array.isArray(v) ? v[1] : v;
-}
-function row(marker, name, text) {
-  return '<div>' + (marker || '') + name + '<b style="float:right;margin-left:18px">' + text + '</b></div>';
-}
-function axisTooltip(spec) {
-  return function (params) {
-    var first = params[0];
-    var x = Array.isArray(first.value) ? first.value[0] : first.axisValue;
-    var html = '<div><b>' + (spec.header === 'strike' ? 'strike ' + price(Number(x)) : first.axisValueLabel) + '</b></div>';
-    var values = {};
-    params.forEach(function (p) {
-      var kind = spec.series[p.seriesName];
-      var y = yOf(p);
-      values[p.seriesName] = y;
-      if (kind === 'regime') { if (y === 1) html += row('', 'regime', p.seriesName.replace(' regime', '')); return; }
-      if (kind !== undefined) html += row(p.marker, p.seriesName, valueText(kind, y));
-      // Net GEX right under call and put: their sum, the put drawn negative.
-      if (spec.net && p.seriesName === spec.net[1] && values[spec.net[0]] != null && y != null) {
-        html += row('', 'net GEX', valueText('signed', values[spec.net[0]] + y));
-      }
-    });
-    return html;
-  };
-}
-function itemTooltip(spec) {
-  return function (p) {
-    var v = p.value;
-    if (!Array.isArray(v)) return '<div><b>' + p.name + '</b></div>' + row(p.marker, p.seriesName, valueText(spec.series[p.seriesName], v));
-    return '<div><b>' + v[0] + '</b></div>' + row(p.marker, p.seriesName, 'strike ' + price(Number(v[1])) + ' · ' + valueText(spec.series[p.seriesName], v[2]));
-  };
-}
-function withTooltip(option, spec) {
-  var copy = Object.assign({}, option);
-  copy.tooltip = Object.assign({}, option.tooltip, { trigger: spec.trigger, formatter: spec.trigger === 'item' ? itemTooltip(spec) : axisTooltip(spec) });
-  return copy;
-}
-function draw() {
-  Object.keys(data.charts).forEach(function (id) {
-    var spec = data.charts[id];
-    var el = document.getElementById(id);
-    el.innerHTML = '';
-    var chart = echarts.init(el, null, { renderer: 'svg', width: spec.width, height: spec.height });
-    var frames = spec.frames;
-    chart.setOption(withTooltip(frames ? frames[frames.length - 1] : spec.option, spec.tooltip));
-    window.gexwhCharts[id] = chart;
-    if (!frames) return;
-    var slider = document.getElementById(id + '-slider');
-    var label = document.getElementById(id + '-label');
-    slider.addEventListener('input', function () {
-      var i = Number(slider.value);
-      chart.setOption(withTooltip(frames[i], spec.tooltip), { notMerge: true });
-      label.textContent = spec.labels[i];
-    });
-  });
-  window.gexwhReady = true;
-}
-var fonts = document.fonts && document.fonts.load ? document.fonts.load('12px Inter') : Promise.resolve();
-fonts.then(draw, draw);
-`;
