@@ -21,8 +21,9 @@ let emulator: Emulator;
 let dir: string;
 
 beforeAll(async () => {
-  // combined/BTC and tradfi/SPY: 8 crypto and 6 TradFi sessions, 42 files.
-  emulator = await startEmulator({ now: '2026-03-11T14:07:00Z', days: 8, expirations: 2, strikes: 8, seed: 13, symbols: ['BTC', 'SPY'] });
+  // combined/BTC and tradfi/SPY: 4 crypto and 2 TradFi sessions, 18 files (small chains): enough for
+  // a stop after the file in flight to leave files waiting.
+  emulator = await startEmulator({ now: '2026-03-11T14:07:00Z', days: 4, expirations: 1, strikes: 4, seed: 13, symbols: ['BTC', 'SPY'] });
   dir = mkdtempSync(join(tmpdir(), 'gexwh-interrupts-'));
 });
 afterAll(async () => {
@@ -48,6 +49,7 @@ async function query<T>(db: string, sql: string): Promise<T[]> {
 const loadedFiles = async (db: string) => (await query<{ n: number }>(db, `SELECT count(*)::INT n FROM sync.files WHERE status = 'loaded'`))[0]!.n;
 const recordedCredits = async (db: string) => (await query<{ n: number }>(db, `SELECT coalesce(sum(credits_spent), 0)::INT n FROM sync.runs`))[0]!.n;
 
+const FILES = 18;
 const LOAD_STARTS = /^load: \d+ files/;
 const FIRST_ANSWERED = /stopping after the file in flight/;
 
@@ -84,7 +86,7 @@ describe('the first SIGINT during the load', () => {
     expect(said).toBeGreaterThan(stopped.stderr.indexOf('load: '));
     expect(said).toBeLessThan(stopped.stderr.indexOf('error: interrupted by SIGINT'));
     const paid = charged() - before;
-    expect(paid).toBe(42);
+    expect(paid).toBe(FILES);
 
     const [run] = await query<{ outcome: string; credits: number; finished: boolean }>(
       ws.db,
@@ -118,7 +120,7 @@ describe('an abort after the first signal', () => {
       if (signals[0] === 'SIGKILL') expect(aborted.signal).toBe('SIGKILL');
       else expect(aborted.code, aborted.stderr).toBe(130);
       const paid = charged() - before;
-      expect(paid).toBe(42);
+      expect(paid).toBe(FILES);
       // Nothing graceful ran: the log of what was spent is what is left.
       expect(existsSync(join(ws.archive, '_journal', 'inflight.json'))).toBe(true);
 

@@ -23,7 +23,9 @@ let dir: string;
 let template: string;
 
 beforeAll(async () => {
-  emulator = await startEmulator({ now: '2026-03-11T14:07:00Z', days: 2, expirations: 3, strikes: 12, seed: 9, symbols: ['BTC'] });
+  // Small chains (4 strikes, 1 expiration) where a signal waits for its line (signalsAt, a held
+  // storage): no race with a quick load. The kill -9 loop keeps its larger files (its own emulator).
+  emulator = await startEmulator({ now: '2026-03-11T14:07:00Z', days: 2, expirations: 1, strikes: 4, seed: 9, symbols: ['BTC'] });
   dir = mkdtempSync(join(tmpdir(), 'gexwh-reliability-'));
   template = await buildMigratedWarehouse(dir);
 });
@@ -141,7 +143,7 @@ describe('a signal while file links are in flight', () => {
     { signal: 'SIGTERM' as const, code: 143 },
   ])('$signal: the 4 links in flight are answered, counted and their files archived; the rerun pays only for the rest', async ({ signal, code }) => {
     // Its own emulator: its credit and hit counters then belong to this test alone.
-    const emulator = await startEmulator({ now: '2026-03-11T14:07:00Z', days: 2, expirations: 3, strikes: 12, seed: 9, symbols: ['BTC'] });
+    const emulator = await startEmulator({ now: '2026-03-11T14:07:00Z', days: 2, expirations: 1, strikes: 4, seed: 9, symbols: ['BTC'] });
     try {
       const ws = workspace({ seeded: true });
       const env = { GEX_BASE_URL: emulator.baseUrl, GEX_API_KEY: emulator.keys.pro };

@@ -2,7 +2,7 @@
 // read. Every statement below is refused by the query runner the CLI calls, on a warehouse opened in
 // the CLI's sandbox (an exit-2 error with one line saying what was refused and why), creates no file
 // anywhere, and leaves the warehouse byte for byte as it was; one statement of each kind of refusal
-// also goes through the built CLI (exit 2, one line on stderr, no stack). Reads of every table, view and macro still work
+// also goes through the CLI's code in this process (runCliInProcess: exit 2, one line on stderr, no stack). Reads of every table, view and macro still work
 // (test/warehouse/query.test.ts).
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
@@ -12,7 +12,7 @@ import { exitCodeOf, GexwhError } from '../../src/core/errors.js';
 import { loadFiles } from '../../src/warehouse/loader.js';
 import { openWarehouse } from '../../src/warehouse/open.js';
 import { runQueryOn } from '../../src/warehouse/query.js';
-import { runCli } from '../helpers/cli.js';
+import { runCliInProcess as runCli } from '../helpers/cli.js';
 import { BTC, makeTempDir, writeFixture } from '../warehouse/fixtures.js';
 
 let dir: string;

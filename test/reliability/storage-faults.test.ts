@@ -19,7 +19,7 @@ import { expectArchiveHoldsOnly, fetchStage, manifestOf } from '../helpers/fetch
 import { consistent, inspectWarehouse } from '../helpers/invariants.js';
 import { CLI_PATH, runCli, type CliResult } from '../helpers/cli.js';
 import { expectRecovered, manifestFiles, ONE_PAIR, recordedCredits, syncVia } from '../helpers/reliability.js';
-import { listFiles, migrateOnly, NOW, snapshotBench, type Bench, type BenchSnapshot } from '../helpers/sync.js';
+import { listFiles, migrateOnly, NOW, snapshotBench, startBench, type Bench, type BenchSnapshot } from '../helpers/sync.js';
 import { toolOrSkip } from '../helpers/tool.js';
 
 let bench: Bench | undefined;
@@ -145,25 +145,34 @@ describe('storage faults at the download stage (the real downloader and client, 
 });
 
 describe('storage faults through a whole sync: one of each kind, the one that outlasts the run', () => {
-  it.each(CASES.filter((c) => c.times === Infinity))('$name', async ({ action, times, recovers, forcedCredits, error }) => {
-    bench = await open();
+  // All of them in one run, each on its own file of a three-session history (9 files, small chains):
+  // each faulted file fails with its own error, the others load, and one recovery run ends them.
+  const outlasting = CASES.filter((c) => c.times === Infinity);
+  it(`${outlasting.map((c) => c.name).join('; ')}: each on its own file of one run, that file fails with its error and is not archived, the rest load; the next run completes`, async () => {
+    bench = await startBench({ days: 3, strikes: 4, expirations: 1, symbols: ['BTC'] });
     const { emulator } = bench;
-    emulator.faults.add({ where: 'storage', match: ONE_FILE, times, action });
-    const run = await syncVia(bench);
-    expect(run.ok).toBe(recovers);
-    if (!run.ok) {
-      expect(run.error).toBeInstanceOf(PartialFailureError);
-      expect(run.summary?.filesLoaded).toBe(5);
-      expect(run.summary?.filesFailed).toEqual([
-        expect.objectContaining({ sessionDate: '2026-03-10', file: 'strikes_total', status: 'failed_verify', error: expect.stringMatching(error!) }),
-      ]);
-      const archived = (await listFiles(bench.archive)).map((f) => f.split('/').pop());
-      expect(archived).not.toContain('2026-03-10_strikes_total.csv.gz');
+    const targets = await manifestOf(emulator);
+    expect(targets).toHaveLength(9);
+    const faulted = outlasting.map((c, i) => ({ ...c, target: targets[i]! }));
+    for (const { target, times, action } of faulted) {
+      emulator.faults.add({ where: 'storage', match: new RegExp(`/${target.sessionDate}/${target.file}\\.csv\\.gz`), times, action });
     }
-    // What gexwh says it spent is what the emulator charged, the failed file's link included.
+    const run = await syncVia(bench);
+    expect(run.ok).toBe(false);
+    expect((run as { error: unknown }).error).toBeInstanceOf(PartialFailureError);
+    expect(run.summary?.filesLoaded).toBe(targets.length - faulted.length);
+    expect(run.summary?.filesFailed).toHaveLength(faulted.length);
+    const archived = (await listFiles(bench.archive)).map((f) => f.split('/').pop());
+    for (const { name, target, error } of faulted) {
+      expect(run.summary?.filesFailed, name).toContainEqual(
+        expect.objectContaining({ sessionDate: target.sessionDate, file: target.file, status: 'failed_verify', error: expect.stringMatching(error!) }),
+      );
+      expect(archived, name).not.toContain(`${target.sessionDate}_${target.file}.csv.gz`);
+    }
+    // What gexwh says it spent is what the emulator charged, the failed files' links included.
     expect(run.summary?.creditsSpent).toBe(emulator.counters.credits(emulator.keys.pro));
     expect(await recordedCredits(bench)).toBe(emulator.counters.credits(emulator.keys.pro));
-    await expectRecovered(bench, { forcedCredits });
+    await expectRecovered(bench, { forcedCredits: faulted.reduce((sum, c) => sum + c.forcedCredits, 0) });
   });
 });
 
