@@ -1,4 +1,4 @@
-// The scale benchmark's extras (storage, export, nightly load) on a 4-day warehouse with small chains:
+// The scale benchmark's extras (storage, export, nightly load) on a 2-day warehouse with small chains:
 // every measurement runs and reports, and the nightly load adds the new session (no timing asserted).
 import { describe, expect, it } from 'vitest';
 import { join } from 'node:path';
@@ -31,7 +31,7 @@ describe('scale extras', () => {
       try {
         await growScaleWarehouse(warehouse.connection, {
           lastSession: '2026-11-23',
-          days: 4,
+          days: 2,
           shape: { expirations: 6, strikes: 12, fullExpirations: 2, bandStrikes: 4 },
         });
         await warehouse.connection.run('CHECKPOINT');

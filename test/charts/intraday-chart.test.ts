@@ -1,8 +1,9 @@
 // `gexwh chart intraday`, --tz for chart, report and query, and the report's desk tables (the latest
-// levels with both walls' definitions, what changed since the last close), through the built CLI on
-// a demo-like warehouse: a completed session held from files (its last capture the close) and today's
+// levels with both walls' definitions, what changed since the last close), through the CLI on a
+// demo-like warehouse: a completed session held from files (its last capture the close) and today's
 // session from api fills (every capture intraday). The regime shading is checked by pixel against
-// the regimes SQL answers; the numbers of the report against hand SQL.
+// the regimes SQL answers; the numbers of the report against hand SQL. Every run is the CLI's code in
+// this process (the cases check exit codes, output and the files written).
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,7 +11,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { PNG } from 'pngjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openWarehouse } from '../../src/warehouse/index.js';
-import { runCli, runCliInProcess } from '../helpers/cli.js';
+import { runCliInProcess } from '../helpers/cli.js';
 import { loadDemoHistory } from '../helpers/demo-warehouse.js';
 
 let dir: string;
@@ -60,11 +61,11 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 describe('gexwh chart intraday', () => {
   it('a closed session: every capture, the close filled and named, the others hollow "intraday"; the regime shaded per capture by pixel', async () => {
     const png = join(dir, 'closed.png');
-    const run = await runCli(['chart', 'intraday', '--db', db, ...BTC, '--date', '2026-03-15', '--out', png, '--json']);
+    const run = await runCliInProcess(['chart', 'intraday', '--db', db, ...BTC, '--date', '2026-03-15', '--out', png, '--json']);
     expect(run.code, run.stderr).toBe(0);
     expect(JSON.parse(run.stdout).shows).toBe('session 2026-03-15, 96 captures');
     const svgOut = join(dir, 'closed.svg');
-    expect((await runCli(['chart', 'intraday', '--db', db, ...BTC, '--date', '2026-03-15', '--out', svgOut])).code).toBe(0);
+    expect((await runCliInProcess(['chart', 'intraday', '--db', db, ...BTC, '--date', '2026-03-15', '--out', svgOut])).code).toBe(0);
     const svg = readFileSync(svgOut, 'utf8');
     expect(svg).toContain('session 2026-03-15');
     expect(svg).toContain('96 captures, 00:00 UTC to 23:45 UTC; the close at 23:45 UTC');

@@ -32,9 +32,16 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-function npx(args: readonly string[], cwd: string, env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+/** `npx gexwh ...` in `cwd`; with `bin`, the installed bin link run by node directly (no npm start). */
+function npx(
+  args: readonly string[],
+  cwd: string,
+  env: Record<string, string> = {},
+  bin?: string,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn('npx', ['--offline', 'gexwh', ...args], { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const [command, prefix] = bin === undefined ? ['npx', ['--offline', 'gexwh']] : [process.execPath, [bin]];
+    const child = spawn(command, [...prefix, ...args], { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
@@ -85,12 +92,14 @@ describe('npm pack', () => {
     });
     expect(sync.code, sync.stderr).toBe(0);
     expect(JSON.parse(sync.stdout)).toMatchObject({ outcome: 'ok', files_loaded: 6 });
-    // The chart's PNG needs the font the package ships: found from the installed dist/.
-    const chart = await npx(['chart', 'profile', '--exchange', 'deribit', '--symbol', 'BTC', '--out', 'p.png'], app);
+    // The chart's PNG needs the font the package ships: found from the installed dist/. The bin npx
+    // found above, run directly (npx itself was checked).
+    const bin = join(app, 'node_modules', '.bin', 'gexwh');
+    const chart = await npx(['chart', 'profile', '--exchange', 'deribit', '--symbol', 'BTC', '--out', 'p.png'], app, {}, bin);
     expect(chart.code, chart.stderr).toBe(0);
     expect(readFileSync(join(app, 'p.png')).subarray(1, 4).toString('latin1')).toBe('PNG');
     // The SVG carries a subset of that font, cut by harfbuzzjs's WebAssembly found through its exports.
-    const svg = await npx(['chart', 'oi', '--exchange', 'deribit', '--symbol', 'BTC', '--out', 'o.svg'], app);
+    const svg = await npx(['chart', 'oi', '--exchange', 'deribit', '--symbol', 'BTC', '--out', 'o.svg'], app, {}, bin);
     expect(svg.code, svg.stderr).toBe(0);
     expect(readFileSync(join(app, 'o.svg'), 'utf8')).toMatch(/<style>@font-face\{font-family:"Inter";src:url\(data:font\/ttf;base64,/);
   });

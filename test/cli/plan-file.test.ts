@@ -4,19 +4,18 @@
 // removed) moved after the plan was written.
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runCliInProcess } from '../helpers/cli.js';
 import { startBench, type Bench } from '../helpers/sync.js';
 
 let bench: Bench;
 let planPath: string;
 let env: Record<string, string>;
-beforeEach(async () => {
+async function start(): Promise<void> {
   bench = await startBench({ days: 3, symbols: ['BTC', 'SPY'] });
   planPath = join(bench.dir, 'plan.json');
   env = { GEX_BASE_URL: bench.emulator.baseUrl, GEX_API_KEY: bench.emulator.keys.pro };
-});
-afterEach(() => bench.close());
+}
 
 const places = () => ['--db', bench.dbPath, '--archive', bench.archive];
 const SELECTION = ['--exchange', 'deribit,tradfi', '--symbol', 'BTC,SPY'];
@@ -53,6 +52,9 @@ function archived(): string[] {
 const keyOf = (f: { exchange: string; symbol: string; sessionDate: string; file: string }) => `${f.exchange}/${f.symbol}/${f.sessionDate}_${f.file}`;
 
 describe('plan --out, then sync --plan', () => {
+  // Each case changes the emulator (quota, a rebuilt file) or the warehouse: a bench of its own.
+  beforeEach(start);
+  afterEach(() => bench.close());
   it('writes a versioned plan file and the sync buys exactly its files, even when the quota now allows more', async () => {
     const pro = bench.emulator.keys.pro;
     bench.emulator.setQuota(pro, { creditsUsed: 197 }); // 3 credits left of the day's 200 when the plan is made
@@ -107,6 +109,14 @@ describe('plan --out, then sync --plan', () => {
 });
 
 describe('sync --plan refuses a file it cannot trust, exit 2 saying what is wrong', () => {
+  // One bench and one valid plan for every case: each refused sync buys and writes nothing (the
+  // credit count checked after each stays 0), and each case writes its own plan file from the valid one.
+  let valid: string;
+  beforeAll(async () => {
+    await start();
+    valid = JSON.stringify(await writePlan('--max-credits', '1'), null, 2);
+  });
+  afterAll(() => bench.close());
   const cases: { name: string; text: (valid: string) => string; says: string }[] = [
     { name: 'not JSON', text: () => '{ half', says: 'not JSON' },
     { name: 'a foreign JSON file', text: () => JSON.stringify({ name: 'package' }), says: 'not a gexwh plan file' },
@@ -122,10 +132,10 @@ describe('sync --plan refuses a file it cannot trust, exit 2 saying what is wron
       says: 'credits says 999',
     },
   ];
-  it.each(cases)('$name', async ({ text, says }) => {
-    const valid = JSON.stringify(await writePlan('--max-credits', '1'), null, 2);
-    writeFileSync(planPath, text(valid));
-    const synced = await runCliInProcess(['sync', ...places(), '--plan', planPath], { env });
+  it.each(cases)('$name', async ({ name, text, says }) => {
+    const tampered = join(bench.dir, `${name.replaceAll(/\W+/g, '-')}.json`);
+    writeFileSync(tampered, text(valid));
+    const synced = await runCliInProcess(['sync', ...places(), '--plan', tampered], { env });
     expect(synced.code, synced.stderr).toBe(2);
     expect(synced.stderr).toContain(says);
     expect(bench.emulator.counters.credits(bench.emulator.keys.pro)).toBe(0);
@@ -135,7 +145,7 @@ describe('sync --plan refuses a file it cannot trust, exit 2 saying what is wron
     const missing = await runCliInProcess(['sync', ...places(), '--plan', join(bench.dir, 'none.json')], { env });
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('cannot read it (ENOENT)');
-    await writePlan('--max-credits', '1');
+    writeFileSync(planPath, valid);
     const mixed = await runCliInProcess(['sync', ...places(), '--plan', planPath, '--symbol', 'BTC'], { env });
     expect(mixed.code).toBe(2);
     expect(mixed.stderr).toContain('drop --symbol');

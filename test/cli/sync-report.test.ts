@@ -1,11 +1,11 @@
-// `sync --report FILE` through the built CLI against the emulator: the report is written after the
-// run, from the data the run loaded; a report that cannot be written is said on stderr and in the
-// JSON ("failed", with the reason) and the sync still exits 0; a name that is not .html is exit 2
-// before anything is spent.
+// `sync --report FILE` through the CLI's code in this process against the emulator (exit codes, the
+// JSON and the file written are what is checked): the report is written after the run, from the data
+// the run loaded; a report that cannot be written is said on stderr and in the JSON ("failed", with
+// the reason) and the sync still exits 0; a name that is not .html is exit 2 before anything is spent.
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, runCliInProcess } from '../helpers/cli.js';
+import { runCliInProcess } from '../helpers/cli.js';
 import { startBench, type Bench } from '../helpers/sync.js';
 
 let bench: Bench;
@@ -35,7 +35,7 @@ const syncArgs = (db: string, report: string) => [
 describe('gexwh sync --report', () => {
   it('writes the report after the run, of what the run loaded, with what changed since the last close', async () => {
     const out = join(bench.dir, 'nightly', 'report.html');
-    const run = await runCli(syncArgs(bench.dbPath, out), { env });
+    const run = await runCliInProcess(syncArgs(bench.dbPath, out), { env });
     expect(run.code, run.stderr).toBe(0);
     const result = JSON.parse(run.stdout);
     expect(result.files_loaded ?? result.filesLoaded).toBeGreaterThan(0);
