@@ -11,7 +11,8 @@ import { startBench, type Bench } from './sync.js';
 
 let template: Promise<string> | undefined;
 
-function migratedTemplate(): Promise<string> {
+/** The path of the migrated template (built on first call in this worker; removed when it exits). */
+export function migratedTemplate(): Promise<string> {
   template ??= (async () => {
     const dir = mkdtempSync(join(tmpdir(), 'gexwh-migrated-'));
     process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
