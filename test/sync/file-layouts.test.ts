@@ -6,8 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator, type EmulatorOptions } from '../../emulator/index.js';
 import { runCliInProcess } from '../helpers/cli.js';
-import { migratedTemplate } from '../helpers/migrated-bench.js';
-import { seedWarehouse } from '../helpers/migrated-warehouse.js';
+import { migratedTemplate, seedWarehouse } from '../helpers/migrated-warehouse.js';
 import { workspaceIn as emptyWorkspaceIn, ONE_PAIR_ARGS, type Workspace } from '../helpers/workspace.js';
 
 const BASE: EmulatorOptions = { now: '2026-03-11T14:07:00Z', days: 2, expirations: 2, strikes: 6, seed: 5, symbols: ['BTC'] };
