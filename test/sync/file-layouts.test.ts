@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator, type EmulatorOptions } from '../../emulator/index.js';
 import { runCliInProcess } from '../helpers/cli.js';
-import { workspaceIn, ONE_PAIR_ARGS } from '../helpers/workspace.js';
+import { migratedTemplate, seedWarehouse } from '../helpers/migrated-warehouse.js';
+import { workspaceIn as emptyWorkspaceIn, ONE_PAIR_ARGS, type Workspace } from '../helpers/workspace.js';
 
 const BASE: EmulatorOptions = { now: '2026-03-11T14:07:00Z', days: 2, expirations: 2, strikes: 6, seed: 5, symbols: ['BTC'] };
 
@@ -26,6 +27,13 @@ afterAll(async () => {
   await Promise.all(emulators.map((e) => e.close()));
   rmSync(dir, { recursive: true, force: true });
 });
+
+/** A workspace whose warehouse exists already (migrated, empty): what is checked here is the load, not its creation. */
+async function workspaceIn(root: string): Promise<Workspace> {
+  const ws = emptyWorkspaceIn(root);
+  seedWarehouse(await migratedTemplate(), ws.db);
+  return ws;
+}
 
 const env = (e: Emulator) => ({ GEX_BASE_URL: e.baseUrl, GEX_API_KEY: e.keys.pro });
 
@@ -50,7 +58,7 @@ async function query(local: string[], sql: string): Promise<Array<Record<string,
 describe('sync against other file layouts', () => {
   it('lean files at schema_version 2 load (every file), the version and unknown columns are named once, queryable, in status', async () => {
     const e = await emulator({ layout: 'lean', schemaVersion: 2 });
-    const ws = workspaceIn(dir);
+    const ws = await workspaceIn(dir);
     const { code, summary, stderr } = await sync(e, ws.local);
     expect(code, stderr).toBe(0);
     expect(summary.files_failed).toEqual([]);
@@ -80,7 +88,7 @@ describe('sync against other file layouts', () => {
 
   it('views and charts answer over lean files (NULL columns, never an error)', async () => {
     const e = await emulator({ layout: 'lean' });
-    const ws = workspaceIn(dir);
+    const ws = await workspaceIn(dir);
     expect((await sync(e, ws.local)).code).toBe(0);
     for (const kind of ['profile', 'oi', 'levels', 'walls', 'netgex']) {
       const chart = await runCliInProcess(['chart', kind, ...ws.local, ...ONE_PAIR_ARGS, '--out', join(ws.root, `${kind}.svg`)]);
@@ -96,8 +104,8 @@ describe('sync against other file layouts', () => {
   it('shuffled columns load to the same values as the design layout', async () => {
     const design = await emulator({});
     const shuffled = await emulator({ layout: 'shuffled' });
-    const a = workspaceIn(dir);
-    const b = workspaceIn(dir);
+    const a = await workspaceIn(dir);
+    const b = await workspaceIn(dir);
     expect((await sync(design, a.local)).code).toBe(0);
     expect((await sync(shuffled, b.local)).summary.files_failed).toEqual([]);
     const digest = `SELECT (SELECT sum(spot) + sum(flip_count) + sum(max_pain) + count(regime) + count(oi_date) FROM levels) AS l,
@@ -110,7 +118,7 @@ describe('sync against other file layouts', () => {
 
   it('freeze archives and holds wide files (listed as waiting, never paid twice); load --accept-layout loads them', async () => {
     const e = await emulator({ layout: 'wide' });
-    const ws = workspaceIn(dir);
+    const ws = await workspaceIn(dir);
     const frozen = await sync(e, ws.local, '--schema-contract', 'freeze');
     expect(frozen.code, frozen.stderr).toBe(0);
     expect(frozen.summary.files_loaded).toBe(0);

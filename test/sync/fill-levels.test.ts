@@ -2,9 +2,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { EmulatorOptions } from '../../emulator/index.js';
-import { buildMigratedWarehouse, seedWarehouse } from '../helpers/migrated-warehouse.js';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { startMigratedBench } from '../helpers/migrated-bench.js';
 import {
   MAX_FILL_WINDOW_MS,
   fillRange,
@@ -15,7 +14,7 @@ import {
   type FillPairState,
 } from '../../src/sync/fill-windows.js';
 import { sessionDatesBetween } from '../../src/time/sessions.js';
-import { startBench, type Bench } from '../helpers/sync.js';
+import type { Bench } from '../helpers/sync.js';
 
 const HOUR_MS = 3_600_000;
 
@@ -113,17 +112,6 @@ const factsCache = mkdtempSync(join(tmpdir(), 'gexwh-fill-facts-'));
 afterAll(() => rmSync(factsCache, { recursive: true, force: true }));
 const SMALL = { symbols: ['BTC'], expirations: 2, strikes: 6, factsCache };
 
-// A migrated, empty warehouse made once: each bench starts from a copy (what a first sync would create).
-let template: string;
-beforeAll(async () => {
-  template = await buildMigratedWarehouse(factsCache);
-});
-async function startFillBench(options: EmulatorOptions): Promise<Bench> {
-  const started = await startBench(options);
-  seedWarehouse(template, started.dbPath);
-  return started;
-}
-
 /** Rows per capture in levels_total, and the totals. */
 async function captureCounts(b: Bench) {
   const [row] = await b.query<{ rows: number; captures: number; api: number; file: number; closes: number }>(
@@ -148,7 +136,7 @@ function expectedCaptures(b: Bench, firstDate: string): number {
 
 describe('sync --fill-levels against the emulator', () => {
   it('fills a month with one request, then the files replace the api rows: one row per capture', async () => {
-    bench = await startFillBench({ ...SMALL, days: 30 });
+    bench = await startMigratedBench({ ...SMALL, days: 30 });
     const { emulator } = bench;
     const levelsHits = () => emulator.counters.hits(/\/history\/levels\//);
     // Spend no credit on levels files: only one strikes file is bought.
@@ -179,7 +167,7 @@ describe('sync --fill-levels against the emulator', () => {
   });
 
   it('refreshes the session in progress: new captures added, the close row arrives once the session ends', async () => {
-    bench = await startFillBench({ ...SMALL, days: 2 });
+    bench = await startMigratedBench({ ...SMALL, days: 2 });
     const { emulator } = bench;
     await bench.sync({ ...PAIR, files: 'strikes_total', maxCredits: 1 }, { fillLevels: true });
     const before = await captureCounts(bench);
@@ -206,7 +194,7 @@ describe('sync --fill-levels against the emulator', () => {
   });
 
   it('pages with next_cursor (same end and granularity) and splits 45 days into two windows, never sending one over 31 days', async () => {
-    bench = await startFillBench({ ...SMALL, days: 45, historyPageRows: 1000 });
+    bench = await startMigratedBench({ ...SMALL, days: 45, historyPageRows: 1000 });
     const { emulator } = bench;
     const summary = await bench.sync({ ...PAIR, files: 'strikes_total', maxCredits: 1 }, { fillLevels: true });
     const total = expectedCaptures(bench, '2026-01-25');
@@ -220,7 +208,7 @@ describe('sync --fill-levels against the emulator', () => {
   });
 
   it('--max-requests caps the fill between pages and keeps what was fetched', async () => {
-    bench = await startFillBench({ ...SMALL, days: 30, historyPageRows: 1000 });
+    bench = await startMigratedBench({ ...SMALL, days: 30, historyPageRows: 1000 });
     const { emulator } = bench;
     // One request lists the manifest, leaving two pages for the fill.
     const summary = await bench.sync({ ...PAIR, files: 'strikes_total', maxCredits: 1, maxRequests: 3 }, { fillLevels: true });
@@ -239,7 +227,7 @@ describe('sync --fill-levels against the emulator', () => {
   });
 
   it('a 429 stops the fill cleanly: the pages fetched are written, the run ends ok', async () => {
-    bench = await startFillBench({ ...SMALL, days: 12, historyPageRows: 1000 }); // over 1,000 captures: more than one page
+    bench = await startMigratedBench({ ...SMALL, days: 12, historyPageRows: 1000 }); // over 1,000 captures: more than one page
     const { emulator } = bench;
     // 500 a day: leave room for the manifest listing and one page.
     emulator.setQuota(emulator.keys.pro, { requestsUsed: 498 });
@@ -251,7 +239,7 @@ describe('sync --fill-levels against the emulator', () => {
   });
 
   it('dry run counts windows and requests nothing', async () => {
-    bench = await startFillBench({ ...SMALL, days: 30 });
+    bench = await startMigratedBench({ ...SMALL, days: 30 });
     const summary = await bench.sync({ ...PAIR, files: 'strikes_total' }, { fillLevels: true, dryRun: true, command: 'plan' });
     expect(summary.levelsFilled).toMatchObject({ sessions: 31, windows: 1, requests: 0, rows: 0 });
     expect(bench.emulator.counters.hits(/\/history\/levels\//)).toBe(0);

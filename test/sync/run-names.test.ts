@@ -4,6 +4,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { existsSync } from 'node:fs';
 import { UsageError } from '../../src/core/errors.js';
+import type { EmulatorOptions } from '../../emulator/index.js';
+import { startMigratedBench } from '../helpers/migrated-bench.js';
 import { startBench, type Bench } from '../helpers/sync.js';
 
 let bench: Bench | undefined;
@@ -14,9 +16,14 @@ afterEach(async () => {
 
 const LONG = 'BTC-USD-PERPETUAL-2026Q4X'; // 25 characters
 
+// What these check is which pairs and files are bought, never a file's values: small chains.
+const SMALL = { strikes: 4, expirations: 1 };
+/** A bench whose warehouse exists already (for the cases that go on to sync). */
+const syncBench = (options: EmulatorOptions = {}) => startMigratedBench({ ...SMALL, ...options });
+
 describe('names checked before anything is spent', () => {
   it('an unknown symbol is a UsageError naming it and the known ones; nothing spent, no warehouse', async () => {
-    bench = await startBench();
+    bench = await startBench(SMALL);
     const error = await bench.sync({ symbol: 'nope' }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(UsageError);
     expect((error as Error).message).toBe('NOPE: no history in the coverage; known symbols: BTC, SPY');
@@ -26,21 +33,21 @@ describe('names checked before anything is spent', () => {
   });
 
   it('a near miss suggests the symbol; a pair with no history names the venues that hold it', async () => {
-    bench = await startBench();
+    bench = await startBench(SMALL);
     await expect(bench.sync({ symbol: 'BTX' })).rejects.toThrow('BTX: no history in the coverage; did you mean BTC?');
     await expect(bench.sync({ symbol: 'spy', exchange: 'deribit' })).rejects.toThrow('SPY on deribit: no history; SPY has history on tradfi');
     expect(bench.emulator.counters.credits(bench.emulator.keys.pro)).toBe(0);
   });
 
   it('symbols match case-insensitively', async () => {
-    bench = await startBench();
+    bench = await syncBench();
     const summary = await bench.sync({ symbol: 'spy', exchange: 'tradfi', maxCredits: 1 });
     expect(summary.plan.pairs.map((p) => `${p.exchange}/${p.symbol}`)).toEqual(['tradfi/SPY']);
     expect(summary.creditsSpent).toBe(1);
   });
 
   it('plan names every venue a symbol would cost credits on, when every venue is asked for', async () => {
-    bench = await startBench();
+    bench = await syncBench();
     const summary = await bench.sync({ symbol: 'btc', exchange: 'all-venues' }, { dryRun: true, command: 'plan' });
     expect(summary.venueSpread).toEqual([
       { symbol: 'BTC', venues: ['bybit', 'combined', 'deribit', 'derive', 'okx'].map((exchange) => ({ exchange, credits: 9 })) },
@@ -55,7 +62,7 @@ describe('one venue per symbol unless more are named', () => {
     summary.plan.pairs.filter((p) => p.toDownload > 0).map((p) => `${p.exchange}/${p.symbol}`);
 
   it('without --exchange a symbol resolves as the API resolves all: combined for a coin, tradfi for a ticker', async () => {
-    bench = await startBench();
+    bench = await syncBench();
     const summary = await bench.sync({ symbol: 'BTC,SPY', maxCredits: 12 });
     expect(pairsOf(summary)).toEqual(['combined/BTC', 'tradfi/SPY']);
     expect(summary.venueSpread).toEqual([]);
@@ -67,7 +74,7 @@ describe('one venue per symbol unless more are named', () => {
   });
 
   it('several venues only when named, or with all-venues; all-venues takes no other name', async () => {
-    bench = await startBench();
+    bench = await syncBench();
     const named = await bench.sync({ symbol: 'BTC', exchange: 'deribit,okx' }, { dryRun: true, command: 'plan' });
     expect(named.plan.pairs.map((p) => p.exchange)).toEqual(['deribit', 'okx']);
     const every = await bench.sync({ symbol: 'BTC', exchange: 'ALL-VENUES' }, { dryRun: true, command: 'plan' });
@@ -81,7 +88,7 @@ describe('one venue per symbol unless more are named', () => {
   });
 
   it('a symbol whose default venue has no history is an error naming the venues that have it; nothing spent', async () => {
-    bench = await startBench();
+    bench = await syncBench();
     const real = (await bench.client().get('/history/coverage')).body as { data: Record<string, unknown>[]; meta: unknown };
     const body = JSON.stringify({ ...real, data: real.data.filter((row) => !(row.exchange === 'combined' && row.symbol === 'BTC')) });
     bench.emulator.faults.add({ match: /\/history\/coverage/, times: Infinity, action: { kind: 'body', status: 200, body } });
@@ -94,7 +101,7 @@ describe('one venue per symbol unless more are named', () => {
 
 describe('one odd coverage row never sinks the night', () => {
   it('an unknown venue, a symbol over 32 characters and a row with no file dates are skipped with one warning each; the rest syncs', async () => {
-    bench = await startBench();
+    bench = await syncBench();
     const real = (await bench.client().get('/history/coverage')).body as { data: Record<string, unknown>[]; meta: unknown };
     const btc = real.data.find((row) => row.exchange === 'deribit' && row.symbol === 'BTC')!;
     const odd = [
@@ -118,7 +125,7 @@ describe('one odd coverage row never sinks the night', () => {
   });
 
   it('a pair whose manifest is refused is skipped with a warning; the other pairs load', async () => {
-    bench = await startBench();
+    bench = await syncBench();
     bench.emulator.faults.add({
       match: /\/history\/files\/deribit\/BTC(\?|$)/,
       times: Infinity,
@@ -134,7 +141,7 @@ describe('one odd coverage row never sinks the night', () => {
   });
 
   it('a 25-character symbol syncs like any other', async () => {
-    bench = await startBench({ symbolAliases: { [LONG]: 'BTC' } });
+    bench = await syncBench({ symbolAliases: { [LONG]: 'BTC' } });
     const summary = await bench.sync({ symbol: LONG.toLowerCase(), exchange: 'deribit' });
     expect(summary.outcome).toBe('ok');
     expect(summary.filesLoaded).toBe(9);

@@ -2,9 +2,10 @@
 // loaded again; a missing or wrong copy goes back to the downloads within the budget; verify says so.
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { verifyWarehouse } from '../../src/warehouse/verify.js';
-import { startBench, type Bench } from '../helpers/sync.js';
+import { startMigratedBench } from '../helpers/migrated-bench.js';
+import { snapshotBench, type Bench, type BenchSnapshot } from '../helpers/sync.js';
 
 let bench: Bench | undefined;
 afterEach(async () => {
@@ -37,20 +38,32 @@ async function levelsOf(b: Bench): Promise<number> {
   return row!.n;
 }
 
+// What these check is which files are bought and loaded, never a file's values: small chains.
+const SMALL = { strikes: 4, expirations: 1 };
+
 describe('a failed_load file is hashed again before it is loaded again', () => {
+  // The state each case starts from, made once: SELECTION synced, then its newest levels file failed_load.
+  let failed: BenchSnapshot;
+  let stranded: { path: string; levelsRows: number };
+  beforeAll(async () => {
+    failed = await snapshotBench(SMALL, async (b) => {
+      await b.sync(SELECTION);
+      stranded = await markFailedLoad(b);
+    });
+  });
+  afterAll(() => failed?.remove());
+
   it('an intact copy loads for 0 credits', async () => {
-    bench = await startBench();
-    await bench.sync(SELECTION);
-    const { levelsRows } = await markFailedLoad(bench);
+    bench = await failed.start();
+    const { levelsRows } = stranded;
     const summary = await bench.sync(SELECTION);
     expect(summary).toMatchObject({ outcome: 'ok', creditsSpent: 0, filesLoaded: 1 });
     expect(await levelsOf(bench)).toBe(levelsRows);
   });
 
   it('a missing copy: verify reports it, the next sync downloads it again (1 credit) and loads it', async () => {
-    bench = await startBench();
-    await bench.sync(SELECTION);
-    const { path, levelsRows } = await markFailedLoad(bench);
+    bench = await failed.start();
+    const { path, levelsRows } = stranded;
     rmSync(path);
     const report = await verifyWarehouse({ dbPath: bench.dbPath, archiveRoot: bench.archive });
     expect(report.problems.map((p) => p.kind).sort()).toEqual(['failed_load', 'missing_archive']);
@@ -65,9 +78,8 @@ describe('a failed_load file is hashed again before it is loaded again', () => {
   });
 
   it('a wrong copy is never loaded: deferred with no credit left, downloaded when the budget allows', async () => {
-    bench = await startBench();
-    await bench.sync(SELECTION);
-    const { path, levelsRows } = await markFailedLoad(bench);
+    bench = await failed.start();
+    const { path, levelsRows } = stranded;
     const bytes = readFileSync(path);
     bytes[bytes.length - 5] = (bytes[bytes.length - 5] ?? 0) ^ 0x01;
     writeFileSync(path, bytes);
@@ -89,7 +101,7 @@ describe('a file link whose answer is lost after the server charged it', () => {
   const LOST = { where: 'api' as const, match: /deribit\/BTC\/2026-03-10\/levels$/, times: 1, action: { kind: 'drop_after_charge' as const } };
 
   it('is counted in the run record; with no credit left over in --max-credits it is not asked again', async () => {
-    bench = await startBench();
+    bench = await startMigratedBench(SMALL);
     bench.emulator.faults.add(LOST);
     const error = await bench.sync({ ...SELECTION, maxCredits: 9 }).catch((e: unknown) => e as { cause: unknown });
     const summary = (error as { cause: { linksLost: number; creditsSpent: number; filesLoaded: number; filesFailed: { error: string }[] } }).cause;
@@ -104,7 +116,7 @@ describe('a file link whose answer is lost after the server charged it', () => {
   });
 
   it('is asked once more when --max-credits leaves a credit over, and the file loads', async () => {
-    bench = await startBench();
+    bench = await startMigratedBench(SMALL);
     bench.emulator.faults.add(LOST);
     const summary = await bench.sync({ ...SELECTION, maxCredits: 10 });
     expect(summary).toMatchObject({ outcome: 'ok', linksLost: 1, creditsSpent: 9, filesLoaded: 9 });

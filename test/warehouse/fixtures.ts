@@ -8,6 +8,7 @@ import { LEVELS_FIELDS } from '../../src/warehouse/layouts.js';
 import type { LoadInput } from '../../src/warehouse/loader.js';
 import { openWarehouse, type Warehouse } from '../../src/warehouse/open.js';
 import type { FileKind } from '../../src/core/file-kinds.js';
+import { migratedTemplate, seedWarehouse } from '../helpers/migrated-warehouse.js';
 
 export type Row = Record<string, string | number | null>;
 
@@ -167,10 +168,12 @@ export function makeTempDir(): { dir: string; cleanup: () => void } {
   return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
-/** A fresh migrated warehouse in a temp folder, closed and removed afterwards. */
+/** A fresh migrated warehouse in a temp folder (a copy of the worker's template), closed and removed afterwards. */
 export async function withWarehouse<T>(fn: (wh: Warehouse, dir: string) => Promise<T>): Promise<T> {
   const { dir, cleanup } = makeTempDir();
-  const wh = await openWarehouse(join(dir, 'db', 'gex.duckdb'));
+  const path = join(dir, 'db', 'gex.duckdb');
+  seedWarehouse(await migratedTemplate(), path);
+  const wh = await openWarehouse(path);
   try {
     return await fn(wh, dir);
   } finally {
