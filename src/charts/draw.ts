@@ -69,8 +69,8 @@ export async function buildChart(conn: DuckDBConnection, request: ChartRequest):
   }
 }
 
-export function encodeChart(option: EChartsOption, look: Look, format: OutputFormat): Buffer {
+export async function encodeChart(option: EChartsOption, look: Look, format: OutputFormat): Promise<Buffer> {
   const svg = renderSvg(option, look);
   // The PNG is drawn from the SVG before the font is embedded: resvg reads the font file itself.
-  return format === 'svg' ? Buffer.from(embedFont(svg), 'utf8') : renderPng(svg, look);
+  return format === 'svg' ? Buffer.from(await embedFont(svg), 'utf8') : renderPng(svg, look);
 }

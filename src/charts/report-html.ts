@@ -200,7 +200,7 @@ function pairCharts(report: PairReport, i: number, look: Look, charts: Record<st
   return { blocks, kinds };
 }
 
-export function buildReportHtml(data: ReportData, page: ReportPage): string {
+export async function buildReportHtml(data: ReportData, page: ReportPage): Promise<string> {
   const { look } = page;
   const charts: Record<string, ChartSpec> = {};
   const sections: Html[] = [];
@@ -225,7 +225,7 @@ ${joinHtml(drawn.blocks, '\n')}
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>gexwh report</title>
 <style>
-${raw(pageStyle(look))}</style>
+${raw(pageStyle(look, await fontFaceRule(PAGE_CHARACTERS)))}</style>
 </head>
 <body>
 ${header(data, page)}
@@ -240,9 +240,9 @@ ${joinHtml(sections, '\n')}
 }
 
 /** The page's style sheet (CSS text: the theme's colours and the font's data URL, nothing from the data). */
-function pageStyle(look: Look): string {
+function pageStyle(look: Look, fontFace: string): string {
   const palette = paletteOf(look.theme);
-  return `${fontFaceRule(PAGE_CHARACTERS)}
+  return `${fontFace}
 body { margin: 0 auto; padding: 16px 24px; max-width: ${look.width + 48}px; background: ${palette.background}; color: ${palette.text}; font: 14px/1.4 Inter, system-ui, sans-serif; }
 h1 { font-size: 22px; font-weight: 600; margin: 8px 0 2px; }
 h2 { font-size: 17px; font-weight: 600; margin: 20px 0 8px; }

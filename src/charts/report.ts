@@ -20,7 +20,7 @@ export async function buildReport(
   onProgress?: OnProgress,
 ): Promise<{ html: string; pairs: number; charts: number }> {
   const data = await readReport(conn, request, onProgress);
-  const html = buildReportHtml(data, { look, echartsScript: echartsBrowserScript(), sessions: request.sessions, rangePct: request.rangePct });
+  const html = await buildReportHtml(data, { look, echartsScript: echartsBrowserScript(), sessions: request.sessions, rangePct: request.rangePct });
   // levels, walls and net GEX always; the profile when strikes are held, the term structure when captured.
   const charts = data.pairs.reduce((n, p) => n + 3 + (p.profiles.length > 0 ? 1 : 0) + (p.term === null ? 0 : 1), 0);
   return { html, pairs: data.pairs.length, charts };

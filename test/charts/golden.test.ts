@@ -56,7 +56,7 @@ describe('golden pictures', () => {
   it.each(PICTURES)('%s', async (name, asked) => {
     const request = { ...BASE, ...asked } as ChartRequest;
     const chart = await buildChart(wh.connection, request);
-    const drawn = encodeChart(chart.option, request.look, 'png');
+    const drawn = await encodeChart(chart.option, request.look, 'png');
     const file = join(GOLDEN, `${name}.png`);
     if (UPDATE) {
       writeFileSync(file, drawn);

@@ -50,9 +50,9 @@ describe.skipIf(chromium === undefined)('the intraday chart in a browser', () =>
 
   it('draws what the PNG draws: far closer to it than the same session with spot drawn 300 higher is', async () => {
     const option = sessionOption(sessionFixture(), LOOK);
-    const png = PNG.sync.read(encodeChart(option, LOOK, 'png'));
-    const shifted = PNG.sync.read(encodeChart(sessionOption(sessionFixture(300), LOOK), LOOK, 'png'));
-    const inBrowser = differing(await browser.screenshot('intraday', encodeChart(option, LOOK, 'svg')), png);
+    const png = PNG.sync.read(await encodeChart(option, LOOK, 'png'));
+    const shifted = PNG.sync.read(await encodeChart(sessionOption(sessionFixture(300), LOOK), LOOK, 'png'));
+    const inBrowser = differing(await browser.screenshot('intraday', await encodeChart(option, LOOK, 'svg')), png);
     const wrongPicture = differing(shifted, png);
     console.log(`pixels differing from the PNG: ${inBrowser} in Chromium, ${wrongPicture} with spot drawn 300 higher`);
     expect(wrongPicture).toBeGreaterThan(0);

@@ -64,9 +64,9 @@ describe('an intraday capture in the series charts', () => {
     expect(series.map((s) => s.name)).toContain('spot, intraday 14:00 UTC');
   });
 
-  it('netgex by pixel: the intraday bar is an outline, the closes are filled', () => {
+  it('netgex by pixel: the intraday bar is an outline, the closes are filled', async () => {
     const look = { width: 1000, height: 560, theme: 'light' as const };
-    const image = PNG.sync.read(encodeChart(netGexOption(withIntraday(), look), look, 'png'));
+    const image = PNG.sync.read(await encodeChart(netGexOption(withIntraday(), look), look, 'png'));
     // Plot from x = 72 to 928; five category slots. Count the bars' green (#2da44e) in the middle third of each slot.
     const green = (x: number, y: number) => {
       const i = (image.width * y + x) * 4;

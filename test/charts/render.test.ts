@@ -39,10 +39,10 @@ describe('renderSvg', () => {
 });
 
 describe('PNG', () => {
-  it('decodes to the asked size, draws pixels of the series colours, and is stable', () => {
+  it('decodes to the asked size, draws pixels of the series colours, and is stable', async () => {
     const look = { width: 640, height: 400, theme: 'dark' as const };
     const option = profileOption(profileFixture(), { net: false }, look);
-    const png = encodeChart(option, look, 'png');
+    const png = await encodeChart(option, look, 'png');
     const image = PNG.sync.read(png);
     expect([image.width, image.height]).toEqual([640, 400]);
     const colours = new Set<string>();
@@ -50,7 +50,7 @@ describe('PNG', () => {
     expect(colours.has('13,17,23')).toBe(true); // dark background #0d1117
     expect(colours.has('63,185,80')).toBe(true); // call bars #3fb950
     expect(colours.has('248,81,73')).toBe(true); // put bars #f85149
-    expect(encodeChart(option, look, 'png').equals(png)).toBe(true);
+    expect((await encodeChart(option, look, 'png')).equals(png)).toBe(true);
   });
 });
 
@@ -63,10 +63,10 @@ describe('levels PNG: regime bands by pixel', () => {
     return g > r ? 'positive' : 'negative';
   };
 
-  it('tints the whole slot of each session, edge to edge, in its regime; a session with no regime stays white', () => {
+  it('tints the whole slot of each session, edge to edge, in its regime; a session with no regime stays white', async () => {
     const look = { width: 800, height: 450, theme: 'light' as const };
     const data = seriesFixture(); // positive, positive, negative, (none), positive
-    const image = PNG.sync.read(encodeChart(levelsOption(data, look), look, 'png'));
+    const image = PNG.sync.read(await encodeChart(levelsOption(data, look), look, 'png'));
     const grid = { left: 72, right: look.width - 72, top: 120, bottom: look.height - 70 };
     const slot = (grid.right - grid.left) / data.closes.length;
     data.closes.forEach((close, i) => {
@@ -84,9 +84,9 @@ describe('levels PNG: regime bands by pixel', () => {
 });
 
 describe('SVG files carry their font', () => {
-  it('embeds the glyphs of its text as an @font-face data URL; the embedded font alone draws the same picture', () => {
+  it('embeds the glyphs of its text as an @font-face data URL; the embedded font alone draws the same picture', async () => {
     const option = levelsOption(seriesFixture(), LOOK);
-    const svg = encodeChart(option, LOOK, 'svg').toString('utf8');
+    const svg = (await encodeChart(option, LOOK, 'svg')).toString('utf8');
     const face = /<style>@font-face\{font-family:"Inter";src:url\(data:font\/ttf;base64,([A-Za-z0-9+/=]+)\) format\("truetype"\)\}<\/style>/.exec(svg);
     expect(face, 'an @font-face rule with the font as a data URL').not.toBeNull();
     const dir = mkdtempSync(join(tmpdir(), 'gexwh-font-'));
@@ -97,21 +97,21 @@ describe('SVG files carry their font', () => {
       writeFileSync(subset, Buffer.from(face![1]!, 'base64'));
       const font = (file: string) => ({ loadSystemFonts: false, fontFiles: [file], defaultFontFamily: 'Inter', sansSerifFamily: 'Inter' });
       const withSubset = new Resvg(svg, { font: font(subset) }).render().asPng();
-      expect(withSubset.equals(encodeChart(option, LOOK, 'png'))).toBe(true);
+      expect(withSubset.equals(await encodeChart(option, LOOK, 'png'))).toBe(true);
       expect(Buffer.from(face![1]!, 'base64').length).toBeLessThan(30_000);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
   });
 
-  it('reads the text of the SVG, entities decoded', () => {
+  it('reads the text of the SVG, entities decoded', async () => {
     expect(svgText('<svg><text x="1">a &amp; b</text><path/><text>&#8594;&lt;&#x2190;</text></svg>')).toBe('a & b→<←');
-    expect(embedFont('<svg width="1"><path/></svg>')).toBe('<svg width="1"><path/></svg>');
+    expect(await embedFont('<svg width="1"><path/></svg>')).toBe('<svg width="1"><path/></svg>');
   });
 });
 
 describe('profile PNG: a far wall by pixel', () => {
-  it('keeps the bars across the plot and writes the wall flush with the right edge (bybit BTC: call wall 120,000, spot 76,257)', () => {
+  it('keeps the bars across the plot and writes the wall flush with the right edge (bybit BTC: call wall 120,000, spot 76,257)', async () => {
     const look = { width: 1000, height: 560, theme: 'light' as const };
     const strikes = withCumulativeNetGex(
       Array.from({ length: 17 }, (_, i) => 70_000 + i * 1000).map((strike, i) => ({
@@ -124,7 +124,7 @@ describe('profile PNG: a far wall by pixel', () => {
       })),
     );
     const far = { ...profileFixture(), spot: 76_257, flip: 75_000, callWall: 120_000, putWall: 72_000, strikes };
-    const image = PNG.sync.read(encodeChart(profileOption(far, { net: false }, look), look, 'png'));
+    const image = PNG.sync.read(await encodeChart(profileOption(far, { net: false }, look), look, 'png'));
     const near = (x: number, y: number, [r, g, b]: number[]) => {
       const i = (image.width * y + x) * 4;
       return Math.abs(image.data[i]! - r!) + Math.abs(image.data[i + 1]! - g!) + Math.abs(image.data[i + 2]! - b!) < 40;

@@ -1,7 +1,7 @@
 // The report escapes by default: a hostile symbol, venue, regime, run command or outcome (markup,
 // quotes, ampersands) reaches the page as text at every place it is written, never as markup; and
 // the template itself escapes what it is given unless it is marked as markup.
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { escapeHtml, html, joinHtml, raw } from '../../src/charts/html.js';
 import type { ReportData } from '../../src/charts/report-data.js';
 import type { ChangeSide } from '../../src/charts/report-changes.js';
@@ -73,7 +73,10 @@ function hostileReport(): ReportData {
 const PAGE = { look: LOOK, echartsScript: 'window.echarts = {};', sessions: 30, rangePct: 10 };
 
 describe('the report page with hostile names', () => {
-  const page = buildReportHtml(hostileReport(), PAGE);
+  let page: string;
+  beforeAll(async () => {
+    page = await buildReportHtml(hostileReport(), PAGE);
+  });
 
   it('never writes a name as markup: no tag, quote or ampersand of it survives anywhere in the page', () => {
     // The embedded data keeps the names as JSON, its '<' escaped so that no text closes the script.

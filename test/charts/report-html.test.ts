@@ -38,8 +38,8 @@ function chartData(html: string): { charts: Record<string, Chart> } {
 }
 
 describe('buildReportHtml', () => {
-  it('holds the header, one static SVG per chart and the data to redraw them', () => {
-    const html = buildReportHtml(reportFixture(), PAGE);
+  it('holds the header, one static SVG per chart and the data to redraw them', async () => {
+    const html = await buildReportHtml(reportFixture(), PAGE);
     expect(html).toContain(
       '<td>deribit BTC</td><td>9</td><td>2026-03-02 00:00 UTC – 2026-03-10 23:45 UTC</td><td>5</td><td>2026-03-02 – 2026-03-06</td><td>2 session(s): 2026-03-07 – 2026-03-08 (2)</td>',
     );
@@ -61,12 +61,12 @@ describe('buildReportHtml', () => {
     expect(html).toContain('<script>window.echarts = {};</script>');
   });
 
-  it('each frame of the slider says which close it draws, never "latest capture"', () => {
-    const frames = chartData(buildReportHtml(reportFixture(), PAGE)).charts['p0-profile']!.frames as { title: { subtext: string } }[];
+  it('each frame of the slider says which close it draws, never "latest capture"', async () => {
+    const frames = chartData(await buildReportHtml(reportFixture(), PAGE)).charts['p0-profile']!.frames as { title: { subtext: string } }[];
     expect(frames.map((f) => /\(([^)]*)\)/.exec(f.title.subtext)![1])).toEqual(['close of session 2026-03-09', 'close of session 2026-03-10']);
   });
 
-  it('opens with a table of contents linking each pair and its charts', () => {
+  it('opens with a table of contents linking each pair and its charts', async () => {
     const data = reportFixture();
     data.pairs[0]!.latest = {
       capturedAt: '2026-03-10T23:45:00Z',
@@ -80,7 +80,7 @@ describe('buildReportHtml', () => {
       spotDelta1d: null,
       spotDelta7d: null,
     };
-    const html = buildReportHtml(data, PAGE);
+    const html = await buildReportHtml(data, PAGE);
     const toc = /<nav class="toc" id="contents">([\s\S]*?)<\/nav>/.exec(html)![1]!;
     expect([...toc.matchAll(/href="#([^"]+)"/g)].map((m) => m[1])).toEqual([
       'coverage',
@@ -95,18 +95,18 @@ describe('buildReportHtml', () => {
     for (const id of ['coverage', 'runs', 'deribit-BTC']) expect(html).toContain(`id="${id}"`);
   });
 
-  it('draws the term structure where it was captured, and says how to capture it where not', () => {
+  it('draws the term structure where it was captured, and says how to capture it where not', async () => {
     const data = reportFixture();
-    expect(buildReportHtml(data, PAGE)).toContain('no term structure captured for BTC (gexwh capture --symbol BTC captures it)');
+    expect(await buildReportHtml(data, PAGE)).toContain('no term structure captured for BTC (gexwh capture --symbol BTC captures it)');
     data.pairs[0]!.term = termFixture();
-    const html = buildReportHtml(data, PAGE);
+    const html = await buildReportHtml(data, PAGE);
     expect(Object.keys(chartData(html).charts)).toEqual(['p0-profile', 'p0-levels', 'p0-walls', 'p0-netgex', 'p0-term']);
     expect(html).toContain('combined BTC · GEX and open interest by expiration');
     expect(html).toContain('<a href="#p0-term">term structure</a>');
   });
 
-  it('gives each chart the tooltip formats of its series, and the page its font', () => {
-    const html = buildReportHtml(reportFixture(), PAGE);
+  it('gives each chart the tooltip formats of its series, and the page its font', async () => {
+    const html = await buildReportHtml(reportFixture(), PAGE);
     const charts = chartData(html).charts;
     expect(charts['p0-profile']!.tooltip).toEqual({
       trigger: 'axis',
@@ -121,11 +121,11 @@ describe('buildReportHtml', () => {
     expect(html).toContain('font-src data:');
   });
 
-  it('escapes names from the warehouse and keeps data from closing its script', () => {
+  it('escapes names from the warehouse and keeps data from closing its script', async () => {
     const data = reportFixture();
     data.pairs[0]!.symbol = '<b>X</b>';
     data.pairs[0]!.series = { ...data.pairs[0]!.series, symbol: '</script><script>alert(1)</script>' };
-    const html = buildReportHtml(data, PAGE);
+    const html = await buildReportHtml(data, PAGE);
     expect(html).toContain('<h2>deribit &lt;b&gt;X&lt;/b&gt; <a class="top" href="#contents">');
     expect(html).toContain('<a href="#deribit-&lt;b&gt;X&lt;/b&gt;">deribit &lt;b&gt;X&lt;/b&gt;</a>');
     expect(html).not.toContain('</script><script>alert(1)');
@@ -134,10 +134,10 @@ describe('buildReportHtml', () => {
     expect(JSON.parse(scriptJson({ s: '</script>' }))).toEqual({ s: '</script>' });
   });
 
-  it('says so when no strikes are held for the window', () => {
+  it('says so when no strikes are held for the window', async () => {
     const data = reportFixture();
     data.pairs[0]!.profiles = [];
-    const html = buildReportHtml(data, PAGE);
+    const html = await buildReportHtml(data, PAGE);
     expect(html).toContain('no strikes held for the sessions of the window');
     expect(html.match(/<svg /g)).toHaveLength(3);
   });

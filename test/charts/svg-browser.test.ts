@@ -30,8 +30,8 @@ describe.skipIf(chromium === undefined)('an SVG chart in a browser without Inter
 
   it('draws its text in the embedded font: the screenshot matches the PNG far better than a fallback font does', async () => {
     const option = profileOption(profileFixture(), { net: false }, LOOK);
-    const png = PNG.sync.read(encodeChart(option, LOOK, 'png'));
-    const embedded = differing(await screenshot('embedded-font', encodeChart(option, LOOK, 'svg').toString('utf8')), png);
+    const png = PNG.sync.read(await encodeChart(option, LOOK, 'png'));
+    const embedded = differing(await screenshot('embedded-font', (await encodeChart(option, LOOK, 'svg')).toString('utf8')), png);
     const fallback = differing(await screenshot('no-font', renderSvg(option, LOOK)), png);
     console.log(`pixels differing from the PNG: ${embedded} with the embedded font, ${fallback} without it`);
     expect(embedded).toBeLessThan(fallback / 4);

@@ -98,7 +98,7 @@ describe('npm pack', () => {
     const chart = await npx(['chart', 'profile', '--exchange', 'deribit', '--symbol', 'BTC', '--out', 'p.png'], app, {}, bin);
     expect(chart.code, chart.stderr).toBe(0);
     expect(readFileSync(join(app, 'p.png')).subarray(1, 4).toString('latin1')).toBe('PNG');
-    // The SVG carries a subset of that font, cut by harfbuzzjs's WebAssembly found through its exports.
+    // The SVG carries a subset of that font, cut by subset-font (HarfBuzz's WebAssembly) from the installed package.
     const svg = await npx(['chart', 'oi', '--exchange', 'deribit', '--symbol', 'BTC', '--out', 'o.svg'], app, {}, bin);
     expect(svg.code, svg.stderr).toBe(0);
     expect(readFileSync(join(app, 'o.svg'), 'utf8')).toMatch(/<style>@font-face\{font-family:"Inter";src:url\(data:font\/ttf;base64,/);

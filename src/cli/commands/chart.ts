@@ -71,7 +71,7 @@ export function registerChart(program: Command): void {
         if (request.pair.exchange === '') request.pair.exchange = await chartVenue(warehouse.connection, request.pair.symbol);
         const chart = await buildChart(warehouse.connection, request);
         caption = chart.caption;
-        bytes = encodeChart(chart.option, look, format);
+        bytes = await encodeChart(chart.option, look, format);
       } finally {
         warehouse.close();
       }
