@@ -1,13 +1,14 @@
 // Reliability matrix, hostile server text on the way to a terminal: `gexwh api` prints a body that
 // echoes the key and carries terminal escapes, and an error whose message and hints do the same.
-// Through the built CLI against a local server on port 0: the key never shows, no control character
+// Through the CLI's code in this process (runCliInProcess: what it writes to stdout and stderr,
+// captured) against a local server on port 0: the key never shows, no control character
 // reaches stdout or stderr raw, an error stays one line per field, and the JSON printed keeps its value.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openWarehouse } from '../../src/warehouse/open.js';
-import { runCli } from '../helpers/cli.js';
+import { runCliInProcess as runCli } from '../helpers/cli.js';
 import { KEY } from '../api/fixtures.js';
 import { sendJson, startServer, type TestServer } from '../api/server.js';
 
