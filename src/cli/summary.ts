@@ -1,7 +1,6 @@
 // The one-paragraph account of a sync or plan run (the same facts as --json).
-import { describeSpread } from '../core/known-names.js';
 import type { SyncSummary } from '../sync/run.js';
-import { describeNotBought } from '../sync/venue-rule.js';
+import { describeNotBought, describeSpread } from '../sync/venue-rule.js';
 import { formatInstant, formatTable } from './output.js';
 
 export function formatBytes(bytes: number): string {

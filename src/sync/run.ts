@@ -8,9 +8,10 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { InterruptedError, PartialFailureError } from '../core/errors.js';
 import { acquireSyncLock, recordFileStatus } from '../warehouse/index.js';
-import { journalFiles, journalListings, journalRun, plannedOf, recordRun, type PendingManifests, type RunStartRecord } from '../journal/held.js';
+import { journalFiles, plannedOf, type RunStartRecord } from '../journal/held.js';
+import { journalListed, recordRunIn, type LeftOver, type RunBook, type Writer } from './run-record.js';
 import { abortSignalName, downloadWarnings, failureOutcome, loadedOutcome, partialFailureMessage, runAlreadyRecorded } from './run-outcome.js';
-import { applyJournal, DEFAULT_WAIT_LOCK_SECONDS, heldError } from '../journal/load-pending.js';
+import { applyJournal, DEFAULT_WAIT_LOCK_SECONDS, heldError, loadSyncFiles } from '../journal/load-pending.js';
 import { openStore, type SyncStore } from './state-source.js';
 import { openSpendLog, type SpendLog } from '../journal/spend-log.js';
 import { announceStops } from './stop-notice.js';
@@ -21,7 +22,7 @@ import { fillLevelsForSync, type FillLevelsReport } from './fill-levels.js';
 import { listMovedManifests, type ManifestListing } from './listing.js';
 import { manifestLister } from './manifest.js';
 import { filesToCheck, planSync, selectPairs, type Plan } from './download-plan.js';
-import { loadVerified, namesOf, planInputOf, reloadsOf, selectionOf, storeListing } from './stage-io.js';
+import { namesOf, planInputOf, reloadsOf, selectionOf, storeListing } from './stage-io.js';
 import { archivedVersions, brokenReloadNotes } from './reloads.js';
 import { settlePlan } from './plan-fingerprint.js';
 import { emptyFetch, NOTHING_LOADED, runCounts, summarize, type LoadReport, type SyncSummary } from './summary.js';
@@ -45,15 +46,19 @@ export async function runSync(options: SyncOptions, api: SyncApi, signal: AbortS
     const me = await api.me();
     const { usable: coverage, skipped } = await api.coverage();
     const labels = options.labels ?? {};
-    checkSelectionNames({ ...namesOf(options.selection), labels }, knownFromCoverage(coverage, me.markets, skipped));
-    const selected = selectPairs(coverage, { ...selectionOf(options.selection), markets: me.markets });
-    checkDatesInCoverage(options.selection, selected, coverage, labels);
-    const input = { options, api, signal, events: stops.events, me, coverage, skipped };
+    const names = namesOf(options.selection);
+    const pairs = selectPairs(coverage, { ...selectionOf(options.selection), markets: me.markets });
+    checkSelectionNames({ ...names, labels }, knownFromCoverage(coverage, me.markets, skipped));
+    checkDatesInCoverage(options.selection, pairs, coverage, labels);
+    const remote: Remote = { me, coverage, skipped, pairs };
+    const warnings: string[] = [];
+    const warn = warnerOf(warnings, stops.events);
+    const run: Run = { options, api, signal, events: stops.events, warnings, warn };
     // A plan never creates a warehouse (nor its folder or lock file); it plans from an empty state.
-    if (options.dryRun && !existsSync(resolve(options.dbPath))) return await runLocked(input, true);
+    if (options.dryRun && !existsSync(resolve(options.dbPath))) return await runLocked(run, remote, true);
     const lock = await acquireSyncLock(options.dbPath, { waitSeconds: options.waitLockSeconds ?? 0 });
     try {
-      return await runLocked(input, false);
+      return await runLocked(run, remote, false);
     } finally {
       await lock.release();
     }
@@ -62,42 +67,41 @@ export async function runSync(options: SyncOptions, api: SyncApi, signal: AbortS
   }
 }
 
-/** What the locked part starts with: the options and what the free calls answered. */
-interface RunInput {
+/** What the run holds from its start to its end; none of it changes from stage to stage. */
+interface Run {
   options: SyncOptions;
   api: SyncApi;
   signal: AbortSignal;
   events: SyncEvents;
-  me: Awaited<ReturnType<SyncApi['me']>>;
-  coverage: CoverageRow[];
-  skipped: SkippedCoverageRow[];
-}
-
-/** What every stage may use besides the value it is handed; none of it changes from stage to stage. */
-interface Stages extends RunInput {
-  pairs: Pair[];
-  start: RunStartRecord;
-  store: SyncStore;
-  /** Absent for a plan (it spends no credit). */
-  log: SpendLog | undefined;
+  /** Every warning told so far, for the summary. */
   warnings: string[];
   warn: (message: string) => void;
 }
 
-async function runLocked(input: RunInput, absent: boolean): Promise<SyncSummary> {
-  const { options, events } = input;
-  const warnings: string[] = [];
-  const warn = (message: string) => {
+/** What the free calls answered: the key's credits and markets, the coverage, and the pairs selected from it. */
+interface Remote {
+  me: Awaited<ReturnType<SyncApi['me']>>;
+  coverage: CoverageRow[];
+  skipped: SkippedCoverageRow[];
+  pairs: Pair[];
+}
+
+function warnerOf(warnings: string[], events: SyncEvents): (message: string) => void {
+  return (message) => {
     warnings.push(message);
     events.warn?.(message);
   };
-  for (const row of input.skipped) warn(describeSkipped(row));
+}
+
+async function runLocked(run: Run, remote: Remote, absent: boolean): Promise<SyncSummary> {
+  const { options, warn } = run;
+  for (const row of remote.skipped) warn(describeSkipped(row));
   if (!absent) await removeStaleTemps(options.archiveRoot); // without the lock, a running sync may own them
-  const pairs = selectPairs(input.coverage, { ...selectionOf(options.selection), markets: input.me.markets });
   const start: RunStartRecord = { command: options.command, options: options.recordedOptions, startedAt: new Date() };
-  const quotaNow = { remaining: input.me.creditsRemaining, reset: input.me.creditsReset };
-  const journalCheck = { list: manifestLister(input.api.manifestPage) };
-  const store = await openStore({ ...options, ...start, pairs, coverage: input.coverage, absent, quotaNow, journalCheck }, warn);
+  const quotaNow = { remaining: remote.me.creditsRemaining, reset: remote.me.creditsReset };
+  const journalCheck = { list: manifestLister(run.api.manifestPage) };
+  const { pairs, coverage } = remote;
+  const store = await openStore({ ...options, ...start, pairs, coverage, absent, quotaNow, journalCheck }, warn);
   // What the start's load of the journal refused (a bad entry, a journal file not read) is told, not dropped.
   for (const warning of store.waiting.warnings) warn(warning);
   if (store.waiting.filesLoaded > 0) warn(`${store.waiting.filesLoaded} file(s) paid by an earlier run and waiting in the archive were loaded (0 credits)`);
@@ -106,39 +110,56 @@ async function runLocked(input: RunInput, absent: boolean): Promise<SyncSummary>
     : openSpendLog(
         options.archiveRoot,
         { ...start, quotaAtStart: quotaNow, ...(store.runId !== undefined ? { runId: store.runId } : {}) },
-        input.api.requestsSpent,
+        run.api.requestsSpent,
       );
-  const stages: Stages = { ...input, pairs, start, store, log, warnings, warn };
+  const book: RunBook = { store, archiveRoot: options.archiveRoot, start, log };
   try {
-    return await runStages(stages);
+    return await runStages(run, remote, book);
   } catch (error) {
-    if (!runAlreadyRecorded(error)) await recordFailure(stages, error).catch(() => undefined);
+    if (!runAlreadyRecorded(error)) await recordFailure(run, book, error).catch(() => undefined);
     throw error;
   } finally {
     store.close();
   }
 }
 
-async function runStages(stages: Stages): Promise<SyncSummary> {
-  const listing = await listStage(stages);
-  const plan = await planStage(stages, listing);
-  const pending: PendingManifests = { listings: journalListings(listing.listed, stages.store.mode === 'archive'), stored: stages.store.mode === 'warehouse' };
-  if (stages.options.dryRun) return await dryRunRecord(stages, listing, plan, pending);
-  const fetched = await fetchStage(stages, plan);
-  const loaded = await loadStage(stages, plan, fetched, pending);
-  return await recordStage(stages, listing, plan, fetched, loaded);
+async function runStages(run: Run, remote: Remote, book: RunBook): Promise<SyncSummary> {
+  const listing = await listStage(run, remote, book.store);
+  const plan = await planStage(run, remote, listing, book.store);
+  const end = run.options.dryRun ? await planEnd(run, remote, book, listing, plan) : await syncEnd(run, remote, book, listing, plan);
+  // Every way a run ends is recorded here (a failure in recordFailure), then told.
+  const counts = runCounts(end.summary);
+  await recordRunIn(book, end.writer, counts, end.left);
+  if (end.error !== undefined) throw end.error;
+  return end.summary;
+}
+
+/** How a run ends: its summary, where its record can go, what it leaves to the journal, and the error it exits with, if any. */
+interface Ending {
+  summary: SyncSummary;
+  writer: Writer;
+  left: LeftOver;
+  error?: Error;
+}
+
+/** A sync past its plan: fetch, then load (or find the warehouse held), then with --fill-levels the levels. */
+async function syncEnd(run: Run, remote: Remote, book: RunBook, listing: ManifestListing, plan: Plan): Promise<Ending> {
+  const fetched = await fetchStage(run, plan, book);
+  const loaded = await loadStage(run, plan, fetched, listing, book);
+  if ('heldBy' in loaded) return heldOut(run, remote, book, { plan, fetched, toLoad: loaded.toLoad }, loaded.heldBy);
+  return await loadedEnd(run, remote, book, { listing, plan, fetched, loaded });
 }
 
 /** Listing: the manifest pages coverage says moved (network; the warehouse is closed first if any page is asked for). */
-function listStage(stages: Stages): Promise<ManifestListing> {
-  const { options, api, signal, coverage, pairs, store, warn, events } = stages;
+function listStage(run: Run, remote: Remote, store: SyncStore): Promise<ManifestListing> {
+  const { options, api, signal, warn, events } = run;
   events.phase?.('manifests');
   return listMovedManifests({
     options,
     api,
     signal,
-    coverage,
-    pairs,
+    coverage: remote.coverage,
+    pairs: remote.pairs,
     held: store.held,
     warn,
     ...(events.manifestFilesListed ? { onFilesListed: events.manifestFilesListed } : {}),
@@ -147,29 +168,30 @@ function listStage(stages: Stages): Promise<ManifestListing> {
 }
 
 /** Plan: the listing stored, the planner's state read in SQL, the archive checked, then planSync alone decides. */
-async function planStage(stages: Stages, listing: ManifestListing): Promise<Plan> {
-  const { store, options, warn } = stages;
-  stages.events.phase?.('plan');
+async function planStage(run: Run, remote: Remote, listing: ManifestListing, store: SyncStore): Promise<Plan> {
+  const { options, warn, events } = run;
+  events.phase?.('plan');
   const conn = await store.planConnection(warn);
   await storeListing(conn, listing.listed);
-  const input = await planInputOf(conn, stages.pairs, stages.coverage, options.selection, stages.me);
+  const input = await planInputOf(conn, remote.pairs, remote.coverage, options.selection, remote.me);
   const archived = await archivedVersions(filesToCheck(input), options.archiveRoot);
-  const plan = settlePlan(options, planSync({ ...input, archived }), input, archived, stages.events);
+  const plan = settlePlan(options, planSync({ ...input, archived }), input, archived, events);
   for (const note of brokenReloadNotes(plan)) warn(note);
-  stages.log?.note({ filesPlanned: plan.toDownload.length + plan.toReload.length, filesDeferred: plan.deferred.length });
   return plan;
 }
 
-/** FetchReport: download, verify, archive; each credit and file written down as it is spent (warehouse closed). */
-async function fetchStage(stages: Stages, plan: Plan): Promise<FetchReport> {
-  const { options, events, api, store, log } = stages;
+/** FetchReport: download, verify, archive; each credit taken from the plan's meter and written down as it is spent (warehouse closed). */
+async function fetchStage(run: Run, plan: Plan, book: RunBook): Promise<FetchReport> {
+  const { options, events, api, warn } = run;
+  const { log } = book;
+  log?.note({ filesPlanned: plan.toDownload.length + plan.toReload.length, filesDeferred: plan.deferred.length });
   events.phase?.('download', `${plan.toDownload.length} files`);
   if (plan.toDownload.length === 0) return emptyFetch();
-  store.release();
+  book.store.release();
   const unwritable = await logReady(log);
   if (unwritable !== undefined) {
     const stopped = { ...emptyFetch(), deferred: plan.toDownload, localWriteError: unwritable };
-    for (const warning of downloadWarnings(stopped)) stages.warn(warning);
+    for (const warning of downloadWarnings(stopped)) warn(warning);
     return stopped;
   }
   const fetched = await fetchFiles(plan.toDownload, {
@@ -177,11 +199,11 @@ async function fetchStage(stages: Stages, plan: Plan): Promise<FetchReport> {
     concurrency: options.selection.concurrency,
     download: api.download,
     quotaStopOf: api.quotaStopOf,
-    signal: stages.signal,
+    signal: run.signal,
     credits: new CreditMeter(plan.budget.available),
     ...definedOnly({ onFile: events.file, spend: log }),
   });
-  for (const warning of downloadWarnings(fetched)) stages.warn(warning);
+  for (const warning of downloadWarnings(fetched)) warn(warning);
   return fetched;
 }
 
@@ -199,29 +221,37 @@ async function logReady(log: SpendLog | undefined): Promise<string | undefined> 
 
 /**
  * LoadReport: the journal's waiting files first, then this run's, in the warehouse (waiting up to
- * --wait-lock); a stop signal ends the load after the file in flight. Held past the wait, every paid
- * file goes to the journal and the run exits 5.
+ * --wait-lock); a stop signal ends the load after the file in flight. Held past the wait: the files
+ * it would have loaded, and who holds the warehouse.
  */
-async function loadStage(stages: Stages, plan: Plan, fetched: FetchReport, pending: PendingManifests): Promise<LoadReport> {
-  const { options, signal, store } = stages;
+async function loadStage(
+  run: Run,
+  plan: Plan,
+  fetched: FetchReport,
+  listing: ManifestListing,
+  book: RunBook,
+): Promise<LoadReport | { heldBy: Writer; toLoad: VerifiedFile[] }> {
+  const { options, signal, events } = run;
+  const { store } = book;
   const toLoad = [...reloadsOf(plan, options.archiveRoot), ...fetched.verified];
-  stages.events.phase?.('load', `${toLoad.length} files`);
+  events.phase?.('load', `${toLoad.length} files`);
   // Manifests listed on a copy go to the journal before any wait: a kill during it loses nothing.
-  await journalFiles(options.archiveRoot, [], pending);
+  const listed = await journalListed(book, listing.listed);
   const writer = await store.writer(options.waitLockSeconds ?? DEFAULT_WAIT_LOCK_SECONDS, signal);
-  if ('heldBy' in writer) throw await heldOut(stages, plan, fetched, toLoad, writer.heldBy);
+  if ('heldBy' in writer) return { heldBy: writer, toLoad };
   const { conn } = writer;
   // The run's own listing answers the claims it journaled itself: only older claims cost a request.
-  const check = { list: manifestLister(stages.api.manifestPage), known: pending.listings };
+  const check = { list: manifestLister(run.api.manifestPage), known: listed };
   const fromJournal = await applyJournal(conn, options.archiveRoot, { check, signal, ...definedOnly({ schemaContract: options.schemaContract }) });
-  const result = await loadVerified(conn, options.archiveRoot, toLoad, signal, (done) => stages.events.loadDone?.(done, toLoad.length), options.schemaContract);
+  const onProgress = (done: number) => events.loadDone?.(done, toLoad.length);
+  const result = await loadSyncFiles(conn, options.archiveRoot, toLoad, onProgress, signal, options.schemaContract);
   // Held by the freeze contract: paid and archived, they wait in the journal for gexwh load --accept-layout.
   await journalFiles(options.archiveRoot, result.held, { listings: [], stored: true });
   await promoteLoadedVersions(conn, options.archiveRoot);
   for (const failed of fetched.failed) {
     await recordFileStatus(conn, { ...failed, archivePath: null, bytes: failed.bytes, rows: failed.rows }, 'failed_verify', failed.error);
   }
-  for (const warning of [...fromJournal.warnings, ...result.warnings]) stages.warn(warning);
+  for (const warning of [...fromJournal.warnings, ...result.warnings]) run.warn(warning);
   const earlier = fromJournal.filesLoaded + store.waiting.filesLoaded;
   return {
     loaded: result.loaded + earlier,
@@ -232,92 +262,82 @@ async function loadStage(stages: Stages, plan: Plan, fetched: FetchReport, pendi
   };
 }
 
-/**
- * RunRecord: with --fill-levels the levels fill first (network, warehouse closed), then the run's
- * record in the warehouse, its unloaded files in the journal, and the spend log closed.
- */
-async function recordStage(stages: Stages, listing: ManifestListing, plan: Plan, fetched: FetchReport, loaded: LoadReport): Promise<SyncSummary> {
-  const { options, signal, log } = stages;
-  const quotaStop = listing.quotaStop ?? fetched.quotaStop;
-  const levelsFilled = await fillStage(stages, quotaStop);
+/** The values the stages handed on, as the summary reads them. */
+interface Stages {
+  listing: Pick<ManifestListing, 'listed' | 'skipped' | 'quotaStop'>;
+  plan: Plan;
+  fetched: FetchReport;
+  loaded: LoadReport;
+}
+
+/** A run that loaded: with --fill-levels the levels fill first (network, warehouse closed); its record waits for the warehouse up to --wait-lock. */
+async function loadedEnd(run: Run, remote: Remote, book: RunBook, stages: Stages): Promise<Ending> {
+  const { options, signal } = run;
+  const { fetched, loaded } = stages;
+  const quotaStop = stages.listing.quotaStop ?? fetched.quotaStop;
+  const levelsFilled = await fillStage(run, remote, book.store, quotaStop);
   if (loaded.notLoaded.length > 0) {
-    stages.warn(
-      `${loaded.notLoaded.length} paid file(s) not loaded (stopped) wait in the journal; the next gexwh sync, or gexwh load, loads them for 0 credits`,
-    );
+    run.warn(`${loaded.notLoaded.length} paid file(s) not loaded (stopped) wait in the journal; the next gexwh sync, or gexwh load, loads them for 0 credits`);
   }
   const outcome = loadedOutcome(signal.aborted, fetched.failed.length + loaded.failed.length, fetched.localWriteError !== undefined);
-  const summary = summaryOf(stages, listing, plan, fetched, loaded, outcome, quotaStop ?? levelsFilled?.quotaStop, levelsFilled);
-  const journaled = await writeRecord(stages, summary, { listings: [], stored: true });
-  await journalFiles(options.archiveRoot, loaded.notLoaded, { listings: [], stored: true });
-  await log?.close({ journaled });
-  if (signal.aborted) throw new InterruptedError(abortSignalName(signal), { cause: summary });
-  if (summary.outcome === 'partial') {
-    throw new PartialFailureError(partialFailureMessage(fetched.localWriteError, summary.filesDeferred, summary.filesFailed.length), {}, { cause: summary });
-  }
-  return summary;
+  const summary = summaryOf(run, remote, stages, outcome, quotaStop ?? levelsFilled?.quotaStop, levelsFilled);
+  const error = endingError(summary, signal, fetched.localWriteError);
+  const writer = await book.store.writer(options.waitLockSeconds ?? DEFAULT_WAIT_LOCK_SECONDS, signal);
+  return { summary, writer, left: { files: loaded.notLoaded }, ...(error !== undefined ? { error } : {}) };
 }
 
-/** A plan spends no credit: with --fill-levels it fills in the warehouse, then it records its run. */
-async function dryRunRecord(stages: Stages, listing: ManifestListing, plan: Plan, pending: PendingManifests): Promise<SyncSummary> {
-  const levelsFilled = stages.store.mode === 'warehouse' || stages.store.mode === 'none' ? await fillStage(stages, listing.quotaStop) : undefined;
-  const summary = summaryOf(stages, listing, plan, emptyFetch(), NOTHING_LOADED, 'dry_run', listing.quotaStop, levelsFilled);
-  await writeRecord(stages, summary, pending);
-  return summary;
+/** The error a loaded run exits with: a stop signal (exit 130) or a partial failure (exit 4); none when it is done. */
+function endingError(summary: SyncSummary, signal: AbortSignal, localWriteError: string | undefined): Error | undefined {
+  if (signal.aborted) return new InterruptedError(abortSignalName(signal), { cause: summary });
+  if (summary.outcome !== 'partial') return undefined;
+  return new PartialFailureError(partialFailureMessage(localWriteError, summary.filesDeferred, summary.filesFailed.length), {}, { cause: summary });
 }
 
-/** The run record in the warehouse when it can be opened (waiting up to --wait-lock), else in the journal (true). */
-async function writeRecord(stages: Stages, summary: SyncSummary, pending: PendingManifests): Promise<boolean> {
-  const { options, store, start, signal } = stages;
-  if (store.mode === 'none') return false; // a plan beside no warehouse leaves no trace, not even in the archive
-  const wait = options.dryRun ? 0 : (options.waitLockSeconds ?? DEFAULT_WAIT_LOCK_SECONDS);
-  const writer = await store.writer(wait, signal);
-  if ('conn' in writer) {
-    await recordRun(writer.conn, start, store.runId, runCounts(summary), pending);
-    return false;
-  }
-  await journalFiles(options.archiveRoot, [], pending);
-  await journalRun(options.archiveRoot, start, store.runId, runCounts(summary));
-  return true;
+/** A plan spends no credit: with --fill-levels it fills in the warehouse; its record and listing never wait for the warehouse. */
+async function planEnd(run: Run, remote: Remote, book: RunBook, listing: ManifestListing, plan: Plan): Promise<Ending> {
+  const { store } = book;
+  const levelsFilled = store.mode === 'warehouse' || store.mode === 'none' ? await fillStage(run, remote, store, listing.quotaStop) : undefined;
+  const summary = summaryOf(run, remote, { listing, plan, fetched: emptyFetch(), loaded: NOTHING_LOADED }, 'dry_run', listing.quotaStop, levelsFilled);
+  return { summary, writer: await store.writer(0, run.signal), left: { files: [], listed: listing.listed } };
 }
 
 /** The run failed or was stopped before its load: what it had spent is recorded, its paid files wait in the journal. */
-async function recordFailure(stages: Stages, error: unknown): Promise<void> {
-  const { options, store, start, log, api } = stages;
+async function recordFailure(run: Run, book: RunBook, error: unknown): Promise<void> {
+  const { log, store } = book;
   const counts = {
     ...log?.counts(),
     outcome: failureOutcome(error),
-    requestsSpent: api.requestsSpent(),
+    requestsSpent: run.api.requestsSpent(),
     error: error instanceof Error ? error.message : String(error),
   };
-  await journalFiles(options.archiveRoot, log?.files() ?? [], { listings: [], stored: true });
-  const writer = await store.writer(0, stages.signal).catch(() => ({ heldBy: undefined }));
-  if ('conn' in writer) await recordRun(writer.conn, start, store.runId, counts, { listings: [], stored: true });
-  else await journalRun(options.archiveRoot, start, store.runId, counts);
-  await log?.close({ journaled: !('conn' in writer) });
+  const writer = await store.writer(0, run.signal).catch(() => ({ heldBy: undefined }));
+  await recordRunIn(book, writer, counts, { files: log?.files() ?? [] });
 }
 
 /** The load found the warehouse held past --wait-lock (or a stop ended the wait): everything waits in the journal. */
-async function heldOut(stages: Stages, plan: Plan, fetched: FetchReport, toLoad: VerifiedFile[], pid: number | undefined): Promise<Error> {
-  const { options, signal, store, start, log } = stages;
-  await journalFiles(options.archiveRoot, toLoad, { listings: [], stored: true });
+function heldOut(run: Run, remote: Remote, book: RunBook, paid: { plan: Plan; fetched: FetchReport; toLoad: VerifiedFile[] }, writer: Writer): Ending {
+  const { options, signal } = run;
+  const { plan, fetched, toLoad } = paid;
+  const { waiting } = book.store;
   const outcome = signal.aborted ? 'interrupted' : 'locked';
-  const summary = summaryOf(stages, { listed: new Map(), skipped: [] }, plan, fetched, { ...NOTHING_LOADED, notLoaded: toLoad }, outcome, fetched.quotaStop);
-  const withEarlier = { ...summary, filesLoaded: store.waiting.filesLoaded, rowsLoaded: store.waiting.rowsLoaded };
-  await journalRun(options.archiveRoot, start, store.runId, runCounts(withEarlier));
-  await log?.close({ journaled: true });
-  if (signal.aborted) return new InterruptedError(abortSignalName(signal), { cause: withEarlier });
+  const listing = { listed: new Map(), skipped: [] };
+  const held = summaryOf(run, remote, { listing, plan, fetched, loaded: { ...NOTHING_LOADED, notLoaded: toLoad } }, outcome, fetched.quotaStop);
+  const summary = { ...held, filesLoaded: waiting.filesLoaded, rowsLoaded: waiting.rowsLoaded };
+  const left = { files: toLoad };
+  if (signal.aborted) return { summary, writer, left, error: new InterruptedError(abortSignalName(signal), { cause: summary }) };
   const waitedSeconds = options.waitLockSeconds ?? DEFAULT_WAIT_LOCK_SECONDS;
-  const filesWaiting = toLoad.length;
   const filesPaid = toLoad.filter((file) => !file.fromArchive).length;
-  return heldError({ dbPath: options.dbPath, archiveRoot: options.archiveRoot, pid, waitedSeconds, filesWaiting, filesPaid }, withEarlier);
+  const pid = 'heldBy' in writer ? writer.heldBy : undefined;
+  const details = { dbPath: options.dbPath, archiveRoot: options.archiveRoot, pid, waitedSeconds, filesWaiting: toLoad.length, filesPaid };
+  return { summary, writer, left, error: heldError(details, summary) };
 }
 
 /** --fill-levels: sessions without a levels file, from /history/levels (network: the warehouse is closed first). */
-async function fillStage(stages: Stages, quotaStop: FetchReport['quotaStop']): Promise<FillLevelsReport | undefined> {
-  const { options, coverage, pairs, signal, warn, api } = stages;
+async function fillStage(run: Run, remote: Remote, store: SyncStore, quotaStop: FetchReport['quotaStop']): Promise<FillLevelsReport | undefined> {
+  const { options, signal, warn, api } = run;
   if (!options.fillLevels) return undefined;
-  stages.events.phase?.('fill');
-  stages.store.release();
+  run.events.phase?.('fill');
+  store.release();
   const { since, until, order, maxRequests } = options.selection;
   const selection = {
     dbPath: options.dbPath,
@@ -326,31 +346,31 @@ async function fillStage(stages: Stages, quotaStop: FetchReport['quotaStop']): P
     waitSeconds: options.waitLockSeconds ?? 0,
     ...definedOnly({ since, until, maxRequests }),
   };
-  return fillLevelsForSync(api, { ...selection, coverage, pairs, signal, warn }, quotaStop);
+  return fillLevelsForSync(api, { ...selection, coverage: remote.coverage, pairs: remote.pairs, signal, warn }, quotaStop);
 }
 
+/** The run's summary from the values the stages handed on. */
 function summaryOf(
+  run: Run,
+  remote: Remote,
   stages: Stages,
-  listing: Pick<ManifestListing, 'listed' | 'skipped'>,
-  plan: Plan,
-  fetched: FetchReport,
-  loaded: LoadReport,
   outcome: SyncSummary['outcome'],
   quotaStop: FetchReport['quotaStop'],
   levelsFilled?: FillLevelsReport,
 ): SyncSummary {
+  const { listing, plan, fetched, loaded } = stages;
   return summarize({
-    command: stages.options.command,
-    dryRun: stages.options.dryRun,
+    command: run.options.command,
+    dryRun: run.options.dryRun,
     plan,
     manifestsListed: [...listing.listed.values()].filter((pair) => pair.requests > 0).length,
     fetched,
     loaded,
-    requestsSpent: stages.api.requestsSpent(),
-    me: stages.me,
+    requestsSpent: run.api.requestsSpent(),
+    me: remote.me,
     quotaStop,
-    warnings: stages.warnings,
-    skipped: [...stages.skipped, ...listing.skipped],
+    warnings: run.warnings,
+    skipped: [...remote.skipped, ...listing.skipped],
     outcome,
     ...(levelsFilled ? { levelsFilled } : {}),
   });

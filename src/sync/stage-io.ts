@@ -1,13 +1,11 @@
 // The warehouse reads and writes of the sync's stages (src/sync/run.ts): the listing stored where the
-// plan reads it, the planner's input read in SQL, a load's files handed to the loader; and how the
+// plan reads it, the planner's input read in SQL, the plan's reloads; and how the
 // user's selection maps onto the planner's and the name check's.
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { readPlanState, recordListing, upsertManifest, type SchemaContract } from '../warehouse/index.js';
-import { loadSyncFiles } from '../journal/load-pending.js';
+import { readPlanState, recordListing, upsertManifest } from '../warehouse/index.js';
 import { archivedCopyPath } from '../journal/versions.js';
 import type { ManifestListing } from './listing.js';
 import type { Plan, PlanInput } from './download-plan.js';
-import type { LoadReport } from './summary.js';
 import type { SyncApi } from './sync-types.js';
 import type { SyncSelection } from './selection.js';
 import { DEFAULT_VENUES, type Pair } from '../core/pairs.js';
@@ -50,22 +48,6 @@ export async function planInputOf(
     },
     order,
   };
-}
-
-/**
- * Loads `files`: those this run downloaded as they are (hashed on the wire), archived copies hashed
- * again as they load (src/journal/load-pending.ts); those a stop signal kept from loading are returned
- * as not loaded.
- */
-export async function loadVerified(
-  conn: DuckDBConnection,
-  archiveRoot: string,
-  files: VerifiedFile[],
-  signal: AbortSignal,
-  onProgress: (filesDone: number) => void,
-  schemaContract?: SchemaContract,
-): Promise<Pick<LoadReport, 'loaded' | 'rows' | 'failed' | 'notLoaded'> & { held: VerifiedFile[]; warnings: string[] }> {
-  return loadSyncFiles(conn, archiveRoot, files, onProgress, signal, schemaContract);
 }
 
 /** The plan's reloads, loaded from their archived copies. */

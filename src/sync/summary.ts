@@ -1,10 +1,9 @@
 // The last stage of a sync, pure: its run record and the summary the CLI prints, made from the values
 // the stages handed on (the plan, what was fetched, what was loaded).
 import type { RunCounts, RunOutcome } from '../warehouse/index.js';
-import { venueSpread, type VenueSpread } from '../core/known-names.js';
 import type { SkippedCoverageRow } from './coverage.js';
 import type { Plan } from './download-plan.js';
-import type { NotBought } from './venue-rule.js';
+import { venueSpread, type NotBought, type VenueSpread } from './venue-rule.js';
 import type { FetchReport } from './fetch.js';
 import type { FillLevelsReport } from './fill-levels.js';
 import type { PlannedFile, VerifiedFile } from '../core/rows.js';

@@ -55,3 +55,32 @@ export function describeNotBought(item: NotBought): string {
     `or --exchange ${ALL_VENUES} (each venue costs its own credits)`
   );
 }
+
+export interface VenueSpread {
+  symbol: string;
+  /** Credits this run would spend per venue (download + deferred), venues in name order. */
+  venues: { exchange: string; credits: number }[];
+}
+
+/** Symbols whose planned downloads span several venues: each venue's files cost their own credits. */
+export function venueSpread(pairs: readonly (Pair & { toDownload: number; deferred: number })[]): VenueSpread[] {
+  const bySymbol = new Map<string, { exchange: string; credits: number }[]>();
+  for (const pair of pairs) {
+    const credits = pair.toDownload + pair.deferred;
+    if (credits === 0) continue;
+    const list = bySymbol.get(pair.symbol) ?? [];
+    list.push({ exchange: pair.exchange, credits });
+    bySymbol.set(pair.symbol, list);
+  }
+  return [...bySymbol]
+    .filter(([, venues]) => venues.length > 1)
+    .map(([symbol, venues]) => ({ symbol, venues: venues.sort((a, b) => (a.exchange < b.exchange ? -1 : 1)) }))
+    .sort((a, b) => (a.symbol < b.symbol ? -1 : 1));
+}
+
+/** "BTC: files on 5 venues would cost credits each: bybit 9, …; pick one with --exchange (combined sums every venue)". */
+export function describeSpread(spread: VenueSpread): string {
+  const list = spread.venues.map((v) => `${v.exchange} ${v.credits}`).join(', ');
+  const combined = spread.venues.some((v) => v.exchange === 'combined') ? ' (combined is the sum of the single venues)' : '';
+  return `${spread.symbol}: ${spread.venues.length} venues would each cost credits: ${list}; pick one with --exchange${combined}`;
+}

@@ -1,15 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { usageMessage } from '../helpers/errors.js';
-import {
-  checkSelectionNames,
-  closestNames,
-  describeSpread,
-  editDistance,
-  knownFromCoverage,
-  suggestion,
-  venueSpread,
-  type KnownPairs,
-} from '../../src/core/known-names.js';
+import { checkSelectionNames, closestNames, editDistance, knownFromCoverage, suggestion, type KnownPairs } from '../../src/core/known-names.js';
 import { parseExchanges } from '../../src/sync/selection.js';
 
 const pair = (exchange: string, symbol: string) => ({ exchange, symbol });
@@ -104,29 +95,5 @@ describe('checkSelectionNames', () => {
 describe('parseExchanges', () => {
   it('suggests the venue a typo meant', () => {
     expect(usageMessage(() => parseExchanges('derbit'))).toMatch(/unknown history venue "derbit"; allowed: .*; did you mean deribit\?$/);
-  });
-});
-
-describe('venueSpread', () => {
-  it('names symbols whose credits go to several venues, per venue', () => {
-    const pairs = [
-      { ...pair('deribit', 'BTC'), toDownload: 3, deferred: 1 },
-      { ...pair('combined', 'BTC'), toDownload: 0, deferred: 2 },
-      { ...pair('okx', 'BTC'), toDownload: 0, deferred: 0 },
-      { ...pair('tradfi', 'SPY'), toDownload: 6, deferred: 0 },
-    ];
-    const spread = venueSpread(pairs);
-    expect(spread).toEqual([
-      {
-        symbol: 'BTC',
-        venues: [
-          { exchange: 'combined', credits: 2 },
-          { exchange: 'deribit', credits: 4 },
-        ],
-      },
-    ]);
-    expect(describeSpread(spread[0]!)).toBe(
-      'BTC: 2 venues would each cost credits: combined 2, deribit 4; pick one with --exchange (combined is the sum of the single venues)',
-    );
   });
 });
