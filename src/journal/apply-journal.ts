@@ -2,7 +2,7 @@
 // held-out sync listed, its paid files, its run record. No credit. Used first by every sync that can
 // write the warehouse, and by `gexwh load`. Idempotent: a file whose version is already loaded is
 // skipped by the loader, a run already recorded is not recorded twice, so a crash between the commit
-// and the journal's rewrite changes nothing on the next try.
+// and an entry's move to its next state (settle.ts) changes nothing on the next try.
 //
 // The journal's listings are claims, checked against the API's manifest before any is stored
 // (claims.ts, confirm.ts): only rows the API lists with the same sha256 are stored; the files they
@@ -25,11 +25,13 @@ import {
 } from '../warehouse/index.js';
 import { markUnconfirmed } from '../warehouse/unconfirmed.js';
 import { loadLiveJournal } from './live-journal.js';
-import { hasPendingWork, inspectJournal, withoutApplied, writeJournal, type JournaledFile, type JournaledListing, type RejectedEntry } from './journal.js';
+import { hasPendingWork, inspectJournal, type JournaledFile, type JournaledListing, type RejectedEntry } from './journal.js';
+import { dropDonePackages, dropListing, markRecorded, moveFile, quarantine, setAsideRefused } from './settle.js';
+import { migrateLegacy } from './migrate.js';
 import { fileKey, pairKey } from '../core/pairs.js';
 import type { StoredManifestRow } from '../core/rows.js';
 import { promoteLoadedVersions } from './versions.js';
-import { dropSpendRecords, recordJournaledRuns } from './journaled-runs.js';
+import { recordJournaledRuns } from './journaled-runs.js';
 import type { OnProgress } from '../core/progress.js';
 import { definedOnly } from '../core/defined.js';
 import { judgeClaims, type ClaimVerdicts } from './claims.js';
@@ -75,12 +77,16 @@ export async function applyJournal(conn: DuckDBConnection, archiveRoot: string, 
   for (const path of live.unreadable) applied.warnings.push(`the journaled snapshot ${path} cannot be read; it is left where it is`);
   // Rows an earlier --trust-journal stored unchecked are checked whenever the API can be asked.
   if (check.list !== undefined) await checkUnconfirmed(conn, check.list, applied.warnings);
+  // A journal of the older layout moves into packages first (what it refused is told once).
+  applied.warnings.push(...(await migrateLegacy(archiveRoot)));
   const read = await inspectJournal(archiveRoot);
   applied.warnings.push(...read.warnings);
+  await setAsideRefused(read.refusedNames);
   const { journal } = read;
-  // A refused entry (or a file no read can use) is written back at once, so it warns once.
+  // Entries refused by this read go to their package's quarantine at once, so each warns once.
+  for (const refused of journal.rejected) await quarantine(archiveRoot, refused, refused, true);
   if (!hasPendingWork(journal)) {
-    if (read.warnings.length > 0) await writeJournal(archiveRoot, journal);
+    await dropDonePackages(archiveRoot);
     return applied;
   }
   // Manifests first: the plan, status, the row-count checks and the files' own check read them.
@@ -88,16 +94,41 @@ export async function applyJournal(conn: DuckDBConnection, archiveRoot: string, 
   await storeListings(conn, verdicts, applied);
   const waiting = waitingKeys(verdicts.waiting);
   const files = journal.files.filter((file) => !waiting.has(fileKey(file)));
-  const { refused, notDone } = await loadJournaledFiles(conn, archiveRoot, files, applied, { signal, onProgress, schemaContract });
-  applied.runsRecorded = await recordJournaledRuns(conn, archiveRoot, journal.runs, applied.warnings);
+  const outcome = await loadJournaledFiles(conn, archiveRoot, files, applied, { signal, onProgress, schemaContract });
+  applied.runsRecorded = await recordJournaledRuns(conn, journal.runs, applied.warnings);
   // A journaled newer version waits under its pending name; once loaded it takes the plain name.
   applied.warnings.push(...(await promoteLoadedVersions(conn, archiveRoot)).warnings);
-  const done = files.filter((file) => !notDone.has(file));
-  const rest = withoutApplied(journal, { files: done, listings: journal.listings.length, runs: journal.runs.length });
-  const claims = verdicts.refused.map(({ listing, row, reason }) => refusal('listing', { ...listing, rows: [row] }, reason));
-  await writeJournal(archiveRoot, { ...rest, listings: verdicts.waiting, rejected: [...rest.rejected, ...claims, ...refused] });
-  await dropSpendRecords(archiveRoot, journal.runs);
+  await settle(archiveRoot, { files, listings: journal.listings, runs: journal.runs, verdicts, ...outcome, failed: applied.failed.map((f) => f.file) });
   return applied;
+}
+
+/** Each entry the load decided, moved to its next state; the packages left with nothing go. */
+async function settle(
+  archiveRoot: string,
+  done: {
+    files: readonly JournaledFile[];
+    listings: readonly JournaledListing[];
+    runs: readonly object[];
+    verdicts: ClaimVerdicts;
+    refused: Map<JournaledFile, RejectedEntry>;
+    quarantined: Set<JournaledFile>;
+    notDone: Set<JournaledFile>;
+    failed: readonly JournaledFile[];
+  },
+): Promise<void> {
+  const failed = new Set(done.failed);
+  for (const file of done.files) {
+    if (done.notDone.has(file)) continue;
+    const refusal = done.refused.get(file);
+    if (refusal !== undefined) await quarantine(archiveRoot, refusal, file, true);
+    else await moveFile(archiveRoot, file, done.quarantined.has(file) ? 'quarantined' : failed.has(file) ? 'failed' : 'loaded');
+  }
+  for (const { listing, row, reason } of done.verdicts.refused)
+    await quarantine(archiveRoot, refusal('listing', { ...listing, rows: [row] }, reason), listing, false);
+  const waiting = new Set<object>(done.verdicts.waiting);
+  for (const listing of done.listings) if (!waiting.has(listing)) await dropListing(listing);
+  for (const run of done.runs) await markRecorded(run);
+  await dropDonePackages(archiveRoot);
 }
 
 /** The confirmed rows (as the API lists them) and the trusted ones (marked unconfirmed) go to sync.manifest. */
@@ -153,18 +184,19 @@ async function loadJournaledFiles(
   files: readonly JournaledFile[],
   applied: AppliedJournal,
   { signal, onProgress, schemaContract }: { signal: AbortSignal | undefined; onProgress: OnProgress | undefined; schemaContract: SchemaContract | undefined },
-): Promise<{ refused: RejectedEntry[]; notDone: Set<JournaledFile> }> {
-  if (files.length === 0) return { refused: [], notDone: new Set() };
+): Promise<{ refused: Map<JournaledFile, RejectedEntry>; quarantined: Set<JournaledFile>; notDone: Set<JournaledFile> }> {
+  const quarantined = new Set<JournaledFile>();
+  if (files.length === 0) return { refused: new Map(), quarantined, notDone: new Set() };
   const manifest = await manifestRowsOf(conn, files);
   const loaded = await loadedFiles(conn, files);
-  const refused: RejectedEntry[] = [];
+  const refused = new Map<JournaledFile, RejectedEntry>();
   const candidates: (ArchivedCandidate & { entry: JournaledFile; expected: StoredManifestRow })[] = [];
   for (const entry of files) {
     const expected = manifest.get(fileKey(entry));
     if (expected === undefined) {
       const reason =
         'no manifest row lists this file, so its bytes cannot be checked; it stays in the archive, where a sync that lists it uses it for 0 credits';
-      refused.push({ kind: 'file', reason, rejectedAt: new Date().toISOString(), entry });
+      refused.set(entry, refusal('file', entry, reason));
       applied.warnings.push(`journal file ${describeEntry(entry)} refused: ${reason}`);
     } else if (loaded.get(fileKey(entry)) !== expected.sha256) {
       if (entry.sha256 !== expected.sha256)
@@ -191,8 +223,9 @@ async function loadJournaledFiles(
     }
     await recordNotArchived(conn, { ...missed.candidate.entry, sha256: missed.candidate.expected.sha256, archivePath: null }, missed.detail);
     applied.failed.push({ file: missed.candidate.entry, error: missed.detail });
+    quarantined.add(missed.candidate.entry);
   }
-  return { refused, notDone: new Set([...unfinished(report, candidates).map((candidate) => candidate.entry), ...held]) };
+  return { refused, quarantined, notDone: new Set([...unfinished(report, candidates).map((candidate) => candidate.entry), ...held]) };
 }
 
 /** Held by the freeze contract: still paid and archived, still waiting in the journal. */

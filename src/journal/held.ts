@@ -1,10 +1,16 @@
 // What the sync writes to the archive's journal when the warehouse cannot take it now: the listed
 // manifests of a run that planned on a copy, the paid files and the run record of a run whose load
 // found the warehouse held (or was stopped), for the next sync or `gexwh load` to load for 0 credits.
+// The run's own paid files are in its package already (spend-log.ts): they are only kept waiting
+// there. What its package does not hold (manifests, archived copies it reused) goes to a new closed
+// package, and a run record with no package of its own (a plan, a capture) gets one.
 import { finishRun, recordListing, startRun, upsertManifest, type RunCounts } from '../warehouse/index.js';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { runOf, updateJournal, withFiles, type JournaledFile, type JournaledListing } from './journal.js';
-import { archivedCopyRelative } from './versions.js';
+import { runOf, type JournaledFile, type JournaledListing } from './entries.js';
+import { journaledFileOf } from './spend-log.js';
+import { openPackageOf } from './open-package.js';
+import { newPackageId } from './layout.js';
+import { writePackage } from './package-write.js';
 import type { ManifestRow, VerifiedFile, PlannedFile } from '../core/rows.js';
 
 export interface RunStartRecord {
@@ -34,19 +40,7 @@ export function journalListings(
   });
 }
 
-export function journaledFileOf(file: VerifiedFile): JournaledFile {
-  return {
-    exchange: file.exchange,
-    symbol: file.symbol,
-    sessionDate: file.sessionDate,
-    file: file.file,
-    sha256: file.sha256,
-    bytes: file.bytes,
-    rows: file.rows,
-    archivePath: archivedCopyRelative(file),
-    downloadedAt: file.downloadedAt.toISOString(),
-  };
-}
+export { journaledFileOf };
 
 export function plannedOf(file: JournaledFile): PlannedFile {
   return { ...file, schemaVersion: 0 };
@@ -55,18 +49,17 @@ export function plannedOf(file: JournaledFile): PlannedFile {
 /** Records paid, archived files (and manifests not yet stored) in the journal; a no-op when there is nothing. */
 export async function journalFiles(archiveRoot: string, files: readonly VerifiedFile[], pending: PendingManifests): Promise<void> {
   const listings = pending.stored ? [] : pending.listings;
-  if (files.length === 0 && listings.length === 0) return;
-  await updateJournal(archiveRoot, (journal) => {
-    const next = withFiles(journal, files.map(journaledFileOf));
-    return { ...next, listings: [...next.listings, ...listings] };
-  });
+  const rest = openPackageOf(archiveRoot)?.keep(files) ?? files;
+  if (rest.length === 0 && listings.length === 0) return;
+  await writePackage(archiveRoot, newPackageId('held', new Date()), { files: rest.map(journaledFileOf), listings });
 }
 
+/** Records a run's record in the journal: in the run's own package when it has one open, else in a new one. */
 export async function journalRun(archiveRoot: string, start: RunStartRecord, runId: number | undefined, counts: RunCounts): Promise<void> {
-  await updateJournal(archiveRoot, (journal) => ({
-    ...journal,
-    runs: [...journal.runs, runOf({ ...start, ...(runId !== undefined ? { runId } : {}) }, counts)],
-  }));
+  const run = runOf({ ...start, ...(runId !== undefined ? { runId } : {}) }, counts);
+  const open = openPackageOf(archiveRoot);
+  if (open !== undefined && open.command === start.command && open.startedAt === start.startedAt.getTime()) return open.record(run);
+  await writePackage(archiveRoot, newPackageId(start.command, start.startedAt), { record: run });
 }
 
 /** Stores manifests a run listed on a copy (the warehouse became writable), then finishes its run record. */

@@ -1,16 +1,16 @@
-// The run records a journal holds, stored in the warehouse: each with at most the credits its spend
-// record holds (src/journal/spend-record.ts), once (a run already recorded is not recorded twice).
+// The run records a journal holds, stored in the warehouse: each with at most the credits its package
+// wrote down (src/journal/spend-record.ts), once (a run already recorded is not recorded twice).
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { finishRun, startRun } from '../warehouse/index.js';
-import type { JournaledRun } from './journal.js';
-import { dropSpendRecord, recordedSpend } from './spend-record.js';
+import type { JournaledRun } from './entries.js';
+import { recordedSpend } from './spend-record.js';
 
 /** Stores the journal's runs; returns how many were recorded, warnings pushed to `warnings`. */
-export async function recordJournaledRuns(conn: DuckDBConnection, archiveRoot: string, runs: readonly JournaledRun[], warnings: string[]): Promise<number> {
+export async function recordJournaledRuns(conn: DuckDBConnection, runs: readonly JournaledRun[], warnings: string[]): Promise<number> {
   let recorded = 0;
   for (const run of runs) {
     if (await alreadyRecorded(conn, run)) continue;
-    const checked = await creditsOnRecord(archiveRoot, run);
+    const checked = await creditsOnRecord(run);
     if (checked.warning !== undefined) warnings.push(checked.warning);
     await recordJournaledRun(conn, checked.run);
     recorded++;
@@ -19,22 +19,14 @@ export async function recordJournaledRuns(conn: DuckDBConnection, archiveRoot: s
 }
 
 /**
- * The spend records of runs now in the warehouse go, after the journal was rewritten without them
- * (a crash in between records the runs again, from the same records, with the same credits).
- */
-export async function dropSpendRecords(archiveRoot: string, runs: readonly JournaledRun[]): Promise<void> {
-  for (const run of runs) await dropSpendRecord(archiveRoot, run.startedAt);
-}
-
-/**
  * A journaled run with the credits its spend record holds at most: a journal claiming more than was
  * written down as spent (the journal is a file anyone who can write the archive can edit) keeps the
  * recorded figure, with a warning naming the claim.
  */
-async function creditsOnRecord(archiveRoot: string, run: JournaledRun): Promise<{ run: JournaledRun; warning?: string }> {
+async function creditsOnRecord(run: JournaledRun): Promise<{ run: JournaledRun; warning?: string }> {
   const lost = run.linksLost ?? 0;
   if (run.creditsSpent === 0 && lost === 0) return { run };
-  const spent = await recordedSpend(archiveRoot, run);
+  const spent = await recordedSpend(run);
   if (run.creditsSpent <= spent.credits && lost <= spent.linksLost) return { run };
   const credits = Math.min(run.creditsSpent, spent.credits);
   return {

@@ -20,7 +20,7 @@ import {
 } from '../warehouse/index.js';
 import { allJournaledRows, listSnapshots } from './live-journal.js';
 import { writeLiveCapture, type LiveTable } from '../warehouse/live.js';
-import { inspectJournal, journalPath, readJournal } from './journal.js';
+import { inspectJournal, readJournal } from './journal.js';
 import type { VerifiedFile } from '../core/rows.js';
 import { archivedCopyRelative } from './versions.js';
 import { adoptStoppedRun } from './spend-log.js';
@@ -129,7 +129,7 @@ export async function loadWaiting(options: LoadCommandOptions): Promise<LoadComm
     // A journal file that is not read (a link, a FIFO, too big) is named once everything else is loaded.
     const { refused } = await inspectJournal(options.archiveRoot);
     // What a sync stopped hard left (src/journal/spend-log.ts) joins the journal first.
-    await adoptStoppedRun(options.archiveRoot);
+    const adopted = await adoptStoppedRun(options.archiveRoot);
     const journal = await readJournal(options.archiveRoot);
     let warehouse: Warehouse;
     try {
@@ -176,8 +176,8 @@ export async function loadWaiting(options: LoadCommandOptions): Promise<LoadComm
         manifestsStored: applied.manifestsStored,
         snapshotsLoaded: applied.snapshotsLoaded,
         creditsSpent: 0,
-        warnings: applied.warnings,
-        ...(refused !== undefined ? { journalRefused: `${refused}; it was set aside as ${journalPath(options.archiveRoot)}.unreadable-<time>` } : {}),
+        warnings: [...(adopted.note !== undefined ? [adopted.note] : []), ...applied.warnings],
+        ...(refused !== undefined ? { journalRefused: `${refused}; it was set aside beside itself (named .unreadable), never opened` } : {}),
       };
     } finally {
       warehouse.close();

@@ -1,22 +1,15 @@
 // What the archive holds on record that the warehouse may not have yet: the journal's paid files and
-// run records, and the spend log of a sync that stopped hard (a second signal, kill -9) or is running
-// now. `status` and `report` both read it, so right after an abort every paid file shows as waiting
+// run records, and the open package of a sync that stopped hard (a second signal, kill -9) or is
+// running now (or the log an older version left). `status` and `report` both read it, so right after an abort every paid file shows as waiting
 // and every credit as spent, before the next load puts them in the warehouse. Readable whoever holds
 // the warehouse; a log that cannot be read is named, never fatal.
 import { inspectJournal, type JournaledRun } from './journal.js';
 import { listSnapshots } from './live-journal.js';
-import { inflightPath, inspectInflight, type Inflight } from './spend-log.js';
+import { legacyInflightPath, readLegacyInflight, type StoppedLog } from './legacy-read.js';
+import { stoppedRunsOf, type StoppedRun } from './stopped-runs.js';
 import { waitingOf, type WaitingSummary } from './waiting.js';
 
-/** A sync that stopped hard (second signal, kill -9) or is running now: what its log holds. */
-export interface StoppedRun {
-  files: number;
-  bytes: number;
-  credits: number;
-  startedAt: string;
-  runId: number | null;
-  log: string;
-}
+export type { StoppedRun } from './stopped-runs.js';
 
 export interface OnRecord {
   /** The journal's run records, not in the warehouse yet. */
@@ -29,16 +22,23 @@ export async function readOnRecord(archive: string): Promise<OnRecord> {
   const snapshots = (await listSnapshots(archive, 'pending')).length;
   const read = await inspectJournal(archive);
   const waiting = waitingOf(read, archive, snapshots);
-  const inflight = await inspectInflight(archive);
-  const stopped = stoppedRunOf('log' in inflight ? inflight.log : undefined, inflightPath(archive));
+  const inflight = await readLegacyInflight(archive);
+  const older = 'log' in inflight ? [legacyStoppedRun(inflight.log, legacyInflightPath(archive))] : [];
+  const stopped = combined([...stoppedRunsOf(read.packages), ...older]);
   if ('problem' in inflight) waiting.problem = [waiting.problem, `the log of a stopped run: ${inflight.problem}`].filter((p) => p !== null).join('; ');
   return { runs: read.journal.runs, waiting, stopped };
 }
 
-function stoppedRunOf(left: Inflight | undefined, log: string): StoppedRun | undefined {
-  if (left === undefined) return undefined;
+function legacyStoppedRun(left: StoppedLog, log: string): StoppedRun {
   const bytes = left.files.reduce((sum, file) => sum + file.bytes, 0);
   return { files: left.files.length, bytes, credits: left.run.creditsSpent, startedAt: left.run.startedAt, runId: left.run.runId ?? null, log };
+}
+
+/** Pure: the runs stopped hard as one (the first's start and row; one at a time is the rule, the sync lock). */
+function combined(runs: readonly StoppedRun[]): StoppedRun | undefined {
+  const [first, ...rest] = runs;
+  if (first === undefined) return undefined;
+  return rest.reduce((all, run) => ({ ...all, files: all.files + run.files, bytes: all.bytes + run.bytes, credits: all.credits + run.credits }), first);
 }
 
 /** Every paid file not loaded: the journal's and those the log of a stopped run holds. */

@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { journalPath } from '../../src/journal/journal.js';
+import { legacyJournalPath } from '../../src/journal/journal.js';
 import { runCli, runCliInProcess } from '../helpers/cli.js';
 import { startBench, type Bench } from '../helpers/sync.js';
 
@@ -19,7 +19,7 @@ beforeAll(async () => {
 afterAll(() => bench.close());
 
 function plantJournal(plant: (path: string) => void): string {
-  const path = journalPath(bench.archive);
+  const path = legacyJournalPath(bench.archive);
   rmSync(join(bench.archive, '_journal'), { recursive: true, force: true });
   mkdirSync(join(bench.archive, '_journal'), { recursive: true });
   plant(path);

@@ -1,12 +1,13 @@
-// The journal's writes are durable: the temp file is fsynced before it is renamed over the journal
-// (and the folder after), for pending.json and for every credit the spend log writes down, so a credit
-// is on disk before the download it paid for starts. Spies on the file handle's fsync and on rename.
+// The journal's writes are durable: each new file of a package (a credit, a paid file) is fsynced
+// before it is linked to its name and the folder after, so a credit is on disk before the download it
+// paid for starts; each state change is a rename with both folders fsynced after. Spies on the file
+// handle's fsync, on rename and on link.
 import { lstatSync, mkdtempSync, promises as fs, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { emptyJournal, writeJournal } from '../../src/journal/journal.js';
 import { openSpendLog } from '../../src/journal/spend-log.js';
+import { journalFiles } from '../../src/journal/held.js';
 import { writeDurably } from '../../src/journal/durable-write.js';
 
 let root: string;
@@ -29,6 +30,11 @@ beforeEach(async () => {
     events.push(`rename ${basename(String(to))}`);
     return rename(from, to);
   });
+  const link = fs.link;
+  vi.spyOn(fs, 'link').mockImplementation(async (from, to) => {
+    events.push(`link ${basename(String(to))}`);
+    return link(from, to);
+  });
 });
 afterEach(() => {
   vi.restoreAllMocks();
@@ -42,18 +48,44 @@ describe('the durable write of a journal file', () => {
     expect(readdirSync(root)).toEqual(['x.json']);
   });
 
-  it('pending.json is written durably', async () => {
-    await writeJournal(root, emptyJournal());
-    expect(events).toEqual(['fsync', 'rename pending.json', 'fsync']);
-  });
-
-  it('each credit of the spend log is fsynced before its promise resolves', async () => {
+  it('each credit is one new file, fsynced before it is linked to its name, the folder after, before its promise resolves', async () => {
     const log = openSpendLog(root, { command: 'sync', options: {}, startedAt: new Date('2026-03-11T00:30:00Z') });
     await log.ready();
     events.length = 0;
     await log.credit(1);
-    expect(events).toEqual(['fsync', 'rename inflight.json', 'fsync']);
+    expect(events).toEqual(['fsync', 'link 00000000.json', 'fsync']);
+    events.length = 0;
+    await log.credit(1);
+    expect(events).toEqual(['fsync', 'link 00000001.json', 'fsync']);
     await log.close();
+  });
+
+  it('a paid file is one new file; its move to loaded/ is one rename, both folders fsynced', async () => {
+    const start = { command: 'sync', options: {}, startedAt: new Date('2026-03-11T00:30:00Z') };
+    const log = openSpendLog(root, start);
+    const file = (date: string) => ({
+      exchange: 'bybit',
+      symbol: 'BTC',
+      sessionDate: date,
+      file: 'levels' as const,
+      sha256: 'a'.repeat(64),
+      bytes: 1,
+      rows: 1,
+      schemaVersion: 1,
+      archivePath: join(root, 'bybit', 'BTC', `${date}_levels.csv.gz`),
+      downloadedAt: new Date(),
+      fromArchive: false,
+    });
+    await log.ready();
+    events.length = 0;
+    await log.archived(file('2026-03-10'));
+    expect(events).toEqual(['fsync', `link 2026-03-10_levels_bybit_BTC_${'a'.repeat(16)}.json`, 'fsync']);
+    await log.archived(file('2026-03-09'));
+    await journalFiles(root, [file('2026-03-09')], { listings: [], stored: true });
+    events.length = 0;
+    await log.close();
+    const renamed = events.findIndex((e) => e.startsWith('rename'));
+    expect(events.slice(renamed, renamed + 3)).toEqual([`rename 2026-03-10_levels_bybit_BTC_${'a'.repeat(16)}.json`, 'fsync', 'fsync']);
   });
 
   it('goes through the one write path of the archive: a link planted at the name is replaced, its target untouched', async () => {

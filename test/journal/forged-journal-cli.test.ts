@@ -9,7 +9,8 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { emptyJournal, writeJournal } from '../../src/journal/journal.js';
+import { emptyJournal } from '../../src/journal/journal.js';
+import { writeJournalPackages } from '../../src/journal/package-write.js';
 import { relativeArchivePath, relativePendingPath } from '../../src/core/archive/layout.js';
 import { runCliInProcess } from '../helpers/cli.js';
 import { snapshotBench, type Bench, type BenchSnapshot } from '../helpers/sync.js';
@@ -55,7 +56,7 @@ async function plant(): Promise<string> {
   writeFileSync(join(bench.archive, relative), forged);
   const rows = lines.length - 1;
   const listedAt = '2026-03-11T14:00:00.000Z';
-  await writeJournal(bench.archive, {
+  await writeJournalPackages(bench.archive, {
     ...emptyJournal(),
     listings: [
       { exchange: 'deribit', symbol: 'BTC', listedAt, rows: [{ session_date: DAY, file: 'levels', rows, bytes: forged.length, sha256, schema_version: 1 }] },
@@ -119,7 +120,7 @@ describe('a forged journal listing and file claiming the same sha256', () => {
   });
 
   it('a journal run claiming 999,999 credits with no spend record: stored with 0, the claim refused with a warning', async () => {
-    await writeJournal(bench.archive, {
+    await writeJournalPackages(bench.archive, {
       ...emptyJournal(),
       runs: [
         {

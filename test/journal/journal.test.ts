@@ -1,20 +1,23 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   checkEntries,
   emptyJournal,
   inspectJournal,
-  journalPath,
+  legacyJournalPath,
   readJournal,
   runOf,
   withFiles,
   withoutApplied,
-  writeJournal,
   type JournaledFile,
 } from '../../src/journal/journal.js';
 import { applyJournal, heldMessage } from '../../src/journal/load-pending.js';
 import { openSpendLog } from '../../src/journal/spend-log.js';
+import { journalRun } from '../../src/journal/held.js';
+import { writeJournalPackages } from '../../src/journal/package-write.js';
+import { migrateLegacy } from '../../src/journal/migrate.js';
+import { packagesFolder } from '../../src/journal/layout.js';
 import { writeArchived, withDb } from '../warehouse/archive-fixtures.js';
 import { BTC, makeTempDir, query } from '../warehouse/fixtures.js';
 
@@ -38,28 +41,31 @@ const fileA: JournaledFile = {
   downloadedAt: '2026-11-21T00:00:00.000Z',
 };
 
-describe('the journal file', () => {
+describe('the journal as load packages', () => {
   it('is empty when absent, round-trips, and leaves no temp file behind', async () => {
     const archive = tempDir();
     expect(await readJournal(archive)).toEqual(emptyJournal());
     const journal = withFiles(emptyJournal(), [fileA]);
-    await writeJournal(archive, journal);
+    await writeJournalPackages(archive, journal);
     expect(await readJournal(archive)).toEqual(journal);
-    expect(readdirSync(join(archive, '_journal'))).toEqual(['pending.json']);
+    const [pkg] = readdirSync(packagesFolder(archive));
+    expect(readdirSync(join(packagesFolder(archive), pkg!))).toEqual(['archived']);
+    expect(readdirSync(join(packagesFolder(archive), pkg!, 'archived'))).toEqual([`2026-11-20_levels_bybit_BTC_${'a'.repeat(16)}.json`]);
   });
 
-  it('a journal that is not JSON reads as empty with the reason naming it, and the next write keeps it aside', async () => {
+  it('an older journal that is not JSON reads as empty with the reason naming it, and the migration keeps it aside', async () => {
     const archive = tempDir();
     mkdirSync(join(archive, '_journal'));
-    writeFileSync(journalPath(archive), '{"version":1,"files":[');
+    writeFileSync(legacyJournalPath(archive), '{"version":1,"files":[');
     const read = await inspectJournal(archive);
     expect(read.journal).toEqual(emptyJournal());
-    expect(read.unreadable).toContain(journalPath(archive));
+    expect(read.unreadable).toContain(legacyJournalPath(archive));
     expect(read.unreadable).toMatch(/is not valid JSON/);
-    writeFileSync(journalPath(archive), 'x\u001b[31m'); // the parser quotes the text: escaped, never raw on a terminal
+    writeFileSync(legacyJournalPath(archive), 'x\u001b[31m'); // the parser quotes the text: escaped, never raw on a terminal
     expect((await inspectJournal(archive)).unreadable).not.toContain('\u001b');
-    writeFileSync(journalPath(archive), '{"version":1,"files":[');
-    await writeJournal(archive, withFiles(emptyJournal(), [fileA]));
+    writeFileSync(legacyJournalPath(archive), '{"version":1,"files":[');
+    expect((await migrateLegacy(archive)).join('\n')).toMatch(/is not valid JSON .*; it was set aside as \S+pending\.json\.unreadable-/);
+    await writeJournalPackages(archive, withFiles(emptyJournal(), [fileA]));
     const kept = readdirSync(join(archive, '_journal')).filter((name) => name.startsWith('pending.json.unreadable-'));
     expect(kept).toHaveLength(1);
     expect(readFileSync(join(archive, '_journal', kept[0]!), 'utf8')).toBe('{"version":1,"files":[');
@@ -85,7 +91,7 @@ describe('heldMessage', () => {
     const text = heldMessage({ dbPath: '/w/gex.duckdb', archiveRoot: '/w/raw', pid: 4251, waitedSeconds: 300, filesWaiting: 5, filesPaid: 3 });
     expect(text).toBe(
       'the warehouse /w/gex.duckdb is held by process 4251 (waited 300 s): 3 file(s) paid by this run are verified and archived; ' +
-        '5 file(s) wait in /w/raw/_journal/pending.json; the next gexwh sync, or gexwh load (no network), loads them for 0 credits',
+        '5 file(s) wait in /w/raw/_journal/packages; the next gexwh sync, or gexwh load (no network), loads them for 0 credits',
     );
     expect(heldMessage({ dbPath: '/w/gex.duckdb', archiveRoot: '/w/raw', pid: undefined, waitedSeconds: 0, filesWaiting: 0 })).toBe(
       'the warehouse /w/gex.duckdb is held by another process: no paid file is waiting; nothing was lost',
@@ -94,7 +100,7 @@ describe('heldMessage', () => {
 });
 
 describe('applyJournal', () => {
-  it('is idempotent: applied again after a crash before the journal was rewritten, no row or run is doubled', async () => {
+  it('is idempotent: applied again after a crash before its entries moved on, no row or run is doubled; then the packages go', async () => {
     const dir = tempDir();
     const archive = join(dir, 'raw');
     const db = join(dir, 'gex.duckdb');
@@ -110,10 +116,6 @@ describe('applyJournal', () => {
       archivePath: input.archivePath,
       downloadedAt: '2026-11-21T00:00:00.000Z',
     };
-    const run = runOf(
-      { command: 'sync', options: {}, startedAt: new Date('2026-11-21T00:00:00Z') },
-      { outcome: 'locked', creditsSpent: 1, finishedAt: new Date('2026-11-21T00:01:00Z') },
-    );
     const listing = {
       exchange: 'bybit',
       symbol: 'BTC',
@@ -121,19 +123,23 @@ describe('applyJournal', () => {
       listedAt: '2026-11-21T00:00:00.000Z',
       rows: [{ session_date: input.sessionDate, file: 'levels', rows: input.rows, bytes: input.bytes, sha256: input.sha256, schema_version: 1 }],
     };
-    const journal = { ...withFiles(emptyJournal(), [file]), runs: [run], listings: [listing] };
-    // The run's spend log, kept as its spend record when its record went to the journal.
-    const log = openSpendLog(archive, { command: 'sync', options: {}, startedAt: new Date('2026-11-21T00:00:00Z') });
+    // The run's package: its credit and its record; the file and the listing in a package of their own.
+    const start = { command: 'sync', options: {}, startedAt: new Date('2026-11-21T00:00:00Z') };
+    const log = openSpendLog(archive, start);
     await log.credit(1);
+    await journalRun(archive, start, undefined, { outcome: 'locked', creditsSpent: 1, finishedAt: new Date('2026-11-21T00:01:00Z') });
     await log.close({ journaled: true });
-    await writeJournal(archive, journal);
-    const saved = readFileSync(journalPath(archive));
+    await writeJournalPackages(archive, { ...withFiles(emptyJournal(), [file]), listings: [listing] });
+    const saved = join(dir, 'saved');
+    cpSync(packagesFolder(archive), saved, { recursive: true });
 
     const first = await withDb(db, (wh) => applyJournal(wh.connection, archive, { check: { known: [listing] } }));
     expect(first).toMatchObject({ filesLoaded: 1, rowsLoaded: input.rows, runsRecorded: 1, manifestsStored: 1, failed: [] });
     expect(await readJournal(archive)).toEqual(emptyJournal());
 
-    writeFileSync(journalPath(archive), saved); // as if the process died after the commit, before the rewrite
+    // As if the process died after the commit, before any entry moved to its next state.
+    rmSync(packagesFolder(archive), { recursive: true, force: true });
+    cpSync(saved, packagesFolder(archive), { recursive: true });
     const second = await withDb(db, (wh) => applyJournal(wh.connection, archive, { check: { known: [listing] } }));
     expect(second).toMatchObject({ filesLoaded: 0, runsRecorded: 0 });
     await withDb(db, async (wh) => {
@@ -141,7 +147,8 @@ describe('applyJournal', () => {
       expect(await query(wh, `SELECT outcome, credits_spent::INT c FROM sync.runs`)).toEqual([{ outcome: 'locked', c: 1 }]);
       expect(await query(wh, `SELECT count(*)::INT n FROM sync.manifest`)).toEqual([{ n: 1 }]);
     });
-    expect(existsSync(journalPath(archive))).toBe(true);
+    // Everything settled: the packages went, and the journal's folder with them.
+    expect(existsSync(join(archive, '_journal'))).toBe(false);
   });
 });
 

@@ -6,7 +6,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readJournal } from '../../src/journal/journal.js';
-import { adoptStoppedRun, openSpendLog, reconciled, type Inflight } from '../../src/journal/spend-log.js';
+import { openSpendLog } from '../../src/journal/spend-log.js';
+import { adoptStoppedRun, reconciled, type StoppedLog } from '../../src/journal/stopped-runs.js';
+import { openPackageOf, unregisterOpenPackage } from '../../src/journal/open-package.js';
 
 let root: string;
 beforeEach(() => {
@@ -21,7 +23,8 @@ describe('a stopped run reconciled from /me', () => {
   it('after kill -9 the API charged 46 and the log said 44: the run records 44 spent and 2 charged, not received', async () => {
     const log = openSpendLog(root, { command: 'sync', options: {}, startedAt, quotaAtStart: { remaining: 100, reset } });
     for (let i = 0; i < 44; i++) await log.credit(1);
-    // The process dies here: the log stays.
+    // The process dies here: the package stays open (and this process no longer runs it).
+    unregisterOpenPackage(root, openPackageOf(root)!);
     const adopted = await adoptStoppedRun(root, { remaining: 54, reset });
     expect(adopted.credits).toBe(44);
     const [run] = (await readJournal(root)).runs;
@@ -35,7 +38,7 @@ describe('a stopped run reconciled from /me', () => {
       run: { creditsSpent: 44, error: null },
       files: [],
       quotaAtStart: { remaining: 100, reset },
-    } as unknown as Inflight;
+    } as unknown as StoppedLog;
     expect(reconciled(log, { remaining: 54, reset: '2026-03-13T00:00:00Z' })).toBe(log);
     expect(reconciled(log, { remaining: null, reset })).toBe(log);
     expect(reconciled(log, { remaining: 56, reset })).toBe(log);

@@ -4,9 +4,10 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { emptyJournal, inspectJournal, journalPath, writeJournal } from '../../src/journal/journal.js';
+import { emptyJournal, inspectJournal, legacyJournalPath as journalPath } from '../../src/journal/journal.js';
 import { readJournalFile, JOURNAL_MAX_BYTES } from '../../src/journal/safe-read.js';
-import { inflightPath, inspectInflight } from '../../src/journal/spend-log.js';
+import { legacyInflightPath as inflightPath, readLegacyInflight as inspectInflight } from '../../src/journal/legacy-read.js';
+import { migrateLegacy } from '../../src/journal/migrate.js';
 import { makeTempDir } from '../warehouse/fixtures.js';
 
 const cleanups: (() => void)[] = [];
@@ -74,8 +75,8 @@ describe('readJournalFile', () => {
   });
 });
 
-describe('a journal gexwh does not read', () => {
-  it('reads as empty with the reason, shows no byte of a link target, and the next write sets the link aside (never writing through it)', async () => {
+describe('a journal of the older layout gexwh does not read', () => {
+  it('reads as empty with the reason, shows no byte of a link target, and its migration sets the link aside (never writing through it)', async () => {
     const archive = archiveWithJournalFolder();
     const outside = join(archive, '..', 'outside.txt');
     writeFileSync(outside, 'TOPSECRET-CONTENT');
@@ -85,7 +86,7 @@ describe('a journal gexwh does not read', () => {
     expect(read.refused).toContain(journalPath(archive));
     expect(read.unreadable).toMatch(/symbolic link/);
     expect(JSON.stringify(read)).not.toContain('TOPSECRET');
-    await writeJournal(archive, emptyJournal());
+    await migrateLegacy(archive);
     expect(readFileSync(outside, 'utf8')).toBe('TOPSECRET-CONTENT');
     expect(readdirSync(join(archive, '_journal')).filter((name) => name.startsWith('pending.json.unreadable-'))).toHaveLength(1);
     expect((await inspectJournal(archive)).refused).toBeUndefined();

@@ -1,11 +1,17 @@
-// The log of what a running sync spent: each credit and paid file is on disk when its promise
-// resolves (writes shared by concurrent downloads), and a run stopped hard is adopted into the journal.
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+// The spend record of a running sync, in its own load package: each credit and paid file is a new
+// small file on disk when its promise resolves (concurrent ones side by side, none rewritten), and a
+// run stopped hard is adopted: its package gets its record, its files wait in the journal.
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readJournal } from '../../src/journal/journal.js';
-import { adoptStoppedRun, inflightPath, openSpendLog, readInflight, STOPPED_HARD } from '../../src/journal/spend-log.js';
+import { openSpendLog, STOPPED_HARD } from '../../src/journal/spend-log.js';
+import { adoptStoppedRun } from '../../src/journal/stopped-runs.js';
+import { journalFiles, journalRun } from '../../src/journal/held.js';
+import { packagesFolder } from '../../src/journal/layout.js';
+import { openPackageOf, unregisterOpenPackage } from '../../src/journal/open-package.js';
+import { journalState } from '../helpers/journal-state.js';
 import type { VerifiedFile } from '../../src/core/rows.js';
 
 let root: string;
@@ -32,47 +38,74 @@ function file(date: string): VerifiedFile {
   };
 }
 
+const onlyPackage = () => join(packagesFolder(root), readdirSync(packagesFolder(root))[0]!);
+
 describe('the spend log', () => {
-  it('has every credit and file on disk when its promise resolves, concurrent changes included', async () => {
+  it('has every credit and file on disk, one file each, when its promise resolves, concurrent changes included', async () => {
     const log = openSpendLog(root, { ...start, runId: 7 }, () => 3);
-    // A paid link is on disk before its download starts.
     await log.credit(1);
-    expect((await readInflight(root))?.run.creditsSpent).toBe(1);
+    expect((await journalState(root)).stopped).toMatchObject({ credits: 1, files: 0, runId: 7 });
     await Promise.all([log.credit(1), log.credit(1), log.archived(file('2026-03-09')), log.credit(1), log.archived(file('2026-03-10'))]);
-    const left = await readInflight(root);
-    expect(left?.run).toMatchObject({
-      runId: 7,
-      command: 'sync',
-      outcome: 'interrupted',
-      creditsSpent: 4,
-      requestsSpent: 3,
-      bytesDownloaded: 200,
-      error: STOPPED_HARD,
-    });
-    expect(left?.files.map((f) => f.sessionDate).sort()).toEqual(['2026-03-09', '2026-03-10']);
-    // Paths are recorded relative to the archive, never as the process saw them.
-    expect(left?.files.map((f) => f.archivePath).sort()).toEqual(['combined/BTC/2026-03-09_levels.csv.gz', 'combined/BTC/2026-03-10_levels.csv.gz']);
+    const pkg = onlyPackage();
+    expect(readdirSync(join(pkg, 'credits'))).toHaveLength(4);
+    expect(readdirSync(join(pkg, 'archived')).sort()).toEqual([
+      `2026-03-09_levels_combined_BTC_${'a'.repeat(16)}.json`,
+      `2026-03-10_levels_combined_BTC_${'a'.repeat(16)}.json`,
+    ]);
+    expect((await journalState(root)).stopped).toMatchObject({ credits: 4, files: 2, bytes: 200, runId: 7, startedAt: start.startedAt.toISOString() });
     await log.close();
-    expect(existsSync(inflightPath(root))).toBe(false);
+    expect(existsSync(pkg)).toBe(false);
   });
 
-  it('a run stopped hard is adopted into the journal: its files wait, its record keeps the credits', async () => {
-    const log = openSpendLog(root, start);
+  it('a run stopped hard is adopted: its files wait, its record keeps the credits; adopted once', async () => {
+    const log = openSpendLog(root, start, () => 4);
     await log.credit(2);
     await log.archived(file('2026-03-10'));
-    // The process dies here: no close.
+    // The process dies here: no close; the package stays open, and this process no longer runs it.
+    unregisterOpenPackage(root, openPackageOf(root)!);
     expect(await adoptStoppedRun(root)).toEqual({ files: 1, credits: 2 });
     const journal = await readJournal(root);
     expect(journal.files.map((f) => f.sessionDate)).toEqual(['2026-03-10']);
-    expect(journal.runs).toEqual([expect.objectContaining({ command: 'sync', outcome: 'interrupted', creditsSpent: 2 })]);
-    expect(existsSync(inflightPath(root))).toBe(false);
+    expect(journal.files[0]?.archivePath).toBe('combined/BTC/2026-03-10_levels.csv.gz');
+    expect(journal.runs).toEqual([
+      expect.objectContaining({ command: 'sync', outcome: 'interrupted', creditsSpent: 2, requestsSpent: 4, error: STOPPED_HARD }),
+    ]);
+    expect((await journalState(root)).stopped).toBeUndefined();
     expect(await adoptStoppedRun(root)).toEqual({ files: 0, credits: 0 });
   });
 
-  it('an unreadable log is set aside with a note, never read as records', async () => {
+  it('a run whose load was held keeps its own files waiting in its package, with its record', async () => {
     const log = openSpendLog(root, start);
     await log.credit(1);
-    writeFileSync(inflightPath(root), '{ half a log');
+    await log.archived(file('2026-03-10'));
+    const reused = { ...file('2026-03-09'), fromArchive: true };
+    await journalFiles(root, [file('2026-03-10'), reused], { listings: [], stored: true });
+    await journalRun(root, start, undefined, { outcome: 'locked', creditsSpent: 1 });
+    await log.close({ journaled: true });
+    const state = await journalState(root);
+    expect(state.files.map((f) => f.sessionDate).sort()).toEqual(['2026-03-09', '2026-03-10']);
+    expect(state.runs).toEqual([expect.objectContaining({ outcome: 'locked', creditsSpent: 1 })]);
+    expect(state.stopped).toBeUndefined();
+    // Two packages: the run's own (its file, record and credit) and one for the copy it reused.
+    expect(readdirSync(packagesFolder(root))).toHaveLength(2);
+  });
+
+  it('a run recorded in the warehouse with a file held: the loaded one moves to loaded/, the held one waits', async () => {
+    const log = openSpendLog(root, start);
+    await log.credit(2);
+    await log.archived(file('2026-03-09'));
+    await log.archived(file('2026-03-10'));
+    await journalFiles(root, [file('2026-03-10')], { listings: [], stored: true });
+    await log.close();
+    const pkg = onlyPackage();
+    expect(readdirSync(join(pkg, 'loaded'))).toEqual([`2026-03-09_levels_combined_BTC_${'a'.repeat(16)}.json`]);
+    expect((await journalState(root)).files.map((f) => f.sessionDate)).toEqual(['2026-03-10']);
+  });
+
+  it('an unreadable run log of the older layout is set aside with a note, never read as records', async () => {
+    const { mkdirSync, readFileSync } = await import('node:fs');
+    mkdirSync(join(root, '_journal'));
+    writeFileSync(join(root, '_journal', 'inflight.json'), '{ half a log');
     const adopted = await adoptStoppedRun(root);
     expect(adopted.note).toMatch(/could not be read and was set aside as .*inflight\.json\.unreadable-\d+; its archived files are still used for 0 credits/);
     expect((await readJournal(root)).runs).toEqual([]);

@@ -2,7 +2,7 @@
 // the next night: the sync cannot read its state, yet it still buys, within the budget, the new
 // session and the files earlier budgets deferred (seen from the archive's own records), never a file
 // the archive already holds; they wait in the journal and load once the notebook lets go.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -11,6 +11,7 @@ import { openWarehouse } from '../../src/warehouse/index.js';
 import { runCliInProcess } from '../helpers/cli.js';
 import { holdWarehouse, type Holder } from '../helpers/holder.js';
 import { ONE_PAIR_ARGS, workspaceIn } from '../helpers/workspace.js';
+import { journalState } from '../helpers/journal-state.js';
 
 const DAY = 24 * 3600 * 1000;
 let emulator: Emulator;
@@ -60,9 +61,7 @@ it('held read-write, a nightly sync buys the new session and the deferred backlo
     expect(held.stderr).toContain('8 file(s) paid by this run are verified and archived');
     expect(emulator.counters.credits(key) - creditsBefore).toBe(8);
     expect(served() - hitsBefore).toBe(8); // no archived file served again
-    const journal = JSON.parse(readFileSync(join(ws.archive, '_journal', 'pending.json'), 'utf8')) as {
-      files: { sessionDate: string; file: string }[];
-    };
+    const journal = await journalState(ws.archive);
     const waiting = journal.files.map((f) => `${f.sessionDate}/${f.file}`);
     const paid = waiting.filter((k) => !nightOne.includes(k));
     expect(paid).toHaveLength(8);

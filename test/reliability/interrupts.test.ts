@@ -6,7 +6,7 @@
 // loaded or waiting, credits), never on how long anything took. The child stands still at each line a
 // signal waits for (test/helpers/signals.ts) until the signal is sent: a loaded machine cannot let it
 // finish the load first.
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,6 +16,7 @@ import { runCli, runCliInProcess } from '../helpers/cli.js';
 import { consistent, inspectWarehouse } from '../helpers/invariants.js';
 import { signalsAt, type SignalStep } from '../helpers/signals.js';
 import { workspaceIn } from '../helpers/workspace.js';
+import { journalState } from '../helpers/journal-state.js';
 
 let emulator: Emulator;
 let dir: string;
@@ -122,7 +123,7 @@ describe('an abort after the first signal', () => {
       const paid = charged() - before;
       expect(paid).toBe(FILES);
       // Nothing graceful ran: the log of what was spent is what is left.
-      expect(existsSync(join(ws.archive, '_journal', 'inflight.json'))).toBe(true);
+      expect((await journalState(ws.archive)).stopped).toMatchObject({ credits: paid });
 
       const loaded = await loadedFiles(ws.db);
       const seen = await status(ws);

@@ -22,6 +22,7 @@ import { openWarehouse } from '../../src/warehouse/index.js';
 import { runCliInProcess, type CliResult } from '../helpers/cli.js';
 import { tableChecksums } from '../helpers/invariants.js';
 import { ONE_PAIR_ARGS } from '../helpers/workspace.js';
+import { journalState } from '../helpers/journal-state.js';
 
 let emulator: Emulator;
 let dir: string;
@@ -86,16 +87,20 @@ function journalFile(ws: Ws): string {
   return join(ws.archive, '_journal', 'pending.json');
 }
 
-function readJournalJson(ws: Ws): {
+/** The journal's state whatever its layout, as the older journal file's envelope (which writeJournalJson plants). */
+async function readJournalJson(ws: Ws): Promise<{
+  version: 1;
   files: Record<string, unknown>[];
   listings: Record<string, unknown>[];
   runs: unknown[];
   rejected?: { kind: string; reason: string }[];
-} {
-  return JSON.parse(readFileSync(journalFile(ws), 'utf8'));
+}> {
+  const { files, listings, runs, rejected } = await journalState(ws.archive);
+  return { version: 1, files, listings, runs, rejected };
 }
 
 function writeJournalJson(ws: Ws, journal: object): void {
+  mkdirSync(join(ws.archive, '_journal'), { recursive: true }); // a load that emptied the journal removed its folder
   writeFileSync(journalFile(ws), JSON.stringify(journal));
 }
 
@@ -194,14 +199,14 @@ describe('a journal entry is a claim, checked before anything is opened or loade
     expect(
       await rows(ws.db, `SELECT count(*)::INT n FROM sync.files WHERE archive_path LIKE '/%' OR sha256 IN ('${'e'.repeat(64)}', '${'f'.repeat(64)}')`),
     ).toEqual([{ n: 0 }]);
-    const journal = readJournalJson(ws);
+    const journal = await readJournalJson(ws);
     expect(journal.files).toEqual([]);
     expect(journal.rejected?.map((r) => r.kind)).toEqual(['file', 'file']);
   });
 
   it("a made-up sha256 loads the real file as the manifest's version; the next sync pays nothing", async () => {
     const ws = fresh();
-    const journal = readJournalJson(ws);
+    const journal = await readJournalJson(ws);
     const madeUp = 'd'.repeat(64);
     journal.files = journal.files.map((f) => (f.sessionDate === '2026-03-10' && f.file === 'levels' ? { ...f, sha256: madeUp } : f));
     writeJournalJson(ws, journal);
@@ -240,7 +245,7 @@ describe('a journal entry is a claim, checked before anything is opened or loade
     const ws = fresh();
     const row = { session_date: '2026-03-10', file: 'levels', rows: 1, bytes: 1, sha256: 'a'.repeat(64), schema_version: 1 };
     const listing = (exchange: string, symbol: string) => ({ exchange, symbol, completeFrom: null, listedAt: '2026-03-11T14:10:00.000Z', rows: [row] });
-    const journal = readJournalJson(ws);
+    const journal = await readJournalJson(ws);
     writeJournalJson(ws, { ...journal, listings: [listing('../../x', 'BTC'), listing('deribit', '<script>\u001b[31mX'), listing('deribit', 'ETH')] });
 
     // No key here: --trust-journal stores the rows that pass the name rules, unchecked (marked unconfirmed).
@@ -252,7 +257,7 @@ describe('a journal entry is a claim, checked before anything is opened or loade
       { exchange: 'deribit', symbol: 'BTC' },
       { exchange: 'deribit', symbol: 'ETH' },
     ]);
-    expect(readJournalJson(ws).rejected?.map((r) => r.reason)).toEqual([
+    expect((await readJournalJson(ws)).rejected?.map((r) => r.reason)).toEqual([
       expect.stringMatching(/^exchange: expected a history venue/),
       expect.stringMatching(/^symbol: expected a symbol of 1 to 32 characters/),
     ]);
