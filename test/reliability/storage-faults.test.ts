@@ -148,7 +148,7 @@ describe('storage faults through a whole sync: one of each kind, the one that ou
   // All of them in one run, each on its own file of a three-session history (9 files, small chains):
   // each faulted file fails with its own error, the others load, and one recovery run ends them.
   const outlasting = CASES.filter((c) => c.times === Infinity);
-  it(`${outlasting.map((c) => c.name).join('; ')}: each on its own file of one run, that file fails with its error and is not archived, the rest load; the next run completes`, async () => {
+  it(`${outlasting.map((c) => c.name).join('; ')}; every link expired: each on its own file of one run, that file fails with its error and is not archived, the rest load; the next run completes`, async () => {
     bench = await startBench({ days: 3, strikes: 4, expirations: 1, symbols: ['BTC'] });
     const { emulator } = bench;
     const targets = await manifestOf(emulator);
@@ -157,11 +157,17 @@ describe('storage faults through a whole sync: one of each kind, the one that ou
     for (const { target, times, action } of faulted) {
       emulator.faults.add({ where: 'storage', match: new RegExp(`/${target.sessionDate}/${target.file}\\.csv\\.gz`), times, action });
     }
+    // And on another file every link comes back expired: it fails after one renewal, never loops on credits.
+    const expiring = targets[faulted.length]!;
+    emulator.faults.add({ where: 'api', match: new RegExp(`/${expiring.sessionDate}/${expiring.file}$`), times: Infinity, action: { kind: 'expire_link' } });
     const run = await syncVia(bench);
     expect(run.ok).toBe(false);
     expect((run as { error: unknown }).error).toBeInstanceOf(PartialFailureError);
-    expect(run.summary?.filesLoaded).toBe(targets.length - faulted.length);
-    expect(run.summary?.filesFailed).toHaveLength(faulted.length);
+    expect(run.summary?.filesLoaded).toBe(targets.length - faulted.length - 1);
+    expect(run.summary?.filesFailed).toHaveLength(faulted.length + 1);
+    expect(run.summary?.filesFailed).toContainEqual(expect.objectContaining({ sessionDate: expiring.sessionDate, file: expiring.file }));
+    // One credit per file, and one renewal of the expired link.
+    expect(emulator.counters.credits(emulator.keys.pro)).toBe(targets.length + 1);
     const archived = (await listFiles(bench.archive)).map((f) => f.split('/').pop());
     for (const { name, target, error } of faulted) {
       expect(run.summary?.filesFailed, name).toContainEqual(
@@ -172,7 +178,8 @@ describe('storage faults through a whole sync: one of each kind, the one that ou
     // What gexwh says it spent is what the emulator charged, the failed files' links included.
     expect(run.summary?.creditsSpent).toBe(emulator.counters.credits(emulator.keys.pro));
     expect(await recordedCredits(bench)).toBe(emulator.counters.credits(emulator.keys.pro));
-    await expectRecovered(bench, { forcedCredits: faulted.reduce((sum, c) => sum + c.forcedCredits, 0) });
+    // Each failed file is paid again by the recovery; the expired one also paid its renewal.
+    await expectRecovered(bench, { forcedCredits: faulted.reduce((sum, c) => sum + c.forcedCredits, 0) + 2 });
   });
 });
 
@@ -187,17 +194,7 @@ describe('expired links', () => {
     expect(emulator.counters.credits(emulator.keys.pro)).toBe(7);
     await expectRecovered(bench, { forcedCredits: 1 });
   });
-
-  it('every link expired: the file fails after one renewal, never loops on credits', async () => {
-    bench = await open();
-    const { emulator } = bench;
-    emulator.faults.add({ where: 'api', match: ONE_FILE, times: Infinity, action: { kind: 'expire_link' } });
-    const run = await syncVia(bench);
-    expect(run.ok).toBe(false);
-    expect(emulator.counters.credits(emulator.keys.pro)).toBe(7);
-    expect(await recordedCredits(bench)).toBe(7);
-    await expectRecovered(bench, { forcedCredits: 2 });
-  });
+  // Every link expired (the file fails after one renewal, never loops on credits): in the run above.
 });
 
 describe('a slow-loris body', () => {
