@@ -125,7 +125,8 @@ export interface FetchOptions {
  * inside the archive only (a link out of it is not followed); the load hashes the copy again.
  */
 export async function isArchived(root: string, file: PlannedFile): Promise<boolean> {
-  const found = await hashArchived(root, archivedCopyRelative(file));
+  const relative = archivedCopyRelative(file);
+  const found = await hashArchived(root, relative);
   return found.kind === 'hashed' && found.bytes === file.bytes && found.sha256 === file.sha256;
 }
 

@@ -54,13 +54,13 @@ export async function runSync(options: SyncOptions, api: SyncApi, signal: AbortS
     const warnings: string[] = [];
     const warn = warnerOf(warnings, stops.events);
     const run: Run = { options, api, signal, events: stops.events, warnings, warn };
-    // A plan never creates a warehouse (nor its folder or lock file); it plans from an empty state.
-    if (options.dryRun && !existsSync(resolve(options.dbPath))) return await runLocked(run, remote, true);
-    const lock = await acquireSyncLock(options.dbPath, { waitSeconds: options.waitLockSeconds ?? 0 });
+    // A plan never creates a warehouse (nor its folder or lock file); it plans from an empty state, unlocked.
+    const absent = options.dryRun && !existsSync(resolve(options.dbPath));
+    const lock = absent ? undefined : await acquireSyncLock(options.dbPath, { waitSeconds: options.waitLockSeconds ?? 0 });
     try {
-      return await runLocked(run, remote, false);
+      return await runLocked(run, remote, absent);
     } finally {
-      await lock.release();
+      await lock?.release();
     }
   } finally {
     stops.dispose();
@@ -174,7 +174,8 @@ async function planStage(run: Run, remote: Remote, listing: ManifestListing, sto
   const conn = await store.planConnection(warn);
   await storeListing(conn, listing.listed);
   const input = await planInputOf(conn, remote.pairs, remote.coverage, options.selection, remote.me);
-  const archived = await archivedVersions(filesToCheck(input), options.archiveRoot);
+  const toCheck = filesToCheck(input);
+  const archived = await archivedVersions(toCheck, options.archiveRoot);
   const plan = settlePlan(options, planSync({ ...input, archived }), input, archived, events);
   for (const note of brokenReloadNotes(plan)) warn(note);
   return plan;
