@@ -7,12 +7,14 @@
 import { z } from 'zod';
 import type { OptionSpec } from './option-spec.js';
 import { ALERT_OPTIONS } from './alert-options.js';
+import { GLOBAL } from './global-options.js';
 import { CHART_OPTIONS } from './chart-options.js';
 import { DEFAULTS as CHART } from '../charts/request.js';
 import { DEFAULT_WAIT_LOCK_SECONDS } from '../journal/wait-lock.js';
-import { choiceOption, collectOption, integerOption, keyPrefixOption, listOption, positiveSecondsOption, secondsOption } from './parse.js';
+import { choiceOption, collectOption, integerOption, keyPrefixOption, listOption, secondsOption } from './parse.js';
 
 export type { CommandOption, OptionSpec, OptionUse } from './option-spec.js';
+export { API_TIMEOUT_LIMIT, API_TIMEOUT_SECONDS } from './global-options.js';
 
 const listOfStrings = z.union([z.string(), z.array(z.string())]).transform((v) => (Array.isArray(v) ? v : [v]));
 const count = z.int().nonnegative();
@@ -30,43 +32,6 @@ export const TERMINAL_MAX_ROWS = 1000;
 /** The emulator's market when `gexwh emulate` is not told otherwise. */
 export const EMULATE_DEFAULTS = { seed: 42, days: 30, expirations: 12, strikes: 120 } as const;
 export const DEMO_DAYS = 5;
-
-/** How long one API call may take in all by default (seconds), and the most a user may allow (an hour). */
-export const API_TIMEOUT_SECONDS = 60;
-export const API_TIMEOUT_LIMIT = 3600;
-
-const GLOBAL: readonly OptionSpec[] = [
-  { flags: '--db <path>', description: 'DuckDB warehouse file', default: 'data/gex.duckdb', env: 'GEXWH_DB', config: z.string().min(1), commands: 'global' },
-  { flags: '--archive <dir>', description: 'raw archive folder', default: 'data/raw', env: 'GEXWH_ARCHIVE', config: z.string().min(1), commands: 'global' },
-  {
-    flags: '--base-url <url>',
-    description: 'API root that holds /api/v1',
-    default: '(none)',
-    env: 'GEX_BASE_URL',
-    config: z.string().min(1),
-    commands: 'global',
-  },
-  {
-    flags: '--api-timeout <seconds>',
-    description: 'longest wait for one API call, its retries included; each retry waits less than the one before',
-    default: String(API_TIMEOUT_SECONDS),
-    env: 'GEXWH_API_TIMEOUT',
-    config: z.number().positive().max(API_TIMEOUT_LIMIT),
-    parse: positiveSecondsOption(API_TIMEOUT_LIMIT),
-    commands: 'global',
-  },
-  // No `env`: GEX_API_KEY holds the key itself, not a path, so the help says so in words.
-  { flags: '--api-key-file <path>', description: 'file holding the API key (else the key itself from env GEX_API_KEY)', default: '(none)', commands: 'global' },
-  {
-    flags: '--config <path>',
-    description: 'config file; its relative paths resolve in its folder',
-    default: 'gexwh.config.json in the working folder or the nearest parent',
-    commands: 'global',
-  },
-  { flags: '--json', description: 'machine-readable result on stdout (errors too), logs on stderr', commands: 'global' },
-  { flags: '--quiet', description: 'no progress or info lines', commands: 'global' },
-  { flags: '--verbose', description: 'more detail, stacks of unexpected errors', commands: 'global' },
-];
 
 /** The options several commands share: one parser and one config rule each, the words by command. */
 const SHARED: readonly OptionSpec[] = [
