@@ -1,8 +1,9 @@
-// Reading a journal file (pending.json, inflight.json, a live snapshot) that anyone who can write the
-// archive may have replaced: only a regular file is read, opened without following a link (a link
-// out of the archive is never opened, and a link inside it is no journal gexwh wrote), without
-// waiting on a FIFO (opened non-blocking, then refused by its type), and only up to a size a journal
-// can reach, so no file can hang a run, exhaust its memory or show the bytes of another file.
+// Reading a journal file (a load package's files through package-io.ts, a live snapshot, and the
+// older layout's pending.json, inflight.json and spent/ records until they are migrated) that anyone
+// who can write the archive may have replaced: only a regular file is read, opened without following
+// a link (a link out of the archive is never opened, and a link inside it is no journal gexwh wrote),
+// without waiting on a FIFO (opened non-blocking, then refused by its type), and only up to a size a
+// journal can reach, so no file can hang a run, exhaust its memory or show the bytes of another file.
 import { constants, promises as fs } from 'node:fs';
 
 /** Far above any journal a night's sync writes (a few MB), far below what a string can hold (~512 MB). */
