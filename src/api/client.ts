@@ -2,18 +2,7 @@
 // function per endpoint (zod-validated), retries decided by ./retry.ts, quota tracked by ./quota.ts,
 // and the two-step file download (302 link, then the storage fetch without credentials).
 import { Pool } from 'undici';
-import {
-  ApiError,
-  ApiSchemaError,
-  ApiUnavailableError,
-  LinkAnswerLostError,
-  NetworkError,
-  outageHints,
-  outageMessage,
-  QuotaExceededError,
-  UsageError,
-  type Outage,
-} from '../core/errors.js';
+import { ApiSchemaError, LinkAnswerLostError, NetworkError, outageHints, outageMessage, UsageError, type Outage } from '../core/errors.js';
 import { AnswerWaitError, attemptWaitMs, formatSeconds, pauseFits } from './call-budget.js';
 import { DEFAULT_LINK_LIFETIME_MS, StorageDownloader, type DownloadOptions, type DownloadResult } from './download.js';
 import {
@@ -31,26 +20,15 @@ import {
 } from './http.js';
 import { checkFileLocation, locationPolicyFor, type LocationPolicy } from './location.js';
 import { API_PREFIX, costsFileCredit } from './raw-path.js';
-import { costOfPath, parseQuotaHeaders, parseRateLimitBlock, parseReset, quotaOfResponse, QuotaTracker, type QuotaSnapshot, type QuotaSpent } from './quota.js';
-import {
-  bucketOf429,
-  checkFileRef,
-  errorBodyOf,
-  normaliseRawPath,
-  parseBaseUrl,
-  parseJson,
-  parseRetryAfter,
-  pathOf,
-  queryString,
-  type Query,
-  type RawResponse,
-} from './request-parts.js';
+import { costOfPath, parseRateLimitBlock, quotaOfResponse, QuotaTracker, type QuotaSnapshot, type QuotaSpent } from './quota.js';
+import { checkFileRef, normaliseRawPath, parseBaseUrl, parseJson, pathOf, queryString, type Query, type RawResponse } from './request-parts.js';
 import { decide, retryPolicy, sleep as realSleep, type RetryDecision, type RetryPolicy, type Sleep } from './retry.js';
 import { ENDPOINT_SCHEMAS, type EndpointData, type EndpointMeta, type EndpointName, issuePath, parseCoverageRows } from './schemas.js';
 import type { FileKind } from '../core/file-kinds.js';
 import { definedOnly } from '../core/defined.js';
 import { callBudgetOf, checkKey, type ApiClientOptions, type ApiResponse, type CoverageResponse, type FileLink, type RawApiResponse } from './client-types.js';
 import { interruptionOf, mayBeCharged, notTheApi } from './answer-kinds.js';
+import { ErrorAnswers } from './error-answers.js';
 
 export { API_KEY_PATTERN } from './client-types.js';
 export type { ApiClientOptions, ApiResponse, CoverageResponse, FileLink, RawApiResponse } from './client-types.js';
@@ -83,7 +61,7 @@ export class ApiClient {
   private readonly pool: Pool;
   private readonly storage: StorageDownloader;
   private readonly tracker = new QuotaTracker();
-  private readonly keySource: string;
+  private readonly errorAnswers: ErrorAnswers;
   private readonly callBudgetMs: number;
 
   constructor(options: ApiClientOptions) {
@@ -93,7 +71,6 @@ export class ApiClient {
     this.locationPolicy = locationPolicyFor(base);
     this.basePath = base.pathname.replace(/\/+$/, '');
     this.apiKey = options.apiKey;
-    this.keySource = options.keySource ?? 'GEX_API_KEY or the file of --api-key-file';
     this.callBudgetMs = callBudgetOf(options);
     this.userAgent = options.userAgent ?? 'gexwh';
     this.timeouts = { ...DEFAULT_TIMEOUTS, ...definedOnly(options.timeouts ?? {}) };
@@ -102,6 +79,8 @@ export class ApiClient {
     this.sleep = sleep ?? realSleep;
     this.maxJsonBytes = options.maxJsonBytes ?? DEFAULT_MAX_JSON_BYTES;
     this.now = options.now ?? Date.now;
+    const keySource = options.keySource ?? 'GEX_API_KEY or the file of --api-key-file';
+    this.errorAnswers = new ErrorAnswers({ apiKey: this.apiKey, keySource, origin: this.origin, tracker: this.tracker, now: this.now });
     this.signal = options.signal;
     this.pool = new Pool(this.origin, {
       connections: options.connections ?? 8,
@@ -203,7 +182,7 @@ export class ApiClient {
     if (response.status !== 302) {
       const foreign = notTheApi(response, path, this.origin);
       if (foreign) throw foreign;
-      if (response.status >= 400) throw this.errorOf(response, path);
+      if (response.status >= 400) throw this.errorAnswers.errorOf(response, path);
       throw new ApiSchemaError(path, `expected 302 with a Location header, got HTTP ${response.status}`);
     }
     const quota = quotaOfResponse(response.headers);
@@ -237,7 +216,7 @@ export class ApiClient {
     const response = await this.send(sent, sent, merged);
     const foreign = notTheApi(response, sent, this.origin);
     if (foreign) throw foreign;
-    if (response.status < 200 || response.status >= 300) throw this.errorOf(response, sent);
+    if (response.status < 200 || response.status >= 300) throw this.errorAnswers.errorOf(response, sent);
     // Printed whole by `gexwh api`: a server echoing the key must not get it shown.
     const body = redactSecret(parseJson(response.body, sent), this.apiKey);
     const meta = (body as { meta?: { rate_limit?: unknown } } | null)?.meta;
@@ -269,7 +248,7 @@ export class ApiClient {
     const response = await this.send(path, path, query, undefined, maxBytes);
     const foreign = notTheApi(response, path, this.origin);
     if (foreign) throw foreign;
-    if (response.status < 200 || response.status >= 300) throw this.errorOf(response, path);
+    if (response.status < 200 || response.status >= 300) throw this.errorAnswers.errorOf(response, path);
     const parsed = ENDPOINT_SCHEMAS[name].safeParse(parseJson(response.body, path));
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
@@ -326,7 +305,7 @@ export class ApiClient {
     const outOfTime = decision.retry ? `; the call's ${formatSeconds(this.callBudgetMs)} s in all (--api-timeout) left no time for another attempt` : '';
     const outage: Outage = {
       service: 'the API',
-      host: this.host(),
+      host: this.errorAnswers.host(),
       attempts: attempt,
       lastError: `${call.endpoint}: ${describeNetworkError(error)}${outOfTime}`,
     };
@@ -388,51 +367,6 @@ export class ApiClient {
       { graceMs: this.timeouts.bodyMs, minBytesPerSecond: this.timeouts.minBytesPerSecond },
     );
     return { status: statusCode, headers, body: buffer };
-  }
-
-  /** An error answer → ApiError (or QuotaExceededError for 429), with the server's slug and hints. */
-  private errorOf(response: RawResponse, endpoint: string): ApiError {
-    const { slug, message, hints } = redactSecret(errorBodyOf(response), this.apiKey);
-    this.tracker.observe(quotaOfResponse(response.headers));
-    if (response.status >= 500) return this.unavailableError(response, slug, message, endpoint, hints);
-    if (response.status === 401) return new ApiError(401, slug, `${message} (HTTP 401: the API refused the key). ${this.keyAdvice()}`, endpoint, hints);
-    if (response.status !== 429) return new ApiError(response.status, slug, message, endpoint, hints);
-    const bucket = bucketOf429(slug, response.headers);
-    const fromHeaders = parseQuotaHeaders(response.headers, bucket);
-    const fromBody = parseRateLimitBlock(hints.rate_limit);
-    const bucketState = fromHeaders ?? fromBody;
-    if (bucketState) this.tracker.observe({ [bucket]: bucketState });
-    const resetAt = bucketState?.reset ?? parseReset((hints.rate_limit as { reset?: unknown } | undefined)?.reset) ?? undefined;
-    const what = bucket === 'files' ? "the day's file credits are used up" : "the day's request quota is used up";
-    const when = resetAt === undefined ? 'see gexwh me for when it resets' : `it resets at ${resetAt.toISOString()}`;
-    return new QuotaExceededError(slug, `${message} (HTTP 429: ${what}; ${when})`, endpoint, hints, bucket, resetAt);
-  }
-
-  /** A 5xx that outlasted the retries: an outage the user can only wait out, said with its facts. */
-  private unavailableError(response: RawResponse, slug: string, message: string, endpoint: string, hints: Record<string, unknown>): ApiUnavailableError {
-    const retryAfterSeconds = parseRetryAfter(firstHeader(response.headers, 'retry-after'), this.now());
-    const outage: Outage = {
-      service: 'the API',
-      host: this.host(),
-      attempts: response.attempts ?? 1,
-      lastStatus: response.status,
-      lastError: `${endpoint}: ${message}`,
-      ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }),
-    };
-    return new ApiUnavailableError(response.status, slug, outageMessage(outage), endpoint, { ...hints, ...outageHints(outage) });
-  }
-
-  /** What to check when the server refuses the key: it alone decides what a valid key looks like. */
-  private keyAdvice(): string {
-    return (
-      `Check the key in ${this.keySource}: the whole key as the account page showed it at creation, for the API at ${this.host()}; ` +
-      `a revoked or lost key cannot be recovered and must be replaced by a new one`
-    );
-  }
-
-  /** The API's host (and port) for messages: never a path, a query or anything secret. */
-  private host(): string {
-    return new URL(this.origin).host;
   }
 
   private combinedSignal(signal: AbortSignal | undefined): AbortSignal | undefined {
