@@ -8,7 +8,7 @@
 // and partitions whose rows left the table are removed. The files keep the partition columns too,
 // so each file is self-describing and read_parquet(..., hive_partitioning = true) types them right.
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { duckdb } from '../warehouse/duckdb.js';
@@ -36,11 +36,13 @@ import {
   type ExportTableCounts,
 } from './options.js';
 import { eachLane, oneAtATime, tableLanes, type Lanes, type Ledger } from './lanes.js';
+import { COPY_OPTIONS, leftoverStaging, onlyFileIn, PARTITIONS_PER_COPY, writePartition } from './staging.js';
 import { refuseForeignTarget } from './out-folder.js';
 import { FILTER, filterParams, listExported, listPartitions, RUN_KEYS, runKeyParams } from './partitions.js';
 
 export { EXPORT_FORMATS, EXPORT_TABLES, type ExportFormat, type ExportTable } from './tables.js';
 export { normalizeExportOptions, partitionPath, type ExportOptions, type ExportResult, type ExportSelection, type ExportTableCounts } from './options.js';
+export { onlyFileIn } from './staging.js';
 
 export async function exportWarehouse(options: ExportOptions): Promise<ExportResult> {
   const selection = normalizeExportOptions(options);
@@ -275,34 +277,6 @@ export function removablePath(
   return partition.path === target.pathOf(relative) && target.listed().has(relative) ? relative : null;
 }
 
-/**
- * Most partitions per partitioned COPY. DuckDB keeps one writer open per partition up to
- * partitioned_write_max_open_files (default 100); past it, a partition can be split over several
- * files. Staying below keeps one file per partition (and bounds the writers' buffers). Raising the
- * limit to put more partitions in one COPY was slower, not faster: holding many writers open is what
- * costs, not the number of statements (bench/RESULTS.md).
- */
-export const PARTITIONS_PER_COPY = 64;
-
-/**
- * Parquet for every engine: Snappy, which DuckDB, Trino/Athena, Spark, Hive, pyarrow, polars and
- * pure-JS readers all decode without a plugin (zstd files are 23% smaller on the 60-day demo, but older Hive/Athena
- * engines and light readers need extra codecs). Row groups of up to 122,880 rows: a session's
- * partition is one or two row groups, so a reader fetches a column chunk with one ranged GET, and
- * DuckDB writes min/max statistics for every column chunk, which engines use to skip row groups.
- */
-const COPY_OPTIONS: Record<ExportFormat, string> = {
-  parquet: 'FORMAT parquet, COMPRESSION snappy, ROW_GROUP_SIZE 122880',
-  csv: 'FORMAT csv, HEADER true',
-};
-
-/** Staging-like folders already in the export folder: named in a warning, never removed. */
-function leftoverStaging(outDir: string): string[] {
-  return readdirSync(outDir)
-    .filter((name) => name.startsWith(STAGING_PREFIX))
-    .map((name) => `export: ${join(outDir, name)} looks like the staging folder of a cut export; gexwh leaves it alone: remove it when no export is running`);
-}
-
 /** A table's partitions put in place and not yet recorded in the export ledger. */
 interface Placed {
   plan: TablePlan;
@@ -375,25 +349,6 @@ function progress(state: RunState, bytes: number): void {
   state.filesDone += 1;
   state.bytes += bytes;
   state.onProgress?.(state.filesDone, state.filesTotal, state.bytes);
-}
-
-/** The one file of a staged partition folder, or null when there is none or more than one. */
-export function onlyFileIn(folder: string): string | null {
-  if (!existsSync(folder)) return null;
-  const names = readdirSync(folder);
-  return names.length === 1 && names[0] !== undefined ? join(folder, names[0]) : null;
-}
-
-/** One partition by itself into the staging folder (the fallback of writeRun); returns the file. */
-async function writePartition(conn: DuckDBConnection, table: ExportTable, format: ExportFormat, partition: Partition, folder: string): Promise<string> {
-  const temp = join(folder, `.data.${randomBytes(6).toString('hex')}.tmp`);
-  await conn.run(`COPY (SELECT * FROM ${table} WHERE exchange = $1 AND symbol = $2 AND session_date = $3::DATE) TO $4 (${COPY_OPTIONS[format]})`, [
-    partition.exchange,
-    partition.symbol,
-    partition.sessionDate,
-    temp,
-  ]);
-  return temp;
 }
 
 /** The runs, oldest first, as one file `<out>/runs/data.<format>` (JSON options as text). */
