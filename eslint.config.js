@@ -53,10 +53,10 @@ export default defineConfig(
     languageOptions: { parserOptions: { project: './src/charts/page/tsconfig.json', tsconfigRootDir: import.meta.dirname } },
   },
   {
-    // A product file a newcomer reads in one sitting: a file that grows past 450 lines holds more
+    // A product file a newcomer reads in one sitting: a file that grows past 400 lines holds more
     // than one idea and is split by them (as export/ and api/ were). Blank lines and comments count.
     files: ['src/**/*.ts'],
-    rules: { 'max-lines': ['error', { max: 450, skipBlankLines: false, skipComments: false }] },
+    rules: { 'max-lines': ['error', { max: 400, skipBlankLines: false, skipComments: false }] },
   },
   {
     files: ['test/**/*.ts', 'bench/**/*.ts', 'scripts/**/*.ts'],
