@@ -45,7 +45,7 @@ export function onlyFileIn(folder: string): string | null {
   return names.length === 1 && names[0] !== undefined ? join(folder, names[0]) : null;
 }
 
-/** One partition by itself into the staging folder (the fallback of writeRun); returns the file. */
+/** One partition by itself into the staging folder (the fallback of stageRun); returns the file. */
 export async function writePartition(conn: DuckDBConnection, table: ExportTable, format: ExportFormat, partition: Partition, folder: string): Promise<string> {
   const temp = join(folder, `.data.${randomBytes(6).toString('hex')}.tmp`);
   await conn.run(`COPY (SELECT * FROM ${table} WHERE exchange = $1 AND symbol = $2 AND session_date = $3::DATE) TO $4 (${COPY_OPTIONS[format]})`, [
