@@ -321,6 +321,27 @@ function servedHistoryOf(spec: SymbolSpec, narrowed: MarketOptions['historyVenue
   return { servedHistory: [...venues] };
 }
 
+// Markets built in this process, by their options. A market is pure, so emulators started with the
+// same options (a test run's many benches, one emulator restarted) share one and the files it has
+// built; a few, as each keeps caches of its own.
+const MARKETS_KEPT = 4;
+const markets = new LruCache<string, MarketModel>(MARKETS_KEPT);
+
 export function createMarketModel(options: MarketOptions): MarketModel {
-  return new SyntheticMarket(options);
+  return markets.getOrCreate(optionsKey(options), () => new SyntheticMarket(options));
+}
+
+/** The options as text, keys sorted at every depth: equal options give one key, whatever their order. */
+function optionsKey(options: MarketOptions): string {
+  const sorted = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(sorted);
+    if (value === null || typeof value !== 'object') return value;
+    return Object.fromEntries(
+      Object.entries(value)
+        .filter(([, inner]) => inner !== undefined)
+        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+        .map(([key, inner]) => [key, sorted(inner)]),
+    );
+  };
+  return JSON.stringify(sorted(options));
 }

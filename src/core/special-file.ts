@@ -4,6 +4,8 @@ import { realpathSync, statSync, type Stats } from 'node:fs';
 
 /** Kernel folders whose files are views of the system (process memory, devices), never data. */
 const KERNEL_FOLDERS = ['/proc/', '/sys/', '/dev/'];
+/** Under /dev, a RAM disk (tmpfs) whose regular files are ordinary files a user may keep a warehouse in. */
+const RAM_DISK = '/dev/shm/';
 
 /** Whether `path` exists and is such a file (a missing path is not: it can still be created). */
 export function isSpecialFile(path: string): boolean {
@@ -11,7 +13,7 @@ export function isSpecialFile(path: string): boolean {
   if (stat === undefined || stat.isDirectory()) return false;
   if (!stat.isFile()) return true;
   const real = realpathSync(path);
-  return KERNEL_FOLDERS.some((folder) => real.startsWith(folder));
+  return !real.startsWith(RAM_DISK) && KERNEL_FOLDERS.some((folder) => real.startsWith(folder));
 }
 
 /** A path that cannot be there (missing, or a file on its way: ENOTDIR) is no special file; the command that uses it says what is wrong. */
