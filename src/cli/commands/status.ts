@@ -54,6 +54,7 @@ export function registerStatus(program: Command): void {
         waiting_to_load: { ...waiting, files: filesWaiting(record), filesOfStoppedRun: stopped?.files ?? 0 },
         stopped_run: stopped ?? null,
         paid_not_archived: record.paidNotArchived,
+        journal_set_aside: record.setAside,
         credits_spent: credits,
         warehouse_held: local.held ?? null,
         layouts: local.layouts ?? [],
@@ -67,6 +68,7 @@ export function registerStatus(program: Command): void {
         [
           statusText({ ...local, pairs: shown.pairs }, remote, waiting, stopped, credits, shown.hidden),
           ...paidLines(record.paidNotArchived),
+          ...setAsideLines(record.setAside),
           ...layoutLines(layouts),
         ].join('\n'),
       );
@@ -123,6 +125,17 @@ function paidLines(paid: readonly PaidNotArchived[]): string[] {
   return [
     `paid, bytes not archived: ${paid.length} file(s) whose link a run asked for before it stopped (or is downloading now): ${names.join(', ')}${more}; ` +
       `the next gexwh sync or gexwh load loads those whose bytes reached the archive, for 0 credits, and the next sync buys the others again`,
+  ];
+}
+
+/** Journal names a load set aside unread: kept until a person looks at them and removes them. */
+function setAsideLines(paths: readonly string[]): string[] {
+  if (paths.length === 0) return [];
+  const shown = paths.slice(0, 5).map(escapeLine);
+  const more = paths.length > shown.length ? `, and ${paths.length - shown.length} more` : '';
+  return [
+    `journal: ${paths.length} name(s) set aside unread (a link, a FIFO or device, over 128 MiB, or a name gexwh never writes), kept for you to look at, never opened: ` +
+      `${shown.join(', ')}${more}; remove them once seen`,
   ];
 }
 
