@@ -91,6 +91,27 @@ describe('the paid state, through the download stage', () => {
   });
 });
 
+describe('an archive that cannot take the paid/ record', () => {
+  it('asks for no link: the stage stops as a failed archive write does, every file deferred, nothing paid', async () => {
+    let links = 0;
+    const download: Downloader = async () => {
+      links++;
+      return { bytes: BODY.length, sha256: SHA, creditsSpent: 1 };
+    };
+    const full = Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+    const spend = {
+      paying: () => Promise.reject(full),
+      credit: () => Promise.resolve(),
+      archived: () => Promise.resolve(),
+      notArchived: () => Promise.resolve(),
+    };
+    const report = await fetchFiles([planned(1), planned(2)], { archiveRoot: root, concurrency: 1, download, quotaStopOf: noQuota, spend });
+    expect(links).toBe(0);
+    expect(report).toMatchObject({ creditsSpent: 0, failed: [], localWriteError: 'ENOSPC: no space left on device, write' });
+    expect(report.deferred.map((f) => f.sessionDate)).toEqual(['2026-03-01', '2026-03-02']);
+  });
+});
+
 describe('a kill between the credit and the archive', () => {
   async function killedWhileDownloading(archiveBytes: boolean): Promise<void> {
     const log = openSpendLog(root, start);
