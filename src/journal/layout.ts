@@ -14,6 +14,8 @@ export const PACKAGES_FOLDER = 'packages';
 /** A paid file's states, in the order it moves through them. */
 export const FILE_STATES = ['paid', 'archived', 'loaded', 'failed', 'quarantined'] as const;
 export type FileState = (typeof FILE_STATES)[number];
+/** A file's first state: written before its link is asked for, left by a rename once its bytes are archived. */
+export const PAID_STATE: FileState = 'paid';
 /** States a file leaves only by a load: it waits for the warehouse. */
 export const WAITING_STATE: FileState = 'archived';
 

@@ -8,14 +8,21 @@ import { listSnapshots } from './live-journal.js';
 import { legacyInflightPath, readLegacyInflight, type StoppedLog } from './legacy-read.js';
 import { stoppedRunsOf, type StoppedRun } from './stopped-runs.js';
 import { waitingOf, type WaitingSummary } from './waiting.js';
+import { paidNotArchived, type PaidNotArchived } from './paid-files.js';
+import { setAsideNames } from './set-aside.js';
 
 export type { StoppedRun } from './stopped-runs.js';
+export type { PaidNotArchived } from './paid-files.js';
 
 export interface OnRecord {
   /** The journal's run records, not in the warehouse yet. */
   runs: JournaledRun[];
   waiting: WaitingSummary;
   stopped: StoppedRun | undefined;
+  /** Files a run wrote down as paid whose bytes are not archived (a download going on, or cut by a kill). */
+  paidNotArchived: PaidNotArchived[];
+  /** Journal names a load set aside unread (a link, a FIFO, too big, not gexwh's), kept for a person to look at. */
+  setAside: string[];
 }
 
 export async function readOnRecord(archive: string): Promise<OnRecord> {
@@ -26,7 +33,7 @@ export async function readOnRecord(archive: string): Promise<OnRecord> {
   const older = 'log' in inflight ? [legacyStoppedRun(inflight.log, legacyInflightPath(archive))] : [];
   const stopped = combined([...stoppedRunsOf(read.packages), ...older]);
   if ('problem' in inflight) waiting.problem = [waiting.problem, `the log of a stopped run: ${inflight.problem}`].filter((p) => p !== null).join('; ');
-  return { runs: read.journal.runs, waiting, stopped };
+  return { runs: read.journal.runs, waiting, stopped, paidNotArchived: paidNotArchived(read.packages), setAside: await setAsideNames(archive) };
 }
 
 function legacyStoppedRun(left: StoppedLog, log: string): StoppedRun {

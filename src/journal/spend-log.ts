@@ -1,20 +1,26 @@
 // What a running sync spends, written down as it is spent, in its own load package (layout.ts): the
-// run's start in `run.json` before any link is paid, then each credit as one new small file in
-// `credits/` and each paid file, once it is in the archive, as one new small file in `archived/`.
-// Every write is O(1) and durable (temp, fsync, link to a new name, folder fsync) before its promise
-// resolves, so a credit is on disk, even through a power cut, before the download it paid for starts;
-// no file is rewritten and concurrent downloads write side by side. A run that ends normally closes
+// run's start in `run.json` before any link is paid; each file, before its link is asked for, as one
+// new small file in `paid/` (so a kill at any later moment leaves its name on record); each credit as
+// one new small file in `credits/` (a credit per link bought, renewals and lost answers included: the
+// spend record, apart from the state of each file); and each paid file, once its bytes are verified
+// and in the archive, moved `paid/` → `archived/` by one rename (its record was complete from the
+// start: the manifest's name, sha256, size and rows, the archive path built from them). A file whose
+// bytes never reached the archive ends in `failed/` with the reason when a credit may have been spent
+// on it, else its `paid/` record goes (nothing was paid). Every write is O(1) and durable (temp,
+// fsync, link to a new name, folder fsync) before its promise resolves, so a credit is on disk, even
+// through a power cut, before the download it paid for starts; no file is rewritten and concurrent
+// downloads write side by side. A run that ends normally closes
 // its package: the files it loaded move to `loaded/` (or the package goes, when nothing in it waits);
 // a run whose record went to the journal leaves it with `record.json`. One stopped hard (a second
 // Ctrl-C, kill -9, a crash) leaves it open, and the next sync or `gexwh load` adopts it
 // (stopped-runs.ts): its paid files wait to be loaded for 0 credits, its credits are on record.
 import { join } from 'node:path';
 import { redactSecrets, type RunCounts } from '../warehouse/index.js';
-import type { VerifiedFile } from '../core/rows.js';
+import type { PlannedFile, VerifiedFile } from '../core/rows.js';
 import type { JournaledFile } from './entries.js';
 import { archivedCopyRelative } from './versions.js';
-import { CREDITS_FOLDER, creditName, jobName, newPackageId, packagesFolder, RUN_RECORD, RUN_RECORDED, RUN_START } from './layout.js';
-import { makeFolder, move, removePackage, writeNew, writeOver } from './package-io.js';
+import { CREDITS_FOLDER, creditName, jobName, newPackageId, PAID_STATE, packagesFolder, RUN_RECORD, RUN_RECORDED, RUN_START } from './layout.js';
+import { makeFolder, move, removeFile, removePackage, writeNew, writeOver } from './package-io.js';
 import type { QuotaSeen } from './legacy-read.js';
 import { registerOpenPackage, STOPPED_HARD, unregisterOpenPackage, type OpenPackage } from './open-package.js';
 
@@ -33,10 +39,17 @@ interface RunStart {
 }
 
 export interface SpendLog {
+  /** A file's link is about to be asked for: its record in `paid/`, on disk when this resolves. */
+  paying(file: PlannedFile): Promise<void>;
   /** A file link was paid; resolves once that is written down. */
   credit(credits: number): Promise<void>;
-  /** A paid file is in the archive; resolves once that is written down. */
+  /** A paid file is in the archive: `paid/` → `archived/` (a file never written as paid: a new `archived/` file). */
   archived(file: VerifiedFile): Promise<void>;
+  /**
+   * A file written as paid whose bytes did not reach the archive: to `failed/` with `reason` when a
+   * credit may have been spent on it (`charged`), else its `paid/` record goes (its link was never bought).
+   */
+  notArchived(file: PlannedFile, reason: string, charged: boolean): Promise<void>;
   /** Counts of the run record besides credits (requests, planned files), written with the next credit. */
   note(counts: Partial<RunCounts>): void;
   readonly creditsSpent: number;
@@ -54,7 +67,7 @@ export interface SpendLog {
   close(options?: { journaled?: boolean }): Promise<void>;
 }
 
-export function journaledFileOf(file: VerifiedFile): JournaledFile {
+export function journaledFileOf(file: PlannedFile & { downloadedAt: Date }): JournaledFile {
   return {
     exchange: file.exchange,
     symbol: file.symbol,
@@ -74,6 +87,8 @@ export function openSpendLog(archiveRoot: string, start: RunStart & { runId?: nu
   const files: VerifiedFile[] = [];
   const jobs = new Set<string>();
   const kept = new Set<string>();
+  /** Files written in `paid/` and not moved on yet. */
+  const paying = new Map<string, JournaledFile>();
   let counts: RunCounts = { outcome: 'interrupted', creditsSpent: 0, error: STOPPED_HARD };
   let credits = 0;
   let begun: Promise<void> | undefined;
@@ -82,6 +97,7 @@ export function openSpendLog(archiveRoot: string, start: RunStart & { runId?: nu
   const begin = (): Promise<void> =>
     (begun ??= (async () => {
       await makeFolder(archiveRoot, join(folder, CREDITS_FOLDER));
+      await makeFolder(archiveRoot, join(folder, PAID_STATE));
       await makeFolder(archiveRoot, join(folder, 'archived'));
       await writeNew(join(folder, RUN_START), {
         version: 1,
@@ -113,6 +129,26 @@ export function openSpendLog(archiveRoot: string, start: RunStart & { runId?: nu
   };
   registerOpenPackage(archiveRoot, open);
   return {
+    async paying(file) {
+      const name = jobName(file);
+      await begin();
+      // The download begins now: the record is renamed unchanged once its bytes are archived.
+      const record = journaledFileOf({ ...file, downloadedAt: new Date() });
+      await writeNew(join(folder, PAID_STATE, name), record);
+      paying.set(name, record);
+    },
+    async notArchived(file, reason, charged) {
+      const name = jobName(file);
+      const record = paying.get(name);
+      if (record === undefined) return;
+      paying.delete(name);
+      if (charged) {
+        // A new file, then the removal: a crash between leaves both, and failed/ wins (paid-files.ts).
+        await makeFolder(archiveRoot, join(folder, 'failed'));
+        await writeNew(join(folder, 'failed', name), { ...record, reason, failedAt: new Date().toISOString() });
+      }
+      await removeFile(join(folder, PAID_STATE, name));
+    },
     async credit(spent) {
       counts = { ...counts, creditsSpent: (counts.creditsSpent ?? 0) + spent };
       const seq = credits++;
@@ -125,7 +161,8 @@ export function openSpendLog(archiveRoot: string, start: RunStart & { runId?: nu
       const name = jobName(file);
       jobs.add(name);
       await begin();
-      await writeNew(join(folder, 'archived', name), journaledFileOf(file));
+      if (paying.delete(name)) await move(join(folder, PAID_STATE, name), join(folder, 'archived', name));
+      else await writeNew(join(folder, 'archived', name), journaledFileOf(file));
     },
     note(more) {
       counts = { ...counts, ...more };

@@ -1,6 +1,7 @@
 // A run stopped hard (a second signal, kill -9, a crash) leaves its package open: a start, credits,
 // archived files, no record. The next run that holds the sync lock (a sync's start, `gexwh load`)
-// first migrates a journal of the older layout (migrate.ts), then closes each open package with the
+// first migrates a journal of the older layout (migrate.ts), settles the files it left in `paid/`
+// (paid-files.ts: archived after all, or lost), then closes each open package with the
 // record the run would have written: outcome interrupted, the credits its files hold, and the links
 // `/me` says were charged but never received. Its files then wait like any journaled file, for 0 credits.
 import { join } from 'node:path';
@@ -10,6 +11,7 @@ import { countOf, isOpen, readPackages, type PackageRead } from './packages.js';
 import { CREDITS_FOLDER, freshName, JOURNAL_FOLDER, RUN_RECORD, RUN_RECORDED } from './layout.js';
 import { makeFolder, writeNew, writeOver } from './package-io.js';
 import { migrateLegacy } from './migrate.js';
+import { settlePaid } from './paid-files.js';
 import { openPackageOf, STOPPED_HARD } from './open-package.js';
 import { refuseFolderLinkOut } from './journal.js';
 import type { QuotaSeen, StoppedLog } from './legacy-read.js';
@@ -57,8 +59,15 @@ export function stoppedRunsOf(packages: readonly PackageRead[]): StoppedRun[] {
 export async function adoptStoppedRun(archiveRoot: string, quotaNow?: QuotaSeen): Promise<{ files: number; credits: number; note?: string }> {
   await refuseFolderLinkOut(archiveRoot, JOURNAL_FOLDER);
   const notes = await migrateLegacy(archiveRoot);
-  const { packages } = await readPackages(archiveRoot);
   const own = openPackageOf(archiveRoot)?.folder;
+  // Files a run paid for and was killed before archiving: archived after all, or lost (named).
+  const read = await readPackages(archiveRoot);
+  const paid = await settlePaid(archiveRoot, read.packages, own);
+  if (paid.lost.length > 0)
+    notes.push(
+      `${paid.lost.length} file(s) paid by a run that stopped before their bytes were archived (${paid.lost.join(', ')}): bought again when the plan picks them`,
+    );
+  const { packages } = paid.settled > 0 ? await readPackages(archiveRoot) : read;
   let files = 0;
   let credits = 0;
   for (const pkg of packages.filter((p) => isOpen(p) && p.folder !== own)) {

@@ -117,7 +117,15 @@ export interface FetchOptions {
   credits?: CreditMeter;
   onFile?: (event: { file: PlannedFile; outcome: 'verified' | 'failed' | 'deferred'; bytes: number }) => void;
   /** Where credits and paid files are written down as they are spent (src/journal/spend-log.ts). */
-  spend?: { credit(credits: number): Promise<void>; archived(file: VerifiedFile): Promise<void> };
+  spend?: Spend;
+}
+
+/** The journal's record of what a file costs: written before its link is asked for, settled once its bytes are archived or not. */
+export interface Spend {
+  paying(file: PlannedFile): Promise<void>;
+  credit(credits: number): Promise<void>;
+  archived(file: VerifiedFile): Promise<void>;
+  notArchived(file: PlannedFile, reason: string, charged: boolean): Promise<void>;
 }
 
 /**
@@ -166,15 +174,18 @@ export async function fetchFiles(files: readonly PlannedFile[], options: FetchOp
 
   /** One file and its credit: given back when the file paid for no link after all (a stop, a refused folder). */
   async function fetchMetered(file: PlannedFile): Promise<void> {
-    const tally: FileTally = { credits: 0, answersLost: 0 };
+    const tally: FileTally = { credits: 0, answersLost: 0, paying: false, archived: false, problem: '' };
     const links: LinkBudget = {
       paid: (credits) => options.spend?.credit(credits) ?? Promise.resolve(),
       answerLost: () => void (tally.answersLost++, report.linksLost++),
       takeExtraCredit: () => meter.take(),
     };
     await fetchOne(file, options, report, controller.signal, links, tally);
+    const charged = tally.credits > 0 || tally.answersLost > 0;
+    // Its bytes never reached the archive: the journal says why, or forgets a link never bought.
+    if (tally.paying && !tally.archived) await options.spend?.notArchived(file, tally.problem, charged);
     // A lost answer may have been charged: its credit stays taken.
-    if (tally.credits === 0 && tally.answersLost === 0) meter.refund();
+    if (!charged) meter.refund();
   }
 
   async function fetchOne(file: PlannedFile, opts: FetchOptions, out: FetchReport, signal: AbortSignal, links: LinkBudget, tally: FileTally): Promise<void> {
@@ -185,6 +196,7 @@ export async function fetchFiles(files: readonly PlannedFile[], options: FetchOp
     }
     const finalPath = archivedCopyPath(opts.archiveRoot, file);
     if (await refusedFolder(file, finalPath, opts, out)) return;
+    if (!(await writtenAsPaid(file, opts, out, tally))) return;
     let lastProblem = '';
     for (let attempt = 1; attempt <= 2; attempt++) {
       let tempPath: string | undefined;
@@ -199,6 +211,7 @@ export async function fetchFiles(files: readonly PlannedFile[], options: FetchOp
           await commitToArchive(tempPath, finalPath);
           const verified: VerifiedFile = { ...file, archivePath: finalPath, downloadedAt: new Date(), fromArchive: false };
           await opts.spend?.archived(verified);
+          tally.archived = true;
           out.verified.push(verified);
           opts.onFile?.({ file, outcome: 'verified', bytes: result.bytes });
           return;
@@ -219,6 +232,7 @@ export async function fetchFiles(files: readonly PlannedFile[], options: FetchOp
           break;
         }
         if (failure.kind === 'stop') {
+          tally.problem = `deferred: ${errorMessage(thrown)}`;
           deferredBy(failure, out, controller);
           out.deferred.push(file);
           opts.onFile?.({ file, outcome: 'deferred', bytes: 0 });
@@ -230,15 +244,40 @@ export async function fetchFiles(files: readonly PlannedFile[], options: FetchOp
         if (tempPath !== undefined) await fs.rm(tempPath, { force: true });
       }
     }
+    tally.problem = lastProblem;
     out.failed.push({ ...file, status: 'failed_verify', error: lastProblem, archivePath: finalPath });
     opts.onFile?.({ file, outcome: 'failed', bytes: 0 });
   }
+
+  /**
+   * The file's record in the journal's `paid/` before its link is asked for; an archive that cannot
+   * take it stops the stage as a failed download write would, the file deferred with nothing paid.
+   */
+  async function writtenAsPaid(file: PlannedFile, opts: FetchOptions, out: FetchReport, tally: FileTally): Promise<boolean> {
+    try {
+      await opts.spend?.paying(file);
+      tally.paying = opts.spend !== undefined;
+      return true;
+    } catch (error) {
+      const local = localWriteErrorOf(error);
+      if (local === undefined) throw error;
+      noteStop(out, { localWriteError: local });
+      controller.abort();
+      out.deferred.push(file);
+      opts.onFile?.({ file, outcome: 'deferred', bytes: 0 });
+      return false;
+    }
+  }
 }
 
-/** What one file spent: the credits its links cost, and the link answers lost (each maybe charged). */
+/** What one file spent: the credits its links cost, and the link answers lost (each maybe charged); where its journal record is. */
 interface FileTally {
   credits: number;
   answersLost: number;
+  /** Written in the journal's paid/ (its link about to be asked for), then archived, or not (why). */
+  paying: boolean;
+  archived: boolean;
+  problem: string;
 }
 
 /** A planned file the run's meter had no credit for: deferred before anything is asked. */

@@ -88,6 +88,29 @@ describe('the durable write of a journal file', () => {
     expect(events.slice(renamed, renamed + 3)).toEqual([`rename 2026-03-10_levels_bybit_BTC_${'a'.repeat(16)}.json`, 'fsync', 'fsync']);
   });
 
+  it("a file's paid/ record is one new file written before its link is asked for; its move to archived/ is one rename, both folders fsynced", async () => {
+    const log = openSpendLog(root, { command: 'sync', options: {}, startedAt: new Date('2026-03-11T00:30:00Z') });
+    const file = {
+      exchange: 'bybit',
+      symbol: 'BTC',
+      sessionDate: '2026-03-10',
+      file: 'levels' as const,
+      sha256: 'b'.repeat(64),
+      bytes: 1,
+      rows: 1,
+      schemaVersion: 1,
+    };
+    const name = `2026-03-10_levels_bybit_BTC_${'b'.repeat(16)}.json`;
+    await log.ready();
+    events.length = 0;
+    await log.paying(file);
+    expect(events).toEqual(['fsync', `link ${name}`, 'fsync']);
+    events.length = 0;
+    await log.archived({ ...file, archivePath: join(root, 'bybit', 'BTC', '2026-03-10_levels.csv.gz'), downloadedAt: new Date(), fromArchive: false });
+    expect(events).toEqual([`rename ${name}`, 'fsync', 'fsync']);
+    await log.close({ journaled: true });
+  });
+
   it('goes through the one write path of the archive: a link planted at the name is replaced, its target untouched', async () => {
     const outside = join(mkdtempSync(join(tmpdir(), 'gexwh-outside-')), 'victim.txt');
     writeFileSync(outside, 'keep me');

@@ -10,7 +10,7 @@ import type { Market } from '../../time/sessions.js';
 import type { RunRow } from '../../warehouse/index.js';
 import type { StatusPair, WarehouseStatus } from '../../warehouse/status.js';
 import type { WaitingSummary } from '../../journal/load-pending.js';
-import type { CreditsOnRecord, StoppedRun } from '../../journal/on-record.js';
+import type { CreditsOnRecord, PaidNotArchived, StoppedRun } from '../../journal/on-record.js';
 import { contextOf, type CommandContext } from '../context.js';
 import { formatInstant, formatTable, type Row } from '../output.js';
 import { escapeLine } from '../terminal.js';
@@ -53,6 +53,8 @@ export function registerStatus(program: Command): void {
         // Every paid file not loaded is waiting, the journal's and those the log of a stopped run holds.
         waiting_to_load: { ...waiting, files: filesWaiting(record), filesOfStoppedRun: stopped?.files ?? 0 },
         stopped_run: stopped ?? null,
+        paid_not_archived: record.paidNotArchived,
+        journal_set_aside: record.setAside,
         credits_spent: credits,
         warehouse_held: local.held ?? null,
         layouts: local.layouts ?? [],
@@ -63,7 +65,12 @@ export function registerStatus(program: Command): void {
       };
       const layouts = (local.layouts ?? []).map(describeLayout);
       ctx.out.result(result, () =>
-        [statusText({ ...local, pairs: shown.pairs }, remote, waiting, stopped, credits, shown.hidden), ...layoutLines(layouts)].join('\n'),
+        [
+          statusText({ ...local, pairs: shown.pairs }, remote, waiting, stopped, credits, shown.hidden),
+          ...paidLines(record.paidNotArchived),
+          ...setAsideLines(record.setAside),
+          ...layoutLines(layouts),
+        ].join('\n'),
       );
     });
 }
@@ -108,6 +115,28 @@ function statusText(
   if (remote.quota) lines.push(quotaLine(remote.quota));
   if (remote.note) lines.push(`note: ${remote.note}`);
   return lines.join('\n');
+}
+
+/** Files paid for whose bytes are not in the archive: a download going on, or one a kill cut short. */
+function paidLines(paid: readonly PaidNotArchived[]): string[] {
+  if (paid.length === 0) return [];
+  const names = paid.slice(0, 5).map((file) => escapeLine(file.name));
+  const more = paid.length > names.length ? `, and ${paid.length - names.length} more` : '';
+  return [
+    `paid, bytes not archived: ${paid.length} file(s) whose link a run asked for before it stopped (or is downloading now): ${names.join(', ')}${more}; ` +
+      `the next gexwh sync or gexwh load loads those whose bytes reached the archive, for 0 credits, and the next sync buys the others again`,
+  ];
+}
+
+/** Journal names a load set aside unread: kept until a person looks at them and removes them. */
+function setAsideLines(paths: readonly string[]): string[] {
+  if (paths.length === 0) return [];
+  const shown = paths.slice(0, 5).map(escapeLine);
+  const more = paths.length > shown.length ? `, and ${paths.length - shown.length} more` : '';
+  return [
+    `journal: ${paths.length} name(s) set aside unread (a link, a FIFO or device, over 128 MiB, or a name gexwh never writes), kept for you to look at, never opened: ` +
+      `${shown.join(', ')}${more}; remove them once seen`,
+  ];
 }
 
 /** The daily file layouts loaded (sync.layouts), one line each. */
