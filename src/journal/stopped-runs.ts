@@ -11,7 +11,7 @@ import { CREDITS_FOLDER, freshName, JOURNAL_FOLDER, RUN_RECORD, RUN_RECORDED } f
 import { makeFolder, writeNew, writeOver } from './package-io.js';
 import { migrateLegacy } from './migrate.js';
 import { openPackageOf, STOPPED_HARD } from './open-package.js';
-import { refuseFolderLinkOut } from './journal.js';
+import { journalViewOf, refuseFolderLinkOut, type JournalView } from './journal.js';
 import type { QuotaSeen, StoppedLog } from './legacy-read.js';
 
 export type { StoppedLog } from './legacy-read.js';
@@ -49,24 +49,41 @@ export function stoppedRunsOf(packages: readonly PackageRead[]): StoppedRun[] {
   });
 }
 
+/** What closing the stopped runs came to: their paid files and credits, and what was noted on the way. */
+export interface Adopted {
+  files: number;
+  credits: number;
+  note?: string;
+}
+
 /**
  * Closes what runs stopped hard left (the caller holds the sync lock, so no run is writing): each open
  * package gets its record. A start that cannot be read closes without a record (its files still wait;
  * its credits are not claimed), with a note.
  */
-export async function adoptStoppedRun(archiveRoot: string, quotaNow?: QuotaSeen): Promise<{ files: number; credits: number; note?: string }> {
+export async function adoptStoppedRun(archiveRoot: string, quotaNow?: QuotaSeen): Promise<Adopted> {
+  return (await adoptAndRead(archiveRoot, quotaNow)).adopted;
+}
+
+/**
+ * adoptStoppedRun, and the journal as it stands after it, from the one read of its packages that
+ * both use: a run that goes on to load or plan from the journal reads it no second time.
+ */
+export async function adoptAndRead(archiveRoot: string, quotaNow?: QuotaSeen): Promise<{ adopted: Adopted; journal: JournalView }> {
   await refuseFolderLinkOut(archiveRoot, JOURNAL_FOLDER);
   const notes = await migrateLegacy(archiveRoot);
-  const { packages } = await readPackages(archiveRoot);
+  const read = await readPackages(archiveRoot);
   const own = openPackageOf(archiveRoot)?.folder;
   let files = 0;
   let credits = 0;
-  for (const pkg of packages.filter((p) => isOpen(p) && p.folder !== own)) {
+  const closed = new Map<PackageRead, PackageRead>();
+  for (const pkg of read.packages.filter((p) => isOpen(p) && p.folder !== own)) {
     const log = stoppedLogOf(pkg);
     if (log === undefined) {
       await writeNew(join(pkg.folder, RUN_RECORDED), { recordedAt: new Date().toISOString() });
       notes.push(`the start of a stopped run (${join(pkg.folder, 'run.json')}) cannot be read: its files wait to load, its credits are not recorded`);
       files += pkg.files.archived.length;
+      closed.set(pkg, { ...pkg, recorded: true });
       continue;
     }
     const left = reconciled(log, quotaNow);
@@ -78,8 +95,13 @@ export async function adoptStoppedRun(archiveRoot: string, quotaNow?: QuotaSeen)
     await writeOver(join(pkg.folder, RUN_RECORD), left.run);
     files += pkg.files.archived.length;
     credits += left.run.creditsSpent;
+    // The package as a read after these writes would find it: closed, with the record as written.
+    const record = { value: JSON.parse(JSON.stringify(left.run)) as unknown };
+    closed.set(pkg, { ...pkg, record, spent: { ...pkg.spent, linksLost: pkg.spent.linksLost + Math.max(lost, 0) } });
   }
-  return { files, credits, ...(notes.length > 0 ? { note: notes.join('; ') } : {}) };
+  const adopted = { files, credits, ...(notes.length > 0 ? { note: notes.join('; ') } : {}) };
+  const packages = read.packages.map((pkg) => closed.get(pkg) ?? pkg);
+  return { adopted, journal: await journalViewOf(archiveRoot, { packages, refused: read.refused }) };
 }
 
 function stoppedLogOf(pkg: PackageRead): StoppedLog | undefined {
