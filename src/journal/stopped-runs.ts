@@ -78,30 +78,37 @@ export async function adoptAndRead(archiveRoot: string, quotaNow?: QuotaSeen): P
   let credits = 0;
   const closed = new Map<PackageRead, PackageRead>();
   for (const pkg of read.packages.filter((p) => isOpen(p) && p.folder !== own)) {
-    const log = stoppedLogOf(pkg);
-    if (log === undefined) {
+    const closing = closingOf(pkg, quotaNow);
+    closed.set(pkg, closing.closed);
+    files += pkg.files.archived.length;
+    if (closing.run === undefined) {
       await writeNew(join(pkg.folder, RUN_RECORDED), { recordedAt: new Date().toISOString() });
       notes.push(`the start of a stopped run (${join(pkg.folder, 'run.json')}) cannot be read: its files wait to load, its credits are not recorded`);
-      files += pkg.files.archived.length;
-      closed.set(pkg, { ...pkg, recorded: true });
       continue;
     }
-    const left = reconciled(log, quotaNow);
-    const lost = (left.run.linksLost ?? 0) - (log.run.linksLost ?? 0);
-    if (lost > 0) {
+    if (closing.lost > 0) {
       await makeFolder(archiveRoot, join(pkg.folder, CREDITS_FOLDER));
-      await writeNew(join(pkg.folder, CREDITS_FOLDER, freshName('lost')), { lost, at: new Date().toISOString() });
+      await writeNew(join(pkg.folder, CREDITS_FOLDER, freshName('lost')), { lost: closing.lost, at: new Date().toISOString() });
     }
-    await writeOver(join(pkg.folder, RUN_RECORD), left.run);
-    files += pkg.files.archived.length;
-    credits += left.run.creditsSpent;
-    // The package as a read after these writes would find it: closed, with the record as written.
-    const record = { value: JSON.parse(JSON.stringify(left.run)) as unknown };
-    closed.set(pkg, { ...pkg, record, spent: { ...pkg.spent, linksLost: pkg.spent.linksLost + Math.max(lost, 0) } });
+    await writeOver(join(pkg.folder, RUN_RECORD), closing.run);
+    credits += closing.run.creditsSpent;
   }
   const adopted = { files, credits, ...(notes.length > 0 ? { note: notes.join('; ') } : {}) };
   const packages = read.packages.map((pkg) => closed.get(pkg) ?? pkg);
   return { adopted, journal: await journalViewOf(archiveRoot, { packages, refused: read.refused }) };
+}
+
+/**
+ * Pure: what closing a stopped run's package writes (its record, and the links `/me` says were lost;
+ * no record when its start cannot be read), and the package as a read after those writes finds it.
+ */
+function closingOf(pkg: PackageRead, quotaNow: QuotaSeen | undefined): { run?: JournaledRun; lost: number; closed: PackageRead } {
+  const log = stoppedLogOf(pkg);
+  if (log === undefined) return { lost: 0, closed: { ...pkg, recorded: true } };
+  const left = reconciled(log, quotaNow);
+  const lost = (left.run.linksLost ?? 0) - (log.run.linksLost ?? 0);
+  const record = { value: JSON.parse(JSON.stringify(left.run)) as unknown };
+  return { run: left.run, lost, closed: { ...pkg, record, spent: { ...pkg.spent, linksLost: pkg.spent.linksLost + Math.max(lost, 0) } } };
 }
 
 function stoppedLogOf(pkg: PackageRead): StoppedLog | undefined {
