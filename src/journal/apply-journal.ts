@@ -14,9 +14,8 @@ import {
   loadArchived,
   loadedFiles,
   manifestRowsOf,
-  recordListing,
   recordNotArchived,
-  upsertManifest,
+  storeListings,
   type ArchivedCandidate,
   type ArchivedLoadReport,
   type FoundBytes,
@@ -25,7 +24,7 @@ import {
 } from '../warehouse/index.js';
 import { markUnconfirmed } from '../warehouse/unconfirmed.js';
 import { loadLiveJournal } from './live-journal.js';
-import { hasPendingWork, inspectJournal, type JournaledFile, type JournaledListing, type RejectedEntry } from './journal.js';
+import { hasPendingWork, inspectJournal, type JournaledFile, type JournaledListing, type JournalView, type RejectedEntry } from './journal.js';
 import { dropDonePackages, dropListing, markRecorded, moveFile, quarantine, setAsideRefused } from './settle.js';
 import { migrateLegacy } from './migrate.js';
 import { fileKey, pairKey } from '../core/pairs.js';
@@ -44,6 +43,11 @@ export interface ApplyOptions {
   signal?: AbortSignal;
   onProgress?: OnProgress;
   schemaContract?: SchemaContract;
+  /**
+   * The journal as the caller read it after migrating a journal of the older layout (adoptAndRead
+   * does both): it is applied as read, not read again.
+   */
+  read?: JournalView;
 }
 
 export interface AppliedJournal {
@@ -77,9 +81,7 @@ export async function applyJournal(conn: DuckDBConnection, archiveRoot: string, 
   for (const path of live.unreadable) applied.warnings.push(`the journaled snapshot ${path} cannot be read; it is left where it is`);
   // Rows an earlier --trust-journal stored unchecked are checked whenever the API can be asked.
   if (check.list !== undefined) await checkUnconfirmed(conn, check.list, applied.warnings);
-  // A journal of the older layout moves into packages first (what it refused is told once).
-  applied.warnings.push(...(await migrateLegacy(archiveRoot)));
-  const read = await inspectJournal(archiveRoot);
+  const read = options.read ?? (await migrateAndRead(archiveRoot, applied.warnings));
   applied.warnings.push(...read.warnings);
   await setAsideRefused(read.refusedNames);
   const { journal } = read;
@@ -91,7 +93,7 @@ export async function applyJournal(conn: DuckDBConnection, archiveRoot: string, 
   }
   // Manifests first: the plan, status, the row-count checks and the files' own check read them.
   const verdicts = judgeClaims(journal.listings, await answersFor(journal.listings, check, applied.warnings), check.trust === true);
-  await storeListings(conn, verdicts, applied);
+  await storeClaims(conn, verdicts, applied);
   const waiting = waitingKeys(verdicts.waiting);
   const files = journal.files.filter((file) => !waiting.has(fileKey(file)));
   const outcome = await loadJournaledFiles(conn, archiveRoot, files, applied, { signal, onProgress, schemaContract });
@@ -100,6 +102,12 @@ export async function applyJournal(conn: DuckDBConnection, archiveRoot: string, 
   applied.warnings.push(...(await promoteLoadedVersions(conn, archiveRoot)).warnings);
   await settle(archiveRoot, { files, listings: journal.listings, runs: journal.runs, verdicts, ...outcome, failed: applied.failed.map((f) => f.file) });
   return applied;
+}
+
+/** A journal of the older layout moves into packages first (what it refused is told once), then the journal is read. */
+async function migrateAndRead(archiveRoot: string, warnings: string[]): Promise<JournalView> {
+  warnings.push(...(await migrateLegacy(archiveRoot)));
+  return inspectJournal(archiveRoot);
 }
 
 /** Each entry the load decided, moved to its next state; the packages left with nothing go. */
@@ -132,15 +140,13 @@ async function settle(
 }
 
 /** The confirmed rows (as the API lists them) and the trusted ones (marked unconfirmed) go to sync.manifest. */
-async function storeListings(conn: DuckDBConnection, verdicts: ClaimVerdicts, applied: AppliedJournal): Promise<void> {
+async function storeClaims(conn: DuckDBConnection, verdicts: ClaimVerdicts, applied: AppliedJournal): Promise<void> {
   for (const { listing, row, reason } of verdicts.refused) {
     applied.warnings.push(`the journal's listing of ${listing.exchange}/${listing.symbol} ${row.session_date} ${row.file} ${reason}`);
   }
-  for (const listing of [...verdicts.confirmed, ...verdicts.trusted]) {
-    await upsertManifest(conn, listing.exchange, listing.symbol, listing.rows, listing.listedAt);
-    if (listing.completeFrom !== undefined) await recordListing(conn, listing.exchange, listing.symbol, listing.completeFrom, new Date(listing.listedAt));
-    applied.manifestsStored++;
-  }
+  const stored = [...verdicts.confirmed, ...verdicts.trusted];
+  await storeListings(conn, stored);
+  applied.manifestsStored += stored.length;
   const unchecked = verdicts.trusted.flatMap((l) =>
     l.rows.map((row) => ({ exchange: l.exchange, symbol: l.symbol, sessionDate: row.session_date, file: row.file, sha256: row.sha256 })),
   );

@@ -4,7 +4,7 @@
 // The run's own paid files are in its package already (spend-log.ts): they are only kept waiting
 // there. What its package does not hold (manifests, archived copies it reused) goes to a new closed
 // package, and a run record with no package of its own (a plan, a capture) gets one.
-import { finishRun, recordListing, startRun, upsertManifest, type RunCounts } from '../warehouse/index.js';
+import { finishRun, startRun, storeListings, type RunCounts } from '../warehouse/index.js';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { runOf, type JournaledFile, type JournaledListing } from './entries.js';
 import { journaledFileOf } from './spend-log.js';
@@ -70,11 +70,6 @@ export async function recordRun(
   counts: RunCounts,
   pending: PendingManifests,
 ): Promise<void> {
-  if (!pending.stored) {
-    for (const listing of pending.listings) {
-      await upsertManifest(conn, listing.exchange, listing.symbol, listing.rows, listing.listedAt);
-      if (listing.completeFrom !== undefined) await recordListing(conn, listing.exchange, listing.symbol, listing.completeFrom, new Date(listing.listedAt));
-    }
-  }
+  if (!pending.stored) await storeListings(conn, pending.listings);
   await finishRun(conn, runId ?? (await startRun(conn, start)), counts);
 }

@@ -8,8 +8,6 @@
 // again, journal or not. Each entry read from a package keeps where it is (`placesOf`), so a load
 // moves exactly those files to their next state.
 import { join } from 'node:path';
-import { UsageError } from '../core/errors.js';
-import { folderLeavesArchive } from '../core/archive/confine.js';
 import { fileVersionKey } from '../core/pairs.js';
 import {
   checkFile,
@@ -23,6 +21,7 @@ import {
   type RejectedEntry,
 } from './entries.js';
 import { isOpen, readPackages, type PackageEntry, type PackageRead, type RefusedName } from './packages.js';
+export { refuseFolderLinkOut } from './packages.js';
 import { JOURNAL_FOLDER, LEGACY_JOURNAL, packagesFolder, RUN_RECORD } from './layout.js';
 import { readLegacyJournal } from './legacy-read.js';
 
@@ -37,21 +36,6 @@ export function journalPath(archiveRoot: string): string {
 /** The journal file of the older layout, migrated into a package by the first run that may write. */
 export function legacyJournalPath(archiveRoot: string): string {
   return join(archiveRoot, JOURNAL_FOLDER, LEGACY_JOURNAL);
-}
-
-/**
- * The journal's folders (`_journal`, `_live`) must be the archive's own: one that is a link out of
- * the archive is never read or written through (a usage error naming it, before anything is paid).
- */
-export async function refuseFolderLinkOut(archiveRoot: string, folder: string): Promise<void> {
-  const reason = await folderLeavesArchive(archiveRoot, folder);
-  if (reason === undefined) return;
-  throw new UsageError(
-    `${reason}; gexwh keeps its journal inside the archive: replace the link with a folder (move its content in if it is yours) and run again`,
-    {
-      path: join(archiveRoot, folder),
-    },
-  );
 }
 
 /** Where an entry read from the packages is: its file (a run: its package's record file). */
@@ -74,8 +58,12 @@ export interface JournalView extends JournalRead {
  * all (a link, a FIFO, too big) is named in `refused`; no content of it can make every later run fail.
  */
 export async function inspectJournal(archiveRoot: string): Promise<JournalView> {
-  await refuseFolderLinkOut(archiveRoot, JOURNAL_FOLDER);
-  const { packages, refused: refusedNames } = await readPackages(archiveRoot);
+  return journalViewOf(archiveRoot, await readPackages(archiveRoot));
+}
+
+/** The view of packages already read (and of a journal of the older layout, read now). */
+export async function journalViewOf(archiveRoot: string, read: { packages: PackageRead[]; refused: RefusedName[] }): Promise<JournalView> {
+  const { packages, refused: refusedNames } = read;
   const view: JournalView = { ...viewOf(packages, archiveRoot, new Date().toISOString()), packages, refusedNames };
   for (const name of refusedNames) view.warnings.push(`the journal's ${name.reason}; it is set aside by the next load`);
   if (refusedNames[0] !== undefined) view.refused = refusedNames[0].reason;

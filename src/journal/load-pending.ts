@@ -20,10 +20,10 @@ import {
 } from '../warehouse/index.js';
 import { allJournaledRows, listSnapshots } from './live-journal.js';
 import { writeLiveCapture, type LiveTable } from '../warehouse/live.js';
-import { inspectJournal, readJournal } from './journal.js';
+import { inspectJournal } from './journal.js';
 import type { VerifiedFile } from '../core/rows.js';
 import { archivedCopyRelative } from './versions.js';
-import { adoptStoppedRun } from './spend-log.js';
+import { adoptAndRead } from './spend-log.js';
 import type { OnProgress } from '../core/progress.js';
 import { definedOnly } from '../core/defined.js';
 import { applyJournal, unfinished } from './apply-journal.js';
@@ -126,11 +126,12 @@ export interface LoadCommandResult {
 export async function loadWaiting(options: LoadCommandOptions): Promise<LoadCommandResult> {
   const lock = await acquireSyncLock(options.dbPath, { waitSeconds: options.waitSeconds });
   try {
-    // A journal file that is not read (a link, a FIFO, too big) is named once everything else is loaded.
+    // A journal file that is not read (a link, a FIFO, too big) is named once everything else is loaded
+    // (read before the migration sets a refused journal of the older layout aside).
     const { refused } = await inspectJournal(options.archiveRoot);
-    // What a sync stopped hard left (src/journal/spend-log.ts) joins the journal first.
-    const adopted = await adoptStoppedRun(options.archiveRoot);
-    const journal = await readJournal(options.archiveRoot);
+    // What a sync stopped hard left (src/journal/spend-log.ts) joins the journal first; the load applies that read.
+    const { adopted, journal: read } = await adoptAndRead(options.archiveRoot);
+    const { journal } = read;
     let warehouse: Warehouse;
     try {
       warehouse = await openWaiting(options.dbPath, options.waitSeconds, options.signal);
@@ -146,6 +147,7 @@ export async function loadWaiting(options: LoadCommandOptions): Promise<LoadComm
       const runId = await startRun(conn, { command: 'load', options: { db: options.dbPath, archive: options.archiveRoot } });
       const applied = await applyJournal(conn, options.archiveRoot, {
         check: options.check ?? NO_CHECK,
+        read,
         ...definedOnly({ signal: options.signal, onProgress: options.onProgress, schemaContract: options.schemaContract }),
       });
       await finishRun(conn, runId, {

@@ -2,14 +2,17 @@
 // start and record, its paid files by state, its listings, the credits its run wrote down. Nothing
 // is trusted yet (entries.ts checks each entry); nothing is followed: a package that is a link, a
 // name gexwh never writes, a job file that is a link, a FIFO or too big is named as refused, and the
-// rest of the journal is read.
+// rest of the journal is read; a journal folder that is a link out of the archive is not read at all.
 import { join } from 'node:path';
+import { UsageError } from '../core/errors.js';
+import { folderLeavesArchive } from '../core/archive/confine.js';
 import { entriesOf, readJson, type JsonRead } from './package-io.js';
 import {
   CREDITS_FOLDER,
   FILE_STATES,
   isEntryName,
   isPackageId,
+  JOURNAL_FOLDER,
   LISTINGS_FOLDER,
   packagesFolder,
   RUN_RECORD,
@@ -59,8 +62,24 @@ export function isOpen(pkg: PackageRead): boolean {
   return !('missing' in pkg.start) && 'missing' in pkg.record && !pkg.recorded;
 }
 
+/**
+ * The journal's folders (`_journal`, `_live`) must be the archive's own: one that is a link out of
+ * the archive is never read or written through (a usage error naming it, before anything is paid).
+ */
+export async function refuseFolderLinkOut(archiveRoot: string, folder: string): Promise<void> {
+  const reason = await folderLeavesArchive(archiveRoot, folder);
+  if (reason === undefined) return;
+  throw new UsageError(
+    `${reason}; gexwh keeps its journal inside the archive: replace the link with a folder (move its content in if it is yours) and run again`,
+    {
+      path: join(archiveRoot, folder),
+    },
+  );
+}
+
 /** Every package under `<archive>/_journal/packages`, oldest first, and the names refused on the way. */
 export async function readPackages(archiveRoot: string): Promise<{ packages: PackageRead[]; refused: RefusedName[] }> {
+  await refuseFolderLinkOut(archiveRoot, JOURNAL_FOLDER);
   const root = packagesFolder(archiveRoot);
   const refused: RefusedName[] = [];
   const packages: PackageRead[] = [];

@@ -27,7 +27,7 @@ import { registerOpenPackage, STOPPED_HARD, unregisterOpenPackage, type OpenPack
 export type { QuotaSeen } from './legacy-read.js';
 export { STOPPED_HARD } from './open-package.js';
 // The sync adopts stopped runs where it opens its log: the adoption lives beside it, in stopped-runs.ts.
-export { adoptStoppedRun } from './stopped-runs.js';
+export { adoptAndRead, adoptStoppedRun } from './stopped-runs.js';
 
 /** The start of a run, as its record keeps it. */
 interface RunStart {

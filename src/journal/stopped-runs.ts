@@ -13,7 +13,7 @@ import { makeFolder, writeNew, writeOver } from './package-io.js';
 import { migrateLegacy } from './migrate.js';
 import { settlePaid } from './paid-files.js';
 import { openPackageOf, STOPPED_HARD } from './open-package.js';
-import { refuseFolderLinkOut } from './journal.js';
+import { journalViewOf, refuseFolderLinkOut, type JournalView } from './journal.js';
 import type { QuotaSeen, StoppedLog } from './legacy-read.js';
 
 export type { StoppedLog } from './legacy-read.js';
@@ -51,44 +51,73 @@ export function stoppedRunsOf(packages: readonly PackageRead[]): StoppedRun[] {
   });
 }
 
+/** What closing the stopped runs came to: their paid files and credits, and what was noted on the way. */
+export interface Adopted {
+  files: number;
+  credits: number;
+  note?: string;
+}
+
 /**
  * Closes what runs stopped hard left (the caller holds the sync lock, so no run is writing): each open
  * package gets its record. A start that cannot be read closes without a record (its files still wait;
  * its credits are not claimed), with a note.
  */
-export async function adoptStoppedRun(archiveRoot: string, quotaNow?: QuotaSeen): Promise<{ files: number; credits: number; note?: string }> {
+export async function adoptStoppedRun(archiveRoot: string, quotaNow?: QuotaSeen): Promise<Adopted> {
+  return (await adoptAndRead(archiveRoot, quotaNow)).adopted;
+}
+
+/**
+ * adoptStoppedRun, and the journal as it stands after it, from the one read of its packages that
+ * both use: a run that goes on to load or plan from the journal reads it no second time.
+ */
+export async function adoptAndRead(archiveRoot: string, quotaNow?: QuotaSeen): Promise<{ adopted: Adopted; journal: JournalView }> {
   await refuseFolderLinkOut(archiveRoot, JOURNAL_FOLDER);
   const notes = await migrateLegacy(archiveRoot);
   const own = openPackageOf(archiveRoot)?.folder;
   // Files a run paid for and was killed before archiving: archived after all, or lost (named).
-  const read = await readPackages(archiveRoot);
-  const paid = await settlePaid(archiveRoot, read.packages, own);
+  const first = await readPackages(archiveRoot);
+  const paid = await settlePaid(archiveRoot, first.packages, own);
   if (paid.lost.length > 0)
     notes.push(
       `${paid.lost.length} file(s) paid by a run that stopped before their bytes were archived (${paid.lost.join(', ')}): bought again when the plan picks them`,
     );
-  const { packages } = paid.settled > 0 ? await readPackages(archiveRoot) : read;
+  const read = paid.settled > 0 ? await readPackages(archiveRoot) : first;
   let files = 0;
   let credits = 0;
-  for (const pkg of packages.filter((p) => isOpen(p) && p.folder !== own)) {
-    const log = stoppedLogOf(pkg);
-    if (log === undefined) {
+  const closed = new Map<PackageRead, PackageRead>();
+  for (const pkg of read.packages.filter((p) => isOpen(p) && p.folder !== own)) {
+    const closing = closingOf(pkg, quotaNow);
+    closed.set(pkg, closing.closed);
+    files += pkg.files.archived.length;
+    if (closing.run === undefined) {
       await writeNew(join(pkg.folder, RUN_RECORDED), { recordedAt: new Date().toISOString() });
       notes.push(`the start of a stopped run (${join(pkg.folder, 'run.json')}) cannot be read: its files wait to load, its credits are not recorded`);
-      files += pkg.files.archived.length;
       continue;
     }
-    const left = reconciled(log, quotaNow);
-    const lost = (left.run.linksLost ?? 0) - (log.run.linksLost ?? 0);
-    if (lost > 0) {
+    if (closing.lost > 0) {
       await makeFolder(archiveRoot, join(pkg.folder, CREDITS_FOLDER));
-      await writeNew(join(pkg.folder, CREDITS_FOLDER, freshName('lost')), { lost, at: new Date().toISOString() });
+      await writeNew(join(pkg.folder, CREDITS_FOLDER, freshName('lost')), { lost: closing.lost, at: new Date().toISOString() });
     }
-    await writeOver(join(pkg.folder, RUN_RECORD), left.run);
-    files += pkg.files.archived.length;
-    credits += left.run.creditsSpent;
+    await writeOver(join(pkg.folder, RUN_RECORD), closing.run);
+    credits += closing.run.creditsSpent;
   }
-  return { files, credits, ...(notes.length > 0 ? { note: notes.join('; ') } : {}) };
+  const adopted = { files, credits, ...(notes.length > 0 ? { note: notes.join('; ') } : {}) };
+  const packages = read.packages.map((pkg) => closed.get(pkg) ?? pkg);
+  return { adopted, journal: await journalViewOf(archiveRoot, { packages, refused: read.refused }) };
+}
+
+/**
+ * Pure: what closing a stopped run's package writes (its record, and the links `/me` says were lost;
+ * no record when its start cannot be read), and the package as a read after those writes finds it.
+ */
+function closingOf(pkg: PackageRead, quotaNow: QuotaSeen | undefined): { run?: JournaledRun; lost: number; closed: PackageRead } {
+  const log = stoppedLogOf(pkg);
+  if (log === undefined) return { lost: 0, closed: { ...pkg, recorded: true } };
+  const left = reconciled(log, quotaNow);
+  const lost = (left.run.linksLost ?? 0) - (log.run.linksLost ?? 0);
+  const record = { value: JSON.parse(JSON.stringify(left.run)) as unknown };
+  return { run: left.run, lost, closed: { ...pkg, record, spent: { ...pkg.spent, linksLost: pkg.spent.linksLost + Math.max(lost, 0) } } };
 }
 
 function stoppedLogOf(pkg: PackageRead): StoppedLog | undefined {

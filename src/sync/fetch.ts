@@ -7,7 +7,6 @@ import { promises as fs } from 'node:fs';
 import pLimit from 'p-limit';
 import { commitToArchive, tempPathFor } from '../core/archive/writes.js';
 import { archivedCopyPath, archivedCopyRelative } from '../journal/versions.js';
-import { hashArchived } from '../core/archive/pin.js';
 import { folderLeavesArchive } from '../core/archive/confine.js';
 import { dirname } from 'node:path';
 import { errorMessage } from '../core/errors.js';
@@ -126,16 +125,6 @@ export interface Spend {
   credit(credits: number): Promise<void>;
   archived(file: VerifiedFile): Promise<void>;
   notArchived(file: PlannedFile, reason: string, charged: boolean): Promise<void>;
-}
-
-/**
- * True when the archive already holds this exact version (a crash between archive and load). Read
- * inside the archive only (a link out of it is not followed); the load hashes the copy again.
- */
-export async function isArchived(root: string, file: PlannedFile): Promise<boolean> {
-  const relative = archivedCopyRelative(file);
-  const found = await hashArchived(root, relative);
-  return found.kind === 'hashed' && found.bytes === file.bytes && found.sha256 === file.sha256;
 }
 
 function mismatch(file: PlannedFile, got: { sha256: string; bytes: number }): string | undefined {

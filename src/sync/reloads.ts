@@ -4,7 +4,8 @@
 // folder, a flipped byte), so each copy is hashed; a failed load whose copy is missing or wrong is
 // paid again. The planner (download-plan.ts) does the budget arithmetic with these facts.
 
-import { isArchived } from './fetch.js';
+import { archivedCopyRelative } from '../journal/versions.js';
+import { hashArchived } from '../core/archive/pin.js';
 import type { Plan } from './download-plan.js';
 import { fileVersionKey } from '../core/pairs.js';
 import type { PlannedFile } from '../core/rows.js';
@@ -14,6 +15,16 @@ export async function archivedVersions(files: readonly PlannedFile[], archiveRoo
   const intact = new Set<string>();
   for (const file of files) if (await isArchived(archiveRoot, file)) intact.add(fileVersionKey(file));
   return intact;
+}
+
+/**
+ * True when the archive already holds this exact version (a crash between archive and load). Read
+ * inside the archive only (a link out of it is not followed); the load hashes the copy again.
+ */
+async function isArchived(root: string, file: PlannedFile): Promise<boolean> {
+  const relative = archivedCopyRelative(file);
+  const found = await hashArchived(root, relative);
+  return found.kind === 'hashed' && found.bytes === file.bytes && found.sha256 === file.sha256;
 }
 
 /** One line per failed load whose archived copy could not be used, saying what the plan does with it. */

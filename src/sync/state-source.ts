@@ -18,11 +18,11 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { LockError } from '../core/errors.js';
 import {
   openWarehouse,
-  readListingState,
-  recordListing,
+  readListingStates,
   startRun,
+  storeListings,
   upsertCoverage,
-  upsertManifest,
+  type Listed,
   type ListingState,
   type Warehouse,
 } from '../warehouse/index.js';
@@ -30,11 +30,11 @@ import { copySyncState, emptyStateCopy, type StateCopy } from '../warehouse/snap
 import { readJournal } from '../journal/journal.js';
 import { applyJournal, holderPidOf, nothingApplied, openWaiting, type AppliedJournal, type JournalCheck } from '../journal/load-pending.js';
 import { definedOnly } from '../core/defined.js';
-import { adoptStoppedRun, type QuotaSeen } from '../journal/spend-log.js';
+import { adoptAndRead, type QuotaSeen } from '../journal/spend-log.js';
 import { type Pair, pairKey } from '../core/pairs.js';
 import type { CoverageRow } from '../core/rows.js';
 import type { SchemaContract } from '../warehouse/index.js';
-import { listArchivedFiles } from '../core/archive/walk.js';
+import { listArchivedFiles, type ArchivedFile } from '../core/archive/walk.js';
 import { addDays } from '../time/dates.js';
 import { FILE_KINDS } from './selection.js';
 
@@ -79,10 +79,33 @@ export interface SyncStore {
   close(): void;
 }
 
-/** Phase 1: the storage of this run; in 'warehouse' mode the journal is loaded, the run and coverage recorded. */
+/**
+ * Phase 1: the storage of this run, over the state read at its start (the journal read once, as
+ * stopped runs are closed): in 'warehouse' mode the journal is loaded, the run and coverage recorded.
+ */
 export async function openStore(options: BeginOptions, warn: (message: string) => void): Promise<SyncStore> {
-  if (options.absent === true) return absentStore(options, warn);
-  const adopted = await adoptStoppedRun(options.archiveRoot, options.quotaNow);
+  const state = await startState(options, warn);
+  return storeOf(options, state);
+}
+
+/**
+ * What a run starts from, read in one step: the warehouse opened for writing, or the state beside
+ * it; how much of each manifest is held (or, with neither the warehouse nor its copy readable, the
+ * archive's files, which say it); what the journal's load did.
+ */
+interface StartState {
+  /** Open for writing ('warehouse' mode); undefined when the plan reads `beside`. */
+  warehouse?: Warehouse;
+  beside?: Beside;
+  held?: Map<string, ListingState>;
+  archived?: ArchivedFile[];
+  runId: number | undefined;
+  waiting: AppliedJournal;
+}
+
+async function startState(options: BeginOptions, warn: (message: string) => void): Promise<StartState> {
+  if (options.absent === true) return besideState(options, (await readJournal(options.archiveRoot)).listings, 'absent', warn);
+  const { adopted, journal } = await adoptAndRead(options.archiveRoot, options.quotaNow);
   if (adopted.note !== undefined) warn(adopted.note);
   if (adopted.files > 0 || adopted.credits > 0) {
     warn(
@@ -94,31 +117,39 @@ export async function openStore(options: BeginOptions, warn: (message: string) =
     warehouse = await openWarehouse(options.dbPath);
   } catch (error) {
     if (!(error instanceof LockError)) throw error;
-    return heldStore(options, await fallBack(options, holderPidOf(error), warn), undefined);
+    return besideState(options, journal.journal.listings, { pid: holderPidOf(error) }, warn);
   }
   try {
     const conn = warehouse.connection;
-    const waiting = await applyJournal(conn, options.archiveRoot, { check: options.journalCheck, ...definedOnly({ schemaContract: options.schemaContract }) });
+    const waiting = await applyJournal(conn, options.archiveRoot, {
+      check: options.journalCheck,
+      read: journal,
+      ...definedOnly({ schemaContract: options.schemaContract }),
+    });
     const runId = await startRun(conn, { command: options.command, options: options.recordedOptions, startedAt: options.startedAt });
     await upsertCoverage(conn, options.coverage, new Date());
-    return warehouseStore(options, warehouse, runId, await listingStates(conn, options.pairs), waiting);
+    return { warehouse, runId, held: await readListingStates(conn, options.pairs), waiting };
   } catch (error) {
     warehouse.close();
     throw error;
   }
 }
 
-function warehouseStore(options: BeginOptions, first: Warehouse, runId: number, held: Map<string, ListingState>, waiting: AppliedJournal): SyncStore {
-  let open: Warehouse | undefined = first;
-  let copy: HeldState | undefined;
+/**
+ * The one storage interface over the start state. The warehouse stays open until released; taken by
+ * another process since the start, the plan reads a copy of its state and the load waits for it.
+ */
+function storeOf(options: BeginOptions, state: StartState): SyncStore {
+  let open = state.warehouse;
+  let copy = state.beside;
   const reopen = async (waitSeconds: number, signal?: AbortSignal) => (open ??= await openWaiting(options.dbPath, waitSeconds, signal));
   return {
     get mode() {
       return copy?.mode ?? 'warehouse';
     },
-    runId,
-    held,
-    waiting,
+    runId: state.runId,
+    held: state.held ?? archivedListingStates(state.archived ?? [], options.pairs),
+    waiting: state.waiting,
     get holderPid() {
       return copy?.holderPid;
     },
@@ -128,12 +159,22 @@ function warehouseStore(options: BeginOptions, first: Warehouse, runId: number, 
         return (await reopen(0)).connection;
       } catch (error) {
         if (!(error instanceof LockError)) throw error;
-        // Taken since the start: plan on a copy of its state; the load waits for it.
-        copy = await fallBack(options, holderPidOf(error), warn);
+        // Taken since the start: plan on a copy of its state, with what the journal holds now.
+        const journaled = (await readJournal(options.archiveRoot)).listings;
+        copy = (await besideState(options, journaled, { pid: holderPidOf(error) }, warn)).beside;
         return copy.copy.connection;
       }
     },
-    writer: (waitSeconds, signal) => writerOf(() => reopen(waitSeconds, signal)),
+    async writer(waitSeconds, signal) {
+      // A plan beside no warehouse records nothing: it never waits for, nor creates, one.
+      if (copy?.mode === 'none') return { heldBy: undefined };
+      try {
+        return { conn: (await reopen(waitSeconds, signal)).connection };
+      } catch (error) {
+        if (!(error instanceof LockError)) throw error;
+        return { heldBy: holderPidOf(error) };
+      }
+    },
     release() {
       open?.close();
       open = undefined;
@@ -146,104 +187,54 @@ function warehouseStore(options: BeginOptions, first: Warehouse, runId: number, 
   };
 }
 
-function heldStore(options: BeginOptions, state: HeldState, runId: undefined): SyncStore {
-  let open: Warehouse | undefined;
-  return {
-    mode: state.mode,
-    runId,
-    held: state.held,
-    waiting: nothingApplied(),
-    holderPid: state.holderPid,
-    planConnection: () => Promise.resolve(state.copy.connection),
-    writer: (waitSeconds, signal) => writerOf(async () => (open ??= await openWaiting(options.dbPath, waitSeconds, signal))),
-    release() {
-      open?.close();
-      open = undefined;
-    },
-    close() {
-      open?.close();
-      open = undefined;
-      state.copy.close();
-    },
-  };
-}
-
-/** No warehouse yet and only a plan to make: an empty state beside the archive; nothing is opened or written. */
-async function absentStore(options: BeginOptions, warn: (message: string) => void): Promise<SyncStore> {
-  const copy = await emptyStateCopy();
-  await addJournaledManifests(copy.connection, options.archiveRoot);
-  warn(`no warehouse at ${resolve(options.dbPath)} yet: planned from an empty state; a plan creates nothing (gexwh sync creates it)`);
-  // As the sync that creates the warehouse lists: every manifest whole (none is held yet), so the
-  // plan counts each archived file it would load for free (plan = sync).
-  const held = new Map<string, ListingState>();
-  return {
-    mode: 'none',
-    runId: undefined,
-    held,
-    waiting: nothingApplied(),
-    holderPid: undefined,
-    planConnection: () => Promise.resolve(copy.connection),
-    writer: () => Promise.resolve({ heldBy: undefined }),
-    release() {},
-    close: () => copy.close(),
-  };
-}
-
-async function writerOf(open: () => Promise<Warehouse>): Promise<{ conn: DuckDBConnection } | { heldBy: number | undefined }> {
-  try {
-    return { conn: (await open()).connection };
-  } catch (error) {
-    if (!(error instanceof LockError)) throw error;
-    return { heldBy: holderPidOf(error) };
-  }
-}
-
-interface HeldState {
-  mode: 'copy' | 'archive';
+/** The in-memory state a plan reads when the warehouse is not written, and why. */
+interface Beside {
+  mode: 'copy' | 'archive' | 'none';
   copy: StateCopy;
-  held: Map<string, ListingState>;
   holderPid: number | undefined;
 }
 
 /**
- * The warehouse was found held (at the start or before planning): plan on a copy of its sync state,
- * or, when even a READ_ONLY attach is refused, from the archive alone.
+ * The state a plan reads when the warehouse is not written: none yet (a plan beside no warehouse:
+ * an empty state; nothing is opened or written), held by another process (a copy of its sync state,
+ * or, when even a READ_ONLY attach is refused, an empty one and the archive's files). The manifests
+ * a previous held-out run listed (the journal's listings) are part of that state either way.
  */
-async function fallBack(
+async function besideState(
   options: Pick<BeginOptions, 'dbPath' | 'archiveRoot' | 'pairs'>,
-  pid: number | undefined,
+  journaled: readonly Listed[],
+  holder: { pid: number | undefined } | 'absent',
   warn: (message: string) => void,
-): Promise<HeldState> {
-  const holder = pid === undefined ? 'another process' : `process ${pid}`;
-  try {
-    const copy = await copySyncState(options.dbPath);
-    await addJournaledManifests(copy.connection, options.archiveRoot);
-    warn(`the warehouse is held by ${holder}: planning from a read-only copy of its state; the load waits for it (--wait-lock)`);
-    return { mode: 'copy', copy, holderPid: pid, held: await listingStates(copy.connection, options.pairs) };
-  } catch (error) {
-    if (!(error instanceof LockError)) throw error;
+): Promise<StartState & { beside: Beside }> {
+  const copied = holder === 'absent' ? undefined : await copyUnlessLocked(options.dbPath);
+  const copy = copied ?? (await emptyStateCopy());
+  await storeListings(copy.connection, journaled);
+  const start = { runId: undefined, waiting: nothingApplied() };
+  if (holder === 'absent') {
+    warn(`no warehouse at ${resolve(options.dbPath)} yet: planned from an empty state; a plan creates nothing (gexwh sync creates it)`);
+    // As the sync that creates the warehouse lists: every manifest whole (none is held yet), so the
+    // plan counts each archived file it would load for free (plan = sync).
+    return { ...start, beside: { mode: 'none', copy, holderPid: undefined }, held: new Map() };
   }
-  const copy = await emptyStateCopy();
-  await addJournaledManifests(copy.connection, options.archiveRoot);
+  const who = holder.pid === undefined ? 'another process' : `process ${holder.pid}`;
+  if (copied !== undefined) {
+    warn(`the warehouse is held by ${who}: planning from a read-only copy of its state; the load waits for it (--wait-lock)`);
+    return { ...start, beside: { mode: 'copy', copy, holderPid: holder.pid }, held: await readListingStates(copy.connection, options.pairs) };
+  }
   warn(
-    `the warehouse is held read-write by ${holder}, so not even its state can be read: planning from the archive ` +
+    `the warehouse is held read-write by ${who}, so not even its state can be read: planning from the archive ` +
       `(archived files are never paid again; the new sessions and what earlier budgets deferred before the oldest archived session are listed and bought)`,
   );
-  return { mode: 'archive', copy, holderPid: pid, held: await archivedListingStates(options.archiveRoot, options.pairs) };
+  return { ...start, beside: { mode: 'archive', copy, holderPid: holder.pid }, archived: await listArchivedFiles(options.archiveRoot) };
 }
 
-async function listingStates(conn: DuckDBConnection, pairs: Pair[]): Promise<Map<string, ListingState>> {
-  const states = new Map<string, ListingState>();
-  for (const pair of pairs) states.set(pairKey(pair), await readListingState(conn, pair.exchange, pair.symbol));
-  return states;
-}
-
-/** Manifests a previous held-out run listed are part of the state the plan must see. */
-async function addJournaledManifests(conn: DuckDBConnection, archiveRoot: string): Promise<void> {
-  const journal = await readJournal(archiveRoot);
-  for (const listing of journal.listings) {
-    await upsertManifest(conn, listing.exchange, listing.symbol, listing.rows, listing.listedAt);
-    if (listing.completeFrom !== undefined) await recordListing(conn, listing.exchange, listing.symbol, listing.completeFrom, new Date(listing.listedAt));
+/** A copy of the warehouse's sync state through a READ_ONLY attach; undefined when even that is refused. */
+async function copyUnlessLocked(dbPath: string): Promise<StateCopy | undefined> {
+  try {
+    return await copySyncState(dbPath);
+  } catch (error) {
+    if (!(error instanceof LockError)) throw error;
+    return undefined;
   }
 }
 
@@ -255,8 +246,7 @@ async function addJournaledManifests(conn: DuckDBConnection, archiveRoot: string
  * again when the archive lacks one of its files (a budget cut inside it). Holes between the two are
  * files that failed; a run that can read the warehouse retries those.
  */
-async function archivedListingStates(archiveRoot: string, pairs: Pair[]): Promise<Map<string, ListingState>> {
-  const files = await listArchivedFiles(archiveRoot);
+function archivedListingStates(files: readonly ArchivedFile[], pairs: readonly Pair[]): Map<string, ListingState> {
   const states = new Map<string, ListingState>();
   for (const pair of pairs) states.set(pairKey(pair), archivedListingState(files.filter((file) => pairKey(file) === pairKey(pair))));
   return states;

@@ -14,7 +14,19 @@ export {
   type LedgerFile,
   type LedgerRow,
 } from './ledger.js';
-export { upsertManifest, readListingState, recordListing, listManifest, upsertCoverage, listCoverage, manifestRowsOf, type ListingState } from './manifest.js';
+export {
+  upsertManifest,
+  readListingState,
+  readListingStates,
+  recordListing,
+  storeListings,
+  listManifest,
+  upsertCoverage,
+  listCoverage,
+  manifestRowsOf,
+  type ListingState,
+  type Listed,
+} from './manifest.js';
 export { startRun, finishRun, lastRun, redactSecrets, type RunStart, type RunCounts, type RunOutcome, type RunRow } from './runs.js';
 export {
   loadArchived,

@@ -4,7 +4,7 @@ import { DATE_PATTERN } from './layouts.js';
 import { toIsoTimestamp } from './duckdb-text.js';
 import { FILE_KINDS, isFileKind } from '../core/file-kinds.js';
 import type { CoverageRow, ManifestRow, StoredManifestRow } from '../core/rows.js';
-import { fileKey, type FileKeyParts } from '../core/pairs.js';
+import { fileKey, pairKey, type FileKeyParts, type Pair } from '../core/pairs.js';
 import { duckdb } from './duckdb.js';
 import { nullable, num, oneOf, readRow, readRows, text } from './read-rows.js';
 
@@ -80,6 +80,30 @@ export async function readListingState(conn: DuckDBConnection, exchange: string,
     { newest: nullable(text), complete_from: nullable(text) },
   );
   return { newestStored: row?.newest ?? null, completeFrom: row?.complete_from ?? null };
+}
+
+/** Each pair's listing state, by `exchange|symbol`. */
+export async function readListingStates(conn: DuckDBConnection, pairs: readonly Pair[]): Promise<Map<string, ListingState>> {
+  const states = new Map<string, ListingState>();
+  for (const pair of pairs) states.set(pairKey(pair), await readListingState(conn, pair.exchange, pair.symbol));
+  return states;
+}
+
+/** A manifest listing a run made: its rows, when, and from which date it is whole (absent: sync.listings is left as it is). */
+export interface Listed {
+  exchange: string;
+  symbol: string;
+  rows: readonly UncheckedManifestRow[];
+  listedAt: string;
+  completeFrom?: string | null;
+}
+
+/** Stores listings a run made away from the warehouse (the journal's): their rows, and how much of each manifest they hold whole. */
+export async function storeListings(conn: DuckDBConnection, listings: readonly Listed[]): Promise<void> {
+  for (const listing of listings) {
+    await upsertManifest(conn, listing.exchange, listing.symbol, listing.rows, listing.listedAt);
+    if (listing.completeFrom !== undefined) await recordListing(conn, listing.exchange, listing.symbol, listing.completeFrom, new Date(listing.listedAt));
+  }
 }
 
 /** Records from which session date the pair's stored manifest is complete (null: the first file). */
