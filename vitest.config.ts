@@ -1,7 +1,34 @@
+import { dirname, join, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Plugin } from 'vite';
 import { defineConfig } from 'vitest/config';
 import LongestFirst from './test/sequencer.js';
 
+const ROOT = fileURLToPath(new URL('.', import.meta.url));
+
+/**
+ * The tests import the product and the emulator as built: a relative import that lands in src/ or
+ * emulator/ is answered from dist/, which Node loads as it is (no transform of ~300 modules a run,
+ * and the code tested is the code shipped). The global setup builds dist/ first.
+ */
+function testTheBuild(): Plugin {
+  return {
+    name: 'gexwh-test-the-build',
+    enforce: 'pre',
+    resolveId(source, importer) {
+      if (importer === undefined || !source.startsWith('.')) return null;
+      const target = resolve(dirname(importer), source);
+      for (const folder of ['src', 'emulator']) {
+        const from = join(ROOT, folder) + sep;
+        if (target.startsWith(from)) return join(ROOT, 'dist', folder, target.slice(from.length));
+      }
+      return null;
+    },
+  };
+}
+
 export default defineConfig({
+  plugins: [testTheBuild()],
   test: {
     include: ['test/**/*.test.ts'],
     // The live suite spends real quota: only `npm run test:live` runs it.
@@ -22,6 +49,6 @@ export default defineConfig({
     hookTimeout: 60_000,
     // dt-sql-parser's ESM build imports folders and files without extensions, which Node's ESM loader
     // refuses; inlined, Vite resolves them (test/export/ddl.test.ts).
-    server: { deps: { inline: ['dt-sql-parser'] } },
+    server: { deps: { inline: ['dt-sql-parser'], external: [/\/dist\/(?:src|emulator)\//] } },
   },
 });

@@ -3,24 +3,23 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadWaiting } from '../../src/journal/load-pending.js';
-import { readPackages } from '../../src/journal/packages.js';
 import { openSpendLog } from '../../src/journal/spend-log.js';
 import { openPackageOf, unregisterOpenPackage } from '../../src/journal/open-package.js';
 import { migratedTemplate, seedWarehouse } from '../helpers/migrated-warehouse.js';
-
-vi.mock('../../src/journal/packages.js', async (importOriginal) => {
-  const original = await importOriginal<typeof import('../../src/journal/packages.js')>();
-  return { ...original, readPackages: vi.fn(original.readPackages) };
-});
+import { countPackageReads, type PackageReads } from '../helpers/package-reads.js';
 
 let dir: string;
+let reads: PackageReads;
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'gexwh-load-reads-'));
-  vi.mocked(readPackages).mockClear();
+  reads = countPackageReads(join(dir, 'archive'));
 });
-afterEach(() => rmSync(dir, { recursive: true, force: true }));
+afterEach(() => {
+  reads.restore();
+  rmSync(dir, { recursive: true, force: true });
+});
 
 describe('gexwh load', () => {
   it('records a stopped run from the read that closed it: three reads of the packages in all', async () => {
@@ -30,9 +29,10 @@ describe('gexwh load', () => {
     unregisterOpenPackage(archiveRoot, openPackageOf(archiveRoot)!);
     const dbPath = join(dir, 'gex.duckdb');
     seedWarehouse(await migratedTemplate(), dbPath);
+    reads.reset();
     const result = await loadWaiting({ dbPath, archiveRoot, waitSeconds: 0 });
     expect(result.runsRecorded).toBe(1);
     expect(result.filesLoaded).toBe(0);
-    expect(readPackages).toHaveBeenCalledTimes(3);
+    expect(reads.count()).toBe(3);
   });
 });

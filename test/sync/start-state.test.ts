@@ -4,28 +4,27 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openStore, type BeginOptions } from '../../src/sync/state-source.js';
-import { readPackages } from '../../src/journal/packages.js';
 import { openSpendLog } from '../../src/journal/spend-log.js';
 import { journalFiles } from '../../src/journal/held.js';
 import { openPackageOf, unregisterOpenPackage } from '../../src/journal/open-package.js';
 import { readListingState } from '../../src/warehouse/index.js';
 import { holdWarehouse } from '../helpers/holder.js';
+import { countPackageReads, type PackageReads } from '../helpers/package-reads.js';
 import { migratedTemplate, seedWarehouse } from '../helpers/migrated-warehouse.js';
 import type { CoverageRow } from '../../src/core/rows.js';
 
-vi.mock('../../src/journal/packages.js', async (importOriginal) => {
-  const original = await importOriginal<typeof import('../../src/journal/packages.js')>();
-  return { ...original, readPackages: vi.fn(original.readPackages) };
-});
-
 let dir: string;
+let reads: PackageReads;
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'gexwh-start-'));
-  vi.mocked(readPackages).mockClear();
+  reads = countPackageReads(join(dir, 'archive'));
 });
-afterEach(() => rmSync(dir, { recursive: true, force: true }));
+afterEach(() => {
+  reads.restore();
+  rmSync(dir, { recursive: true, force: true });
+});
 
 const pair = { exchange: 'combined', symbol: 'BTC' };
 const listing = {
@@ -44,6 +43,7 @@ async function journal(): Promise<{ archiveRoot: string; dbPath: string }> {
   await journalFiles(archiveRoot, [], { listings: [listing], stored: false });
   const dbPath = join(dir, 'gex.duckdb');
   seedWarehouse(await migratedTemplate(), dbPath);
+  reads.reset();
   return { archiveRoot, dbPath };
 }
 
@@ -69,7 +69,7 @@ describe("the sync's start", () => {
       expect(warnings.join('\n')).toMatch(/a run stopped before it finished left 0 paid file\(s\) \(2 credit\(s\) recorded\)/);
       expect(store.waiting.runsRecorded).toBe(1);
       // The start's read, then the load's clean-up of the packages it emptied.
-      expect(readPackages).toHaveBeenCalledTimes(2);
+      expect(reads.count()).toBe(2);
     } finally {
       store.close();
     }
@@ -87,7 +87,7 @@ describe("the sync's start", () => {
         expect(store.mode).toBe(mode);
         const conn = await store.planConnection(() => undefined);
         expect(await readListingState(conn, pair.exchange, pair.symbol)).toEqual({ newestStored: '2026-03-09', completeFrom: '2026-03-01' });
-        expect(readPackages).toHaveBeenCalledTimes(1);
+        expect(reads.count()).toBe(1);
       } finally {
         store.close();
       }
