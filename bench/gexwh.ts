@@ -40,8 +40,8 @@ export async function gexwhSync(target: SyncTarget, dbPath: string, archiveRoot:
   }
 }
 
-/** dist/src/cli/main.js, next to this compiled file's dist/bench/. */
-export const CLI_PATH = join(fileURLToPath(new URL('.', import.meta.url)), '..', 'src', 'cli', 'main.js');
+/** The binary users run, the bundle dist/cli/gexwh.js, next to this compiled file's dist/bench/. */
+export const CLI_PATH = join(fileURLToPath(new URL('.', import.meta.url)), '..', 'cli', 'gexwh.js');
 const RSS_PRELOAD = join(fileURLToPath(new URL('.', import.meta.url)), 'rss-preload.js');
 
 export interface CliRun {
