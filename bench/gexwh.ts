@@ -40,8 +40,8 @@ export async function gexwhSync(target: SyncTarget, dbPath: string, archiveRoot:
   }
 }
 
-/** dist/src/cli/main.js, next to this compiled file's dist/bench/. */
-export const CLI_PATH = join(fileURLToPath(new URL('.', import.meta.url)), '..', 'src', 'cli', 'main.js');
+/** The binary users run, the bundle dist/cli/gexwh.js, next to this compiled file's dist/bench/. */
+export const CLI_PATH = join(fileURLToPath(new URL('.', import.meta.url)), '..', 'cli', 'gexwh.js');
 const RSS_PRELOAD = join(fileURLToPath(new URL('.', import.meta.url)), 'rss-preload.js');
 
 export interface CliRun {
@@ -51,6 +51,8 @@ export interface CliRun {
   stderr: string;
   /** Peak RSS of the child in bytes (from its own resourceUsage at exit). */
   peakRss: number;
+  /** CPU milliseconds the child used, user + system, all its threads (NaN without the preload). */
+  cpuMs: number;
 }
 
 /** Spawns `node <cli> ...args` with the key in the environment; measures wall time and peak RSS. */
@@ -78,6 +80,9 @@ export function runNode(nodeArgs: readonly string[], env: Record<string, string>
     child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
     child.stdio[3]?.on('data', (d: Buffer) => (rss += d.toString()));
     child.on('error', reject);
-    child.on('close', (code) => resolve({ code, ms: performance.now() - start, stdout, stderr, peakRss: Number(rss.trim()) * 1024 }));
+    child.on('close', (code) => {
+      const [rssKiB, cpuMicros] = rss.trim().split(' ').map(Number);
+      resolve({ code, ms: performance.now() - start, stdout, stderr, peakRss: (rssKiB ?? Number.NaN) * 1024, cpuMs: (cpuMicros ?? Number.NaN) / 1000 });
+    });
   });
 }

@@ -1,5 +1,7 @@
 // Preloaded into a benchmarked child (node --import): at exit, writes the process's peak RSS in KiB
-// to file descriptor 3 (a pipe the parent opened). Native memory (DuckDB) counts too.
+// and the CPU time it used (user + system, every thread, in microseconds) to file descriptor 3 (a pipe
+// the parent opened). Native memory and threads (DuckDB) count too. CPU time moves far less than the
+// wall clock when other work shares the machine, so a before/after on a busy box still reads true.
 import { readFileSync, writeSync } from 'node:fs';
 
 /**
@@ -18,7 +20,8 @@ function peakRssKiB(): number {
 
 process.on('exit', () => {
   try {
-    writeSync(3, `${peakRssKiB()}\n`);
+    const { userCPUTime, systemCPUTime } = process.resourceUsage();
+    writeSync(3, `${peakRssKiB()} ${userCPUTime + systemCPUTime}\n`);
   } catch {
     // fd 3 not open: run outside the bench, nothing to report.
   }

@@ -1,7 +1,7 @@
 // gexwh's client of the GEX Data API: one keep-alive undici Pool for the API origin, one typed
 // function per endpoint (zod-validated), retries decided by ./retry.ts, quota tracked by ./quota.ts,
 // and the two-step file download (302 link, then the storage fetch without credentials).
-import { Pool } from 'undici';
+import { Pool } from './undici-pool.js';
 import { ApiSchemaError, LinkAnswerLostError, NetworkError, outageHints, outageMessage, UsageError, type Outage } from '../core/errors.js';
 import { AnswerWaitError, attemptWaitMs, formatSeconds, pauseFits } from './call-budget.js';
 import { DEFAULT_LINK_LIFETIME_MS, StorageDownloader, type DownloadOptions, type DownloadResult } from './download.js';

@@ -8,7 +8,7 @@ import { createWriteStream } from 'node:fs';
 import { open, rm } from 'node:fs/promises';
 import { Transform, type Readable, type Writable } from 'node:stream';
 import { finished, pipeline } from 'node:stream/promises';
-import { Pool } from 'undici';
+import { Pool } from './undici-pool.js';
 import {
   BodyTooLargeError,
   errorMessage,

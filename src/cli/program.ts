@@ -1,13 +1,16 @@
 // The command tree: one module per command, every option (global or a command's) from the option table (options.ts).
 import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { Command } from 'commander';
+import { findSqlDir } from '../warehouse/sql-dir.js';
 import { registerCommands } from './commands/index.js';
 import { completeHelp } from './help.js';
 import { escapeBlock } from './terminal.js';
 import { addTableOptions } from './option-use.js';
 
 function packageVersion(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
+  // The package root holds sql/ beside package.json, wherever this code runs from (src/, dist/src/, the bundle).
+  const pkg = JSON.parse(readFileSync(join(dirname(findSqlDir()), 'package.json'), 'utf8')) as { version: string };
   return pkg.version;
 }
 

@@ -1,5 +1,5 @@
-// The published package: `npm pack` ships what a user runs (dist/src, dist/emulator, sql, README, LICENSE,
-// CHANGELOG), and `npx gexwh` from the packed tarball, installed in an app's node_modules, works.
+// The published package: `npm pack` ships what a user runs (the bundled binary dist/cli with its source
+// maps, dist/src, dist/emulator, sql, README, LICENSE, CHANGELOG), and `npx gexwh` from the packed tarball, installed in an app's node_modules, works.
 // Offline: the app's dependencies are linked to this checkout's node_modules instead of downloaded.
 import { execFileSync, spawn } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
@@ -52,12 +52,13 @@ function npx(
 }
 
 describe('npm pack', () => {
-  it('ships what a user runs: dist/src, the emulator (gexwh emulate, demo), sql, the docs; no bench, no tests', () => {
+  it('ships what a user runs: the bundled binary, dist/src, the emulator (gexwh emulate, demo), sql, the docs; no bench, no tests', () => {
     const paths = packed.files.map((f) => f.path);
     const allowed =
-      /^(dist\/(src|emulator)\/.+\.js|sql\/\d{3}_[a-z0-9_]+\.sql|sql\/views\.sql|package\.json|README\.md|LICENSE|CHANGELOG\.md|docs\/[a-z0-9-]+\.md|assets\/fonts\/(Inter-Regular\.ttf|OFL\.txt))$/;
+      /^(dist\/cli\/[\w-]+\.js(\.map)?|dist\/(src|emulator)\/.+\.js|sql\/\d{3}_[a-z0-9_]+\.sql|sql\/views\.sql|package\.json|README\.md|LICENSE|CHANGELOG\.md|docs\/[a-z0-9-]+\.md|assets\/fonts\/(Inter-Regular\.ttf|OFL\.txt))$/;
     expect(paths.filter((p) => !allowed.test(p))).toEqual([]);
-    expect(paths).toContain('dist/src/cli/main.js');
+    expect(paths).toContain('dist/cli/gexwh.js');
+    expect(paths).toContain('dist/cli/main.js.map');
     expect(paths).toContain('dist/emulator/index.js');
     expect(paths).toContain('LICENSE');
     expect(paths).toContain('assets/fonts/Inter-Regular.ttf');
@@ -81,8 +82,8 @@ describe('npm pack', () => {
     }
     // What npm install does for a bin: a link in node_modules/.bin, executable.
     mkdirSync(join(app, 'node_modules', '.bin'));
-    symlinkSync('../gexwh/dist/src/cli/main.js', join(app, 'node_modules', '.bin', 'gexwh'));
-    chmodSync(join(installed, 'dist/src/cli/main.js'), 0o755);
+    symlinkSync('../gexwh/dist/cli/gexwh.js', join(app, 'node_modules', '.bin', 'gexwh'));
+    chmodSync(join(installed, 'dist/cli/gexwh.js'), 0o755);
 
     const version = await npx(['--version'], app);
     expect(version.stdout.trim()).toBe(pkg.version);
