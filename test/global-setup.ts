@@ -1,8 +1,8 @@
 // Before any test: build dist/ (the tests import the product as built, and the CLI tests spawn the
 // built binary, so a run after an edit of src/ would otherwise test stale code; incremental, a few
-// seconds when nothing changed), and
-// give the run a temporary folder of its own, on the RAM disk when the machine has room there. Run
-// once per vitest process; workers and the CLI children they start inherit TMPDIR.
+// seconds when nothing changed), and give the run a temporary folder of its own, on the RAM disk
+// when the machine has room there. Run once per vitest process; workers and the CLI children they
+// start inherit TMPDIR.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, statfsSync } from 'node:fs';
 import { createRequire } from 'node:module';
