@@ -9,7 +9,8 @@ import type { AddressInfo } from 'node:net';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { DEFAULT_RETRY_POLICY } from '../../src/api/retry.js';
 import type { AlertsReport } from '../../src/alerts/after-run.js';
 import type { AlertEvent } from '../../src/alerts/rules.js';
 import { runCliInProcess, type CliResult } from '../helpers/cli.js';
@@ -145,6 +146,9 @@ describe('alerts after a sync', () => {
   it('a receiver that never succeeds: every event recorded as not delivered with its attempts and error, a warning, exit 0', async () => {
     const bench = await snapshot.start();
     const receiver = await startReceiver(() => 500);
+    // Each retry's wait drawn as 0 (full jitter): the attempts and the errors are the claim here; the
+    // backoff's length is test/api/retry's.
+    const noJitter = vi.spyOn(DEFAULT_RETRY_POLICY, 'random').mockReturnValue(0);
     try {
       const { code, alerts, stderr } = await syncWithAlerts(bench, '--alert-url', receiver.url, '--alert-rules', 'regime_change', '--alert-timeout', '120');
       expect(code).toBe(0);
@@ -157,6 +161,7 @@ describe('alerts after a sync', () => {
         /warning: alerts: \d+ event\(s\) from 96 new capture\(s\); http:\/\/127\.0\.0\.1:\d+\/hooks\/gex: 0 delivered, \d+ NOT delivered \(HTTP 500\)/,
       );
     } finally {
+      noJitter.mockRestore();
       await receiver.close();
       await bench.close();
     }

@@ -1,20 +1,20 @@
 // What a command loads before it knows it has work: --help, --version and a bad flag must not pay
 // for DuckDB's native binding, the HTTP client or the chart renderer (each loads inside the action
-// that needs it), so a typo answers at once. The built CLI runs with a hook listing every npm
-// package it loads.
+// that needs it), so a typo answers at once. The CLI as tsc built it (one file per module; the
+// bundle's own start is test/cli/bundle.test.ts's) runs with a hook listing every npm package it loads.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openWarehouse } from '../../src/warehouse/index.js';
-import { runCli } from '../helpers/cli.js';
+import { runCli, UNBUNDLED_CLI_PATH } from '../helpers/cli.js';
 
 const HOOK = fileURLToPath(new URL('../helpers/log-packages.mjs', import.meta.url));
 const HEAVY = ['@duckdb/node-api', '@duckdb/node-bindings', 'undici', 'echarts', '@resvg/resvg-js', 'p-limit'];
 
 async function packagesLoaded(args: string[]) {
-  const result = await runCli(args, { env: { NODE_OPTIONS: `--import "${HOOK}"` } });
+  const result = await runCli(args, { cli: UNBUNDLED_CLI_PATH, env: { NODE_OPTIONS: `--import "${HOOK}"` } });
   const packages = result.stderr
     .split('\n')
     .filter((line) => line.startsWith('package-loaded: '))

@@ -1,4 +1,5 @@
-// Runs gexwh the way cron and users run it: the built CLI (dist/) as a child process. Asynchronous on
+// Runs gexwh the way cron and users run it: the binary package.json names (the bundle in dist/cli)
+// as a child process. Asynchronous on
 // purpose: the emulator the child talks to lives in this test process and must keep serving.
 // runCliInProcess runs the same code path (src/cli/run.ts, which the binary calls) inside this
 // process, for the many cases that check only how an argv is refused: no node start, no imports.
@@ -6,7 +7,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { runGexwh } from '../../src/cli/run.js';
 
-export const CLI_PATH = fileURLToPath(new URL('../../dist/src/cli/main.js', import.meta.url));
+export const CLI_PATH = fileURLToPath(new URL('../../dist/cli/gexwh.js', import.meta.url));
+/** The same CLI as tsc built it, one file per module: what a test of which modules load reads. */
+export const UNBUNDLED_CLI_PATH = fileURLToPath(new URL('../../dist/src/cli/main.js', import.meta.url));
 
 export interface CliResult {
   code: number | null;
@@ -22,6 +25,8 @@ export interface CliOptions {
   onSpawn?: (child: ChildProcess) => void;
   /** 'pipe': the child's stdin is a pipe the test writes to (child.stdin in onSpawn); else none. */
   stdin?: 'pipe';
+  /** The script to run instead of the bundle (UNBUNDLED_CLI_PATH). */
+  cli?: string;
 }
 
 /** The settings a test must give explicitly: never the ones of the shell that runs the tests. */
@@ -33,7 +38,7 @@ export function runCli(args: readonly string[], options: CliOptions = {}): Promi
     for (const [k, v] of Object.entries({ ...process.env, ...CLEARED, ...options.env })) {
       if (v !== undefined) env[k] = v;
     }
-    const child = spawn(process.execPath, [CLI_PATH, ...args], { cwd: options.cwd, env, stdio: [options.stdin ?? 'ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [options.cli ?? CLI_PATH, ...args], { cwd: options.cwd, env, stdio: [options.stdin ?? 'ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
@@ -48,7 +53,7 @@ export function runCli(args: readonly string[], options: CliOptions = {}): Promi
  * gexwh run in this process with the env and cwd a child would get, its stdout and stderr captured.
  * Only for runs that end without a child's lifetime mattering (no signals, no lock held by a pid).
  */
-export async function runCliInProcess(args: readonly string[], options: Omit<CliOptions, 'onSpawn' | 'stdin'> = {}): Promise<CliResult> {
+export async function runCliInProcess(args: readonly string[], options: Omit<CliOptions, 'onSpawn' | 'stdin' | 'cli'> = {}): Promise<CliResult> {
   const restoreEnv = setEnv({ ...CLEARED, ...options.env });
   const cwd = process.cwd();
   const writes = { stdout: process.stdout.write, stderr: process.stderr.write };
