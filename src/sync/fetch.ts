@@ -7,6 +7,7 @@ import { promises as fs } from 'node:fs';
 import pLimit from 'p-limit';
 import { commitToArchive, tempPathFor } from '../core/archive/writes.js';
 import { archivedCopyPath, archivedCopyRelative } from '../journal/versions.js';
+import type { SpendLog } from '../journal/spend-log.js';
 import { folderLeavesArchive } from '../core/archive/confine.js';
 import { dirname } from 'node:path';
 import { errorMessage } from '../core/errors.js';
@@ -120,12 +121,7 @@ export interface FetchOptions {
 }
 
 /** The journal's record of what a file costs: written before its link is asked for, settled once its bytes are archived or not. */
-export interface Spend {
-  paying(file: PlannedFile): Promise<void>;
-  credit(credits: number): Promise<void>;
-  archived(file: VerifiedFile): Promise<void>;
-  notArchived(file: PlannedFile, reason: string, charged: boolean): Promise<void>;
-}
+export type Spend = Pick<SpendLog, 'paying' | 'credit' | 'archived' | 'notArchived'>;
 
 function mismatch(file: PlannedFile, got: { sha256: string; bytes: number }): string | undefined {
   if (got.bytes !== file.bytes) return `size ${got.bytes} bytes, manifest says ${file.bytes}`;
