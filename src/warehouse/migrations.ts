@@ -6,7 +6,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { findSqlDir } from './sql-dir.js';
-import { num, readOne, readRow, readRows, text } from './read-rows.js';
+import { maybeText, num, readOne, readRow, readRows, text } from './read-rows.js';
 import { errorMessage } from '../core/errors.js';
 
 export interface Migration {
@@ -76,6 +76,7 @@ export function viewDefinitions(dir: string = findSqlDir()): string {
 
 /** Applies every pending migration; returns the versions applied now. */
 export async function migrate(conn: DuckDBConnection, options: MigrateOptions = {}): Promise<number[]> {
+  if (options.dir === undefined && options.upTo === undefined && (await isCurrent(conn))) return [];
   await ensureMigrationsTable(conn);
   const done = new Set(await appliedVersions(conn));
   const applied: number[] = [];
@@ -93,6 +94,48 @@ export async function migrate(conn: DuckDBConnection, options: MigrateOptions = 
   return applied;
 }
 
+/** The package's own sql/, read once a process: its files do not change while gexwh runs. */
+let shipped: { versions: number[]; viewsSha256: string | undefined } | undefined;
+
+function shippedSchema(): { versions: number[]; viewsSha256: string | undefined } {
+  if (shipped === undefined) {
+    const dir = findSqlDir();
+    const views = existsSync(join(dir, VIEWS_FILE)) ? sha256Of(viewDefinitions(dir)) : undefined;
+    shipped = { versions: listMigrations(dir).map((migration) => migration.version), viewsSha256: views };
+  }
+  return shipped;
+}
+
+/**
+ * True when the warehouse holds every shipped migration and the shipped views, asked in one read:
+ * every command opens the warehouse, and the full check (two DDL statements, the catalog, every file
+ * of sql/ read and hashed) cost ~20 ms of each open. False sends the caller down the full path,
+ * which alone decides what to apply, so a read that fails here (a fresh or older warehouse lacks
+ * these tables) is only a "not sure".
+ */
+async function isCurrent(conn: DuckDBConnection): Promise<boolean> {
+  const { versions, viewsSha256 } = shippedSchema();
+  if (viewsSha256 === undefined) return false;
+  let recorded: { versions: string | null; views: string | null };
+  try {
+    recorded = await readOne(
+      conn,
+      `SELECT (SELECT string_agg(version::VARCHAR, ',' ORDER BY version) FROM sync.migrations) AS versions,
+              (SELECT sha256 FROM sync.definitions WHERE name = 'views') AS views`,
+      [],
+      { versions: maybeText, views: maybeText },
+    );
+  } catch {
+    return false;
+  }
+  const applied = new Set((recorded.versions ?? '').split(',').map(Number));
+  return recorded.views === viewsSha256 && versions.every((version) => applied.has(version));
+}
+
+function sha256Of(content: string): string {
+  return createHash('sha256').update(content).digest('hex');
+}
+
 /** The views file, once every migration is applied and the definitions table exists; true when it ran. */
 async function applyViewsIfDue(conn: DuckDBConnection, options: MigrateOptions, done: Set<number>, applied: number[]): Promise<boolean> {
   const dir = options.dir ?? findSqlDir();
@@ -103,7 +146,7 @@ async function applyViewsIfDue(conn: DuckDBConnection, options: MigrateOptions, 
 
 /** Runs the views file when its sha256 differs from the one last applied, in one transaction with the record. */
 async function applyViews(conn: DuckDBConnection, sql: string): Promise<boolean> {
-  const sha256 = createHash('sha256').update(sql).digest('hex');
+  const sha256 = sha256Of(sql);
   const recorded = await readRow(conn, `SELECT sha256 FROM sync.definitions WHERE name = 'views'`, [], { sha256: text });
   if (recorded?.sha256 === sha256) return false;
   await conn.run('BEGIN TRANSACTION');

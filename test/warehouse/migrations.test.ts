@@ -1,9 +1,9 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { UsageError } from '../../src/core/errors.js';
 import { findSqlDir } from '../../src/warehouse/sql-dir.js';
-import { appliedVersions, latestVersion, listMigrations } from '../../src/warehouse/migrations.js';
+import { appliedVersions, latestVersion, listMigrations, migrate } from '../../src/warehouse/migrations.js';
 import { openWarehouse } from '../../src/warehouse/open.js';
 import { loadFiles } from '../../src/warehouse/loader.js';
 import { readListingState, upsertManifest } from '../../src/warehouse/manifest.js';
@@ -200,6 +200,54 @@ describe('migrations', () => {
     } finally {
       cleanup();
     }
+  });
+
+  describe('reopening a warehouse (every command does)', () => {
+    async function reopened(change: string): Promise<{ versions: number[]; viewsSha256: unknown; tableThere: unknown }> {
+      const { dir, cleanup } = makeTempDir();
+      const db = join(dir, 'gex.duckdb');
+      try {
+        const fresh = await openWarehouse(db);
+        await fresh.connection.run(change);
+        fresh.close();
+        const wh = await openWarehouse(db);
+        try {
+          const [views] = await query(wh, `SELECT sha256 FROM sync.definitions WHERE name = 'views'`);
+          const [table] = await query(wh, `SELECT count(*)::INTEGER AS n FROM duckdb_tables() WHERE table_name = 'unconfirmed_manifest'`);
+          return { versions: await appliedVersions(wh.connection), viewsSha256: views?.sha256, tableThere: table?.n };
+        } finally {
+          wh.close();
+        }
+      } finally {
+        cleanup();
+      }
+    }
+
+    it('a current warehouse is checked in one read: no DDL, nothing applied', async () => {
+      const { dir, cleanup } = makeTempDir();
+      const wh = await openWarehouse(join(dir, 'gex.duckdb'));
+      try {
+        const runs = vi.spyOn(wh.connection, 'run');
+        expect(await migrate(wh.connection)).toEqual([]);
+        expect(runs.mock.calls.map(([sql]) => sql.trim().split(/\s/)[0])).toEqual(['SELECT']);
+      } finally {
+        wh.close();
+        cleanup();
+      }
+    });
+
+    it('a shipped version missing from the record is applied again, though the views are current', async () => {
+      const got = await reopened('DROP TABLE sync.unconfirmed_manifest; DELETE FROM sync.migrations WHERE version = 75');
+      expect(got.versions).toContain(75);
+      expect(got.tableThere).toBe(1);
+    });
+
+    it('views recorded with another text are applied again', async () => {
+      const current = await reopened('SELECT 1');
+      const got = await reopened(`UPDATE sync.definitions SET sha256 = 'stale' WHERE name = 'views'`);
+      expect(typeof current.viewsSha256).toBe('string');
+      expect(got.viewsSha256).toBe(current.viewsSha256);
+    });
   });
 
   it('rolls back a failing migration whole', async () => {
