@@ -1,6 +1,7 @@
-// Versioned schema migrations: the numbered files of sql/ (001_schema.sql, ...) applied in order, each in one transaction
-// together with its row in sync.migrations, so a crash never leaves a half-applied version. Then the
-// views and macros: sql/views.sql, their one definition, applied again whenever its text changes.
+// Versioned schema migrations: the numbered files of sql/ (001_schema.sql, ...) applied in order, each
+// with its row in sync.migrations. Then the views and macros: sql/views.sql, their one definition,
+// applied again whenever its text changes. Each file goes in one transaction with its row, so a crash
+// never leaves a half-applied version; a new warehouse takes them all in one.
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -79,14 +80,25 @@ export async function migrate(conn: DuckDBConnection, options: MigrateOptions = 
   if (options.dir === undefined && options.upTo === undefined && (await isCurrent(conn))) return [];
   await ensureMigrationsTable(conn);
   const done = new Set(await appliedVersions(conn));
-  const applied: number[] = [];
-  for (const migration of listMigrations(options.dir)) {
-    if (done.has(migration.version)) continue;
-    if (options.upTo !== undefined && migration.version > options.upTo) break;
-    await applyOne(conn, migration);
-    applied.push(migration.version);
+  const pending = listMigrations(options.dir).filter(
+    (migration) => !done.has(migration.version) && (options.upTo === undefined || migration.version <= options.upTo),
+  );
+  const applied = pending.map((migration) => migration.version);
+  const applyViews = (): Promise<boolean> => applyViewsIfDue(conn, options, done, applied);
+  let viewsChanged: boolean;
+  if (done.size === 0) {
+    // A new warehouse in one transaction: one commit in place of one per file, ~2.5x faster
+    // (~100 ms against ~250 ms), and every command of a new user and every test starts with one.
+    viewsChanged = await inTransaction(conn, async () => {
+      for (const migration of pending) await applyOne(conn, migration);
+      return await applyViews();
+    });
+  } else {
+    // An older one file by file: DuckDB refuses at commit an UPDATE and an ALTER of one table in the
+    // same transaction ("another transaction has altered this table"), which upgrades with rows do.
+    for (const migration of pending) await inTransaction(conn, () => applyOne(conn, migration));
+    viewsChanged = await inTransaction(conn, applyViews);
   }
-  const viewsChanged = await applyViewsIfDue(conn, options, done, applied);
   // Schema changes go into the file at once, not only the WAL: DuckDB 1.5 fails to replay some of
   // them (ALTER TABLE ... ADD COLUMN with a function default) from the WAL of a killed process, and a
   // sync keeps the warehouse open across phases, so a kill can find them there.
@@ -144,34 +156,41 @@ async function applyViewsIfDue(conn: DuckDBConnection, options: MigrateOptions, 
   return await applyViews(conn, viewDefinitions(dir));
 }
 
-/** Runs the views file when its sha256 differs from the one last applied, in one transaction with the record. */
+/** Runs the views file when its sha256 differs from the one last applied, with the record (in the caller's transaction). */
 async function applyViews(conn: DuckDBConnection, sql: string): Promise<boolean> {
   const sha256 = sha256Of(sql);
   const recorded = await readRow(conn, `SELECT sha256 FROM sync.definitions WHERE name = 'views'`, [], { sha256: text });
   if (recorded?.sha256 === sha256) return false;
-  await conn.run('BEGIN TRANSACTION');
   try {
     await conn.run(sql);
     await conn.run(`INSERT OR REPLACE INTO sync.definitions (name, sha256, applied_at) VALUES ('views', $1, now())`, [sha256]);
-    await conn.run('COMMIT');
     return true;
   } catch (error) {
-    await conn.run('ROLLBACK');
-    const reason = error instanceof Error ? error.message : String(error);
-    throw new Error(`gexwh: ${VIEWS_FILE} failed: ${reason}`, { cause: error });
+    throw new Error(`gexwh: ${VIEWS_FILE} failed: ${errorMessage(error)}`, { cause: error });
   }
 }
 
-async function applyOne(conn: DuckDBConnection, migration: Migration): Promise<void> {
+/** Runs `work` in a transaction; on failure rolls back and rethrows the failure (not the rollback's own). */
+async function inTransaction<T>(conn: DuckDBConnection, work: () => Promise<T>): Promise<T> {
   await conn.run('BEGIN TRANSACTION');
+  try {
+    const result = await work();
+    await conn.run('COMMIT');
+    return result;
+  } catch (error) {
+    // A failed COMMIT has already ended the transaction, so this ROLLBACK may fail in turn.
+    await conn.run('ROLLBACK').catch(() => undefined);
+    throw error;
+  }
+}
+
+/** One migration and its row (in the caller's transaction); a failure names the file. */
+async function applyOne(conn: DuckDBConnection, migration: Migration): Promise<void> {
   try {
     await conn.run(migration.sql);
     await conn.run('INSERT INTO sync.migrations (version, name, applied_at) VALUES ($1, $2, now())', [migration.version, migration.name]);
-    await conn.run('COMMIT');
   } catch (error) {
-    await conn.run('ROLLBACK');
-    const reason = errorMessage(error);
-    throw new Error(`gexwh: migration ${migration.version}_${migration.name} failed: ${reason}`, { cause: error });
+    throw new Error(`gexwh: migration ${migration.version}_${migration.name} failed: ${errorMessage(error)}`, { cause: error });
   }
 }
 
