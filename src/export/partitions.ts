@@ -3,6 +3,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { duckdb } from '../warehouse/duckdb.js';
 import { bool, nullable, num, readOne, readRows, text } from '../warehouse/read-rows.js';
+import { errorMessage } from '../core/errors.js';
 import type { CopyRun, ExportedPartition, Partition } from './copy-runs.js';
 import { partitionKey } from './copy-runs.js';
 import type { ExportSelection } from './options.js';
@@ -129,15 +130,24 @@ export async function scannedPartitions(conn: DuckDBConnection, table: ExportTab
 }
 
 export async function tableLayout(conn: DuckDBConnection, table: ExportTable): Promise<string> {
-  const row = await readOne(
-    conn,
-    // duckdb_columns(), not information_schema.columns (a slower view over it); same text.
-    `SELECT string_agg(column_name || ' ' || data_type, ',' ORDER BY column_index) AS layout
-       FROM duckdb_columns() WHERE database_name = current_database() AND schema_name = 'main' AND table_name = $1`,
-    [table],
-    { layout: nullable(text) },
-  );
+  // pragma_table_info binds the one table; duckdb_columns() binds every view of the warehouse to
+  // filter them out (~3 ms against ~10-50 ms a call). The text is the same, column by column, as
+  // the fingerprints of earlier exports were made with (test/export/layout.test.ts).
+  let row;
+  try {
+    row = await readOne(conn, `SELECT string_agg(name || ' ' || type, ',' ORDER BY cid) AS layout FROM pragma_table_info($1)`, [`main.${table}`], {
+      layout: nullable(text),
+    });
+  } catch (error) {
+    if (isMissingTable(error)) return '';
+    throw error;
+  }
   return row.layout ?? '';
+}
+
+/** A table an older warehouse does not have yet has no layout, as it has no rows. */
+function isMissingTable(error: unknown): boolean {
+  return /Catalog Error: Table with name .* does not exist/i.test(errorMessage(error));
 }
 
 export async function listExported(conn: DuckDBConnection, table: ExportTable, selection: ExportSelection): Promise<Map<string, ExportedPartition>> {
