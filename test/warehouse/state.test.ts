@@ -82,6 +82,21 @@ describe('coverage', () => {
         { ...row, files_last_date: '2026-11-20' },
         { ...row, symbol: 'NEW', files_first_date: null, files_last_date: null },
       ]);
+      // A pair the answer repeats is stored as its last row says; no rows change nothing.
+      await upsertCoverage(
+        wh.connection,
+        [
+          { ...row, sessions: 1 },
+          { ...row, symbol: 'NEW', sessions: 2 },
+          { ...row, sessions: 3 },
+        ],
+        new Date(),
+      );
+      await upsertCoverage(wh.connection, [], new Date());
+      expect((await listCoverage(wh.connection)).map((stored) => [stored.symbol, stored.sessions])).toEqual([
+        ['BTC', 3],
+        ['NEW', 2],
+      ]);
     });
   });
 });
