@@ -5,6 +5,7 @@
 import { DateTime } from 'luxon';
 import { isNyseEarlyClose, isNyseTradingDay, NYSE_EARLY_CLOSE } from '../../src/calendar/nyse.js';
 import type { Market } from './types.js';
+import { LruCache } from './lru.js';
 
 export const SLOT_MS = 15 * 60 * 1000;
 export const DAY_MS = 24 * 60 * 60 * 1000;
@@ -44,8 +45,13 @@ export function utcDateOf(instant: Date | number): string {
 
 export function newYorkDateOf(instant: Date | number): string {
   const ms = typeof instant === 'number' ? instant : instant.getTime();
-  return DateTime.fromMillis(ms, { zone: NEW_YORK }).toISODate() ?? '';
+  return newYorkDates.getOrCreate(ms, () => DateTime.fromMillis(ms, { zone: NEW_YORK }).toISODate() ?? '');
 }
+
+// A session's captures are asked for once per capture a file holds, and luxon's time zone math is
+// the costly part of each: both are pure, so a process keeps recent answers.
+const newYorkDates = new LruCache<number, string>(8192);
+const captureTimes = new LruCache<string, readonly number[]>(2048);
 
 /** The instant of a New York wall-clock time on a date (DST handled by luxon). */
 export function newYorkInstant(isoDate: string, hour: number, minute: number): number {
@@ -59,7 +65,11 @@ export function sessionDateOf(market: Market, instant: Date | number): string {
 }
 
 /** Capture instants (ms) of a session, oldest first; empty for a TradFi weekend day or holiday. */
-export function sessionCaptureTimes(market: Market, sessionDate: string): number[] {
+export function sessionCaptureTimes(market: Market, sessionDate: string): readonly number[] {
+  return captureTimes.getOrCreate(`${market}|${sessionDate}`, () => Object.freeze(captureTimesOf(market, sessionDate)));
+}
+
+function captureTimesOf(market: Market, sessionDate: string): number[] {
   if (market === 'crypto') {
     const start = utcMidnight(sessionDate);
     return Array.from({ length: CRYPTO_CAPTURES }, (_, i) => start + i * SLOT_MS);
