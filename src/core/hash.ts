@@ -1,6 +1,12 @@
-// The one way gexwh hashes a file on disk: the staged export files, the archive's copies in tests.
+// The one way gexwh hashes a file on disk (the staged export files, the archive's copies in tests),
+// and a text.
 import { createHash } from 'node:crypto';
 import { closeSync, openSync, readSync } from 'node:fs';
+
+/** sha256 of a text, as hex (a fingerprint of SQL or JSON the tool wrote). */
+export function sha256OfText(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
 
 /**
  * One read buffer for every call (the function never yields, so calls cannot interleave). Reading

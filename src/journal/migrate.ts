@@ -5,7 +5,7 @@
 // next step adopts. Package ids come from the content, so a migration a crash interrupted is done
 // again without doubling anything; the old file goes only once its packages are in place. A file that
 // cannot be read is set aside beside itself, never deleted.
-import { createHash } from 'node:crypto';
+import { sha256OfText as sha256 } from '../core/hash.js';
 import { promises as fs } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { JOURNAL_FOLDER, LEGACY_JOURNAL, LEGACY_SPENT_FOLDER, legacyPackageId } from './layout.js';
@@ -96,8 +96,4 @@ function compactStamp(): string {
     .toISOString()
     .replace(/\.\d{3}Z$/, 'Z')
     .replace(/[-:]/g, '');
-}
-
-function sha256(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
 }

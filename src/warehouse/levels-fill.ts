@@ -2,6 +2,7 @@
 // and the write of fetched /history/levels rows. The insert itself is insertApiLevels (file rows
 // win); here it runs in one transaction with the promotion of rows that became the session's close.
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { inTransaction } from './transaction.js';
 import { insertApiLevels, type HistoryLevelsRow } from './levels-api.js';
 import { bool, readRows, text } from './read-rows.js';
 
@@ -44,8 +45,7 @@ export async function readLevelsFillState(conn: DuckDBConnection, exchange: stri
  */
 export async function writeApiLevels(conn: DuckDBConnection, exchange: string, symbol: string, rows: readonly HistoryLevelsRow[]): Promise<number> {
   if (rows.length === 0) return 0;
-  await conn.run('BEGIN TRANSACTION');
-  try {
+  return await inTransaction(conn, async () => {
     const inserted = await insertApiLevels(conn, exchange, symbol, rows);
     for (const row of rows) {
       if (row.type !== 'close') continue;
@@ -56,10 +56,6 @@ export async function writeApiLevels(conn: DuckDBConnection, exchange: string, s
         [exchange, symbol, row.timestamp_utc],
       );
     }
-    await conn.run('COMMIT');
     return inserted;
-  } catch (error) {
-    await conn.run('ROLLBACK');
-    throw error;
-  }
+  });
 }

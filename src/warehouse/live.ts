@@ -3,6 +3,7 @@
 // with ON CONFLICT DO NOTHING, so capturing the same as_of twice adds nothing. Table and column
 // names come from the fixed lists below, never from data.
 import type { DuckDBAppender, DuckDBConnection } from '@duckdb/node-api';
+import { inTransaction } from './transaction.js';
 import { LEVELS_FIELDS } from './layouts.js';
 import { readRows, text } from './read-rows.js';
 import { pairKey } from '../core/pairs.js';
@@ -131,19 +132,11 @@ export async function insertLiveRows(conn: DuckDBConnection, table: LiveTable, r
 
 /** Writes a whole capture run in one transaction; rows inserted per table. */
 export async function writeLiveCapture(conn: DuckDBConnection, rows: LiveRows): Promise<Record<LiveTable, number>> {
-  await conn.run('BEGIN TRANSACTION');
-  try {
-    const counts = {
-      live_levels: await insertLiveRows(conn, 'live_levels', rows.live_levels),
-      term_structure: await insertLiveRows(conn, 'term_structure', rows.term_structure),
-      live_strikes: await insertLiveRows(conn, 'live_strikes', rows.live_strikes),
-    };
-    await conn.run('COMMIT');
-    return counts;
-  } catch (error) {
-    await conn.run('ROLLBACK');
-    throw error;
-  }
+  return await inTransaction(conn, async () => ({
+    live_levels: await insertLiveRows(conn, 'live_levels', rows.live_levels),
+    term_structure: await insertLiveRows(conn, 'term_structure', rows.term_structure),
+    live_strikes: await insertLiveRows(conn, 'live_strikes', rows.live_strikes),
+  }));
 }
 
 /** The latest as_of with term_structure rows per (exchange, symbol): a closed market's snapshot is taken once. */

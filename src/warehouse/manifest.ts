@@ -189,6 +189,7 @@ export async function upsertCoverage(conn: DuckDBConnection, rows: readonly Cove
 
 const COVERAGE_PARAMS = 8;
 
+/** Coverage rows held locally, as the API shapes them. */
 export async function listCoverage(conn: DuckDBConnection): Promise<CoverageRow[]> {
   return readRows(
     conn,

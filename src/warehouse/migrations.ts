@@ -2,13 +2,14 @@
 // with its row in sync.migrations. Then the views and macros: sql/views.sql, their one definition,
 // applied again whenever its text changes. Each file goes in one transaction with its row, so a crash
 // never leaves a half-applied version; a new warehouse takes them all in one.
-import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { findSqlDir } from './sql-dir.js';
+import { inTransaction } from './transaction.js';
 import { maybeText, num, readOne, readRow, readRows, text } from './read-rows.js';
 import { errorMessage } from '../core/errors.js';
+import { sha256OfText } from '../core/hash.js';
 
 export interface Migration {
   version: number;
@@ -112,7 +113,7 @@ let shipped: { versions: number[]; viewsSha256: string | undefined } | undefined
 function shippedSchema(): { versions: number[]; viewsSha256: string | undefined } {
   if (shipped === undefined) {
     const dir = findSqlDir();
-    const views = existsSync(join(dir, VIEWS_FILE)) ? sha256Of(viewDefinitions(dir)) : undefined;
+    const views = existsSync(join(dir, VIEWS_FILE)) ? sha256OfText(viewDefinitions(dir)) : undefined;
     shipped = { versions: listMigrations(dir).map((migration) => migration.version), viewsSha256: views };
   }
   return shipped;
@@ -144,10 +145,6 @@ async function isCurrent(conn: DuckDBConnection): Promise<boolean> {
   return recorded.views === viewsSha256 && versions.every((version) => applied.has(version));
 }
 
-function sha256Of(content: string): string {
-  return createHash('sha256').update(content).digest('hex');
-}
-
 /** The views file, once every migration is applied and the definitions table exists; true when it ran. */
 async function applyViewsIfDue(conn: DuckDBConnection, options: MigrateOptions, done: Set<number>, applied: number[]): Promise<boolean> {
   const dir = options.dir ?? findSqlDir();
@@ -158,7 +155,7 @@ async function applyViewsIfDue(conn: DuckDBConnection, options: MigrateOptions, 
 
 /** Runs the views file when its sha256 differs from the one last applied, with the record (in the caller's transaction). */
 async function applyViews(conn: DuckDBConnection, sql: string): Promise<boolean> {
-  const sha256 = sha256Of(sql);
+  const sha256 = sha256OfText(sql);
   const recorded = await readRow(conn, `SELECT sha256 FROM sync.definitions WHERE name = 'views'`, [], { sha256: text });
   if (recorded?.sha256 === sha256) return false;
   try {
@@ -167,20 +164,6 @@ async function applyViews(conn: DuckDBConnection, sql: string): Promise<boolean>
     return true;
   } catch (error) {
     throw new Error(`gexwh: ${VIEWS_FILE} failed: ${errorMessage(error)}`, { cause: error });
-  }
-}
-
-/** Runs `work` in a transaction; on failure rolls back and rethrows the failure (not the rollback's own). */
-async function inTransaction<T>(conn: DuckDBConnection, work: () => Promise<T>): Promise<T> {
-  await conn.run('BEGIN TRANSACTION');
-  try {
-    const result = await work();
-    await conn.run('COMMIT');
-    return result;
-  } catch (error) {
-    // A failed COMMIT has already ended the transaction, so this ROLLBACK may fail in turn.
-    await conn.run('ROLLBACK').catch(() => undefined);
-    throw error;
   }
 }
 

@@ -9,6 +9,7 @@
 // With no readable warehouse (missing, or damaged so DuckDB refuses it) there is no ledger to follow:
 // rebuild-from-archive.ts keeps the damaged file aside and loads the whole archive into a fresh one.
 import { existsSync } from 'node:fs';
+import { inTransaction } from './transaction.js';
 import { join, resolve } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { errorMessage, LockError, NotAWarehouseError, UsageError } from '../core/errors.js';
@@ -269,18 +270,13 @@ export async function removeOrphanRows(conn: DuckDBConnection): Promise<number> 
      WHERE NOT EXISTS (SELECT 1 FROM sync.files f
                         WHERE f.status = 'loaded' AND f.file = $1
                           AND f.exchange = t.exchange AND f.symbol = t.symbol AND f.session_date = t.session_date)`;
-  await conn.run('BEGIN TRANSACTION');
-  try {
+  return await inTransaction(conn, async () => {
     const levels = await conn.run(`${unexplained('levels')} AND t.source = 'file'`, ['levels']);
     const strikes = await conn.run(unexplained('strikes_total'), ['strikes_total']);
     const byExpiry = await conn.run(unexplained('strikes_by_expiry'), ['strikes_by_expiry']);
     if (levels.rowsChanged > 0) await rebuildSessionCloses(conn);
-    await conn.run('COMMIT');
     return levels.rowsChanged + strikes.rowsChanged + byExpiry.rowsChanged;
-  } catch (error) {
-    await conn.run('ROLLBACK');
-    throw error;
-  }
+  });
 }
 
 function byFile(a: RebuildProblem, b: RebuildProblem): number {
