@@ -1,9 +1,10 @@
 // Counts the reads of an archive's journal packages as the file system sees them: every read of the
 // packages lists their folder once (readPackages), so counting that listing counts the reads, with
 // no module replaced (the product runs as built, loaded natively).
-import { promises as fs } from 'node:fs';
-import { resolve } from 'node:path';
-import { vi } from 'vitest';
+import { mkdtempSync, promises as fs, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterEach, beforeEach, vi } from 'vitest';
 import { packagesFolder } from '../../src/journal/layout.js';
 
 export interface PackageReads {
@@ -25,5 +26,28 @@ export function countPackageReads(archiveRoot: string): PackageReads {
     count: () => listed.filter((path) => path === folder).length,
     reset: () => void listed.splice(0),
     restore: () => spy.mockRestore(),
+  };
+}
+
+/** A temporary folder per test of the file, whose `archive/` packages' reads are counted. */
+export function packageReadsEachTest(prefix: string): { readonly dir: string; readonly reads: PackageReads } {
+  let dir = '';
+  let reads: PackageReads | undefined;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), prefix));
+    reads = countPackageReads(join(dir, 'archive'));
+  });
+  afterEach(() => {
+    reads?.restore();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  return {
+    get dir() {
+      return dir;
+    },
+    get reads() {
+      if (reads === undefined) throw new Error('packageReadsEachTest: read outside a test');
+      return reads;
+    },
   };
 }

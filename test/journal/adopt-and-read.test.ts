@@ -11,6 +11,7 @@ import { adoptAndRead } from '../../src/journal/stopped-runs.js';
 import { journalFiles } from '../../src/journal/held.js';
 import { openPackageOf, unregisterOpenPackage } from '../../src/journal/open-package.js';
 import type { VerifiedFile } from '../../src/core/rows.js';
+import { verifiedLevelsFile } from '../helpers/verified-file.js';
 
 let root: string;
 beforeEach(() => {
@@ -18,21 +19,7 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(root, { recursive: true, force: true }));
 
-function file(date: string): VerifiedFile {
-  return {
-    exchange: 'combined',
-    symbol: 'BTC',
-    sessionDate: date,
-    file: 'levels',
-    sha256: 'b'.repeat(64),
-    bytes: 100,
-    rows: 10,
-    schemaVersion: 1,
-    archivePath: join(root, 'combined', 'BTC', `${date}_levels.csv.gz`),
-    downloadedAt: new Date('2026-03-11T00:31:00Z'),
-    fromArchive: false,
-  };
-}
+const file = (date: string): VerifiedFile => verifiedLevelsFile(root, date, 'b');
 
 /** A run that dies after paying: its package stays open, and this process no longer runs it. */
 async function stoppedRun(startedAt: string, credits: number, files: VerifiedFile[], quotaAtStart?: { remaining: number; reset: string }): Promise<void> {

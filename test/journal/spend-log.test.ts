@@ -13,6 +13,7 @@ import { packagesFolder } from '../../src/journal/layout.js';
 import { openPackageOf, unregisterOpenPackage } from '../../src/journal/open-package.js';
 import { journalState } from '../helpers/journal-state.js';
 import type { VerifiedFile } from '../../src/core/rows.js';
+import { verifiedLevelsFile } from '../helpers/verified-file.js';
 
 let root: string;
 beforeEach(() => {
@@ -22,21 +23,7 @@ afterEach(() => rmSync(root, { recursive: true, force: true }));
 
 const start = { command: 'sync', options: { maxCredits: 5 }, startedAt: new Date('2026-03-11T00:30:00Z') };
 
-function file(date: string): VerifiedFile {
-  return {
-    exchange: 'combined',
-    symbol: 'BTC',
-    sessionDate: date,
-    file: 'levels',
-    sha256: 'a'.repeat(64),
-    bytes: 100,
-    rows: 10,
-    schemaVersion: 1,
-    archivePath: join(root, 'combined', 'BTC', `${date}_levels.csv.gz`),
-    downloadedAt: new Date('2026-03-11T00:31:00Z'),
-    fromArchive: false,
-  };
-}
+const file = (date: string): VerifiedFile => verifiedLevelsFile(root, date);
 
 const onlyPackage = () => join(packagesFolder(root), readdirSync(packagesFolder(root))[0]!);
 

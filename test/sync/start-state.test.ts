@@ -1,30 +1,19 @@
 // The sync's start reads the journal's packages once: the stopped runs are closed and the journal is
 // loaded (or, with the warehouse held, its listings put in the plan's copy) from that one read. The
 // only other read is the load's own clean-up, after it moved what it loaded (the packages left empty go).
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openStore, type BeginOptions } from '../../src/sync/state-source.js';
 import { openSpendLog } from '../../src/journal/spend-log.js';
 import { journalFiles } from '../../src/journal/held.js';
 import { openPackageOf, unregisterOpenPackage } from '../../src/journal/open-package.js';
 import { readListingState } from '../../src/warehouse/index.js';
 import { holdWarehouse } from '../helpers/holder.js';
-import { countPackageReads, type PackageReads } from '../helpers/package-reads.js';
+import { packageReadsEachTest } from '../helpers/package-reads.js';
 import { migratedTemplate, seedWarehouse } from '../helpers/migrated-warehouse.js';
 import type { CoverageRow } from '../../src/core/rows.js';
 
-let dir: string;
-let reads: PackageReads;
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'gexwh-start-'));
-  reads = countPackageReads(join(dir, 'archive'));
-});
-afterEach(() => {
-  reads.restore();
-  rmSync(dir, { recursive: true, force: true });
-});
+const each = packageReadsEachTest('gexwh-start-');
 
 const pair = { exchange: 'combined', symbol: 'BTC' };
 const listing = {
@@ -36,14 +25,14 @@ const listing = {
 
 /** An archive whose journal holds a run stopped hard (2 credits) and a listing a held-out run left. */
 async function journal(): Promise<{ archiveRoot: string; dbPath: string }> {
-  const archiveRoot = join(dir, 'archive');
+  const archiveRoot = join(each.dir, 'archive');
   const log = openSpendLog(archiveRoot, { command: 'sync', options: {}, startedAt: new Date('2026-03-10T00:30:00Z') }, () => 2);
   await log.credit(2);
   unregisterOpenPackage(archiveRoot, openPackageOf(archiveRoot)!);
   await journalFiles(archiveRoot, [], { listings: [listing], stored: false });
-  const dbPath = join(dir, 'gex.duckdb');
+  const dbPath = join(each.dir, 'gex.duckdb');
   seedWarehouse(await migratedTemplate(), dbPath);
-  reads.reset();
+  each.reads.reset();
   return { archiveRoot, dbPath };
 }
 
@@ -69,7 +58,7 @@ describe("the sync's start", () => {
       expect(warnings.join('\n')).toMatch(/a run stopped before it finished left 0 paid file\(s\) \(2 credit\(s\) recorded\)/);
       expect(store.waiting.runsRecorded).toBe(1);
       // The start's read, then the load's clean-up of the packages it emptied.
-      expect(reads.count()).toBe(2);
+      expect(each.reads.count()).toBe(2);
     } finally {
       store.close();
     }
@@ -87,7 +76,7 @@ describe("the sync's start", () => {
         expect(store.mode).toBe(mode);
         const conn = await store.planConnection(() => undefined);
         expect(await readListingState(conn, pair.exchange, pair.symbol)).toEqual({ newestStored: '2026-03-09', completeFrom: '2026-03-01' });
-        expect(reads.count()).toBe(1);
+        expect(each.reads.count()).toBe(1);
       } finally {
         store.close();
       }
