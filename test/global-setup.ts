@@ -27,7 +27,7 @@ export default function setup(): () => void {
 
 function buildFirst(): void {
   if (process.env.GEXWH_TEST_BUILT === '1') return;
-  // TypeScript 7 (the native compiler, as `npm run build`); `typescript` itself stays 5.x for ESLint.
+  // TypeScript 7 (the native compiler, as `npm run build`); `typescript` itself stays 5.x for its compiler API.
   const tsc = createRequire(import.meta.url).resolve('typescript-7/bin/tsc');
   execFileSync(process.execPath, [tsc, '-b', 'tsconfig.build.json'], { cwd: ROOT, stdio: 'inherit' });
   // The binary users run: the CLI bundled into dist/cli (what `npm run build` does after tsc).

@@ -39,18 +39,21 @@ export function registerLoad(program: Command): void {
       // With a key, the journal's claims are checked against the API's manifest (requests, no credit).
       const api = optionalManifestLister(ctx);
       const progress = createTaskProgress(ctx, 'load');
-      const result = await loadWaiting({
-        dbPath: ctx.settings.db,
-        archiveRoot: ctx.settings.archive,
-        waitSeconds: flags.waitLock ?? DEFAULT_WAIT_LOCK_SECONDS,
-        signal: ctx.signal,
-        onProgress: progress.onProgress,
-        schemaContract,
-        check: { ...(api !== undefined ? { list: api.list } : {}), trust: flags.trustJournal === true },
-      }).finally(async () => {
+      let result: Awaited<ReturnType<typeof loadWaiting>>;
+      try {
+        result = await loadWaiting({
+          dbPath: ctx.settings.db,
+          archiveRoot: ctx.settings.archive,
+          waitSeconds: flags.waitLock ?? DEFAULT_WAIT_LOCK_SECONDS,
+          signal: ctx.signal,
+          onProgress: progress.onProgress,
+          schemaContract,
+          check: { ...(api !== undefined ? { list: api.list } : {}), trust: flags.trustJournal === true },
+        });
+      } finally {
         progress.done();
         await api?.close();
-      });
+      }
       ctx.out.result(result, () =>
         [
           `load: ${result.filesLoaded} file(s) loaded from the archive's journal (${result.rowsLoaded} rows), ${result.filesFailed.length} failed, ` +

@@ -28,6 +28,15 @@ async function manifest(em: Emulator): Promise<Row[]> {
   return answer.body.data as Row[];
 }
 
+/** The manifest, then the emulator closed, whether the manifest answered or not. */
+async function manifestThenClose(em: Emulator): Promise<Row[]> {
+  try {
+    return await manifest(em);
+  } finally {
+    await em.close();
+  }
+}
+
 async function download(em: Emulator, row: Row): Promise<Buffer> {
   const link = await call(em, `/history/files/deribit/BTC/${row.session_date}/${row.file}`, { key: em.keys.admin });
   expect(link.status).toBe(302);
@@ -73,7 +82,7 @@ describe('the manifest facts cache', () => {
   it('another seed or chain size does not reuse the facts', async () => {
     const cache = join(dir, 'keyed');
     const first = await smallEmulator(options(cache, '2026-03-11T14:07:00Z', 2));
-    await manifest(first).finally(() => first.close());
+    await manifestThenClose(first);
     for (const other of [{ seed: 8 }, { strikes: 16 }, { expirations: 4 }]) {
       const em = await smallEmulator({ ...options(cache, '2026-03-11T14:07:00Z', 2), ...other });
       try {
@@ -90,7 +99,7 @@ describe('the manifest facts cache', () => {
   it('facts that disagree with the bytes built: the download fails, the cache file is deleted, nothing is listed from it again', async () => {
     const cache = join(dir, 'tampered');
     const first = await smallEmulator(options(cache, '2026-03-11T14:07:00Z', 2));
-    const [row] = await manifest(first).finally(() => first.close());
+    const [row] = await manifestThenClose(first);
     const path = join(cache, readdirOne(cache));
     const wrong = '0'.repeat(64);
     writeFileSync(path, readFileSync(path, 'utf8').replace(row!.sha256, wrong));
@@ -117,7 +126,7 @@ describe('the manifest facts cache', () => {
     expect(defaultFactsCacheDir({ XDG_CACHE_HOME: '/c' })).toBe(join('/c', 'gexwh', 'emulator'));
     const cache = join(dir, 'unasked');
     const filled = await smallEmulator(options(cache, '2026-03-11T14:07:00Z', 2));
-    await manifest(filled).finally(() => filled.close());
+    await manifestThenClose(filled);
     const withCache = await smallEmulator(options(cache, '2026-03-11T14:07:00Z', 2));
     await withCache.close();
     expect(withCache.filesIndexed).toBe(6);
