@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, statfsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -28,7 +28,8 @@ export default function setup(): () => void {
 function buildFirst(): void {
   if (process.env.GEXWH_TEST_BUILT === '1') return;
   // TypeScript 7 (the native compiler, as `npm run build`); `typescript` itself stays 5.x for its compiler API.
-  const tsc = createRequire(import.meta.url).resolve('typescript-7/bin/tsc');
+  // Its package exports only ./package.json of its files, so the binary is found beside that.
+  const tsc = join(dirname(createRequire(import.meta.url).resolve('typescript-7/package.json')), 'bin', 'tsc');
   execFileSync(process.execPath, [tsc, '-b', 'tsconfig.build.json'], { cwd: ROOT, stdio: 'inherit' });
   // The binary users run: the CLI bundled into dist/cli (what `npm run build` does after tsc).
   execFileSync(process.execPath, ['dist/scripts/bundle.js'], { cwd: ROOT, stdio: 'inherit' });
