@@ -6,8 +6,8 @@
 // location of the files the export wrote.
 import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
-import { HiveSQL, SparkSQL, TrinoSQL } from 'dt-sql-parser';
 import { describe, expect, it } from 'vitest';
+import { PARSERS } from '../helpers/sql-parsers.js';
 import { ddlName, ENGINE_SCHEMA, engineSql, engineType, type Engine } from '../../src/export/ddl.js';
 import { exportedTables } from '../../src/export/description.js';
 import { PARTITION_COLUMNS, type ExportedTable } from '../../src/export/views.js';
@@ -113,9 +113,6 @@ describe('trino.sql, athena.sql, spark.sql (structural)', async () => {
     expect(statements(sql).filter((s) => s.startsWith('CREATE TABLE'))).toHaveLength(1);
   });
 });
-
-/** What each file is parsed as: Athena's DDL is Hive's. */
-const PARSERS = { trino: new TrinoSQL(), athena: new HiveSQL(), spark: new SparkSQL() } as const;
 
 /** Statements of a SQL text split on the `;` that ends a line, comment lines dropped. */
 const split = (text: string): string[] =>

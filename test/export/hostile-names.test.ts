@@ -7,8 +7,8 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { HiveSQL, SparkSQL, TrinoSQL } from 'dt-sql-parser';
 import { afterAll, describe, expect, it } from 'vitest';
+import { PARSERS } from '../helpers/sql-parsers.js';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { duckdb } from '../../src/warehouse/duckdb.js';
 import { exportViewsSql, type ExportedTable } from '../../src/export/views.js';
@@ -185,8 +185,6 @@ describe('views.sql over hostile column names', () => {
     expect(() => exportViewsSql(work, tables, 'parquet', '')).toThrow(/not a plain type name/);
   });
 });
-
-const PARSERS = { trino: new TrinoSQL(), athena: new HiveSQL(), spark: new SparkSQL() } as const;
 
 describe("trino.sql, athena.sql, spark.sql over hostile column names (each engine's parser)", () => {
   for (const engine of ['trino', 'athena', 'spark'] as const satisfies readonly Engine[]) {
