@@ -1,6 +1,6 @@
 // The alert rules alone: each rule fires on the step it names and on no other, names its level and
 // direction, and a replay over a window is the replays of its two halves laid end to end.
-import { fc, test } from '@fast-check/vitest';
+import { fc, test } from '../helpers/property.js';
 import { describe, expect, it } from 'vitest';
 import { evaluateSeries, evaluateStep, parseRules, type Observation } from '../../src/alerts/rules.js';
 import { UsageError } from '../../src/core/errors.js';

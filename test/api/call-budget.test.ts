@@ -1,6 +1,6 @@
 // The time budget of one API call, as a pure rule: whatever the budget, the attempts and the
 // pauses, every wait fits in the budget and each retry waits no longer than the one before.
-import { fc, test } from '@fast-check/vitest';
+import { fc, test } from '../helpers/property.js';
 import { describe, expect, it } from 'vitest';
 import { attemptWaitMs, DEFAULT_CALL_BUDGET_MS, MIN_ATTEMPT_MS, pauseFits } from '../../src/api/call-budget.js';
 import { DEFAULT_TIMEOUTS } from '../../src/api/http.js';

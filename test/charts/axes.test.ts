@@ -1,6 +1,6 @@
 // The axis ranges the charts set themselves: a strike axis fitted to the bars, nice steps, and value
 // axes whose zeros share a tick row.
-import { fc, test as fcTest } from '@fast-check/vitest';
+import { fc, test as fcTest } from '../helpers/property.js';
 import { describe, expect, it } from 'vitest';
 import { alignedZeroAxes, niceStep, strikeAxisRange } from '../../src/charts/axes.js';
 

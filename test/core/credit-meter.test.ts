@@ -1,6 +1,6 @@
 // The credit meter: whatever a run takes and gives back, in any order, spending never passes the
 // budget, a refused take spends nothing, and UNLIMITED (null) is the one form of "no bound".
-import { fc, test } from '@fast-check/vitest';
+import { fc, test } from '../helpers/property.js';
 import { describe, expect, it } from 'vitest';
 import { CreditMeter, lowestLimit, UNLIMITED, type Limit } from '../../src/core/credit-meter.js';
 

@@ -1,6 +1,6 @@
 // The judge of a journal's listing rows (pure): only the API's word stores a row; an unchecked row
 // waits, or is trusted on request; the run's own listing answers its own claims without a request.
-import { fc, test } from '@fast-check/vitest';
+import { fc, test } from '../helpers/property.js';
 import { describe, expect, it } from 'vitest';
 import { claimWindows, judgeClaims, knownAnswers, rowKey, type PairAnswer } from '../../src/journal/claims.js';
 import type { JournaledListing } from '../../src/journal/journal.js';

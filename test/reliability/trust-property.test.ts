@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import { fc, test } from '@fast-check/vitest';
+import { fc, test } from '../helpers/property.js';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { loadWaiting } from '../../src/journal/load-pending.js';
 import { openWarehouse, upsertManifest } from '../../src/warehouse/index.js';

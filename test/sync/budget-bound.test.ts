@@ -2,7 +2,7 @@
 // quota (less the reserve) allows. A cap equal to the quota cut nothing the quota did not cut already:
 // the deferred files then wait for the reset, and blaming --max-credits would send the user to raise
 // a flag that changes nothing.
-import { fc, test } from '@fast-check/vitest';
+import { fc, test } from '../helpers/property.js';
 import { describe, expect, it } from 'vitest';
 import { creditBudget } from '../../src/sync/download-plan.js';
 

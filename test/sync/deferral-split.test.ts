@@ -1,7 +1,7 @@
 // Each deferred file is put down to the bound that deferred it: of 49 deferred with 5 credits held
 // back by --reserve-credits, 44 are the quota's and 5 the reserve's, never 49 of either.
 import { describe, expect, it } from 'vitest';
-import { fc, test } from '@fast-check/vitest';
+import { fc, test } from '../helpers/property.js';
 import { creditBudget, deferredByBound } from '../../src/sync/download-plan.js';
 import { formatSummary } from '../../src/cli/summary.js';
 import type { SyncSummary } from '../../src/sync/summary.js';

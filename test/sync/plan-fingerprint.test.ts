@@ -2,7 +2,7 @@
 // fingerprint, any changed manifest fact (a rebuilt file's sha256, its size) or archived copy moves it,
 // and whatMoved names the file that moved.
 import { createHash } from 'node:crypto';
-import { fc, test } from '@fast-check/vitest';
+import { fc, test } from '../helpers/property.js';
 import { describe, expect, it } from 'vitest';
 import { fingerprintsOf, followPlan, whatMoved } from '../../src/sync/plan-fingerprint.js';
 import { planDocumentOf } from '../../src/sync/plan-file.js';

@@ -4,7 +4,7 @@
 // budget is cut (src/sync/run.ts changes nothing after it), so these hold for what sync spends too;
 // test/sync/plan-spend.test.ts checks that against the emulator.
 import { createHash } from 'node:crypto';
-import { fc, test } from '@fast-check/vitest';
+import { fc, test } from '../helpers/property.js';
 import { describe, expect } from 'vitest';
 import { filesToCheck, planSync, type Plan, type PlanInput } from '../../src/sync/download-plan.js';
 import { fileVersionKey, type Pair } from '../../src/core/pairs.js';

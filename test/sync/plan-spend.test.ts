@@ -4,7 +4,7 @@
 // rest for free. The case first, then random archives and budgets (fast-check).
 import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { fc } from '@fast-check/vitest';
+import { fc } from '../helpers/property.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { snapshotBench, type Bench, type BenchSnapshot } from '../helpers/sync.js';
 import type { SyncSummary } from '../../src/sync/run.js';

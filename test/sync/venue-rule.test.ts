@@ -1,6 +1,6 @@
 // The venue a symbol takes when none is named: every symbol of the coverage is either bought exactly
 // once or named as not bought, never dropped in silence.
-import { fc, test } from '@fast-check/vitest';
+import { fc, test } from '../helpers/property.js';
 import { describe, expect, it } from 'vitest';
 import { defaultVenuePairs, describeNotBought } from '../../src/sync/venue-rule.js';
 import { selectCoverage } from '../../src/sync/download-plan.js';

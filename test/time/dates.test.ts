@@ -1,4 +1,4 @@
-import { fc, test as fcTest } from '@fast-check/vitest';
+import { fc, test as fcTest } from '../helpers/property.js';
 import { describe, expect, it } from 'vitest';
 import {
   addDays,
