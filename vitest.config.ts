@@ -35,7 +35,8 @@ export default defineConfig({
     exclude: ['test/live/**', '**/node_modules/**'],
     // Vitest's default on a 2-core CI machine is one worker, which runs the suite serially. Most
     // files wait on child processes, sockets and DuckDB I/O, so two workers share the two cores
-    // without starving each other (the measured suite time: README, docs/development.md).
+    // without starving each other (the measured suite time: README, docs/development.md). Three
+    // workers measured slower (347 s against ~320 s): the cores were already busy.
     maxWorkers: 2,
     // A test file spends ~1 s (4-6 s on a loaded machine) importing the client, DuckDB's native
     // binding, undici and the emulator before its first test; a worker that keeps them between files
