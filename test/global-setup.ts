@@ -5,9 +5,8 @@
 // start inherit TMPDIR.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, statfsSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -27,12 +26,9 @@ export default function setup(): () => void {
 
 function buildFirst(): void {
   if (process.env.GEXWH_TEST_BUILT === '1') return;
-  // TypeScript 7 (the native compiler, as `npm run build`); `typescript` itself stays 5.x for its compiler API.
-  // Its package exports only ./package.json of its files, so the binary is found beside that.
-  const tsc = join(dirname(createRequire(import.meta.url).resolve('typescript-7/package.json')), 'bin', 'tsc');
-  execFileSync(process.execPath, [tsc, '-b', 'tsconfig.build.json'], { cwd: ROOT, stdio: 'inherit' });
-  // The binary users run: the CLI bundled into dist/cli (what `npm run build` does after tsc).
-  execFileSync(process.execPath, ['dist/scripts/bundle.js'], { cwd: ROOT, stdio: 'inherit' });
+  // The package's own build script (TypeScript 7's tsc -b, then the CLI bundled into dist/cli, the
+  // binary users run), so the tests build exactly what `npm run build` does.
+  execFileSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, stdio: 'inherit' });
   process.env.GEXWH_TEST_BUILT = '1';
 }
 
