@@ -9,6 +9,8 @@ import { constants, promises as fs } from 'node:fs';
 /** Far above any journal a night's sync writes (a few MB), far below what a string can hold (~512 MB). */
 export const JOURNAL_MAX_BYTES = 128 * 1024 * 1024;
 
+const READ_CHUNK = 1024 * 1024;
+
 /** Open flags: read-only, the last name not followed, a FIFO not waited on (0 where the platform has no such flag). */
 const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
 
@@ -31,23 +33,29 @@ export async function readJournalFile(path: string, maxBytes: number = JOURNAL_M
     const stat = await handle.stat();
     if (!stat.isFile()) return { refused: `${path} is ${kindOf(stat)}, not a regular file: it is not read` };
     if (stat.size > maxBytes) return { refused: tooBig(path, stat.size, maxBytes) };
-    return await readCapped(handle, path, maxBytes);
+    return await readCapped(handle, path, maxBytes, stat.size);
   } finally {
     await handle.close();
   }
 }
 
-/** Reads at most `maxBytes` (the file may grow after the size was checked). */
-async function readCapped(handle: fs.FileHandle, path: string, maxBytes: number): Promise<SafeRead> {
+/**
+ * Reads at most `maxBytes` (the file may grow after the size was checked). The first read asks for
+ * one byte more than the size seen (up to 1 MB), so a journal file of a few hundred bytes takes one
+ * small read; a read that comes back short is the end of a regular file. The buffers are not zeroed:
+ * only the bytes read are used.
+ */
+async function readCapped(handle: fs.FileHandle, path: string, maxBytes: number, sizeSeen: number): Promise<SafeRead> {
   const chunks: Buffer[] = [];
   let total = 0;
   for (;;) {
-    const chunk = Buffer.alloc(Math.min(1024 * 1024, maxBytes + 1 - total));
+    const want = total === 0 ? sizeSeen + 1 : READ_CHUNK;
+    const chunk = Buffer.allocUnsafe(Math.min(want, READ_CHUNK, maxBytes + 1 - total));
     const { bytesRead } = await handle.read(chunk, 0, chunk.length, null);
-    if (bytesRead === 0) break;
     chunks.push(chunk.subarray(0, bytesRead));
     total += bytesRead;
     if (total > maxBytes) return { refused: tooBig(path, total, maxBytes) };
+    if (bytesRead < chunk.length) break;
   }
   return { text: Buffer.concat(chunks, total).toString('utf8') };
 }

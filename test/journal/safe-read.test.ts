@@ -32,6 +32,18 @@ describe('readJournalFile', () => {
     expect(await readJournalFile(join(dir, 'none.json'))).toEqual({ missing: true });
   });
 
+  it('reads an empty file, and a file of several megabytes whole (read in chunks, every byte once)', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'empty.json'), '');
+    expect(await readJournalFile(join(dir, 'empty.json'))).toEqual({ text: '' });
+    // 2.5 MB of distinct lines: a chunk lost, repeated or cut shows in the text.
+    const text = Array.from({ length: 125_000 }, (_, i) => `${String(i).padStart(18, '0')}\n`).join('');
+    writeFileSync(join(dir, 'big.json'), text);
+    const read = await readJournalFile(join(dir, 'big.json'));
+    expect('text' in read && read.text.length).toBe(text.length);
+    expect(read).toEqual({ text });
+  });
+
   it('refuses a FIFO at once (never waits for a writer)', async () => {
     const dir = tempDir();
     const fifo = join(dir, 'pending.json');
