@@ -2,7 +2,7 @@
 // built binary, so a run after an edit of src/ would otherwise test stale code; incremental, a few
 // seconds when nothing changed), and give the run a temporary folder of its own, on the RAM disk
 // when the machine has room there. Run once per vitest process; workers and the CLI children they
-// start inherit TMPDIR.
+// start inherit TMPDIR and GEXWH_THREADS.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, statfsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,8 +17,15 @@ const RAM_DISK = '/dev/shm';
 // Room the suite may need at its peak (the 60-day history, the exports), with margin.
 const RAM_DISK_ROOM = 4 * 1024 ** 3;
 
+// Two workers already keep the two cores of a CI machine busy: DuckDB's own threads (one per core
+// in every instance) only add handing work between threads. One DuckDB thread per instance took
+// ~12% less CPU over the sync, reliability and export tests (docs/development.md). A value in the
+// environment is kept; test/emulator/sixty-day-sync.test.ts runs DuckDB at its default.
+const DUCKDB_THREADS = '1';
+
 export default function setup(): () => void {
   buildFirst();
+  process.env.GEXWH_THREADS ??= DUCKDB_THREADS;
   const folder = mkdtempSync(join(testTempParent(), 'gexwh-test-'));
   process.env.TMPDIR = folder;
   return () => rmSync(folder, { recursive: true, force: true });

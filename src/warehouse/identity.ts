@@ -6,6 +6,7 @@
 import { closeSync, existsSync, openSync, readSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { duckdb } from './duckdb.js';
+import { duckdbLimitsFromEnv } from './duckdb-limits.js';
 import { num, readOne } from './read-rows.js';
 import { errorMessage } from '../core/errors.js';
 
@@ -64,7 +65,7 @@ export async function identifyDbFile(path: string): Promise<DbFileKind> {
   const file = resolve(path);
   if (!existsSync(file)) return 'missing';
   if (!hasDuckDbHeader(file)) return 'not_duckdb';
-  const instance = await duckdb.DuckDBInstance.create(':memory:');
+  const instance = await duckdb.DuckDBInstance.create(':memory:', duckdbLimitsFromEnv());
   const connection = await instance.connect();
   try {
     await connection.run(`ATTACH ${duckdb.quotedString(file)} AS probe (READ_ONLY)`);

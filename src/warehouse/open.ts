@@ -23,9 +23,9 @@ import { hasDuckDbHeader, isDamagedFileMessage } from './identity.js';
 import { migrate, type MigrateOptions } from './migrations.js';
 import { readOne, textList } from './read-rows.js';
 import { quoteString } from '../core/sql-quote.js';
-import { memoryLimitFromEnv } from './memory-limit.js';
+import { duckdbLimitsFromEnv, memoryLimitFromEnv, threadsFromEnv } from './duckdb-limits.js';
 
-export { memoryLimitFromEnv };
+export { memoryLimitFromEnv, threadsFromEnv };
 
 export interface Warehouse {
   readonly path: string;
@@ -302,13 +302,12 @@ function sandboxConfig(privateTemp: string): Record<string, string> {
 }
 
 async function createInstance(dbPath: string, readOnly: boolean, privateTemp: string | undefined): Promise<DuckDBInstance> {
-  const memoryLimit = memoryLimitFromEnv();
   const config = {
     // A new warehouse file is written so that DuckDB 1.4 (the long-term release users' Python and CLI
     // lag on) still opens it, whatever later DuckDB makes its default.
     storage_compatibility_version: STORAGE_COMPATIBILITY,
     ...(readOnly ? { access_mode: 'READ_ONLY' } : {}),
-    ...(memoryLimit !== undefined ? { memory_limit: memoryLimit } : {}),
+    ...duckdbLimitsFromEnv(),
     ...(privateTemp !== undefined ? sandboxConfig(privateTemp) : {}),
   };
   try {

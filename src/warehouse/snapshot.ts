@@ -7,6 +7,7 @@
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { resolve } from 'node:path';
 import { duckdb } from './duckdb.js';
+import { duckdbLimitsFromEnv } from './duckdb-limits.js';
 import { errorMessage, LockError } from '../core/errors.js';
 import { migrate } from './migrations.js';
 import { parseLockHolderPid } from './open.js';
@@ -22,7 +23,7 @@ const COPIED = ['sync.manifest', 'sync.files', 'sync.listings'] as const;
 
 /** An in-memory database with the warehouse schema and no rows (nothing could be read). */
 export async function emptyStateCopy(): Promise<StateCopy> {
-  const instance = await duckdb.DuckDBInstance.create(':memory:');
+  const instance = await duckdb.DuckDBInstance.create(':memory:', duckdbLimitsFromEnv());
   return wrap(instance, await prepare(instance));
 }
 
@@ -31,7 +32,7 @@ export async function emptyStateCopy(): Promise<StateCopy> {
  * pid when DuckDB gives it) when another process holds the file read-write.
  */
 export async function copySyncState(dbPath: string): Promise<StateCopy> {
-  const instance = await duckdb.DuckDBInstance.create(':memory:');
+  const instance = await duckdb.DuckDBInstance.create(':memory:', duckdbLimitsFromEnv());
   const connection = await prepare(instance);
   const copy = wrap(instance, connection);
   try {

@@ -1,15 +1,19 @@
-// GEXWH_MEMORY_LIMIT: DuckDB's memory_limit for small machines (bench scenario 5 relies on it).
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+// GEXWH_MEMORY_LIMIT and GEXWH_THREADS: DuckDB's memory_limit for small machines (bench scenario 5
+// relies on it) and its threads for shared ones (the test suite runs with one per worker).
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/core/errors.js';
-import { memoryLimitFromEnv, openWarehouse } from '../../src/warehouse/open.js';
+import { memoryLimitFromEnv, openWarehouse, threadsFromEnv } from '../../src/warehouse/open.js';
+import { emptyStateCopy } from '../../src/warehouse/snapshot.js';
 
-const saved = process.env.GEXWH_MEMORY_LIMIT;
+const saved = { GEXWH_MEMORY_LIMIT: process.env.GEXWH_MEMORY_LIMIT, GEXWH_THREADS: process.env.GEXWH_THREADS };
 afterEach(() => {
-  if (saved === undefined) delete process.env.GEXWH_MEMORY_LIMIT;
-  else process.env.GEXWH_MEMORY_LIMIT = saved;
+  for (const [name, value] of Object.entries(saved)) {
+    if (value === undefined) delete process.env[name];
+    else process.env[name] = value;
+  }
 });
 
 describe('memoryLimitFromEnv', () => {
@@ -29,6 +33,69 @@ describe('memoryLimitFromEnv', () => {
     }
     expect(memoryLimitFromEnv({ GEXWH_MEMORY_LIMIT: '64MB' })).toBe('64MB');
     expect(memoryLimitFromEnv({ GEXWH_MEMORY_LIMIT: '62MiB' })).toBe('62MiB');
+  });
+});
+
+describe('threadsFromEnv', () => {
+  it('accepts a whole number of threads from 1, ignores unset or blank, refuses anything else naming what is allowed', () => {
+    expect(threadsFromEnv({})).toBeUndefined();
+    expect(threadsFromEnv({ GEXWH_THREADS: ' ' })).toBeUndefined();
+    expect(threadsFromEnv({ GEXWH_THREADS: '1' })).toBe('1');
+    expect(threadsFromEnv({ GEXWH_THREADS: ' 04 ' })).toBe('4');
+    expect(threadsFromEnv({ GEXWH_THREADS: '1024' })).toBe('1024');
+    for (const bad of ['0', '-1', '1.5', 'two', '2 threads', '1; SET threads = 64', '1025', '99999999999999999999']) {
+      expect(() => threadsFromEnv({ GEXWH_THREADS: bad })).toThrow(UsageError);
+      expect(() => threadsFromEnv({ GEXWH_THREADS: bad })).toThrow(`GEXWH_THREADS must be a whole number of threads from 1 to 1024, got "${bad}"`);
+    }
+  });
+});
+
+describe('every DuckDB instance takes GEXWH_THREADS', () => {
+  it('the warehouse, read-write and read-only, and the in-memory copy a plan reads', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gexwh-threads-'));
+    const setting = async (warehouse: { connection: { runAndReadAll(sql: string): Promise<{ getRowObjectsJS(): Record<string, unknown>[] }> } }) =>
+      String((await warehouse.connection.runAndReadAll(`SELECT current_setting('threads') AS v`)).getRowObjectsJS()[0]?.v);
+    try {
+      const db = join(dir, 'gex.duckdb');
+      for (const threads of ['1', '3']) {
+        process.env.GEXWH_THREADS = threads;
+        for (const options of [{}, { readOnly: true }, { sandbox: {} }]) {
+          const warehouse = await openWarehouse(db, options);
+          try {
+            expect(await setting(warehouse), JSON.stringify(options)).toBe(threads);
+          } finally {
+            warehouse.close();
+          }
+        }
+        const copy = await emptyStateCopy();
+        try {
+          expect(await setting(copy)).toBe(threads);
+        } finally {
+          copy.close();
+        }
+      }
+      // Unset: DuckDB's own default, one per core.
+      delete process.env.GEXWH_THREADS;
+      const warehouse = await openWarehouse(db);
+      try {
+        expect(Number(await setting(warehouse))).toBe(availableParallelism());
+      } finally {
+        warehouse.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a bad value is a usage error before any file is created', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gexwh-threads-'));
+    try {
+      process.env.GEXWH_THREADS = 'all';
+      await expect(openWarehouse(join(dir, 'gex.duckdb'))).rejects.toThrow(UsageError);
+      expect(existsSync(join(dir, 'gex.duckdb'))).toBe(false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
