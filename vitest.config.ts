@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { dirname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Plugin } from 'vite';
@@ -33,11 +34,12 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     // The live suite spends real quota: only `npm run test:live` runs it.
     exclude: ['test/live/**', '**/node_modules/**'],
-    // Vitest's default on a 2-core CI machine is one worker, which runs the suite serially. Most
-    // files wait on child processes, sockets and DuckDB I/O, so two workers share the two cores
-    // without starving each other (the measured suite time: README, docs/development.md). Three
-    // workers measured slower (347 s against ~320 s): the cores were already busy.
-    maxWorkers: 2,
+    // Vitest's default on a 2-core CI machine is one worker, which runs the suite serially. Each
+    // worker runs DuckDB on one thread (GEXWH_THREADS=1, test/global-setup.ts) and many files wait on
+    // child processes, sockets and held answers, so one and a half workers a core keep the cores
+    // busy. On 2 cores, three pairs of runs took 271/303, 319/312 and 326/338 s with 3/2 workers
+    // (4 workers: 322 s). Vitest caps a percentage at the core count, hence the number.
+    maxWorkers: Math.ceil(availableParallelism() * 1.5),
     // A test file spends ~1 s (4-6 s on a loaded machine) importing the client, DuckDB's native
     // binding, undici and the emulator before its first test; a worker that keeps them between files
     // pays it once. Safe here: no test mocks a module (the one vi.resetModules is its own file's), and

