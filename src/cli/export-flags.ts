@@ -52,8 +52,7 @@ function s3OptionsOf(flags: ExportFlags): NonNullable<CheckedExportFlags['s3']> 
 
 function checkOut(flags: ExportFlags): void {
   if (!flags.out || flags.out.trim() === '') throw new UsageError('export: --out DIR (or s3://bucket/prefix) is required');
-  if (isS3Url(flags.out))
-    parseS3Url(flags.out); // a bad bucket name is a usage error now, not after the COPYs
+  if (isS3Url(flags.out)) parseS3Url(flags.out); // a bad bucket name is a usage error now, not after the COPYs
   else if (statSync(flags.out, { throwIfNoEntry: false })?.isDirectory() === false) {
     throw new UsageError(`export: --out ${flags.out} is a file; --out names a folder (made if missing), e.g. --out ${flags.out}-export`);
   }

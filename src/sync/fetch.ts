@@ -301,7 +301,9 @@ function noteStop(out: FetchReport, stop: Pick<FetchReport, 'localWriteError' | 
 }
 
 export type DownloadFailure =
-  { kind: 'local_write'; message: string } | { kind: 'stop'; quotaStop?: QuotaStop; overBudget?: true } | { kind: 'failed'; message: string; retry: boolean };
+  | { kind: 'local_write'; message: string }
+  | { kind: 'stop'; quotaStop?: QuotaStop; overBudget?: true }
+  | { kind: 'failed'; message: string; retry: boolean };
 
 /**
  * What a failed download means, first match wins: a local write failure stops every download; a

@@ -46,8 +46,7 @@ export async function loadChdb(dir: string = chdbDir()): Promise<ChdbModule> {
     });
     if (!installed(temp)) throw new Error(`chdb@${CHDB_VERSION}: npm installed it without its linux-x64 binary (@chdb/lib-linux-x64-gnu) in ${temp}`);
     mkdirSync(dirname(dir), { recursive: true });
-    if (installed(dir))
-      rmSync(temp, { recursive: true, force: true }); // another test process finished first
+    if (installed(dir)) rmSync(temp, { recursive: true, force: true }); // another test process finished first
     else {
       rmSync(dir, { recursive: true, force: true });
       renameSync(temp, dir);
