@@ -3,6 +3,7 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { DuckDBConnection } from '@duckdb/node-api';
 import { afterEach, describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/core/errors.js';
 import { memoryLimitFromEnv, openWarehouse, threadsFromEnv } from '../../src/warehouse/open.js';
@@ -51,10 +52,10 @@ describe('threadsFromEnv', () => {
 });
 
 describe('every DuckDB instance takes GEXWH_THREADS', () => {
-  it('the warehouse, read-write and read-only, and the in-memory copy a plan reads', async () => {
+  it('the warehouse read-write, read-only and sandboxed, and the in-memory copy a plan reads', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'gexwh-threads-'));
-    const setting = async (warehouse: { connection: { runAndReadAll(sql: string): Promise<{ getRowObjectsJS(): Record<string, unknown>[] }> } }) =>
-      String((await warehouse.connection.runAndReadAll(`SELECT current_setting('threads') AS v`)).getRowObjectsJS()[0]?.v);
+    const setting = async ({ connection }: { connection: DuckDBConnection }) =>
+      String((await connection.runAndReadAll(`SELECT current_setting('threads') AS v`)).getRowObjectsJS()[0]?.v);
     try {
       const db = join(dir, 'gex.duckdb');
       for (const threads of ['1', '3']) {
