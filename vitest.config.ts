@@ -50,8 +50,6 @@ export default defineConfig({
     sequence: { sequencer: LongestFirst },
     testTimeout: 60_000,
     hookTimeout: 60_000,
-    // dt-sql-parser's ESM build imports folders and files without extensions, which Node's ESM loader
-    // refuses; inlined, Vite resolves them (test/export/ddl.test.ts).
-    server: { deps: { inline: ['dt-sql-parser'], external: [/\/dist\/(?:src|emulator)\//] } },
+    server: { deps: { external: [/\/dist\/(?:src|emulator)\//] } },
   },
 });
