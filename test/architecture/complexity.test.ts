@@ -1,6 +1,8 @@
-import { fileURLToPath } from 'node:url';
-import { describe as group, expect, it } from 'vitest';
-import { describe, MAX_COMPLEXITY, measureSource, measureTree } from '../../scripts/complexity.js';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterAll, describe as group, expect, it } from 'vitest';
+import { checkTrees, describe, MAX_COMPLEXITY, measureSource } from '../../scripts/complexity.js';
 
 // Each function's expected count is written beside the decisions that make it.
 const SAMPLE = `
@@ -61,23 +63,34 @@ group('complexity counter', () => {
   });
 });
 
-for (const [tree, least] of [
-  ['src', 500],
-  ['emulator', 150],
-] as const) {
-  group(`${tree}/`, () => {
-    const root = fileURLToPath(new URL(`../../${tree}`, import.meta.url));
-    // Parsing the tree is the cost; both checks read one measurement.
-    let measured: ReturnType<typeof measureTree> | undefined;
-    const measuredTree = () => (measured ??= measureTree(root));
+// The real src/ and emulator/ are bounded by `npm run lint:complexity` (CI's lint lane): parsing them
+// is ~4 s of TypeScript's parser, a static check of the tree like dependency-cruiser's. Here, the
+// check itself over a tree written for it.
+group('the check over a tree', () => {
+  const root = mkdtempSync(join(tmpdir(), 'gexwh-complexity-'));
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
+  const write = (path: string, text: string) => {
+    mkdirSync(dirname(join(root, path)), { recursive: true });
+    writeFileSync(join(root, path), text);
+  };
+  const branches = (n: number) => Array.from({ length: n }, (_, i) => `  if (a === ${i}) return ${i};`).join('\n');
+  write('src/flat.ts', 'export const one = (): number => 1;\n');
+  write('src/deep/nested/busy.ts', `export function busy(a: number): number {\n${branches(MAX_COMPLEXITY)}\n  return -1;\n}\n`);
+  write('src/deep/types.d.ts', `export declare function ignored(a: number): number;\n`);
+  write('emulator/edge.ts', `export function edge(a: number): number {\n${branches(MAX_COMPLEXITY - 1)}\n  return -1;\n}\n`);
+  write('empty/notes.md', 'no code here\n');
 
-    it('measures the whole tree', () => {
-      expect(measuredTree().length).toBeGreaterThan(least);
-    });
-
-    it(`has no function above cyclomatic complexity ${MAX_COMPLEXITY}`, () => {
-      const over = measuredTree().filter((fn) => fn.complexity > MAX_COMPLEXITY);
-      expect(over.map(describe)).toEqual([]);
-    });
+  it('walks every folder, names each file from the root, and reports only what is above the bound', () => {
+    const { measured, over } = checkTrees(root, ['src', 'emulator'], MAX_COMPLEXITY);
+    expect(measured.map((fn) => `${fn.file} ${fn.name} ${fn.complexity}`).sort()).toEqual([
+      `emulator/edge.ts edge ${MAX_COMPLEXITY}`,
+      `src/deep/nested/busy.ts busy ${MAX_COMPLEXITY + 1}`,
+      'src/flat.ts one 1',
+    ]);
+    expect(over.map(describe)).toEqual([`${String(MAX_COMPLEXITY + 1).padStart(3)}  src/deep/nested/busy.ts:1  busy`]);
   });
-}
+
+  it('refuses a folder with no function (a wrong path is not a clean tree)', () => {
+    expect(() => checkTrees(root, ['src', 'empty'], MAX_COMPLEXITY)).toThrow(/no function measured in .*empty/);
+  });
+});
