@@ -76,7 +76,8 @@ group('the check over a tree', () => {
   const branches = (n: number) => Array.from({ length: n }, (_, i) => `  if (a === ${i}) return ${i};`).join('\n');
   write('src/flat.ts', 'export const one = (): number => 1;\n');
   write('src/deep/nested/busy.ts', `export function busy(a: number): number {\n${branches(MAX_COMPLEXITY)}\n  return -1;\n}\n`);
-  write('src/deep/types.d.ts', `export declare function ignored(a: number): number;\n`);
+  // Declarations are not code: a body here would be counted if .d.ts files were read.
+  write('src/deep/types.d.ts', 'export function ignored(a: number): number { return a ? 1 : 0; }\n');
   write('emulator/edge.ts', `export function edge(a: number): number {\n${branches(MAX_COMPLEXITY - 1)}\n  return -1;\n}\n`);
   write('empty/notes.md', 'no code here\n');
 
