@@ -1,8 +1,6 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { afterAll, describe as group, expect, it } from 'vitest';
+import { describe as group, expect, it } from 'vitest';
 import { checkTrees, describe, MAX_COMPLEXITY, measureSource } from '../../scripts/complexity.js';
+import { writtenTree } from '../helpers/written-tree.js';
 
 // Each function's expected count is written beside the decisions that make it.
 const SAMPLE = `
@@ -67,12 +65,7 @@ group('complexity counter', () => {
 // is ~4 s of TypeScript's parser, a static check of the tree like dependency-cruiser's. Here, the
 // check itself over a tree written for it.
 group('the check over a tree', () => {
-  const root = mkdtempSync(join(tmpdir(), 'gexwh-complexity-'));
-  afterAll(() => rmSync(root, { recursive: true, force: true }));
-  const write = (path: string, text: string) => {
-    mkdirSync(dirname(join(root, path)), { recursive: true });
-    writeFileSync(join(root, path), text);
-  };
+  const { root, write } = writtenTree('gexwh-complexity-');
   const branches = (n: number) => Array.from({ length: n }, (_, i) => `  if (a === ${i}) return ${i};`).join('\n');
   write('src/flat.ts', 'export const one = (): number => 1;\n');
   write('src/deep/nested/busy.ts', `export function busy(a: number): number {\n${branches(MAX_COMPLEXITY)}\n  return -1;\n}\n`);

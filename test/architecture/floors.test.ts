@@ -3,12 +3,10 @@
 // lint:code` (CI's lint lane), with this same .dependency-cruiser.cjs; here, that a tree with an
 // import up a floor, across one, into and out of the emulator, a folder on no floor and a loop fails,
 // each import named by its rule, and that the imports down the floors pass.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
 import { cruise, type ICruiseResult, type IConfiguration } from 'dependency-cruiser';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { writtenTree } from '../helpers/written-tree.js';
 
 const config = createRequire(import.meta.url)('../../.dependency-cruiser.cjs') as Required<Pick<IConfiguration, 'forbidden' | 'options'>>;
 
@@ -21,12 +19,7 @@ const named = (result: ICruiseResult): string[] => result.summary.violations.map
 
 describe('the import floors of src/ (dependency-cruiser)', () => {
   describe('a tree that breaks each rule', () => {
-    const tree = mkdtempSync(join(tmpdir(), 'gexwh-floors-'));
-    afterAll(() => rmSync(tree, { recursive: true, force: true }));
-    const write = (path: string, text: string) => {
-      mkdirSync(dirname(join(tree, path)), { recursive: true });
-      writeFileSync(join(tree, path), text);
-    };
+    const { root: tree, write } = writtenTree('gexwh-floors-');
 
     it('fails naming each import, and passes the imports down the floors', async () => {
       // Broken: up a floor, across a floor, out of and into the emulator, a folder on no floor, a loop (type-only
