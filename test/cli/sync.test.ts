@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../emulator/index.js';
-import { openWarehouse } from '../../src/warehouse/index.js';
+import { readAttached } from '../helpers/attached-warehouse.js';
 import { runCli, runCliInProcess } from '../helpers/cli.js';
 import { gate } from '../helpers/gate.js';
 import { buildMigratedWarehouse, seedWarehouse } from '../helpers/migrated-warehouse.js';
@@ -45,13 +45,8 @@ function env(key = emulator.keys.pro) {
 }
 
 async function count(db: string, sql: string): Promise<number> {
-  const warehouse = await openWarehouse(db, { readOnly: true });
-  try {
-    const rows = (await warehouse.connection.runAndReadAll(sql)).getRows();
-    return Number(rows[0]?.[0]);
-  } finally {
-    warehouse.close();
-  }
+  const [row] = await readAttached<Record<string, unknown>>(db, sql);
+  return Number(Object.values(row ?? {})[0]);
 }
 
 describe('gexwh sync (CLI)', () => {

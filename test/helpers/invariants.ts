@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
-import { openWarehouse } from '../../src/warehouse/index.js';
+import { withAttachedWarehouse } from './attached-warehouse.js';
 import { listFiles } from './sync.js';
 
 export interface WarehouseReport {
@@ -38,10 +38,9 @@ const DUPLICATES = `
        + (SELECT count(*) FROM (SELECT count(*) c FROM strikes_by_expiry GROUP BY exchange, symbol, timestamp_utc, expiration_date, strike HAVING c > 1))
     AS n`;
 
-export async function inspectWarehouse(dbPath: string, archiveRoot: string): Promise<WarehouseReport> {
-  const warehouse = await openWarehouse(dbPath, { readOnly: true });
-  const rows = async <T>(sql: string) => (await warehouse.connection.runAndReadAll(sql)).getRowObjectsJson() as T[];
-  try {
+export function inspectWarehouse(dbPath: string, archiveRoot: string): Promise<WarehouseReport> {
+  return withAttachedWarehouse(dbPath, async (connection) => {
+    const rows = async <T>(sql: string) => (await connection.runAndReadAll(sql)).getRowObjectsJson() as T[];
     const [{ n: loadedFiles } = { n: 0 }] = await rows<{ n: number }>(`SELECT count(*)::INT n FROM sync.files WHERE status = 'loaded'`);
     const mismatched = await rows<{ k: string }>(`${ROWS_PER_FILE}
       SELECT concat_ws('/', l.exchange, l.symbol, l.session_date, l.file, coalesce(c.n, 0), l.rows) k
@@ -63,9 +62,7 @@ export async function inspectWarehouse(dbPath: string, archiveRoot: string): Pro
       archiveProblems: archived.filter((f) => !archivedIntact(archiveRoot, f.archive_path, f.sha256)).map((f) => f.archive_path ?? '(no path)'),
       tempFiles: (await listFiles(archiveRoot)).filter((f) => f.endsWith('.part')),
     };
-  } finally {
-    warehouse.close();
-  }
+  });
 }
 
 /** The ledger records paths relative to the archive root (an absolute one is a problem in itself). */
@@ -82,9 +79,8 @@ export function consistent(loadedFiles: number): WarehouseReport {
 }
 
 /** Order-independent checksums of the data tables (hash of every row, summed). */
-export async function tableChecksums(dbPath: string): Promise<Record<string, string>> {
-  const warehouse = await openWarehouse(dbPath, { readOnly: true });
-  try {
+export function tableChecksums(dbPath: string): Promise<Record<string, string>> {
+  return withAttachedWarehouse(dbPath, async (connection) => {
     const out: Record<string, string> = {};
     // levels without the load bookkeeping columns a rebuild or reload may set differently.
     const tables = {
@@ -93,12 +89,10 @@ export async function tableChecksums(dbPath: string): Promise<Record<string, str
       strikes_by_expiry: 'SELECT * FROM strikes_by_expiry',
     };
     for (const [name, select] of Object.entries(tables)) {
-      const reader = await warehouse.connection.runAndReadAll(`SELECT count(*)::BIGINT n, sum(hash(t))::HUGEINT h FROM (${select}) t`);
+      const reader = await connection.runAndReadAll(`SELECT count(*)::BIGINT n, sum(hash(t))::HUGEINT h FROM (${select}) t`);
       const [row] = reader.getRowObjectsJson() as { n: string | number; h: string | number | null }[];
       out[name] = `${row?.n}:${row?.h}`;
     }
     return out;
-  } finally {
-    warehouse.close();
-  }
+  });
 }

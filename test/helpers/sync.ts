@@ -1,6 +1,6 @@
 // A sync test bench: the emulator in-process on port 0 with small chains, a temp warehouse and
 // archive, and runSync wired to a real API client (fast retries so fault tests stay quick).
-import { mkdirSync, mkdtempSync, promises as fs } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
@@ -10,6 +10,7 @@ import { syncApiFrom } from '../../src/sync/api-port.js';
 import { runSync, type SyncOptions, type SyncSummary } from '../../src/sync/run.js';
 import { parseSyncSelection, type RawSyncSelection } from '../../src/sync/selection.js';
 import { openWarehouse } from '../../src/warehouse/index.js';
+import { readAttached } from './attached-warehouse.js';
 import { snapshotFolder, type FolderSnapshot } from './snapshot.js';
 
 /** Wednesday 2026-03-11 14:07 UTC: New York regular hours, crypto mid-session. */
@@ -69,12 +70,9 @@ export async function startBench(options: EmulatorOptions = {}, place: BenchPlac
       return runSync(options, syncApiFrom(client(key)), signal ?? new AbortController().signal);
     },
     async query<T>(sql: string) {
-      const warehouse = await openWarehouse(dbPath);
-      try {
-        return (await warehouse.connection.runAndReadAll(sql)).getRowObjectsJson() as T[];
-      } finally {
-        warehouse.close();
-      }
+      // A warehouse the product made is attached; one not there yet is created (and migrated) first.
+      if (!existsSync(dbPath)) (await openWarehouse(dbPath)).close();
+      return readAttached<T>(dbPath, sql, true);
     },
     async close() {
       await Promise.all(clients.map((c) => c.close()));

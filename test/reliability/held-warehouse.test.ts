@@ -16,6 +16,7 @@ import { consistent, inspectWarehouse, tableChecksums } from '../helpers/invaria
 import { snapshotFolder, type FolderSnapshot } from '../helpers/snapshot.js';
 import { ONE_PAIR_ARGS, workspaceIn } from '../helpers/workspace.js';
 import { journalState } from '../helpers/journal-state.js';
+import { readAttached as query } from '../helpers/attached-warehouse.js';
 
 let emulator: Emulator;
 let dir: string;
@@ -75,15 +76,6 @@ function workspace() {
 }
 
 const env = (key: string) => ({ GEX_BASE_URL: emulator.baseUrl, GEX_API_KEY: key });
-
-async function query<T>(db: string, sql: string): Promise<T[]> {
-  const warehouse = await openWarehouse(db, { readOnly: true });
-  try {
-    return (await warehouse.connection.runAndReadAll(sql)).getRowObjectsJson() as T[];
-  } finally {
-    warehouse.close();
-  }
-}
 
 interface SyncState {
   manifest: string[];

@@ -11,12 +11,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../emulator/index.js';
-import { openWarehouse } from '../../src/warehouse/index.js';
 import { runCli, runCliInProcess } from '../helpers/cli.js';
 import { consistent, inspectWarehouse } from '../helpers/invariants.js';
 import { signalsAt, type SignalStep } from '../helpers/signals.js';
 import { workspaceIn } from '../helpers/workspace.js';
 import { journalState } from '../helpers/journal-state.js';
+import { readAttached as query } from '../helpers/attached-warehouse.js';
 
 let emulator: Emulator;
 let dir: string;
@@ -37,15 +37,6 @@ const key = () => emulator.keys.admin;
 const env = () => ({ GEX_BASE_URL: emulator.baseUrl, GEX_API_KEY: key() });
 const charged = () => emulator.counters.credits(key());
 const PAIRS = ['--exchange', 'combined,tradfi', '--symbol', 'BTC,SPY'];
-
-async function query<T>(db: string, sql: string): Promise<T[]> {
-  const warehouse = await openWarehouse(db, { readOnly: true });
-  try {
-    return (await warehouse.connection.runAndReadAll(sql)).getRowObjectsJson() as T[];
-  } finally {
-    warehouse.close();
-  }
-}
 
 const loadedFiles = async (db: string) => (await query<{ n: number }>(db, `SELECT count(*)::INT n FROM sync.files WHERE status = 'loaded'`))[0]!.n;
 const recordedCredits = async (db: string) => (await query<{ n: number }>(db, `SELECT coalesce(sum(credits_spent), 0)::INT n FROM sync.runs`))[0]!.n;

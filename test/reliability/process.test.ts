@@ -7,7 +7,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../emulator/index.js';
-import { openWarehouse } from '../../src/warehouse/index.js';
 import { runCli, runCliInProcess } from '../helpers/cli.js';
 import { consistent, inspectWarehouse, tableChecksums } from '../helpers/invariants.js';
 import { buildMigratedWarehouse, seedWarehouse } from '../helpers/migrated-warehouse.js';
@@ -17,6 +16,7 @@ import { seededRandom } from '../helpers/random.js';
 import { gate, type Gate } from '../helpers/gate.js';
 import { signalsAt } from '../helpers/signals.js';
 import { ONE_PAIR_ARGS, workspaceIn } from '../helpers/workspace.js';
+import { readAttached as query } from '../helpers/attached-warehouse.js';
 
 let emulator: Emulator;
 let dir: string;
@@ -54,15 +54,6 @@ const env = (key: string) => ({ GEX_BASE_URL: emulator.baseUrl, GEX_API_KEY: key
 async function syncInProcess(ws: { db: string; archive: string }, on: Emulator, key: string): Promise<void> {
   const run = await syncVia({ emulator: on, dbPath: ws.db, archive: ws.archive }, ONE_PAIR, { key });
   expect(run.ok, run.ok ? '' : String(run.error)).toBe(true);
-}
-
-async function query<T>(db: string, sql: string): Promise<T[]> {
-  const warehouse = await openWarehouse(db, { readOnly: true });
-  try {
-    return (await warehouse.connection.runAndReadAll(sql)).getRowObjectsJson() as T[];
-  } finally {
-    warehouse.close();
-  }
 }
 
 async function manifestCount(db: string): Promise<number> {

@@ -23,6 +23,7 @@ import { runCliInProcess, type CliResult } from '../helpers/cli.js';
 import { tableChecksums } from '../helpers/invariants.js';
 import { ONE_PAIR_ARGS } from '../helpers/workspace.js';
 import { journalState } from '../helpers/journal-state.js';
+import { readAttached as rows } from '../helpers/attached-warehouse.js';
 
 let emulator: Emulator;
 let dir: string;
@@ -53,15 +54,6 @@ function fresh(): Ws {
 
 const admin = () => ({ GEX_BASE_URL: emulator.baseUrl, GEX_API_KEY: emulator.keys.admin });
 const cli = (args: string[], options: { cwd?: string; env?: Record<string, string> } = {}): Promise<CliResult> => runCliInProcess(args, options);
-
-async function rows<T = Record<string, unknown>>(db: string, sql: string): Promise<T[]> {
-  const warehouse = await openWarehouse(db, { readOnly: true });
-  try {
-    return (await warehouse.connection.runAndReadAll(sql)).getRowObjectsJson() as T[];
-  } finally {
-    warehouse.close();
-  }
-}
 
 function name(session: string, kind: string): string {
   return `${session}_${kind}.csv.gz`;
