@@ -55,7 +55,7 @@ describe('npm pack', () => {
   it('ships what a user runs: the bundled binary, dist/src, the emulator (gexwh emulate, demo), sql, the docs; no bench, no tests', () => {
     const paths = packed.files.map((f) => f.path);
     const allowed =
-      /^(dist\/cli\/[\w-]+\.js(\.map)?|dist\/(src|emulator)\/.+\.js|sql\/\d{3}_[a-z0-9_]+\.sql|sql\/views\.sql|package\.json|README\.md|LICENSE|CHANGELOG\.md|docs\/[a-z0-9-]+\.md|assets\/fonts\/(Inter-Regular\.ttf|OFL\.txt))$/;
+      /^(dist\/cli\/[\w-]+\.js(\.map)?|dist\/(src|emulator)\/.+\.js|sql\/\d{3}_[a-z0-9_]+\.sql|sql\/views\.sql|sql\/new-warehouse\.sql|package\.json|README\.md|LICENSE|CHANGELOG\.md|docs\/[a-z0-9-]+\.md|assets\/fonts\/(Inter-Regular\.ttf|OFL\.txt))$/;
     expect(paths.filter((p) => !allowed.test(p))).toEqual([]);
     expect(paths).toContain('dist/cli/gexwh.js');
     expect(paths).toContain('dist/cli/main.js.map');
@@ -65,6 +65,7 @@ describe('npm pack', () => {
     expect(paths).toContain('CHANGELOG.md');
     expect(paths.some((p) => p.startsWith('sql/'))).toBe(true);
     expect(paths).toContain('sql/views.sql'); // the views and macros, applied after the migrations and copied into every export
+    expect(paths).toContain('sql/new-warehouse.sql'); // what a new warehouse runs in place of the migrations
   });
 
   it('npx gexwh from the tarball runs: --version, and a sync that applies the shipped migrations', async () => {
