@@ -10,7 +10,7 @@ import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { PARSERS } from '../helpers/sql-parsers.js';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { duckdb } from '../../src/warehouse/duckdb.js';
+import { withInMemoryDuckDb } from '../helpers/in-memory-duckdb.js';
 import { exportViewsSql, type ExportedTable } from '../../src/export/views.js';
 import { engineSql, type Engine } from '../../src/export/ddl.js';
 import { quoteIdentifier, quoteString, sqlTypeName } from '../../src/core/sql-quote.js';
@@ -78,20 +78,9 @@ function tablesOf(names: readonly string[], hasFiles: boolean): ExportedTable[] 
   ];
 }
 
-async function withDuckDb<T>(fn: (conn: DuckDBConnection) => Promise<T>): Promise<T> {
-  const instance = await duckdb.DuckDBInstance.create(':memory:');
-  const conn = await instance.connect();
-  try {
-    return await fn(conn);
-  } finally {
-    conn.closeSync();
-    instance.closeSync();
-  }
-}
-
 /** One file per table under `root`, with the hostile columns (written by the test's own quoting). */
 async function writeFiles(root: string, tables: readonly ExportedTable[], format: 'parquet' | 'csv'): Promise<void> {
-  await withDuckDb(async (conn) => {
+  await withInMemoryDuckDb(async (conn) => {
     for (const table of tables) {
       const folder = table.partitioned ? join(root, table.name, 'exchange=bybit', 'symbol=BTC', 'session_date=2024-01-02') : join(root, table.name);
       mkdirSync(folder, { recursive: true });
@@ -139,7 +128,7 @@ describe('views.sql over hostile column names', () => {
         if (hasFiles) await writeFiles(root, tables, format);
         const before = readdirSync(root).sort();
         const sql = exportViewsSql(root, tables, format, '');
-        await withDuckDb(async (conn) => {
+        await withInMemoryDuckDb(async (conn) => {
           // Run as a reader would run it: every statement of the file, file access on.
           await runLikeTheShell(conn, sql);
           expect(existsSync(CANARY)).toBe(false);
@@ -172,7 +161,7 @@ describe('views.sql over hostile column names', () => {
     const column = `a; COPY (SELECT 'pwned') TO '${CANARY}'; SELECT 1 AS b, 2`;
     const tables = tablesOf([column], true);
     await writeFiles(root, tables, 'parquet');
-    await withDuckDb(async (conn) => {
+    await withInMemoryDuckDb(async (conn) => {
       await runLikeTheShell(conn, exportViewsSql(root, tables, 'parquet', ''));
       expect(existsSync(CANARY)).toBe(false);
       expect(await names(conn, 'SELECT column_name AS name FROM (DESCRIBE levels)')).toContain(column);

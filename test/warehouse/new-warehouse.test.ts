@@ -5,22 +5,11 @@ import { copyFileSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { describe, expect, it } from 'vitest';
-import { duckdb } from '../../src/warehouse/duckdb.js';
 import { latestVersion, migrate, NEW_WAREHOUSE_FILE } from '../../src/warehouse/migrations.js';
 import { findSqlDir } from '../../src/warehouse/sql-dir.js';
 import { newWarehouseSql } from '../../scripts/new-warehouse-sql.js';
+import { withInMemoryDuckDb } from '../helpers/in-memory-duckdb.js';
 import { makeTempDir } from './fixtures.js';
-
-async function inMemory<T>(fn: (conn: DuckDBConnection) => Promise<T>): Promise<T> {
-  const instance = await duckdb.DuckDBInstance.create(':memory:', { threads: '1' });
-  const conn = await instance.connect();
-  try {
-    return await fn(conn);
-  } finally {
-    conn.closeSync();
-    instance.closeSync();
-  }
-}
 
 const rows = async (conn: DuckDBConnection, sql: string) => (await conn.runAndReadAll(sql)).getRowObjectsJson();
 
@@ -71,11 +60,11 @@ describe('sql/new-warehouse.sql', () => {
   });
 
   it('makes a warehouse whose catalog and records are those of every migration replayed', async () => {
-    const made = await inMemory(async (conn) => {
+    const made = await withInMemoryDuckDb(async (conn) => {
       await migrate(conn);
       return catalog(conn);
     });
-    const replayed = await inMemory(async (conn) => {
+    const replayed = await withInMemoryDuckDb(async (conn) => {
       await migrate(conn, { upTo: latestVersion() });
       return catalog(conn);
     });
@@ -87,12 +76,12 @@ describe('sql/new-warehouse.sql', () => {
     const { dir, cleanup } = makeTempDir();
     try {
       const current = markedCopy(dir, latestVersion());
-      expect(await inMemory(async (conn) => (await migrate(conn, { dir: current }), hasMarker(conn)))).toBe(true);
+      expect(await withInMemoryDuckDb(async (conn) => (await migrate(conn, { dir: current }), hasMarker(conn)))).toBe(true);
       // A migration added since the file was made: the numbered files are replayed instead.
       const stale = markedCopy(dir, latestVersion() - 1);
-      expect(await inMemory(async (conn) => (await migrate(conn, { dir: stale }), hasMarker(conn)))).toBe(false);
+      expect(await withInMemoryDuckDb(async (conn) => (await migrate(conn, { dir: stale }), hasMarker(conn)))).toBe(false);
       // Built up to an older version on purpose (upTo): replayed, as the file holds later tables.
-      expect(await inMemory(async (conn) => (await migrate(conn, { dir: current, upTo: latestVersion() }), hasMarker(conn)))).toBe(false);
+      expect(await withInMemoryDuckDb(async (conn) => (await migrate(conn, { dir: current, upTo: latestVersion() }), hasMarker(conn)))).toBe(false);
     } finally {
       cleanup();
     }
