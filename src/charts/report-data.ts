@@ -122,7 +122,9 @@ export async function readReport(conn: DuckDBConnection, request: ReportRequest,
 /** Captures store the venue the API resolved: a crypto pair's term structure is under combined. */
 /** The close's own capture: strikes_asof at that time, never a later one; undefined when its strikes file is not loaded. */
 async function readCloseProfile(conn: DuckDBConnection, pair: Pair, close: { capturedAt: string }): Promise<Omit<ProfileData, 'askedAt'> | undefined> {
-  const profile = await readProfile(conn, pair, 'TOTAL', { at: new Date(close.capturedAt) }).catch((error: unknown) => {
+  // Staleness 0: without it, a close whose strikes are not held (today's --fill-levels capture) would get
+  // an earlier session's strikes under its own name.
+  const profile = await readProfile(conn, pair, 'TOTAL', { at: new Date(close.capturedAt), maxStalenessSeconds: 0 }).catch((error: unknown) => {
     if (error instanceof UsageError) return undefined;
     throw error;
   });

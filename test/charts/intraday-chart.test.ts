@@ -174,4 +174,15 @@ describe("the report's desk tables", () => {
     expect(regime[2]).toBe(changes.regime_close === changes.regime_now ? 'unchanged' : `${String(changes.regime_close)} → ${String(changes.regime_now)}`);
     expect(block).toContain('from the close of 2026-03-15');
   });
+
+  it("the profile slider has one frame per close with strikes: today's fills (no strikes) are no frame, never the last close's strikes under today's name", () => {
+    const data = JSON.parse(/<script type="application\/json" id="gexwh-data">(.*?)<\/script>/s.exec(html)![1]!) as {
+      charts: Record<string, { labels: string[] }>;
+    };
+    const labels = data.charts['p0-profile']!.labels;
+    expect(labels.at(-1)).toBe('capture 2026-03-16 08:45 GMT+9 (close of session 2026-03-15)');
+    expect(labels.join('\n')).not.toContain('2026-03-16,');
+    expect(labels.join('\n')).not.toContain('not a close');
+    expect(new Set(labels).size).toBe(labels.length);
+  });
 });
