@@ -4,11 +4,21 @@
 // nearest_walls(range_pct) when its strikes are held. The type column says which capture is the
 // session's close; every other one is intraday.
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { nyseHoliday } from '../calendar/nyse.js';
 import { UsageError } from '../core/errors.js';
+import { isWeekend } from '../time/dates.js';
+import { marketOf } from '../time/sessions.js';
 import { readOne, readRows, text, maybeNum, maybeText } from '../warehouse/read-rows.js';
 import type { Pair, SessionCaptures } from './types.js';
 
 const ISO = `'%Y-%m-%dT%H:%M:%SZ'`;
+
+/** Why a TradFi date has no session, when the calendar says so: a weekend or an NYSE holiday. */
+function nyseClosed(date: string): string {
+  const holiday = nyseHoliday(date);
+  if (holiday !== undefined) return ` (an NYSE holiday, ${holiday}: no session)`;
+  return isWeekend(date) ? ' (a weekend: no NYSE session)' : '';
+}
 
 /** The captures of the session `date` (undefined: the latest session held) of a pair. */
 export async function readSession(conn: DuckDBConnection, pair: Pair, date: string | undefined, rangePct: number): Promise<SessionCaptures> {
@@ -48,10 +58,14 @@ export async function readSession(conn: DuckDBConnection, pair: Pair, date: stri
     },
   );
   if (rows.length === 0) {
-    throw new UsageError(`no capture of ${pair.exchange} ${pair.symbol} in session ${sessionDate}; the sessions held run from ${held.first} to ${held.last}`, {
-      first_session: held.first,
-      last_session: held.last,
-    });
+    const closed = marketOf(pair.exchange) === 'tradfi' ? nyseClosed(sessionDate) : '';
+    throw new UsageError(
+      `no capture of ${pair.exchange} ${pair.symbol} in session ${sessionDate}${closed}; the sessions held run from ${held.first} to ${held.last}`,
+      {
+        first_session: held.first,
+        last_session: held.last,
+      },
+    );
   }
   return {
     ...pair,

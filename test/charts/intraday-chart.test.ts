@@ -111,6 +111,19 @@ describe('gexwh chart intraday', () => {
     expect(other.code).toBe(2);
     expect(other.stderr).toContain('--date is for chart intraday');
   });
+
+  it('--date on a day the NYSE does not trade says why a TradFi pair has no session there', async () => {
+    const out = join(dir, 'closed-day.svg');
+    const spy = ['--exchange', 'tradfi', '--symbol', 'SPY', '--out', out];
+    const weekend = await runCliInProcess(['chart', 'intraday', '--db', db, ...spy, '--date', '2026-03-14']);
+    expect(weekend.code).toBe(2);
+    expect(weekend.stderr).toContain('no capture of tradfi SPY in session 2026-03-14 (a weekend: no NYSE session); the sessions held run from 2026-03-12');
+    const holiday = await runCliInProcess(['chart', 'intraday', '--db', db, ...spy, '--date', '2026-01-19']);
+    expect(holiday.code).toBe(2);
+    expect(holiday.stderr).toContain('in session 2026-01-19 (an NYSE holiday, Martin Luther King Jr. Day: no session)');
+    const crypto = await runCliInProcess(['chart', 'intraday', '--db', db, ...BTC, '--date', '2026-01-19', '--out', out]);
+    expect(crypto.stderr).toContain('no capture of deribit BTC in session 2026-01-19; the sessions');
+  });
 });
 
 describe('--tz for chart, report and query', () => {
