@@ -42,10 +42,13 @@ export interface Delivery {
 /** POST attempts per event unless told otherwise: the first and three retries, 250 ms doubling. */
 const ALERT_RETRY: Partial<RetryPolicy> = { maxAttempts: 4, baseDelayMs: 250, maxDelayMs: 2000 };
 
-/** The URL as it may be shown: origin and path, no user info, query or fragment. */
+/**
+ * The URL as it may be shown in a run's summary (and so in cron logs): the origin only. A webhook's
+ * path or query is often its secret (Slack's and most chat hooks carry their token there).
+ */
 export function shownUrl(url: string): string {
   const parsed = new URL(url);
-  return `${parsed.origin}${parsed.pathname}`;
+  return parsed.pathname === '/' && parsed.search === '' ? parsed.origin : `${parsed.origin}/…`;
 }
 
 /** Sends the events to every sink given, within the deadline; never throws. */

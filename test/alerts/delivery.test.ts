@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DEFAULT_RETRY_POLICY } from '../../src/api/retry.js';
 import type { AlertsReport } from '../../src/alerts/after-run.js';
 import type { AlertEvent } from '../../src/alerts/rules.js';
+import { shownUrl } from '../../src/alerts/send.js';
 import { runCliInProcess, type CliResult } from '../helpers/cli.js';
 import { gate, type Gate } from '../helpers/gate.js';
 import { snapshotBench, type Bench, type BenchSnapshot } from '../helpers/sync.js';
@@ -102,14 +103,16 @@ describe('alerts after a sync', () => {
     const bench = await snapshot.start();
     const receiver = await startReceiver();
     try {
-      const { code, alerts, json } = await syncWithAlerts(bench, '--alert-url', receiver.url);
+      const { code, alerts, json, stdout, stderr } = await syncWithAlerts(bench, '--alert-url', receiver.url);
       expect(code).toBe(0);
+      // The hook's path and query may be its secret: the summary names the origin only.
+      expect(stdout + stderr).not.toMatch(/hooks\/gex|channel=desk/);
       expect(json.files_loaded).toBe(3);
       const replay = await replayed(bench, '2026-03-10');
       expect(replay.length).toBeGreaterThan(0);
       expect(alerts.events).toEqual(replay);
       expect(alerts.captures_evaluated).toBe(96);
-      expect(alerts.delivery.url).toEqual({ target: receiver.url.replace(/\?.*$/, ''), delivered: replay.length, failed: [] });
+      expect(alerts.delivery.url).toEqual({ target: `${new URL(receiver.url).origin}/…`, delivered: replay.length, failed: [] });
       // One POST per event, in time order, the event's JSON as the body, to the URL as given.
       expect(receiver.received.map((r) => JSON.parse(r.body) as AlertEvent)).toEqual(replay);
       for (const request of receiver.received) {
@@ -158,7 +161,7 @@ describe('alerts after a sync', () => {
         alerts.events.map((e) => ({ timestamp_utc: e.timestamp_utc, rule: 'regime_change', attempts: 4, error: 'HTTP 500' })),
       );
       expect(stderr).toMatch(
-        /warning: alerts: \d+ event\(s\) from 96 new capture\(s\); http:\/\/127\.0\.0\.1:\d+\/hooks\/gex: 0 delivered, \d+ NOT delivered \(HTTP 500\)/,
+        /warning: alerts: \d+ event\(s\) from 96 new capture\(s\); http:\/\/127\.0\.0\.1:\d+\/…: 0 delivered, \d+ NOT delivered \(HTTP 500\)/,
       );
     } finally {
       noJitter.mockRestore();
@@ -284,5 +287,11 @@ describe('alert options', () => {
     const { code, stderr } = await runCliInProcess(['sync', '--base-url', 'http://127.0.0.1:9', ...args]);
     expect(code).toBe(2);
     expect(stderr).toMatch(message);
+  });
+
+  it("a run's summary names the alert URL by its origin only: a hook's path or query is often its secret", () => {
+    expect(shownUrl('https://hooks.slack.com/services/T000/B000/XXXXSECRET')).toBe('https://hooks.slack.com/…');
+    expect(shownUrl('https://hooks.example.com/?token=T0KEN')).toBe('https://hooks.example.com/…');
+    expect(shownUrl('http://127.0.0.1:8080')).toBe('http://127.0.0.1:8080');
   });
 });
