@@ -146,7 +146,7 @@ function layoutLines(layouts: readonly string[]): string[] {
 
 function describeStopped(stopped: StoppedRun): string {
   return (
-    `waiting to load: ${stopped.files} paid file(s) (${stopped.bytes} bytes) of a sync started ${stopped.startedAt} that stopped before it finished ` +
+    `waiting to load: ${stopped.files} paid file(s) (${stopped.bytes} bytes) of a sync started ${formatInstant(stopped.startedAt)} that stopped before it finished ` +
     `(or is running now), ${stopped.credits} credit(s) recorded as spent; the next gexwh sync or gexwh load loads them for 0 credits. Log: ${stopped.log}`
   );
 }
@@ -172,7 +172,7 @@ function runLines(local: WarehouseStatus, stopped: StoppedRun | undefined): stri
 }
 
 function quotaLine(q: NonNullable<Remote['quota']>): string {
-  return `quota (${q.tier}): requests ${q.requests.remaining ?? 'unlimited'} of ${q.requests.limit || 'unlimited'} left, file credits ${q.history_files.remaining ?? 'unlimited'} of ${q.history_files.limit || 'unlimited'} left, reset ${q.history_files.reset}`;
+  return `quota (${q.tier}): requests ${q.requests.remaining ?? 'unlimited'} of ${q.requests.limit || 'unlimited'} left, file credits ${q.history_files.remaining ?? 'unlimited'} of ${q.history_files.limit || 'unlimited'} left, reset ${formatInstant(q.history_files.reset)}`;
 }
 
 function describeWaiting(w: WaitingSummary): string {
