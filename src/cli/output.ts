@@ -1,7 +1,10 @@
 // How results reach the user: a plain table on stdout, or JSON with --json. Logs and progress go to
 // stderr so that stdout stays machine-readable.
 import { ChecksFailedError, errorCodeOf, exitCodeOf, GexwhError } from '../core/errors.js';
+import { formatInstant } from '../time/dates.js';
 import { escapeBlock, escapeJson, escapeLine } from './terminal.js';
+
+export { formatInstant };
 
 export type Row = Record<string, unknown>;
 
@@ -102,16 +105,6 @@ export function errorJson(error: unknown, exitCode: number = exitCodeOf(error)):
 export function jsonReplacer(_key: string, value: unknown): unknown {
   if (typeof value === 'bigint') return Number.isSafeInteger(Number(value)) ? Number(value) : value.toString();
   return value;
-}
-
-/**
- * An instant as people read it in a table or a sentence: `2026-03-10 23:45:00Z` (UTC, the
- * milliseconds only when there are some). CSV and JSON keep the full ISO form for machines.
- */
-export function formatInstant(value: Date | string): string {
-  const date = typeof value === 'string' ? new Date(value) : value;
-  if (Number.isNaN(date.getTime())) return String(value);
-  return date.toISOString().replace('T', ' ').replace('.000Z', 'Z');
 }
 
 export function formatCell(value: unknown): string {

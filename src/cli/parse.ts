@@ -31,7 +31,7 @@ export function timeZoneOption(value: string): string {
 
 export function timeZoneProblem(value: string): string {
   const close = closestNames(value, knownTimeZones());
-  const hint = close.length > 0 ? `; did you mean ${close.join(', ')}?` : '';
+  const hint = close.length > 0 ? `; did you mean ${close.join(', ')}?` : '.';
   return `"${value}" is not a time zone${hint} Give UTC or an IANA name, e.g. ${TIME_ZONE_EXAMPLE}; list them all with: ${LIST_ZONES}`;
 }
 

@@ -17,7 +17,10 @@ export function formatBytes(bytes: number): string {
 
 // Thousands separators by hand: the first toLocaleString of a process loads ICU's number formats,
 // a visible share of a no-op sync.
-const n = (value: number) => (Number.isInteger(value) ? String(value).replace(/\B(?=(\d{3})+(?!\d))/g, ',') : value.toLocaleString('en-US'));
+export function formatCount(value: number): string {
+  return Number.isInteger(value) ? String(value).replace(/\B(?=(\d{3})+(?!\d))/g, ',') : value.toLocaleString('en-US');
+}
+const n = formatCount;
 
 export function formatSummary(s: SyncSummary): string {
   const lines: string[] = [];

@@ -1,5 +1,6 @@
 // The verdicts of `gexwh doctor`, as pure functions of what was observed: each check passes or
 // fails with what it saw and, when it fails, the fix.
+import { formatInstant } from '../time/dates.js';
 
 export interface Check {
   name: string;
@@ -38,9 +39,9 @@ export interface Bucket {
 /** Quota left: fails when either bucket is used up today (0 limit = unlimited). */
 export function quotaCheck(requests: Bucket, files: Bucket): Check {
   const show = (b: Bucket) => (b.limit === 0 ? 'unlimited' : `${b.remaining ?? '?'} of ${b.limit} left`);
-  const detail = `requests ${show(requests)}, file credits ${show(files)}, reset ${files.reset}`;
+  const detail = `requests ${show(requests)}, file credits ${show(files)}, reset ${formatInstant(files.reset)}`;
   const out = (b: Bucket) => b.limit !== 0 && b.remaining !== null && b.remaining <= 0;
-  if (out(requests) || out(files)) return fail('quota', detail, `wait for the reset at ${files.reset} (or raise the plan)`);
+  if (out(requests) || out(files)) return fail('quota', detail, `wait for the reset at ${formatInstant(files.reset)} (or raise the plan)`);
   return pass('quota', detail);
 }
 

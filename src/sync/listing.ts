@@ -10,6 +10,7 @@ import type { SyncApi, SyncOptions } from './sync-types.js';
 import { type Pair, pairKey } from '../core/pairs.js';
 import type { CoverageRow, ManifestRow } from '../core/rows.js';
 import type { QuotaStop } from '../api/quota.js';
+import { formatInstant } from '../time/dates.js';
 
 export interface ManifestListing {
   /** Rows and complete_from by pair key, for the pairs whose manifest was listed. */
@@ -70,7 +71,7 @@ export async function listMovedManifests(context: ListingContext): Promise<Manif
     const quotaStop = listing.stop === undefined ? undefined : api.quotaStopOf(listing.stop);
     if (quotaStop) {
       warn(
-        `request quota exhausted while listing manifests; what was listed is kept, the rest is listed after the reset at ${quotaStop.resetAt ?? 'midnight UTC'}`,
+        `request quota exhausted while listing manifests; what was listed is kept, the rest is listed after the reset at ${quotaStop.resetAt === undefined ? 'midnight UTC' : formatInstant(quotaStop.resetAt)}`,
       );
       return { listed, quotaStop, skipped };
     }

@@ -94,3 +94,13 @@ export function splitDateWindows(start: string, end: string, maxDays: number): A
   }
   return windows;
 }
+
+/**
+ * An instant as people read it in a table or a sentence: `2026-03-10 23:45:00Z` (UTC, the
+ * milliseconds only when there are some). CSV and JSON keep the full ISO form for machines.
+ */
+export function formatInstant(value: Date | string): string {
+  const date = typeof value === 'string' ? new Date(value) : value;
+  if (Number.isNaN(date.getTime())) return String(value);
+  return date.toISOString().replace('T', ' ').replace('.000Z', 'Z');
+}

@@ -113,6 +113,15 @@ function refuseSpecialFile(dbPath: string): void {
   });
 }
 
+/** DuckDB opens a path ending in `.json` in memory, whatever it holds: a sync would keep nothing. */
+function refuseJsonName(dbPath: string): void {
+  if (!dbPath.endsWith('.json')) return;
+  throw new NotAWarehouseError(
+    `${dbPath} is not a DuckDB database (DuckDB would open a .json path in memory and keep nothing): check --db; a warehouse is a .duckdb file, e.g. data/gex.duckdb`,
+    { db: dbPath },
+  );
+}
+
 function notAWarehouseError(dbPath: string, cause: unknown): NotAWarehouseError {
   return new NotAWarehouseError(`${dbPath} is not a DuckDB database (it does not start with a DuckDB file header): check --db`, { db: dbPath }, { cause });
 }
@@ -161,6 +170,7 @@ export async function openWarehouse(path: string, options: OpenOptions = {}): Pr
   if (dbPath !== IN_MEMORY) {
     refuseFolder(dbPath);
     refuseSpecialFile(dbPath);
+    refuseJsonName(dbPath);
   }
   if (dbPath !== IN_MEMORY && !readOnly) mkdirSync(dirname(dbPath), { recursive: true });
   if (options.sandbox && dbPath !== IN_MEMORY) refuseLinkedSiblings(dbPath);

@@ -53,6 +53,18 @@ describe('gexwh export', () => {
   });
 });
 
+describe('counts in the text summaries, as the sync prints them', () => {
+  it('export names its columns as its JSON does and writes thousands with separators; so does rebuild', async () => {
+    const exported = await runCliInProcess(['export', ...args, '--out', join(bench.dir, 'export-text')]);
+    expect(exported.code, exported.stderr).toBe(0);
+    expect(exported.stdout).toMatch(/^table\s+partitions_written\s+partitions_skipped\s+partitions_removed\s+rows_written$/m);
+    expect(exported.stdout).toMatch(/: 9 partition\(s\) written, 0 unchanged, 0 removed, \d{1,3}(,\d{3})+ rows written;/);
+    const rebuilt = await runCliInProcess(['rebuild', ...args]);
+    expect(rebuilt.code, rebuilt.stderr).toBe(0);
+    expect(rebuilt.stdout).toMatch(/rebuild: 9 file\(s\) reloaded from .* \(\d{1,3}(,\d{3})+ rows\)/);
+  });
+});
+
 describe('gexwh verify and rebuild', () => {
   it('exit 0 on a sound warehouse; a deleted row is reported (exit 4) and repaired from the archive', async () => {
     expect((await runCliInProcess(['verify', ...args])).code).toBe(0);

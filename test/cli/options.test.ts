@@ -219,3 +219,13 @@ describe('the option table', () => {
     expect(result.stderr).toContain('--exchange: a chart draws one pair; give one venue, got "deribit, okx"');
   });
 });
+
+describe('--tz names what is wrong in sentences', () => {
+  it('a zone with no close name ends its sentence before saying what is allowed', async () => {
+    const run = await runCliInProcess(['levels', '--tz', 'EST5']);
+    expect(run.code, run.stderr).toBe(2);
+    expect(run.stderr).toContain('"EST5" is not a time zone. Give UTC or an IANA name, e.g. America/New_York;');
+    const near = await runCliInProcess(['levels', '--tz', 'Europe/Berln']);
+    expect(near.stderr).toMatch(/"Europe\/Berln" is not a time zone; did you mean Europe\/Berlin[^?]*\? Give UTC/);
+  });
+});

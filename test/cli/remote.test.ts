@@ -21,6 +21,21 @@ describe('remote commands', () => {
     expect(bench.emulator.counters.requests(bench.emulator.keys.trial)).toBe(0);
   });
 
+  it('me, status and doctor print the quota reset as people read it; JSON keeps the ISO form', async () => {
+    await bench.sync({ exchange: 'deribit', symbol: 'BTC' });
+    const local = ['--db', bench.dbPath, '--archive', bench.archive];
+    const me = await runCliInProcess(['me'], { env });
+    const status = await runCliInProcess(['status', ...local], { env });
+    const doctor = await runCliInProcess(['doctor', ...local], { env });
+    const readable = /reset\s+\d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ/;
+    expect(me.stdout).toMatch(/history_files\s+20\s+\d+\s+\d+\s+\d{4}-\d\d-\d\d 00:00:00Z$/m);
+    expect(status.stdout).toMatch(readable);
+    expect(doctor.stdout).toMatch(readable);
+    for (const run of [me, status, doctor]) expect(run.stdout).not.toMatch(/\dT\d\d:\d\d/);
+    const json = JSON.parse((await runCliInProcess(['me', '--json'], { env })).stdout) as { quota: { requests: { reset: string } } };
+    expect(json.quota.requests.reset).toMatch(/^\d{4}-\d\d-\d\dT00:00:00(\.000)?Z$/);
+  });
+
   it('coverage lists every (exchange, symbol), as JSON too', async () => {
     const result = await runCliInProcess(['coverage', '--json'], { env });
     const rows = JSON.parse(result.stdout) as { exchange: string; symbol: string }[];

@@ -47,6 +47,8 @@ describe('status and the journal leftovers', () => {
       'paid, bytes not archived: 1 file(s) whose link a run asked for before it stopped (or is downloading now): deribit BTC 2026-03-10 levels;',
     );
     expect(text.stdout).toContain(`journal: 1 name(s) set aside unread`);
+    // Bytes and times as the sync's own summary prints them, never `0 bytes` or the raw ISO form.
+    expect(text.stdout).toContain('waiting to load: 0 paid file(s) (0 B) of a sync started 2026-03-11 00:30:00Z that stopped before it finished');
     expect(text.stdout).toContain(join(packagesFolder(join(dir, 'raw')), '.unreadable-notes'));
     const json = await runCliInProcess(['status', ...local, '--json'], offline);
     const result = JSON.parse(json.stdout) as { paid_not_archived: { name: string }[]; journal_set_aside: string[]; stopped_run: { credits: number } };

@@ -66,6 +66,26 @@ describe('a path the user named, refused by the file system: exit 2 naming the p
     expect(readdirSync(folder)).toEqual([]);
   });
 
+  // DuckDB opens any path ending in .json in memory: a sync said "ok" and kept nothing, a read failed "unexpected".
+  it.each([
+    ['status', ['status'], true],
+    ['query', ['query', 'SELECT 1'], true],
+    ['sync into a new file', ['sync', '--exchange', 'deribit', '--symbol', 'BTC'], false],
+    ['sync into a config file', ['sync', '--exchange', 'deribit', '--symbol', 'BTC'], true],
+  ])('--db naming a .json file (%s): exit 2, nothing bought', async (_name, args, exists) => {
+    const dir = join(bench.dir, `json-db-${_name.replaceAll(' ', '-')}`);
+    mkdirSync(dir, { recursive: true });
+    const db = join(dir, 'gexwh.config.json');
+    if (exists) writeFileSync(db, '{ "symbol": "BTC" }\n');
+    const archive = join(dir, 'raw');
+    const run = await runCliInProcess([...args, '--db', db, '--archive', archive, '--json'], { env });
+    expect(run.code, run.stderr).toBe(2);
+    expect(run.stderr).toContain(`${db} is not a DuckDB database (DuckDB would open a .json path in memory and keep nothing): check --db`);
+    expect((JSON.parse(run.stdout) as JsonError).error).toMatchObject({ code: 'not_a_warehouse', exitCode: 2 });
+    expect(existsSync(archive)).toBe(false);
+    if (exists) expect(readFileSync(db, 'utf8')).toBe('{ "symbol": "BTC" }\n');
+  });
+
   it('GEXWH_MEMORY_LIMIT too small for DuckDB', async () => {
     const run = await runCliInProcess(['query', ...local, 'SELECT count(*) FROM levels'], { env: { GEXWH_MEMORY_LIMIT: '0B' } });
     expect(run.code, run.stderr).toBe(2);

@@ -20,7 +20,12 @@ describe('doctor verdicts', () => {
     expect(quotaCheck({ limit: 500, remaining: 10, reset }, { limit: 200, remaining: 5, reset }).ok).toBe(true);
     expect(quotaCheck({ limit: 0, remaining: null, reset }, { limit: 0, remaining: null, reset }).ok).toBe(true);
     const out = quotaCheck({ limit: 500, remaining: 10, reset }, { limit: 200, remaining: 0, reset });
-    expect(out).toMatchObject({ ok: false, fix: expect.stringContaining(reset) });
+    // The reset as every table and sentence prints an instant, never the raw ISO form.
+    expect(out).toMatchObject({
+      ok: false,
+      detail: expect.stringContaining('reset 2026-11-26 00:00:00Z'),
+      fix: 'wait for the reset at 2026-11-26 00:00:00Z (or raise the plan)',
+    });
   });
 
   it('disk: free space against the next night planned bytes (and temp room)', () => {

@@ -6,7 +6,7 @@ import type { CaptureSummary } from '../../capture/capture.js';
 import { parseCaptureVenues } from '../../capture/capture-targets.js';
 import { parseCount, parseSymbols } from '../../sync/selection.js';
 import { contextOf, type CommandContext } from '../context.js';
-import { formatTable } from '../output.js';
+import { formatInstant, formatTable } from '../output.js';
 import { withConfig } from '../option-use.js';
 import { prepareAlerts, withAlerts, type AlertFlags, type RunAlerts } from '../alerting.js';
 
@@ -91,7 +91,7 @@ export function formatCaptureSummary(summary: CaptureSummary): string {
     : `capture at ${summary.serverTime}: ${summary.requestsSpent} request(s) spent (planned up to ${summary.plannedRequests}); ${rowsText}`;
   const stop =
     summary.stoppedBy === 'quota'
-      ? `stopped: request quota used up; resets at ${summary.quotaStop?.resetAt ?? 'midnight UTC'}`
+      ? `stopped: request quota used up; resets at ${summary.quotaStop?.resetAt === undefined ? 'midnight UTC' : formatInstant(summary.quotaStop.resetAt)}`
       : summary.stoppedBy === 'max_requests'
         ? 'stopped: --max-requests reached'
         : '';

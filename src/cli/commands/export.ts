@@ -2,7 +2,8 @@
 import type { Command } from 'commander';
 import { contextOf } from '../context.js';
 import { checkExportFlags, type ExportFlags } from '../export-flags.js';
-import { formatTable } from '../output.js';
+import { formatTable, snakeKeys } from '../output.js';
+import { formatCount } from '../summary.js';
 
 export function registerExport(program: Command): void {
   program
@@ -18,8 +19,9 @@ export function registerExport(program: Command): void {
       for (const warning of result.warnings) ctx.out.warn(warning);
       ctx.out.result(result, () =>
         [
-          formatTable(result.tables as unknown as Record<string, unknown>[]),
-          `export to ${result.outDir} (${result.format}): ${result.partitionsWritten} partition(s) written, ${result.partitionsSkipped} unchanged, ${result.partitionsRemoved} removed, ${result.rowsWritten} rows written; views.sql and _gexwh_export.json beside them.`,
+          // The same names as the JSON keys, as every other table of the CLI.
+          formatTable(snakeKeys(result.tables) as Record<string, unknown>[]),
+          `export to ${result.outDir} (${result.format}): ${result.partitionsWritten} partition(s) written, ${result.partitionsSkipped} unchanged, ${result.partitionsRemoved} removed, ${formatCount(result.rowsWritten)} rows written; views.sql and _gexwh_export.json beside them.`,
         ].join('\n'),
       );
     });

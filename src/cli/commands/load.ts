@@ -5,6 +5,7 @@ import { resolve } from 'node:path';
 import { JournalFileRefusedError, NoWarehouseError, PartialFailureError } from '../../core/errors.js';
 import { DEFAULT_WAIT_LOCK_SECONDS } from '../../journal/wait-lock.js';
 import { contextOf } from '../context.js';
+import { formatCount } from '../summary.js';
 import { withConfig } from '../option-use.js';
 
 interface LoadFlags {
@@ -56,7 +57,7 @@ export function registerLoad(program: Command): void {
       }
       ctx.out.result(result, () =>
         [
-          `load: ${result.filesLoaded} file(s) loaded from the archive's journal (${result.rowsLoaded} rows), ${result.filesFailed.length} failed, ` +
+          `load: ${result.filesLoaded} file(s) loaded from the archive's journal (${formatCount(result.rowsLoaded)} rows), ${result.filesFailed.length} failed, ` +
             (result.filesHeld.length > 0 ? `${result.filesHeld.length} held (a new layout; gexwh load --accept-layout loads them), ` : '') +
             `${result.manifestsStored} manifest listing(s), ${result.snapshotsLoaded} live snapshot(s) and ${result.runsRecorded} run record(s) stored; 0 credits, no network.`,
           ...result.filesFailed.map((f) => `  failed_load: ${f.exchange}/${f.symbol} ${f.sessionDate} ${f.file}: ${f.error}`),

@@ -1,7 +1,7 @@
 // `gexwh me`: the key's plan, markets and quotas (free).
 import type { Command } from 'commander';
 import { contextOf } from '../context.js';
-import { formatTable } from '../output.js';
+import { formatInstant, formatTable } from '../output.js';
 
 export function registerMe(program: Command): void {
   program
@@ -18,7 +18,7 @@ export function registerMe(program: Command): void {
           limit: q.limit === 0 ? 'unlimited' : q.limit,
           used: q.used,
           remaining: q.remaining,
-          reset: q.reset,
+          reset: formatInstant(q.reset),
         });
         ctx.out.result(data, () =>
           [

@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { IntegrityError } from '../../core/errors.js';
 import { DEFAULT_WAIT_LOCK_SECONDS } from '../../journal/wait-lock.js';
 import { contextOf } from '../context.js';
+import { formatCount } from '../summary.js';
 
 export function registerRebuild(program: Command): void {
   program
@@ -47,7 +48,7 @@ export function registerRebuild(program: Command): void {
               : fromArchive
                 ? [`rebuild: no warehouse at ${ctx.settings.db}; created from the archive alone.`]
                 : []),
-          `rebuild: ${result.filesReloaded} file(s) ${fromArchive ? 'loaded' : 'reloaded'} from ${ctx.settings.archive} (${result.rowsLoaded} rows), ${result.orphanRowsRemoved} orphan row(s) removed, ${result.problems.length} problem(s).`,
+          `rebuild: ${result.filesReloaded} file(s) ${fromArchive ? 'loaded' : 'reloaded'} from ${ctx.settings.archive} (${formatCount(result.rowsLoaded)} rows), ${result.orphanRowsRemoved} orphan row(s) removed, ${result.problems.length} problem(s).`,
           ...(live.snapshots > 0 ? [`rebuild: ${live.snapshots} journaled live snapshot(s) replayed, ${liveRows} missing live row(s) restored.`] : []),
           ...live.unreadable.map((path) => `  skipped (unreadable live snapshot): ${path}`),
           ...result.skipped.map((path) => `  skipped (not an archived daily file): ${path}`),

@@ -13,6 +13,7 @@ import type { WaitingSummary } from '../../journal/load-pending.js';
 import type { CreditsOnRecord, PaidNotArchived, StoppedRun } from '../../journal/on-record.js';
 import { contextOf, type CommandContext } from '../context.js';
 import { formatInstant, formatTable, type Row } from '../output.js';
+import { formatBytes } from '../summary.js';
 import { escapeLine } from '../terminal.js';
 import { resolveSelection } from '../selection.js';
 
@@ -146,7 +147,7 @@ function layoutLines(layouts: readonly string[]): string[] {
 
 function describeStopped(stopped: StoppedRun): string {
   return (
-    `waiting to load: ${stopped.files} paid file(s) (${stopped.bytes} bytes) of a sync started ${stopped.startedAt} that stopped before it finished ` +
+    `waiting to load: ${stopped.files} paid file(s) (${formatBytes(stopped.bytes)}) of a sync started ${formatInstant(stopped.startedAt)} that stopped before it finished ` +
     `(or is running now), ${stopped.credits} credit(s) recorded as spent; the next gexwh sync or gexwh load loads them for 0 credits. Log: ${stopped.log}`
   );
 }
@@ -172,12 +173,12 @@ function runLines(local: WarehouseStatus, stopped: StoppedRun | undefined): stri
 }
 
 function quotaLine(q: NonNullable<Remote['quota']>): string {
-  return `quota (${q.tier}): requests ${q.requests.remaining ?? 'unlimited'} of ${q.requests.limit || 'unlimited'} left, file credits ${q.history_files.remaining ?? 'unlimited'} of ${q.history_files.limit || 'unlimited'} left, reset ${q.history_files.reset}`;
+  return `quota (${q.tier}): requests ${q.requests.remaining ?? 'unlimited'} of ${q.requests.limit || 'unlimited'} left, file credits ${q.history_files.remaining ?? 'unlimited'} of ${q.history_files.limit || 'unlimited'} left, reset ${formatInstant(q.history_files.reset)}`;
 }
 
 function describeWaiting(w: WaitingSummary): string {
   return (
-    `waiting to load: ${w.files} paid file(s) archived but not loaded (${w.bytes} bytes, since ${w.oldest === null || w.oldest === undefined ? '-' : formatInstant(w.oldest)}), ${w.runs} run record(s); ` +
+    `waiting to load: ${w.files} paid file(s) archived but not loaded (${formatBytes(w.bytes)}, since ${w.oldest === null || w.oldest === undefined ? '-' : formatInstant(w.oldest)}), ${w.runs} run record(s); ` +
     `gexwh load (or the next sync) loads them for 0 credits. Journal: ${w.journal}`
   );
 }
