@@ -113,13 +113,16 @@ function refuseSpecialFile(dbPath: string): void {
   });
 }
 
-/** DuckDB opens a path ending in `.json` in memory, whatever it holds: a sync would keep nothing. */
-function refuseJsonName(dbPath: string): void {
-  if (!dbPath.endsWith('.json')) return;
-  throw new NotAWarehouseError(
-    `${dbPath} is not a DuckDB database (DuckDB would open a .json path in memory and keep nothing): check --db; a warehouse is a .duckdb file, e.g. data/gex.duckdb`,
-    { db: dbPath },
-  );
+/**
+ * Refused before DuckDB sees it: an existing file not DuckDB's (DuckDB opens JSON or CSV as an in-memory
+ * database over its rows: a sync said ok and kept nothing), and a new one named .json (configs are).
+ */
+function refuseForeignFile(dbPath: string): void {
+  const size = statSync(dbPath, { throwIfNoEntry: false })?.size;
+  if (size === undefined && /\.json$/i.test(dbPath)) {
+    throw new NotAWarehouseError(`--db ${dbPath}: a warehouse is not named .json (gexwh's config files are); name it e.g. data/gex.duckdb`, { db: dbPath });
+  }
+  if (size !== undefined && size > 0 && !hasDuckDbHeader(dbPath)) throw notAWarehouseError(dbPath, undefined);
 }
 
 function notAWarehouseError(dbPath: string, cause: unknown): NotAWarehouseError {
@@ -170,7 +173,7 @@ export async function openWarehouse(path: string, options: OpenOptions = {}): Pr
   if (dbPath !== IN_MEMORY) {
     refuseFolder(dbPath);
     refuseSpecialFile(dbPath);
-    refuseJsonName(dbPath);
+    refuseForeignFile(dbPath);
   }
   if (dbPath !== IN_MEMORY && !readOnly) mkdirSync(dirname(dbPath), { recursive: true });
   if (options.sandbox && dbPath !== IN_MEMORY) refuseLinkedSiblings(dbPath);

@@ -66,24 +66,31 @@ describe('a path the user named, refused by the file system: exit 2 naming the p
     expect(readdirSync(folder)).toEqual([]);
   });
 
-  // DuckDB opens any path ending in .json in memory: a sync said "ok" and kept nothing, a read failed "unexpected".
+  // DuckDB opens an existing JSON or CSV file as an in-memory database over its rows: a sync said "ok"
+  // and kept nothing, a read failed "unexpected". A new .json warehouse would sit where configs are sought.
   it.each([
-    ['status', ['status'], true],
-    ['query', ['query', 'SELECT 1'], true],
-    ['sync into a new file', ['sync', '--exchange', 'deribit', '--symbol', 'BTC'], false],
-    ['sync into a config file', ['sync', '--exchange', 'deribit', '--symbol', 'BTC'], true],
-  ])('--db naming a .json file (%s): exit 2, nothing bought', async (_name, args, exists) => {
-    const dir = join(bench.dir, `json-db-${_name.replaceAll(' ', '-')}`);
+    ['status on a config file', ['status'], 'gexwh.config.json', '{ "symbol": "BTC" }\n'],
+    ['query on a CSV file', ['query', 'SELECT 1'], 'trades.csv', 'ts,price\n1,2\n'],
+    ['sync into a config file', ['sync', '--exchange', 'deribit', '--symbol', 'BTC'], 'gexwh.config.json', '{ "symbol": "BTC" }\n'],
+    ['sync into a CSV file', ['sync', '--exchange', 'deribit', '--symbol', 'BTC'], 'trades.csv', 'ts,price\n1,2\n'],
+    ['sync into a new .json file', ['sync', '--exchange', 'deribit', '--symbol', 'BTC'], 'gex.JSON', undefined],
+  ])('--db naming a file that is not a warehouse (%s): exit 2, nothing bought, the file untouched', async (name, args, file, content) => {
+    const dir = join(bench.dir, `foreign-db-${name.replaceAll(' ', '-')}`);
     mkdirSync(dir, { recursive: true });
-    const db = join(dir, 'gexwh.config.json');
-    if (exists) writeFileSync(db, '{ "symbol": "BTC" }\n');
+    const db = join(dir, file);
+    if (content !== undefined) writeFileSync(db, content);
     const archive = join(dir, 'raw');
     const run = await runCliInProcess([...args, '--db', db, '--archive', archive, '--json'], { env });
     expect(run.code, run.stderr).toBe(2);
-    expect(run.stderr).toContain(`${db} is not a DuckDB database (DuckDB would open a .json path in memory and keep nothing): check --db`);
+    expect(run.stderr).toContain(
+      content === undefined
+        ? `--db ${db}: a warehouse is not named .json (gexwh's config files are); name it e.g. data/gex.duckdb`
+        : `${db} is not a DuckDB database (it does not start with a DuckDB file header): check --db`,
+    );
     expect((JSON.parse(run.stdout) as JsonError).error).toMatchObject({ code: 'not_a_warehouse', exitCode: 2 });
     expect(existsSync(archive)).toBe(false);
-    if (exists) expect(readFileSync(db, 'utf8')).toBe('{ "symbol": "BTC" }\n');
+    if (content !== undefined) expect(readFileSync(db, 'utf8')).toBe(content);
+    else expect(existsSync(db)).toBe(false);
   });
 
   it('GEXWH_MEMORY_LIMIT too small for DuckDB', async () => {
