@@ -54,6 +54,11 @@ export interface EmulatorOptions {
   /** Rows per /history/levels page (default 5,000 as in the spec; tests lower it to exercise paging). */
   historyPageRows?: number;
   /**
+   * Rows per manifest page (default 400). The spec says "at most 400", so a smaller page may still
+   * have older sessions after it: a client must not take a short page for the last.
+   */
+  manifestPageRows?: number;
+  /**
    * Worker threads building daily files (default 0: built in the server's thread, fine for small
    * chains). With workers, every completed file is also built in the background at start, newest
    * first, so manifest pages find their rows indexed.
@@ -148,6 +153,7 @@ function serverStateOf(options: EmulatorOptions, parts: Pick<ServerState, 'model
     linkTtlSeconds: options.linkTtlSeconds ?? DEFAULTS.linkTtlSeconds,
     coverageCacheSeconds: options.coverageCacheSeconds ?? DEFAULTS.coverageCacheSeconds,
     historyPageRows: options.historyPageRows ?? 5000,
+    manifestPageRows: options.manifestPageRows ?? 400,
     chargeFailedRequests: options.chargeFailedRequests === true,
     revisions: new Map(),
   };

@@ -92,7 +92,8 @@ export function relayout(csv: string, kind: FileKind, layout: CustomLayout, sche
   const eol = layout.crlf ? '\r\n' : '\n';
   const lines = csv.split('\n');
   if (lines[lines.length - 1] === '') lines.pop();
-  const out: string[] = [`${layout.bom ? '\uFEFF' : ''}${columns.join(',')}`];
+  const header = columns.join(',');
+  const out: string[] = [`${layout.bom ? '\uFEFF' : ''}${layout.upperCaseHeader ? header.toUpperCase() : header}`];
   for (let row = 0; row + 1 < lines.length; row++) {
     const fields = splitLine(lines[row + 1] as string);
     out.push(columns.map((name) => fieldOf(name, positions.get(name), fields, row, layout, schemaVersion)).join(','));

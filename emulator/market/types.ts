@@ -161,6 +161,8 @@ export interface CustomLayout {
   exponent?: boolean;
   /** Design columns written with every field empty. */
   blank?: readonly string[];
+  /** Header names written in upper case (`TIMESTAMP_UTC`): the spec names columns, never their case. */
+  upperCaseHeader?: boolean;
 }
 
 export type FileLayoutOption = LayoutName | CustomLayout;

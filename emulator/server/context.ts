@@ -21,6 +21,8 @@ export interface ServerState {
   linkTtlSeconds: number;
   coverageCacheSeconds: number;
   historyPageRows: number;
+  /** Rows of a manifest page: at most 400 by the spec, which never says a page holding fewer is the last. */
+  manifestPageRows: number;
   /** 4xx answers of quota-counted endpoints are charged a request (off: only a 2xx costs). */
   chargeFailedRequests: boolean;
   /** Rebuild count per file (exchange/symbol/date/file); 0 when never rebuilt. */

@@ -62,11 +62,22 @@ export function parseRateLimitBlock(block: unknown): QuotaBucket | undefined {
 /** Quota of one response: headers first, meta.rate_limit as the fallback for the request bucket. */
 export function quotaOfResponse(headers: HeaderBag, metaRateLimit?: unknown): QuotaSnapshot {
   const snapshot: QuotaSnapshot = {};
-  const requests = parseQuotaHeaders(headers, 'requests') ?? parseRateLimitBlock(metaRateLimit);
+  const requests = withBlock(parseQuotaHeaders(headers, 'requests'), parseRateLimitBlock(metaRateLimit));
   const files = parseQuotaHeaders(headers, 'files');
   if (requests) snapshot.requests = requests;
   if (files) snapshot.files = files;
   return snapshot;
+}
+
+/**
+ * The request bucket from the headers, completed by meta.rate_limit: the spec names only
+ * X-RateLimit-Limit and X-RateLimit-Reset, so a server may send no X-RateLimit-Remaining while the
+ * block carries it. The block fills a gap only when it describes the same bucket (the same limit).
+ */
+function withBlock(fromHeaders: QuotaBucket | undefined, fromBlock: QuotaBucket | undefined): QuotaBucket | undefined {
+  if (fromHeaders === undefined || fromBlock === undefined) return fromHeaders ?? fromBlock;
+  if (fromHeaders.limit !== fromBlock.limit) return fromHeaders;
+  return { ...fromHeaders, remaining: fromHeaders.remaining ?? fromBlock.remaining, reset: fromHeaders.reset ?? fromBlock.reset };
 }
 
 /** Units left in a bucket: Infinity when unlimited, undefined when unknown. */

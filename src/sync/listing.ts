@@ -89,6 +89,8 @@ interface PairWalk {
   state: ListingState;
   plan: ListingPlan | null;
   estimate: number;
+  /** The coverage's files_first_date: the oldest session a listing can reach. */
+  floor: string | null;
 }
 
 /** Every pair's listing plan up front, so progress can count the rows of all of them. */
@@ -99,7 +101,8 @@ function planWalks(options: SyncOptions, coverage: CoverageRow[], pairs: Pair[],
     const row = coverageByPair.get(pairKey(pair));
     const state = held.get(pairKey(pair)) ?? { newestStored: null, completeFrom: null };
     const plan = row === undefined ? null : planListing({ coverage: row, ...state, ...(since ? { since } : {}), fullRescan: options.fullRescan });
-    return { pair, state, plan, estimate: plan === null || row === undefined ? 0 : estimateListingRows(plan, row) };
+    const floor = row?.files_first_date ?? null;
+    return { pair, state, plan, floor, estimate: plan === null || row === undefined ? 0 : estimateListingRows(plan, row) };
   });
 }
 
@@ -120,7 +123,12 @@ async function listOnePair(options: SyncOptions, api: SyncApi, walk: PairWalk, o
   try {
     return {
       kind: 'listed',
-      listing: await listPair(api.manifestPage, pair, plan, state, { isStop, onRows, ...(requestsLeft === undefined ? {} : { maxRequests: requestsLeft }) }),
+      listing: await listPair(api.manifestPage, pair, plan, state, {
+        isStop,
+        onRows,
+        floor: walk.floor,
+        ...(requestsLeft === undefined ? {} : { maxRequests: requestsLeft }),
+      }),
     };
   } catch (error) {
     // An answer about this pair alone (refused, off the spec) skips the pair; the others go on.

@@ -119,6 +119,11 @@ export interface ListOptions {
   start?: string;
   /** Exclusive upper bound of the first page; undefined starts at the newest session. */
   end?: string;
+  /**
+   * The oldest session the manifest holds (coverage's files_first_date). A page shorter than 400 rows
+   * whose oldest session is after it (and after start) may be a server's smaller page, so the walk goes on.
+   */
+  floor?: string | null;
   /** Stop (complete = false) rather than make more than this many requests. */
   maxRequests?: number;
   /** An error of fetchPage that ends the walk with what was read (the request quota used up). */
@@ -165,13 +170,15 @@ export function manifestLister<R extends ManifestRow>(fetchPage: FetchManifestPa
 /**
  * Lists one pair's manifest from `start` (or the beginning) to the newest session, paging
  * backwards. A full page may end inside a session, so the next page's `end` is the oldest date on
- * the page + 1 day (end is exclusive) and the rows seen twice are merged.
+ * the page + 1 day (end is exclusive) and the rows seen twice are merged. A page shorter than 400
+ * rows ends the walk only once it reaches `start` or `floor` (see pageReader).
  */
 export async function listManifest<R extends ManifestRow>(fetchPage: FetchManifestPage<R>, pair: Pair, options: ListOptions = {}): Promise<ManifestListing<R>> {
   const pageSize = options.pageSize ?? MANIFEST_PAGE_SIZE;
   const maxRequests = options.maxRequests ?? Number.POSITIVE_INFINITY;
   const { start } = options;
   const merged = new Map<string, R>();
+  const pages = pageReader(pageSize, lowerBound(start, options.floor));
   let end = options.end;
   let previousOldest: string | undefined;
   let requests = 0;
@@ -182,9 +189,10 @@ export async function listManifest<R extends ManifestRow>(fetchPage: FetchManife
     if ('stop' in fetched) return { rows: sorted(merged), requests, complete: false, stop: fetched.stop };
     const { page } = fetched;
     requests++;
+    const before = merged.size;
     for (const row of page) merged.set(`${row.session_date}|${row.file}`, row);
     options.onRows?.(merged.size);
-    if (page.length < pageSize) break;
+    if (pages.lastPage(page, merged.size - before)) break;
     const oldest = oldestDateOf(page);
     if (start !== undefined && oldest < start) break; // the server went past the bound: done
     checkProgress(pair, oldest, previousOldest, requests);
@@ -192,6 +200,32 @@ export async function listManifest<R extends ManifestRow>(fetchPage: FetchManife
     end = addDays(oldest, 1);
   }
   return { rows: sorted(merged), requests, complete: true };
+}
+
+/**
+ * Tells the last page of a walk. The spec caps a page at 400 rows without saying a shorter one is the
+ * last: a short page whose oldest session is after the bound sets the page size this server uses, and
+ * the walk goes on at that size, until a page is short of it, adds nothing new, or is empty.
+ */
+function pageReader(pageSize: number, bound: string | undefined): { lastPage(page: readonly ManifestRow[], added: number): boolean } {
+  let size = pageSize;
+  let learned = false;
+  return {
+    lastPage(page, added) {
+      if (page.length === 0 || (learned && added === 0)) return true;
+      if (page.length >= size) return false;
+      if (learned || bound === undefined || oldestDateOf(page) <= bound) return true;
+      size = page.length;
+      learned = true;
+      return false;
+    },
+  };
+}
+
+/** The oldest session a walk must reach: the later of start and the floor; undefined when neither is known. */
+function lowerBound(start: string | undefined, floor: string | null | undefined): string | undefined {
+  if (floor === undefined || floor === null) return start;
+  return start === undefined || floor > start ? floor : start;
 }
 
 /** One page, or the error that stops the walk (the request quota used up); other errors propagate. */
@@ -246,14 +280,14 @@ export async function listPair<R extends ManifestRow>(
   pair: Pair,
   plan: ListingPlan,
   state: { completeFrom: string | null },
-  options: Pick<ListOptions, 'maxRequests' | 'isStop' | 'pageSize' | 'onRows'> = {},
+  options: Pick<ListOptions, 'maxRequests' | 'isStop' | 'pageSize' | 'onRows' | 'floor'> = {},
 ): Promise<PairListing<R>> {
   let requestsLeft = options.maxRequests ?? Number.POSITIVE_INFINITY;
   const rows: R[] = [];
   let requests = 0;
   for (const window of plan.windows) {
     const listing = await listManifest(fetchPage, pair, {
-      ...definedOnly({ start: window.start, end: window.end, isStop: options.isStop, pageSize: options.pageSize }),
+      ...definedOnly({ start: window.start, end: window.end, isStop: options.isStop, pageSize: options.pageSize, floor: options.floor }),
       maxRequests: requestsLeft,
       onRows: (listed) => options.onRows?.(rows.length + listed),
     });

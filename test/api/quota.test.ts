@@ -45,6 +45,19 @@ describe('quota headers', () => {
     expect(quota.requests?.remaining).toBe(10);
   });
 
+  it('takes what the headers lack from meta.rate_limit: the spec names only X-RateLimit-Limit and -Reset', () => {
+    const named = { 'x-ratelimit-limit': '500', 'x-ratelimit-reset': RESET };
+    expect(quotaOfResponse(named, { limit: 500, remaining: 480, reset: RESET }).requests).toEqual({
+      limit: 500,
+      remaining: 480,
+      reset: new Date(RESET),
+      unlimited: false,
+    });
+    // Only when the block describes the same bucket (same limit); else the headers stand alone.
+    expect(quotaOfResponse(named, { limit: 50, remaining: 7, reset: RESET }).requests?.remaining).toBeNull();
+    expect(quotaOfResponse({ 'x-ratelimit-limit': '500' }, { limit: 500, remaining: 3, reset: RESET }).requests?.reset).toEqual(new Date(RESET));
+  });
+
   it('parses resets in ISO 8601 and, defensively, epoch seconds or milliseconds', () => {
     expect(parseReset(RESET)).toEqual(new Date(RESET));
     expect(parseReset('1741132800')).toEqual(new Date(RESET));

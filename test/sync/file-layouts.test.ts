@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator, type EmulatorOptions } from '../../emulator/index.js';
+import { resolveLayout } from '../../emulator/market/layouts.js';
 import { runCliInProcess } from '../helpers/cli.js';
 import { migratedTemplate, seedWarehouse } from '../helpers/migrated-warehouse.js';
 import { workspaceIn as emptyWorkspaceIn, ONE_PAIR_ARGS, type Workspace } from '../helpers/workspace.js';
@@ -101,13 +102,20 @@ describe('sync against other file layouts', () => {
     }
   });
 
-  it('shuffled columns load to the same values as the design layout', async () => {
+  // The spec names columns, never their order or their case: both readings load the design's values.
+  it.each<[string, EmulatorOptions['layout']]>([
+    ['shuffled columns', 'shuffled'],
+    ['shuffled columns with upper-case header names', { ...resolveLayout('shuffled')!, upperCaseHeader: true }],
+  ])('%s load to the same values as the design layout', async (_name, layout) => {
     const design = await emulator({});
-    const shuffled = await emulator({ layout: 'shuffled' });
+    const other = await emulator({ layout });
     const a = await workspaceIn(dir);
     const b = await workspaceIn(dir);
     expect((await sync(design, a.local)).code).toBe(0);
-    expect((await sync(shuffled, b.local)).summary.files_failed).toEqual([]);
+    const run = await sync(other, b.local);
+    expect(run.summary.files_failed).toEqual([]);
+    expect(run.summary.files_loaded).toBe(6);
+    expect(run.summary.warnings.filter((w) => /new column/.test(w))).toEqual([]);
     const digest = `SELECT (SELECT sum(spot) + sum(flip_count) + sum(max_pain) + count(regime) + count(oi_date) FROM levels) AS l,
                            (SELECT sum(strike * 3 + call_gex - put_gex + net_gex + call_oi + put_oi) FROM strikes_total) AS t,
                            (SELECT sum(net_gex + call_oi) + count(DISTINCT expiration_date) FROM strikes_by_expiry) AS e`;

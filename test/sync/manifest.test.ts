@@ -156,6 +156,28 @@ describe('listManifest paging', () => {
     expect(server.calls).toEqual([{ start }, { start, end: addDays(start, 1) }]);
   });
 
+  it.each([4, 10, 50, 100])('a server whose pages hold %d rows: listed whole down to the floor, nothing lost', async (size) => {
+    const all = synthetic(60, (i) => (i % 3) + 1);
+    const server = fakeServer(all, size);
+    const listing = await listManifest(server.fetchPage, pair, { floor: '2021-01-01' });
+    expect(listing.complete).toBe(true);
+    expect(listing.rows.map(keyOf).sort()).toEqual(all.map(keyOf).sort());
+  });
+
+  it('a short last page costs one more request only when it stops after the bound, and the walk ends', async () => {
+    const server = fakeServer(synthetic(10));
+    // The bound is a session date: one page, as before.
+    expect((await listManifest(server.fetchPage, pair, { start: '2021-01-05', floor: '2021-01-01' })).requests).toBe(1);
+    // No session on the start date itself (a weekend --since): one page more, which adds nothing.
+    const gap = fakeServer(synthetic(10).filter((r) => r.session_date !== '2021-01-05'));
+    const listing = await listManifest(gap.fetchPage, pair, { start: '2021-01-05' });
+    expect(listing).toMatchObject({ requests: 2, complete: true });
+    expect(new Set(listing.rows.map((r) => r.session_date)).size).toBe(5);
+    // One session after the bound, its page as short as it is: ends, no "no progress" error.
+    const one = fakeServer(synthetic(10).filter((r) => r.session_date === '2021-01-10'));
+    expect(await listManifest(one.fetchPage, pair, { start: '2021-01-07' })).toMatchObject({ requests: 2, complete: true });
+  });
+
   it('stops at maxRequests and says the listing is incomplete', async () => {
     const server = fakeServer(synthetic(1000));
     const listing = await listManifest(server.fetchPage, pair, { maxRequests: 2 });

@@ -14,8 +14,6 @@ import { completedSessions, isCompletedSession } from '../timeline.js';
 import { captureVenuesOfHistory, historyVenuesOf, resolveHistoryPair } from '../venues.js';
 import { historyMeta } from './live.js';
 
-const MANIFEST_PAGE_ROWS = 400;
-
 /** Whether the file exists at now: a completed session within history of a venue listing the symbol. */
 export function fileExists(model: MarketModel, ref: FileRef, now: Date): boolean {
   const info = model.symbolInfo(ref.symbol);
@@ -40,7 +38,7 @@ async function manifestRows(state: ServerState, ref: Omit<FileRef, 'date' | 'fil
   const refs: FileRef[] = [];
   for (const date of dates) {
     for (const file of FILE_KINDS) {
-      if (refs.length >= MANIFEST_PAGE_ROWS) break;
+      if (refs.length >= state.manifestPageRows) break;
       const fileRef = { ...ref, date, file };
       if (fileExists(state.model, fileRef, now)) refs.push(fileRef);
     }
