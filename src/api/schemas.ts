@@ -26,6 +26,22 @@ export const Sha256Schema = z
   .regex(/^[0-9a-fA-F]{64}$/, 'expected 64 hex digits')
   .transform((s) => s.toLowerCase());
 export const MarketSchema = z.enum(['crypto', 'tradfi']);
+type KnownMarket = z.infer<typeof MarketSchema>;
+
+/**
+ * /me's markets split into those this version knows and the others, each made printable. The spec
+ * lists two, but a market the API adds later must not fail the call: it is set aside, not guessed at.
+ */
+export function splitMarkets(markets: readonly string[]): { known: KnownMarket[]; unknown: string[] } {
+  const known: KnownMarket[] = [];
+  const unknown: string[] = [];
+  for (const market of markets) {
+    const parsed = MarketSchema.safeParse(market);
+    if (parsed.success) known.push(parsed.data);
+    else unknown.push(printable(market));
+  }
+  return { known, unknown };
+}
 
 // ---- meta ----------------------------------------------------------------------------------------
 
@@ -231,7 +247,8 @@ const MeQuotaSchema = z.looseObject({
 
 export const MeRecordSchema = z.looseObject({
   tier: z.string(),
-  markets: z.array(MarketSchema),
+  // Any name: a market added after this version is dropped where markets are used (splitMarkets).
+  markets: strings,
   api_access: z.boolean(),
   quota: z.looseObject({ requests: MeQuotaSchema, history_files: MeQuotaSchema }),
 });

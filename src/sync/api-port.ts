@@ -4,13 +4,12 @@
 // run's budget has left over after every planned file, else the file is deferred). The stop signal
 // never aborts a paid link's download (see fetchFiles): it only keeps new links from being paid for.
 import { maxInflatedBytes } from '../api/inflate-meter.js';
-import { type ApiClient, type FileLink } from '../api/index.js';
+import { splitMarkets, type ApiClient, type FileLink } from '../api/index.js';
 import { BodyTooLargeError, LinkAnswerLostError, LinkExpiredError, QuotaExceededError, UnsafeResponseError } from '../core/errors.js';
 import { usableCoverage } from './coverage.js';
 import { BodyMismatchError, OverBudgetError, PaidDownloadError, type DownloadResult, type LinkBudget } from './fetch.js';
 import { historyLevelsFetcherFrom } from './fill-levels.js';
 import type { SyncApi } from './sync-types.js';
-import type { Market } from '../time/sessions.js';
 import { fileVersionKey } from '../core/pairs.js';
 import type { QuotaStop } from '../api/quota.js';
 import type { PlannedFile } from '../core/rows.js';
@@ -83,8 +82,10 @@ export function syncApiFrom(client: ApiClient): SyncApi {
     async me() {
       const { data } = await client.me();
       const files = data.quota.history_files;
+      const { known, unknown } = splitMarkets(data.markets);
       return {
-        markets: data.markets.filter((m): m is Market => m === 'crypto' || m === 'tradfi'),
+        markets: known,
+        ...(unknown.length > 0 ? { unknownMarkets: unknown } : {}),
         creditsLimit: files.limit,
         creditsRemaining: files.limit === 0 ? null : (files.remaining ?? null),
         ...(files.reset ? { creditsReset: String(files.reset) } : {}),

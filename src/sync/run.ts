@@ -96,6 +96,8 @@ function warnerOf(warnings: string[], events: SyncEvents): (message: string) => 
 async function runLocked(run: Run, remote: Remote, absent: boolean): Promise<SyncSummary> {
   const { options, warn } = run;
   for (const row of remote.skipped) warn(describeSkipped(row));
+  const unknownMarkets = remote.me.unknownMarkets ?? [];
+  if (unknownMarkets.length > 0) warn(`/me lists market(s) this version does not know (${unknownMarkets.join(', ')}): ignored`);
   if (!absent) await removeStaleTemps(options.archiveRoot); // without the lock, a running sync may own them
   const start: RunStartRecord = { command: options.command, options: options.recordedOptions, startedAt: new Date() };
   const quotaNow = { remaining: remote.me.creditsRemaining, reset: remote.me.creditsReset };

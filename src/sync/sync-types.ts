@@ -13,7 +13,8 @@ import type { PlanDocument } from './plan-file.js';
 
 /** What the sync needs from the API (src/sync/api-port.ts adapts the client to it). */
 export interface SyncApi {
-  me(): Promise<{ markets: Market[]; creditsLimit: number; creditsRemaining: number | null; creditsReset?: string }>;
+  /** unknownMarkets: names /me listed that this version does not know; left out of markets. */
+  me(): Promise<{ markets: Market[]; unknownMarkets?: string[]; creditsLimit: number; creditsRemaining: number | null; creditsReset?: string }>;
   /** The usable coverage rows, and those set aside with their reason. */
   coverage(): Promise<CoverageListing>;
   manifestPage: ManifestPageFetcher;

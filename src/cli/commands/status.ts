@@ -203,7 +203,7 @@ async function fetchRemote(ctx: CommandContext): Promise<Remote> {
     const [me, coverage] = await Promise.all([client.me(), client.coverage()]);
     return {
       coverage: usableCoverage(coverage.data).usable as unknown as Row[],
-      markets: me.data.markets,
+      markets: me.data.markets.filter((m): m is Market => m === 'crypto' || m === 'tradfi'),
       quota: { tier: me.data.tier, requests: me.data.quota.requests, history_files: me.data.quota.history_files },
     };
   } catch (error) {
