@@ -2,13 +2,16 @@
 // fields the server adds later pass through; a missing or mistyped field of the spec fails. Values
 // that can reach a file path or SQL later (exchange, symbol, session_date, file, sha256) are checked
 // tightly here. Numbers the spec types as "number" are accepted as null too where a real market can
-// lack them (an empty side of the book), since a null there is data, not a broken payload.
+// lack them (an empty side of the book), since a null there is data, not a broken payload. Date-times
+// are read in every ISO 8601 UTC spelling and passed on in one (instant.ts).
 import { z } from 'zod';
 import { FILE_KINDS } from '../core/file-kinds.js';
+import { DateTimeSchema, UtcInstantSchema } from './instant.js';
 import { SYMBOL_PATTERN, SYMBOL_RULE, VENUE_PATTERN } from '../core/names.js';
 import type { CoverageRow, ManifestRow } from '../core/rows.js';
 
-const dateTime = z.iso.datetime({ offset: true });
+const dateTime = DateTimeSchema;
+const utcInstant = UtcInstantSchema;
 const isoDate = z.iso.date();
 const num = z.number();
 const numOrNull = z.number().nullable();
@@ -107,7 +110,7 @@ export const LevelsFieldsSchema = z.looseObject({
 
 export const HistoryRowSchema = LevelsFieldsSchema.extend({
   schema_version: z.int(),
-  timestamp_utc: dateTime,
+  timestamp_utc: utcInstant,
   session_date: isoDate,
   type: z.enum(['intraday', 'close']),
   exchange: z.string(),
@@ -153,7 +156,7 @@ export const ExpirationDetailSchema = z.looseObject({
   code: z.string(),
   iso: isoDate,
   dte: num,
-  cutoff_utc: dateTime,
+  cutoff_utc: utcInstant,
   is_0dte: z.boolean(),
 });
 
@@ -256,8 +259,8 @@ export const MeRecordSchema = z.looseObject({
 export const CoverageRowSchema = z.looseObject({
   exchange: HistoryExchangeSchema,
   symbol: SymbolSchema,
-  first_ts: dateTime,
-  last_ts: dateTime,
+  first_ts: utcInstant,
+  last_ts: utcInstant,
   sessions: count,
   files_first_date: isoDate.nullable(),
   files_last_date: isoDate.nullable(),
@@ -293,13 +296,13 @@ export const ENDPOINT_SCHEMAS = {
   levels: envelope(LevelsDataSchema, LiveMeta),
   gexByStrike: envelope(GexByStrikeDataSchema, MetaBase.extend({ timestamp: dateTime, exchange: z.string(), coin: z.string(), expiration: z.string() })),
   termOi: envelope(TermOiDataSchema, LiveMeta),
-  historyTimestamps: envelope(z.array(dateTime), SymbolMeta.extend({ session_date: isoDate })),
+  historyTimestamps: envelope(z.array(utcInstant), SymbolMeta.extend({ session_date: isoDate })),
   historyLevels: envelope(
     z.array(HistoryRowSchema),
     SymbolMeta.extend({
       granularity: z.enum(['15m', '1h', 'close']),
-      start: dateTime,
-      end: dateTime,
+      start: utcInstant,
+      end: utcInstant,
       next_cursor: z.string().nullable(),
     }),
   ),

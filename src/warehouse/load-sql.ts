@@ -41,14 +41,23 @@ function identityCheck(present: ReadonlySet<string>): string {
   return checks.length === 0 ? 'f.session_date' : `CASE ${checks.join('\n          ')} ELSE f.session_date END`;
 }
 
+/**
+ * A capture time as TIMESTAMPTZ. ISO 8601 lets it drop its seconds (2025-03-11T00:15Z), which DuckDB's
+ * cast refuses: those get :00 (only when the plain cast fails, so the common form costs no regex). An
+ * offset, zero or not, is converted exactly by the cast; a time without one is UTC (the session zone).
+ * Anything else still fails the file.
+ */
+const CAPTURE_TIME = `coalesce(TRY_CAST(s.timestamp_utc AS TIMESTAMPTZ),
+         CAST(regexp_replace(s.timestamp_utc, '^(\\d{4}-\\d{2}-\\d{2}[T ]\\d{2}:\\d{2})([^:0-9]|$)', '\\1:00\\2') AS TIMESTAMPTZ))`;
+
 function market(present: ReadonlySet<string>): Target {
   return [
     // exchange and symbol come from the validated load input; the file's own are checked equal.
     ['exchange', 'f.exchange'],
     ['symbol', 'f.symbol'],
     ['session_date', identityCheck(present)],
-    // Strict CAST: a malformed timestamp fails the file (staged as text, see layouts.ts).
-    ['timestamp_utc', 'CAST(s.timestamp_utc AS TIMESTAMPTZ)'],
+    // Strict: a malformed timestamp fails the file (staged as text, see layouts.ts).
+    ['timestamp_utc', CAPTURE_TIME],
   ];
 }
 
@@ -80,7 +89,7 @@ const levelsField = (field: string): string => (field === 'flip_count' ? `CAST(s
  * `type` when the file has none: files hold completed sessions only, so the last capture of the file
  * is the session's close and every other one intraday.
  */
-const DERIVED_TYPE = `CASE WHEN CAST(s.timestamp_utc AS TIMESTAMPTZ) = max(CAST(s.timestamp_utc AS TIMESTAMPTZ)) OVER (PARTITION BY s.filename)
+const DERIVED_TYPE = `CASE WHEN ${CAPTURE_TIME} = max(${CAPTURE_TIME}) OVER (PARTITION BY s.filename)
        THEN 'close' ELSE 'intraday' END`;
 
 function levelsTarget(present: ReadonlySet<string>): Target {
