@@ -86,6 +86,11 @@ export interface EmulatorOptions {
   keyPrefix?: string;
   /** 4xx answers of quota-counted endpoints cost a request too (the spec does not say they are free). */
   chargeFailedRequests?: boolean;
+  /**
+   * 'named': answers carry only X-RateLimit-Limit and X-RateLimit-Reset, the two headers the spec
+   * names, and no X-RateLimit-Remaining (meta.rate_limit still has it). Default 'all'.
+   */
+  rateLimitHeaders?: 'all' | 'named';
 }
 
 export type EmulatorKeys = Record<AccountName, string>;
@@ -155,6 +160,7 @@ function serverStateOf(options: EmulatorOptions, parts: Pick<ServerState, 'model
     historyPageRows: options.historyPageRows ?? 5000,
     manifestPageRows: options.manifestPageRows ?? 400,
     chargeFailedRequests: options.chargeFailedRequests === true,
+    rateLimitHeaders: options.rateLimitHeaders ?? 'all',
     revisions: new Map(),
   };
 }

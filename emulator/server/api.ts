@@ -67,7 +67,7 @@ const BUCKET_OF: Record<'request' | 'credit', BucketName> = { request: 'requests
 function quotaHeaders(state: ServerState, route: Route, account: Account, now: Date, fault?: FaultAction): Record<string, string> {
   if (fault?.kind === 'missing_quota_headers') return {};
   if (route.cost === 'credit') return historyFilesHeaders(state.quota.status(account, 'credits', now));
-  if (route.rateLimit) return rateLimitHeaders(state.quota.status(account, 'requests', now));
+  if (route.rateLimit) return rateLimitHeaders(state.quota.status(account, 'requests', now), state.rateLimitHeaders);
   return {};
 }
 
@@ -83,7 +83,7 @@ function gateAndCharge(state: ServerState, route: Route, account: Account, now: 
       isFiles ? 'history_files_limit_exceeded' : 'rate_limit_exceeded',
       isFiles ? 'Daily history file credits used up.' : 'Daily request quota used up.',
       { rate_limit: rateLimitBlock(status) },
-      isFiles ? historyFilesHeaders(status) : rateLimitHeaders(status),
+      isFiles ? historyFilesHeaders(status) : rateLimitHeaders(status, state.rateLimitHeaders),
     );
   }
   state.quota.charge(account, bucket, now);
@@ -120,7 +120,7 @@ function faultAnswer(deps: ApiDeps, req: IncomingMessage, res: ServerResponse, f
     const bucket: BucketName = isDownload ? 'credits' : 'requests';
     const status = state.quota.status(account, bucket, now);
     hints = { rate_limit: rateLimitBlock(status) };
-    headers = isDownload ? historyFilesHeaders(status) : rateLimitHeaders(status);
+    headers = isDownload ? historyFilesHeaders(status) : rateLimitHeaders(status, state.rateLimitHeaders);
   }
   if (fault.retryAfter !== undefined) headers['Retry-After'] = fault.retryAfter;
   return sendError(res, new HttpError(fault.status, slug, fault.message ?? `Injected ${fault.status}.`, hints, headers));

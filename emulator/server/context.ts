@@ -25,6 +25,8 @@ export interface ServerState {
   manifestPageRows: number;
   /** 4xx answers of quota-counted endpoints are charged a request (off: only a 2xx costs). */
   chargeFailedRequests: boolean;
+  /** Request-quota headers sent: all three, or only the two the spec names (no X-RateLimit-Remaining). */
+  rateLimitHeaders: 'all' | 'named';
   /** Rebuild count per file (exchange/symbol/date/file); 0 when never rebuilt. */
   revisions: Map<string, number>;
   /** Cached /history/coverage answer and the clock instant it was computed at. */

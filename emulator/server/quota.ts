@@ -14,7 +14,8 @@
 // - The quota is checked after the request has been validated: a bad parameter gets its 400 even
 //   when the bucket is empty; a valid request on an empty bucket gets 429 rate_limit_exceeded (or
 //   history_files_limit_exceeded) with the `rate_limit` hint and headers, never Retry-After.
-// - Headers: X-RateLimit-Limit/Remaining/Reset on every answer of a request endpoint and of
+// - Headers: X-RateLimit-Limit/Remaining/Reset (rateLimitHeaders 'named': no -Remaining, the spec
+//   names only the other two) on every answer of a request endpoint and of
 //   /expirations and /me (not on /exchanges, /coins, /history/coverage); the body's
 //   meta.rate_limit mirrors them. X-History-Files-Limit/Remaining/Reset on the download's 302 and on
 //   its 429. Unlimited: limit 0 and remaining 0 in headers and meta; /me shows remaining null.
@@ -104,11 +105,11 @@ export function rateLimitBlock(q: QuotaStatus): { limit: number; remaining: numb
   return { limit: q.limit, remaining: q.remaining ?? 0, reset: q.reset.toISOString() };
 }
 
-export function rateLimitHeaders(q: QuotaStatus): Record<string, string> {
+export function rateLimitHeaders(q: QuotaStatus, sent: 'all' | 'named' = 'all'): Record<string, string> {
   const block = rateLimitBlock(q);
   return {
     'X-RateLimit-Limit': String(block.limit),
-    'X-RateLimit-Remaining': String(block.remaining),
+    ...(sent === 'all' ? { 'X-RateLimit-Remaining': String(block.remaining) } : {}),
     'X-RateLimit-Reset': block.reset,
   };
 }

@@ -371,6 +371,20 @@ const OWN: readonly OptionSpec[] = [
     commands: ['emulate'],
   },
   { flags: '--charge-failed-requests', description: 'a 4xx answer of a quota-counted endpoint costs a request too', commands: ['emulate'] },
+  {
+    flags: '--manifest-page-rows <n>',
+    description: 'rows per /history/files page (the spec says at most 400, never that a shorter page is the last)',
+    default: '400',
+    parse: integerOption(1, 400),
+    commands: ['emulate'],
+  },
+  {
+    flags: '--rate-limit-headers <set>',
+    description: 'request-quota headers: all, or named (only X-RateLimit-Limit and X-RateLimit-Reset, the two the spec names)',
+    default: 'all',
+    parse: choiceOption(['all', 'named']),
+    commands: ['emulate'],
+  },
 ];
 
 export const OPTIONS: readonly OptionSpec[] = [...GLOBAL, ...SHARED, ...OWN, ...ALERT_OPTIONS];

@@ -94,6 +94,40 @@ describe('gexwh emulate', () => {
     expect(readFileSync(join(cache, cacheFile!), 'utf8').trimEnd().split('\n').length).toBeGreaterThanOrEqual(3 * (60 + 41));
   }, 180_000); // its own: a child emulator and its workers building 303 files, and a sync of 101, share 2 cores
 
+  it('--manifest-page-rows and --rate-limit-headers named: one-row manifest pages, no X-RateLimit-Remaining; out of range is exit 2', async () => {
+    running = await startCliEmulator([
+      '--days',
+      '3',
+      '--now',
+      '2026-06-17T12:00:00Z',
+      '--symbols',
+      'BTC',
+      '--expirations',
+      '1',
+      '--strikes',
+      '4',
+      '--manifest-page-rows',
+      '1',
+      '--rate-limit-headers',
+      'named',
+    ]);
+    const headers = { 'X-API-Key': running.info.keys.pro! };
+    const coverage = (await (await fetch(`${running.info.base_url}/api/v1/history/coverage`, { headers })).json()) as { data: Array<{ exchange: string }> };
+    const answer = await fetch(`${running.info.base_url}/api/v1/history/files/${coverage.data[0]!.exchange}/BTC`, { headers });
+    expect(answer.status).toBe(200);
+    const body = (await answer.json()) as { data: unknown[]; meta: { rate_limit: { remaining: number } } };
+    expect(body.data).toHaveLength(1);
+    expect(answer.headers.get('x-ratelimit-limit')).toBe('500');
+    expect(answer.headers.get('x-ratelimit-reset')).toMatch(/^\d{4}-\d{2}-\d{2}T/);
+    expect(answer.headers.get('x-ratelimit-remaining')).toBeNull();
+    expect(body.meta.rate_limit.remaining).toBe(499);
+    for (const rows of ['0', '401']) {
+      const refused = await runCliInProcess(['emulate', '--manifest-page-rows', rows]);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toContain('expected a whole number from 1 to 400');
+    }
+  });
+
   it('stops cleanly on SIGINT too, closing its servers and workers', async () => {
     running = await startCliEmulator(['--days', '30', '--symbols', 'BTC', '--expirations', '2', '--strikes', '8']);
     const answer = await fetch(`${running.info.base_url}/api/v1/me`, { headers: { 'X-API-Key': running.info.keys.pro! } });

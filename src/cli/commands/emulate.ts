@@ -18,6 +18,8 @@ interface EmulateFlags {
   schemaVersion?: number;
   keyPrefix?: string;
   chargeFailedRequests?: boolean;
+  manifestPageRows?: number;
+  rateLimitHeaders?: 'all' | 'named';
 }
 
 export function registerEmulate(program: Command): void {
@@ -40,8 +42,15 @@ export function registerEmulate(program: Command): void {
         strikes: flags.strikes ?? EMULATE_DEFAULTS.strikes,
         buildWorkers: defaultBuildWorkers(),
         // Where the emulator disagrees with gexwh's own reading of the spec on purpose: the files'
-        // layout and schema_version, the keys' prefix, whether a 4xx costs a request.
-        ...definedOnly({ layout: flags.layout, schemaVersion: flags.schemaVersion, keyPrefix: flags.keyPrefix }),
+        // layout and schema_version, the keys' prefix, whether a 4xx costs a request, the manifest's
+        // page size, which rate-limit headers are sent.
+        ...definedOnly({
+          layout: flags.layout,
+          schemaVersion: flags.schemaVersion,
+          keyPrefix: flags.keyPrefix,
+          manifestPageRows: flags.manifestPageRows,
+          rateLimitHeaders: flags.rateLimitHeaders,
+        }),
         ...(flags.chargeFailedRequests === true ? { chargeFailedRequests: true } : {}),
       });
       const info = { base_url: emulator.baseUrl, storage_url: emulator.storageUrl, keys: emulator.keys };
