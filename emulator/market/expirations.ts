@@ -1,7 +1,9 @@
 // Expiration calendars like the real venues'. Crypto: dailies for the next days, Friday weeklies,
-// last-Friday monthlies and quarterlies, cutoff 08:00 UTC. TradFi: weekday dailies, Friday weeklies,
-// third-Friday monthlies and quarterlies, cutoff 16:00 New York.
+// last-Friday monthlies and quarterlies, cutoff 08:00 UTC. TradFi: dailies on NYSE trading days,
+// Friday weeklies, third-Friday monthlies and quarterlies (on an NYSE holiday, the trading day
+// before, as the listed options move), cutoff at the close: 16:00 New York, 13:00 on an early close.
 
+import { isNyseEarlyClose, isNyseTradingDay, NYSE_EARLY_CLOSE } from '../../src/calendar/nyse.js';
 import { addDays, newYorkInstant, sessionDateOf, utcMidnight, weekdayOf } from './calendar.js';
 import { LruCache } from './lru.js';
 import type { ExpirationInfo, Market } from './types.js';
@@ -20,7 +22,15 @@ export function expirationCode(isoDate: string): string {
 }
 
 export function cutoffOf(market: Market, isoDate: string): number {
-  return market === 'crypto' ? utcMidnight(isoDate) + CRYPTO_CUTOFF_HOUR_UTC * 3600_000 : newYorkInstant(isoDate, 16, 0);
+  if (market === 'crypto') return utcMidnight(isoDate) + CRYPTO_CUTOFF_HOUR_UTC * 3600_000;
+  return isNyseEarlyClose(isoDate) ? newYorkInstant(isoDate, NYSE_EARLY_CLOSE.hour, NYSE_EARLY_CLOSE.minute) : newYorkInstant(isoDate, 16, 0);
+}
+
+/** The date itself when the NYSE trades on it, else the trading day before (a Friday expiry on Good Friday: Thursday). */
+function tradingDayOnOrBefore(isoDate: string): string {
+  let date = isoDate;
+  while (!isNyseTradingDay(date)) date = addDays(date, -1);
+  return date;
 }
 
 export function expirationInfo(market: Market, isoDate: string): ExpirationInfo {
@@ -79,11 +89,10 @@ function candidateDates(market: Market, today: string): string[] {
   } else {
     for (let offset = 0; dates.size < 5; offset++) {
       const date = addDays(today, offset);
-      const day = weekdayOf(date);
-      if (day !== 0 && day !== 6) dates.add(date);
+      if (isNyseTradingDay(date)) dates.add(date);
     }
-    for (const date of fridaysWithin(today, 35)) dates.add(date);
-    for (const date of monthlies(today, thirdFriday, 6, 30)) dates.add(date);
+    for (const date of fridaysWithin(today, 35)) dates.add(tradingDayOnOrBefore(date));
+    for (const date of monthlies(today, thirdFriday, 6, 30)) dates.add(tradingDayOnOrBefore(date));
   }
   return [...dates].filter((date) => date >= today).sort();
 }

@@ -97,7 +97,7 @@ export interface StrikeRow {
 export interface ExpirationInfo {
   iso: string; // YYYY-MM-DD
   code: string; // DDMMMYY, e.g. 27MAR26
-  cutoffUtc: Date; // 08:00 UTC crypto, 16:00 America/New_York TradFi
+  cutoffUtc: Date; // 08:00 UTC crypto, the NYSE close TradFi (16:00 America/New_York, 13:00 on an early close)
 }
 
 export interface ExpirationChain extends ExpirationInfo {

@@ -126,7 +126,11 @@ export function sessionOption(data: SessionCaptures, look: Look): EChartsOption 
   return {
     ...option,
     ...below,
-    legend: { ...(below.legend as object), data: legendData },
+    // ECharts lays the entries out by its own estimate of text width, up to 7% narrower than the chart
+    // font draws it: "spot (intraday capture)" ran into the next marker with the default 10 px gap.
+    // The gap is between rows too: the plot starts 10 px lower to keep its axis name clear of row two.
+    legend: { ...(below.legend as object), data: legendData, itemGap: 20 },
+    grid: { ...(below.grid as object), top: 150 },
     xAxis: {
       type: 'category',
       // Each capture's time of day in the display zone; the session's date is in the title.

@@ -92,13 +92,43 @@ export async function levelsPairs(conn: DuckDBConnection, request: Pick<LevelsRe
   return pairsWithLevels(conn, 'levels_total', request, 'levels');
 }
 
+/**
+ * A difference of two doubles, rounded to the 15 significant digits a double holds of the larger of
+ * them: 80862.27 - 81303.67 is -441.4, not -441.3999999999942, and no digit the inputs carry is lost.
+ */
+export function roundDelta(delta: number | null, current: number | null): number | null {
+  if (delta === null || current === null) return delta;
+  const magnitude = Math.max(Math.abs(current), Math.abs(current - delta));
+  if (magnitude === 0 || !Number.isFinite(magnitude)) return delta;
+  const decimals = Math.min(100, Math.max(0, 15 - (Math.floor(Math.log10(magnitude)) + 1)));
+  return Number(delta.toFixed(decimals));
+}
+
+/** A ratio to a fixed number of decimals (a ratio has no input precision to keep). */
+function roundRatio(value: number | null, decimals: number): number | null {
+  return value === null ? null : Number(value.toFixed(decimals));
+}
+
+/** The deltas to their inputs' precision; flip_distance_pct to 4 decimals of a percent, the 0DTE share (a fraction) to 6. */
+function rounded(line: DeskLevels): DeskLevels {
+  return {
+    ...line,
+    flip_distance_pct: roundRatio(line.flip_distance_pct, 4),
+    spot_delta_1d: roundDelta(line.spot_delta_1d, line.spot),
+    flip_delta_1d: roundDelta(line.flip_delta_1d, line.flip),
+    spot_delta_7d: roundDelta(line.spot_delta_7d, line.spot),
+    flip_delta_7d: roundDelta(line.flip_delta_7d, line.flip),
+    zero_dte_share: roundRatio(line.zero_dte_share, 6),
+  };
+}
+
 /** One line per pair; a pair with no capture at or before the moment is left out (none to show). */
 export async function readDeskLevels(conn: DuckDBConnection, request: LevelsRequest): Promise<DeskLevels[]> {
   const at = request.at === undefined ? 'infinity' : request.at.toISOString();
   const lines: DeskLevels[] = [];
   for (const pair of await levelsPairs(conn, request)) {
     const row = await readRow(conn, LEVELS_SQL, [pair.exchange, pair.symbol, at, request.rangePct], SHAPE);
-    if (row !== undefined) lines.push(row);
+    if (row !== undefined) lines.push(rounded(row));
   }
   return lines;
 }

@@ -88,6 +88,38 @@ describe('gexwh chart intraday', () => {
     expect(matched).toBeGreaterThanOrEqual(closedRegimes.length - 2);
   }, 60_000);
 
+  it("the legend's entries stand apart: no text runs into the next entry's marker, drawn in the chart font", async () => {
+    for (const [pair, date] of [
+      [BTC, '2026-03-15'],
+      [['--exchange', 'tradfi', '--symbol', 'SPY'], '2026-03-13'],
+    ] as const) {
+      const [svgOut, pngOut] = [join(dir, 'legend.svg'), join(dir, 'legend.png')];
+      for (const out of [svgOut, pngOut])
+        expect((await runCliInProcess(['chart', 'intraday', '--db', db, ...pair, '--date', date, '--out', out])).code).toBe(0);
+      // Each entry is drawn from its own origin: the marker from x, the text 30 px on.
+      const entries = [...readFileSync(svgOut, 'utf8').matchAll(/<text [^>]*x="30" y="7" transform="translate\(([\d.]+) ([\d.]+)\)"[^>]*>([^<]*)</g)].map(
+        (m) => ({
+          x: Number(m[1]),
+          y: Number(m[2]),
+          name: m[3]!,
+        }),
+      );
+      expect(entries.map((e) => e.name)).toContain('spot (intraday capture)');
+      const image = PNG.sync.read(readFileSync(pngOut));
+      const pixel = (x: number, y: number) => image.data.readUInt32BE((image.width * y + x) * 4);
+      const background = pixel(2, 2);
+      for (const [i, entry] of entries.entries()) {
+        const next = entries[i + 1];
+        if (next === undefined || next.y !== entry.y) continue;
+        // The 3 px columns before the next entry's marker, over the entry's height, are background.
+        const inked: string[] = [];
+        for (let x = Math.floor(next.x) - 3; x < Math.floor(next.x); x++)
+          for (let y = Math.round(entry.y); y < Math.round(entry.y) + 14; y++) if (pixel(x, y) !== background) inked.push(`${x},${y}`);
+        expect(inked, `${date}: "${entry.name}" runs into "${next.name}"`).toEqual([]);
+      }
+    }
+  });
+
   it("today's session from api fills: all intraday, no close named, and no nearest walls without strikes", async () => {
     const out = join(dir, 'today.svg');
     const run = await runCliInProcess(['chart', 'intraday', '--db', db, ...BTC, '--out', out, '--json']);

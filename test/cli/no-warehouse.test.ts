@@ -44,7 +44,7 @@ describe('plan beside no warehouse', () => {
 });
 
 describe('a read-only command that finds no warehouse', () => {
-  it.each([['query', 'SELECT 1'], ['status'], ['export', '--out', 'x'], ['verify'], ['report', '--out', 'r.html']])(
+  it.each([['query', 'SELECT 1'], ['status'], ['export', '--out', 'x'], ['verify'], ['report', '--out', 'r.html'], ['levels'], ['alerts']])(
     '%s: exit 2 with the absolute path and the config search; nothing created',
     async (...args) => {
       const cwd = folder(`missing-${args[0]}`);

@@ -5,6 +5,7 @@ import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { roundDelta } from '../../src/desk/levels.js';
 import { openWarehouse } from '../../src/warehouse/index.js';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { runCliInProcess } from '../helpers/cli.js';
@@ -112,21 +113,53 @@ describe('gexwh levels', () => {
         net_gex: c.net_gex,
         api_call_wall: c.p1_strike,
         api_put_wall: c.n1_strike,
-        spot_delta_1d: c.spot_delta_1d,
-        flip_delta_1d: c.flip_delta_1d,
         ref_session_date_1d: c.ref_session_date_1d,
-        spot_delta_7d: c.spot_delta_7d,
-        flip_delta_7d: c.flip_delta_7d,
         ref_session_date_7d: c.ref_session_date_7d,
         nearest_call_wall: h.call_wall,
         nearest_put_wall: h.put_wall,
         range_pct: 10,
       });
-      expect(line.flip_distance_pct).toBeCloseTo(((Number(c.flip) - Number(c.spot)) / Number(c.spot)) * 100, 9);
-      expect(line.zero_dte_share).toBeCloseTo(Number(h.zero), 12);
+      for (const key of ['spot_delta_1d', 'flip_delta_1d', 'spot_delta_7d', 'flip_delta_7d']) expect(line[key]).toBeCloseTo(Number(c[key]), 9);
+      expect(line.flip_distance_pct).toBeCloseTo(((Number(c.flip) - Number(c.spot)) / Number(c.spot)) * 100, 4);
+      expect(line.zero_dte_share).toBeCloseTo(Number(h.zero), 6);
       // Today's capture of the demo is an api fill in the middle of the session, and says so.
       expect(line.type).toBe('intraday');
     }
+  });
+
+  it('the deltas carry the decimals of their inputs, no float noise; the percentages are rounded', async () => {
+    const decimals = (value: unknown) => (String(value).split('.')[1] ?? '').length;
+    const wh = await openWarehouse(db);
+    let closes: Row[];
+    try {
+      closes = await rows(wh.connection, `SELECT exchange, symbol, session_date::VARCHAR AS session_date, spot, flip FROM levels_close`);
+    } finally {
+      wh.close();
+    }
+    const close = (line: Row, days: string) =>
+      closes.find((r) => r.exchange === line.exchange && r.symbol === line.symbol && r.session_date === line[`ref_session_date_${days}`])!;
+    let noisy = 0;
+    for (const at of ['2026-03-05T20:00:00Z', '2026-03-10T16:07:00Z', '2026-03-12T12:07:00Z', '2026-03-13T21:00:00Z', '']) {
+      for (const line of (await levelsJson(at === '' ? [] : ['--at', at])).pairs) {
+        for (const [value, days] of [
+          ['spot', '1d'],
+          ['flip', '1d'],
+          ['spot', '7d'],
+          ['flip', '7d'],
+        ] as const) {
+          const ref = close(line, days);
+          if (ref === undefined || ref[value] === null || line[value] === null) continue;
+          const [now, then] = [Number(line[value]), Number(ref[value])];
+          const places = Math.max(decimals(now), decimals(then));
+          if (decimals(now - then) > places) noisy += 1;
+          expect(line[`${value}_delta_${days}`], `${String(line.symbol)} ${value} Δ${days} at ${at}`).toBe(Number((now - then).toFixed(places)));
+        }
+        expect(decimals(line.flip_distance_pct)).toBeLessThanOrEqual(4);
+        expect(decimals(line.zero_dte_share)).toBeLessThanOrEqual(6);
+      }
+    }
+    // The demo's prices do make float noise when subtracted: the check above is not vacuous.
+    expect(noisy).toBeGreaterThan(0);
   });
 
   it('--range moves the nearest walls (only them), as the hand SQL does', async () => {
@@ -202,6 +235,18 @@ describe('gexwh levels', () => {
     expect(range.code).toBe(2);
     const missing = await runCliInProcess(['levels', '--db', join(dir, 'none.duckdb')]);
     expect(missing.code).toBe(2);
+  });
+});
+
+describe('roundDelta', () => {
+  it('keeps every digit the inputs carry, at any price scale, and drops the float noise', () => {
+    expect(roundDelta(80862.27 - 81303.67, 80862.27)).toBe(-441.4);
+    expect(roundDelta(0.1234 - 0.1201, 0.1234)).toBe(0.0033);
+    expect(roundDelta(0.00012345 - 0.00012344, 0.00012345)).toBe(0.00000001);
+    expect(roundDelta(6789.125 - 6701.0625, 6789.125)).toBe(88.0625);
+    expect(roundDelta(0, 0)).toBe(0);
+    expect(roundDelta(null, 1)).toBeNull();
+    expect(roundDelta(1, null)).toBe(1);
   });
 });
 

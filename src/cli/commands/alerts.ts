@@ -4,7 +4,7 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { UsageError } from '../../core/errors.js';
+import { NoWarehouseError, UsageError } from '../../core/errors.js';
 import { parseRules } from '../../alerts/rules.js';
 import type { ReplayRequest } from '../../alerts/replay.js';
 import { isIsoDate } from '../../time/dates.js';
@@ -48,8 +48,7 @@ export function registerAlerts(program: Command): void {
       const request = replayRequest(withConfig('alerts', given, ctx.settings.config));
       const { from, to } = request;
       // A read must not leave an empty warehouse behind a mistyped --db.
-      if (!existsSync(resolve(ctx.settings.db)))
-        throw new UsageError(`alerts: no warehouse at ${ctx.settings.db} (run gexwh sync first, or pass --db)`, { db: ctx.settings.db });
+      if (!existsSync(resolve(ctx.settings.db))) throw new NoWarehouseError(ctx.settings.db, 'alerts');
       const [{ replayEvents }, { openReader }, { formatTable }] = await Promise.all([
         import('../../alerts/replay.js'),
         import('../../warehouse/index.js'),

@@ -4,7 +4,7 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { UsageError } from '../../core/errors.js';
+import { NoWarehouseError } from '../../core/errors.js';
 import { parseAt, parseRange } from '../../charts/request.js';
 import { contextOf } from '../context.js';
 import { withConfig } from '../option-use.js';
@@ -34,8 +34,7 @@ export function registerLevels(program: Command): void {
         rangePct: parseRange(flags.range),
       };
       // A read must not leave an empty warehouse behind a mistyped --db.
-      if (!existsSync(resolve(ctx.settings.db)))
-        throw new UsageError(`levels: no warehouse at ${ctx.settings.db} (run gexwh sync first, or pass --db)`, { db: ctx.settings.db });
+      if (!existsSync(resolve(ctx.settings.db))) throw new NoWarehouseError(ctx.settings.db, 'levels');
       const [{ readDeskLevels }, { openReader }, { levelsColumns, levelsRow }, { formatTable }] = await Promise.all([
         import('../../desk/levels.js'),
         import('../../warehouse/index.js'),

@@ -63,4 +63,28 @@ describe('TradFi expirations', () => {
     expect(isos(listedExpirations('tradfi', cutoff + 30 * 60_000, 2, EXPIRATION_GRACE_MS))[0]).toBe('2026-03-13');
     expect(isos(listedExpirations('tradfi', cutoff + 30 * 60_000, 2, 0))[0]).toBe('2026-03-16');
   });
+
+  it('lists no expiration on an NYSE holiday: dailies skip it, a Friday expiry moves to the trading day before', () => {
+    // Tuesday before Thanksgiving (2026-11-26).
+    const list = isos(listedExpirations('tradfi', at('2026-11-24T15:00:00Z'), 12, 0));
+    expect(list.slice(0, 5)).toEqual(['2026-11-24', '2026-11-25', '2026-11-27', '2026-11-30', '2026-12-01']);
+    // Good Friday 2026-04-03: its weekly is Thursday's.
+    const easter = isos(listedExpirations('tradfi', at('2026-03-30T15:00:00Z'), 12, 0));
+    expect(easter).not.toContain('2026-04-03');
+    expect(easter).toContain('2026-04-02');
+    // Juneteenth 2026 is the third Friday of June: the June quarterly is Thursday 2026-06-18.
+    const june = isos(listedExpirations('tradfi', at('2026-03-13T15:00:00Z'), 40, 0));
+    expect(june).toContain('2026-06-18');
+    expect(june).not.toContain('2026-06-19');
+  });
+
+  it("cuts an early close day's expiration off at 13:00 New York: the 0DTE dte counts to it", () => {
+    // Friday after Thanksgiving, 2026-11-27: the NYSE closes at 13:00 EST (18:00Z).
+    const [today] = listedExpirations('tradfi', at('2026-11-27T15:00:00Z'), 1, 0);
+    expect(today).toMatchObject({ iso: '2026-11-27' });
+    expect(today!.cutoffUtc.toISOString()).toBe('2026-11-27T18:00:00.000Z');
+    // At 18:00Z the day's chain is gone from captures (listed for the grace hour only).
+    expect(isos(listedExpirations('tradfi', at('2026-11-27T18:00:00Z'), 1, 0))).toEqual(['2026-11-30']);
+    expect(isos(listedExpirations('tradfi', at('2026-11-27T18:00:00Z'), 1, EXPIRATION_GRACE_MS))).toEqual(['2026-11-27']);
+  });
 });

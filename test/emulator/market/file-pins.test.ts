@@ -5,7 +5,8 @@ import { createMarketModel, type FileKind, type MarketOptions } from '../../../e
 // synced warehouse and its manifest sha256 stay valid. These sha256 values were recorded from the
 // build before the file writer was optimised; a change to any byte of a file (number text, row
 // order, gzip settings) fails here instead of passing silently. Re-recorded once on purpose, when the
-// market's positioning began to drift from session to session instead of being drawn afresh.
+// market's positioning began to drift from session to session instead of being drawn afresh; the
+// early close's pin once more when a TradFi expiry's cutoff became the 13:00 close on such a day.
 interface Pin {
   exchange: string;
   symbol: string;
@@ -88,7 +89,7 @@ const MARKETS: { options: MarketOptions; pins: Pin[] }[] = [
         kind: 'strikes_total',
         revision: 256,
         rows: 180,
-        sha256: 'e87e803c52ada797a119f37693361a1e66ef4102259cec623ec871f3544b2a2a',
+        sha256: '3e59a429eb2077663cb53fe3db6d02be9fa09bd5b772c23f223d7bf29074643e',
       },
       // Open interest from the Friday before.
       {
