@@ -22,6 +22,11 @@ export function formatCount(value: number): string {
 }
 const n = formatCount;
 
+/** `1 request`, `2 requests`, `1,024 credits`: a count with its noun in the number it takes. */
+export function countOf(value: number, noun: string, plural = `${noun}s`): string {
+  return `${formatCount(value)} ${value === 1 ? noun : plural}`;
+}
+
 export function formatSummary(s: SyncSummary): string {
   const lines: string[] = [];
   if (s.dryRun) {
