@@ -3,7 +3,7 @@
 // named in the JSON error's checks (exit 1); the disk check also against a real archive folder and a
 // really small disk.
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -70,6 +70,12 @@ describe('gexwh doctor', () => {
     });
     expect(run.checks.find((c) => c.name === 'warehouse')!.detail).toMatch(/schema \d+ .*DuckDB v\d/);
     expect(run.checks.find((c) => c.name === 'plan')!.detail).toMatch(/pro; markets crypto, tradfi/);
+    // The reference lists each check doctor prints, in the order it prints them.
+    const row = readFileSync(new URL('../../docs/reference.md', import.meta.url), 'utf8')
+      .split('\n')
+      .find((line) => line.startsWith('| `gexwh doctor` |'))!;
+    const documented = [...row.matchAll(/`([a-z]+)` \(/g)].map((m) => m[1]);
+    expect(documented).toEqual(run.checks.map((c) => c.name));
   });
 
   const failures: [string, () => Promise<Awaited<ReturnType<typeof doctor>>>][] = [

@@ -55,9 +55,9 @@ describe('gexwh sync --report', () => {
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toMatch(new RegExp(`report of 1 pair → ${out.replace(/[.\\/]/g, '\\$&')} \\(\\d+\\.\\d [KM]B\\)\\n`));
     const local = ['--db', bench.dbPath, '--archive', bench.archive];
-    const report = await runCliInProcess(['report', ...local, '--exchange', 'deribit', '--symbol', 'BTC', '--out', join(bench.dir, 'text', 'r.html')]);
+    const report = await runCliInProcess(['report', ...local, '--exchange', 'deribit', '--symbol', 'BTC', '--out', join(bench.dir, 'text', 'r.HTML')]);
     expect(report.code, report.stderr).toBe(0);
-    expect(report.stdout).toMatch(/^report of 1 pair, \d+ charts → \S+r\.html \(\d+\.\d [KM]B\)\n$/);
+    expect(report.stdout).toMatch(/^report of 1 pair, \d+ charts → \S+r\.HTML \(\d+\.\d [KM]B\)\n$/);
     const chart = await runCliInProcess(['chart', 'levels', ...local, '--exchange', 'deribit', '--symbol', 'BTC', '--out', join(bench.dir, 'text', 'l.svg')]);
     expect(chart.code, chart.stderr).toBe(0);
     expect(chart.stdout).toMatch(/→ \S+l\.svg \(\d+\.\d KB\)\n$/);
