@@ -23,6 +23,7 @@ import { holderPidOf, openWaiting } from '../journal/load-pending.js';
 import { pairKey } from '../core/pairs.js';
 import { CreditMeter, UNLIMITED } from '../core/credit-meter.js';
 import type { CaptureOptions, CaptureSummary, TargetReport } from './capture-types.js';
+import { formatInstant } from '../time/dates.js';
 
 export type { CaptureEvents, CaptureOptions, CaptureSummary, TargetReport, TargetStatus } from './capture-types.js';
 
@@ -196,7 +197,7 @@ function freeSkipReason(target: CaptureTarget, held: ReadonlyMap<string, string>
   if (target.market === 'tradfi' && tradfiClearlyClosed(serverNow)) return 'market closed (outside New York regular hours); --force captures anyway';
   const asOf = heldSlotOf(target, held, serverNow);
   if (asOf === undefined) return undefined;
-  return `the 15-minute slot from ${captureSlotStart(serverNow).toISOString()} is already captured (as_of ${asOf}): 0 requests; --force captures again`;
+  return `the 15-minute slot from ${formatInstant(captureSlotStart(serverNow))} is already captured (as_of ${formatInstant(asOf)}): 0 requests; --force captures again`;
 }
 
 /** Free calls only: the TradFi hours filter, the slots already held, and /expirations for the by-strike cost. */

@@ -2,7 +2,7 @@
 // it and what is allowed, before the warehouse is opened or any file is touched.
 import { statSync } from 'node:fs';
 import { UsageError } from '../core/errors.js';
-import { isIsoDate } from '../time/dates.js';
+import { dateProblem } from '../time/dates.js';
 import { SYMBOL_PATTERN, SYMBOL_RULE } from '../core/names.js';
 import { EXCHANGES, isExchange } from '../core/pairs.js';
 import type { ExportOptions } from '../export/export.js';
@@ -84,7 +84,8 @@ function checkDates(since: string | undefined, until: string | undefined): void 
     ['until', until],
   ] as const) {
     // A real calendar date: 2026-02-30 has the shape but would only fail later, inside DuckDB.
-    if (value !== undefined && !isIsoDate(value)) throw new UsageError(`export: --${name} must be a date YYYY-MM-DD, got "${value}"`);
+    const problem = value === undefined ? undefined : dateProblem(value);
+    if (problem !== undefined) throw new UsageError(`export: --${name}: ${problem}`);
   }
   if (since && until && since > until) throw new UsageError(`export: --since ${since} is after --until ${until}`);
 }

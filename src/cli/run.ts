@@ -2,7 +2,7 @@
 // It never exits and installs no signal handler (main.ts, the binary, does both), so tests can run
 // the same path in-process.
 import { CommanderError } from 'commander';
-import { ExitCode, exitCodeOf, NoWarehouseError, UsageError, usageErrorOfFs } from '../core/errors.js';
+import { ExitCode, exitCodeOf, GexwhError, NoWarehouseError, PAID_FILES_KEPT, UsageError, usageErrorOfFs } from '../core/errors.js';
 import { describeError, errorJson, forgetResult, jsonReplacer, wasResultWritten } from './output.js';
 import { buildProgram } from './program.js';
 import { escapeJson } from './terminal.js';
@@ -13,6 +13,10 @@ export async function runGexwh(argv: string[]): Promise<number> {
   forgetResult();
   rememberSettings(undefined);
   const program = buildProgram();
+  let command: string | undefined;
+  program.hook('preAction', (_root, action) => {
+    command = action.name();
+  });
   // Under --json a failure is also one JSON object on stdout, for scripts; the text stays on stderr.
   const json = argv.includes('--json');
   try {
@@ -25,7 +29,7 @@ export async function runGexwh(argv: string[]): Promise<number> {
       if (json) printJsonError({ error: { code: 'usage', message: thrown.message.replace(/^error: /, ''), hint: null, exitCode: ExitCode.usage } });
       return ExitCode.usage;
     }
-    const error = withSearch(usageErrorOfFs(thrown) ?? thrown);
+    const error = withPaidFilesKept(withSearch(usageErrorOfFs(thrown) ?? thrown), command);
     const verbose = argv.includes('--verbose');
     process.stderr.write(`${describeError(error, verbose)}\n`);
     if (json && !wasResultWritten()) printJsonError(errorJson(error));
@@ -37,6 +41,17 @@ export async function runGexwh(argv: string[]): Promise<number> {
 function withSearch(error: unknown): unknown {
   if (!(error instanceof NoWarehouseError)) return error;
   return new UsageError(error.message, { ...error.hints, ...warehouseSearchHints() }, { cause: error });
+}
+
+/** The commands that buy files (and archive and record each as it lands). */
+const PAYING_COMMANDS = new Set(['sync', 'load', 'demo']);
+
+/** An outage stopping a command that pays for files says what a rerun finds; other commands bought nothing. */
+function withPaidFilesKept(error: unknown, command: string | undefined): unknown {
+  if (!(error instanceof GexwhError) || exitCodeOf(error) !== ExitCode.unreachable) return error;
+  if (command === undefined || !PAYING_COMMANDS.has(command)) return error;
+  error.message = `${error.message}. ${PAID_FILES_KEPT}`;
+  return error;
 }
 
 function printJsonError(value: ReturnType<typeof errorJson>): void {

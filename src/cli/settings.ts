@@ -250,6 +250,20 @@ export function requireBaseUrl(settings: GlobalSettings): string {
 }
 
 /**
+ * A folder is refused before its mode is judged: "chmod 600 /tmp" would break the machine. A pipe
+ * (--api-key-file <(pass gex)) or a device has no private mode to advise; only a regular file does.
+ */
+function checkKeyFile(path: string, warn: (message: string) => void): void {
+  const stat = statSync(path);
+  if (stat.isDirectory())
+    throw new UsageError(`--api-key-file: ${path} is a folder where a key file is expected; give the path of the file that holds the API key`);
+  const mode = stat.mode & 0o777;
+  if (stat.isFile() && (mode & 0o077) !== 0) {
+    warn(`the key file ${path} can be read by others (mode ${mode.toString(8).padStart(4, '0')}): chmod 600 ${path}`);
+  }
+}
+
+/**
  * The API key, from GEX_API_KEY or --api-key-file. Never from a flag value or the config file. The
  * file wins over the env (a flag beats env), said when both are given; a key file that group or others
  * may read is used with a warning, as ssh warns about a private key.
@@ -258,14 +272,11 @@ export function readApiKey(settings: GlobalSettings, env: NodeJS.ProcessEnv = pr
   if (settings.apiKeyFile !== undefined) {
     let text: string;
     try {
-      const mode = statSync(settings.apiKeyFile).mode & 0o777;
-      if ((mode & 0o077) !== 0) {
-        const octal = mode.toString(8).padStart(4, '0');
-        warn(`the key file ${settings.apiKeyFile} can be read by others (mode ${octal}): chmod 600 ${settings.apiKeyFile}`);
-      }
+      checkKeyFile(settings.apiKeyFile, warn);
       if (env.GEX_API_KEY?.trim()) warn(`using the key in --api-key-file ${settings.apiKeyFile}; GEX_API_KEY is set too and is not used`);
       text = readFileSync(settings.apiKeyFile, 'utf8');
     } catch (error) {
+      if (error instanceof UsageError) throw error;
       throw new UsageError(`--api-key-file: cannot read ${settings.apiKeyFile} (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
     }
     const key = text.trim();

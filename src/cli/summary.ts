@@ -1,19 +1,10 @@
 // The one-paragraph account of a sync or plan run (the same facts as --json).
 import type { SyncSummary } from '../sync/run.js';
 import { describeNotBought, describeSpread } from '../sync/venue-rule.js';
+import { formatBytes } from '../core/sizes.js';
 import { formatInstant, formatTable } from './output.js';
 
-export function formatBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  const units = ['KB', 'MB', 'GB', 'TB'];
-  let value = bytes / 1024;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit++;
-  }
-  return `${value.toFixed(1)} ${units[unit]}`;
-}
+export { formatBytes };
 
 // Thousands separators by hand: the first toLocaleString of a process loads ICU's number formats,
 // a visible share of a no-op sync.
@@ -21,6 +12,11 @@ export function formatCount(value: number): string {
   return Number.isInteger(value) ? String(value).replace(/\B(?=(\d{3})+(?!\d))/g, ',') : value.toLocaleString('en-US');
 }
 const n = formatCount;
+
+/** `1 request`, `2 requests`, `1,024 credits`: a count with its noun in the number it takes. */
+export function countOf(value: number, noun: string, plural = `${noun}s`): string {
+  return `${formatCount(value)} ${value === 1 ? noun : plural}`;
+}
 
 export function formatSummary(s: SyncSummary): string {
   const lines: string[] = [];

@@ -6,6 +6,7 @@ import { DEFAULTS, parseLook } from '../charts/request.js';
 import type { CommandContext } from './context.js';
 import { withConfig } from './option-use.js';
 import type { WrittenReport } from './report-file.js';
+import { countOf, formatBytes } from './summary.js';
 
 export type SyncReport = (WrittenReport & { outcome: 'written' }) | { out: string; outcome: 'failed'; error: string };
 
@@ -33,6 +34,6 @@ export async function reportAfterSync(ctx: CommandContext, out: string | undefin
 /** The summary's line about the report. */
 export function reportLine(report: SyncReport): string {
   return report.outcome === 'written'
-    ? `report of ${report.pairs} pair(s) → ${report.out} (${report.bytes} bytes)`
+    ? `report of ${countOf(report.pairs, 'pair')} → ${report.out} (${formatBytes(report.bytes)})`
     : `report NOT written to ${report.out}: ${report.error}`;
 }

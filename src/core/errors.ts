@@ -165,8 +165,14 @@ export function outageMessage(outage: Outage): string {
       ? 'run the same command again later'
       : `run the same command again in ${outage.retryAfterSeconds} s or more (the server's Retry-After)`;
   const check = outage.lastStatus === undefined ? '; if it persists, check the base URL and the network' : '';
-  return `${outage.service} at ${outage.host} ${what} after ${outage.attempts} attempt(s). Nothing was lost: every file paid so far is archived and recorded; ${when}${check}`;
+  return `${outage.service} at ${outage.host} ${what} after ${outage.attempts} attempt(s); ${when}${check}`;
 }
+
+/**
+ * Added to an outage (exit 6) by the commands that pay for files, where it is the worry; from me,
+ * status or plan it would promise files nothing was buying (src/cli/run.ts adds it).
+ */
+export const PAID_FILES_KEPT = 'Nothing was lost: every file paid so far is archived and recorded';
 
 export function outageHints(outage: Outage): HintFields {
   return {

@@ -1,5 +1,6 @@
 // The verdicts of `gexwh doctor`, as pure functions of what was observed: each check passes or
 // fails with what it saw and, when it fails, the fix.
+import { formatBytes } from '../core/sizes.js';
 import { formatInstant } from '../time/dates.js';
 
 export interface Check {
@@ -56,12 +57,11 @@ export interface PlannedTotals {
 
 /** Free disk against what the next night's sync would download. */
 export function diskCheck(freeBytes: number, planned: PlannedTotals): Check {
-  const mb = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MB`;
   const rest =
     planned.toReload === undefined
       ? ''
       : `; ${planned.toReload} to load from the archive, ${planned.deferred ?? 0} deferred, ${planned.alreadyLoaded ?? 0} already loaded (as gexwh plan counts them from the manifests last listed)`;
-  const detail = `${mb(freeBytes)} free; the next sync plans ${planned.files} file(s), ${mb(planned.bytes)}${rest}`;
+  const detail = `${formatBytes(freeBytes)} free; the next sync plans ${planned.files} file(s), ${formatBytes(planned.bytes)}${rest}`;
   // Room for the files and their temp copies while they download.
   if (freeBytes < planned.bytes * 1.1) return fail('disk', detail, 'free disk space for the archive, or lower --max-credits');
   return pass('disk', detail);

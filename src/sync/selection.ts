@@ -4,7 +4,7 @@
 import { UsageError } from '../core/errors.js';
 import { SYMBOL_PATTERN, SYMBOL_RULE } from '../core/names.js';
 import { closestNames } from '../core/known-names.js';
-import { isApiDate, MAX_YEAR, MIN_YEAR } from '../time/dates.js';
+import { dateProblem } from '../time/dates.js';
 import { FILE_KINDS, type FileKind } from '../core/file-kinds.js';
 import { type Exchange, EXCHANGES } from '../core/pairs.js';
 import { type ListInput, splitList } from '../core/lists.js';
@@ -107,9 +107,8 @@ export function parseFiles(input: ListInput, option = '--files'): FileKind[] {
 export function parseDate(input: string | undefined, option: string): string | undefined {
   if (input === undefined) return undefined;
   const value = input.trim();
-  if (!isApiDate(value)) {
-    throw new UsageError(`${option}: bad date ${JSON.stringify(input)}; expected a real date YYYY-MM-DD in ${MIN_YEAR}–${MAX_YEAR}`);
-  }
+  const problem = dateProblem(value, true);
+  if (problem !== undefined) throw new UsageError(`${option}: ${problem}`);
   return value;
 }
 

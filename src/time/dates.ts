@@ -24,6 +24,18 @@ export function isApiDate(value: string): boolean {
   return year >= MIN_YEAR && year <= MAX_YEAR;
 }
 
+/**
+ * Why `value` is not a real date `YYYY-MM-DD`, or undefined when it is. With `apiYears` a real date
+ * outside the years the API accepts is refused too, saying so: "bad date" for 2019-01-01 sends the
+ * user hunting for a typo that is not there.
+ */
+export function dateProblem(value: string, apiYears = false): string | undefined {
+  const range = `${MIN_YEAR}–${MAX_YEAR}`;
+  if (!isIsoDate(value)) return `${JSON.stringify(value)} is not a real date YYYY-MM-DD${apiYears ? ` in ${range}` : ''}`;
+  if (!apiYears || isApiDate(value)) return undefined;
+  return `${value} is outside the years the API accepts (${range}); give a date YYYY-MM-DD from ${MIN_YEAR}-01-01 to ${MAX_YEAR}-12-31`;
+}
+
 // Date, optional time (hh:mm, :ss, fraction) and then a zone: a time without a zone means a different
 // moment on every machine, so it is refused.
 const ISO_INSTANT = /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?(Z|([+-])(\d{2}):?(\d{2})))?$/;

@@ -223,7 +223,7 @@ describe('gexwh capture against the emulator', () => {
       ['SPY', 'skipped', 0, 0],
     ]);
     expect(again.targets[0]!.reason).toBe(
-      'the 15-minute slot from 2026-03-11T14:00:00.000Z is already captured (as_of 2026-03-11T14:00:00.000Z): 0 requests; --force captures again',
+      'the 15-minute slot from 2026-03-11 14:00:00Z is already captured (as_of 2026-03-11 14:00:00Z): 0 requests; --force captures again',
     );
     expect(await rig.count('live_levels')).toBe(2);
 

@@ -3,12 +3,13 @@
 // named in the JSON error's checks (exit 1); the disk check also against a real archive folder and a
 // really small disk.
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../emulator/index.js';
 import { acquireSyncLock, openWarehouse } from '../../src/warehouse/index.js';
+import { formatBytes } from '../../src/core/sizes.js';
 import { CLI_PATH, runCliInProcess } from '../helpers/cli.js';
 import { toolOrSkip } from '../helpers/tool.js';
 
@@ -69,6 +70,12 @@ describe('gexwh doctor', () => {
     });
     expect(run.checks.find((c) => c.name === 'warehouse')!.detail).toMatch(/schema \d+ .*DuckDB v\d/);
     expect(run.checks.find((c) => c.name === 'plan')!.detail).toMatch(/pro; markets crypto, tradfi/);
+    // The reference lists each check doctor prints, in the order it prints them.
+    const row = readFileSync(new URL('../../docs/reference.md', import.meta.url), 'utf8')
+      .split('\n')
+      .find((line) => line.startsWith('| `gexwh doctor` |'))!;
+    const documented = [...row.matchAll(/`([a-z]+)` \(/g)].map((m) => m[1]);
+    expect(documented).toEqual(run.checks.map((c) => c.name));
   });
 
   const failures: [string, () => Promise<Awaited<ReturnType<typeof doctor>>>][] = [
@@ -165,13 +172,18 @@ describe('gexwh doctor: free disk against the next night', () => {
   });
   afterAll(() => em.close());
 
-  const mb = (bytes: number) => Number((bytes / 1024 / 1024).toFixed(1));
   const sum = (rows: { bytes: number }[]) => rows.reduce((total, row) => total + row.bytes, 0);
+  const UNIT: Record<string, number> = { B: 1, KB: 1024, MB: 1024 ** 2, GB: 1024 ** 3, TB: 1024 ** 4 };
+  /** `712.3 KB` → its bytes, and the half step its one decimal may have rounded away. */
+  const sizeOf = (text: string) => {
+    const [value, unit] = text.split(' ') as [string, string];
+    return { bytes: Number(value) * UNIT[unit]!, slack: unit === 'B' ? 0 : UNIT[unit]! * 0.05 };
+  };
   const diskOf = (checks: CheckRow[]) => {
     const check = checks.find((c) => c.name === 'disk')!;
-    const [, free, files, planned] = /^([\d.]+) MB free; the next sync plans (\d+) file\(s\), ([\d.]+) MB(;|$)/.exec(check.detail) ?? [];
+    const [, free, files, planned] = /^([\d.]+ [KMGT]?B) free; the next sync plans (\d+) file\(s\), ([\d.]+ [KMGT]?B)(;|$)/.exec(check.detail) ?? [];
     expect(files, check.detail).toBeDefined();
-    return { ok: check.ok, fix: check.fix, free: Number(free), files: Number(files), planned: Number(planned) };
+    return { ok: check.ok, fix: check.fix, freeMb: sizeOf(free!).bytes / 1024 ** 2, files: Number(files), planned: planned!, plannedSize: sizeOf(planned!) };
   };
 
   it("reports the archive disk free and every pending file (pro: 200 credits a day), or a trial key's 20 newest", async () => {
@@ -184,11 +196,11 @@ describe('gexwh doctor: free disk against the next night', () => {
     });
     expect(pro.code, pro.stderr).toBe(0);
     const disk = diskOf((JSON.parse(pro.stdout) as { checks: CheckRow[] }).checks);
-    expect(disk).toMatchObject({ ok: true, files: manifest.length, planned: mb(sum(manifest)) });
+    expect(disk).toMatchObject({ ok: true, files: manifest.length, planned: formatBytes(sum(manifest)) });
     // The archive does not exist yet: its nearest folder's file system (another process may write
     // to it meanwhile, hence the margin).
     const stats = statfsSync(dir);
-    expect(Math.abs(disk.free - (stats.bavail * stats.bsize) / 1024 / 1024)).toBeLessThan(2048);
+    expect(Math.abs(disk.freeMb - (stats.bavail * stats.bsize) / 1024 / 1024)).toBeLessThan(2048);
 
     const trial = await runCliInProcess(['doctor', '--json', '--config', config, '--db', listed, '--archive', archive], {
       env: { GEX_BASE_URL: em.baseUrl, GEX_API_KEY: em.keys.trial },
@@ -201,8 +213,9 @@ describe('gexwh doctor: free disk against the next night', () => {
       .filter((row) => row.session_date === manifest[18]!.session_date)
       .map((row) => row.bytes)
       .sort((a, b) => a - b);
-    expect(trialDisk.planned).toBeGreaterThanOrEqual(mb(sum(whole) + next[0]! + next[1]!));
-    expect(trialDisk.planned).toBeLessThanOrEqual(mb(sum(whole) + next.at(-1)! + next.at(-2)!));
+    const { bytes: planned, slack } = trialDisk.plannedSize;
+    expect(planned).toBeGreaterThanOrEqual(sum(whole) + next[0]! + next[1]! - slack);
+    expect(planned).toBeLessThanOrEqual(sum(whole) + next.at(-1)! + next.at(-2)! + slack);
   });
 
   // A really small disk: the archive on a 1 MB tmpfs mounted in a user and mount namespace.
@@ -232,7 +245,13 @@ describe('gexwh doctor: free disk against the next night', () => {
     expect(result.status, result.stderr).toBe(1);
     const parsed = JSON.parse(result.stdout) as { error: { hint: { checks: CheckRow[] } } };
     const disk = diskOf(parsed.error.hint.checks);
-    expect(disk).toMatchObject({ ok: false, free: 1, files: manifest.length, planned: mb(sum(manifest)), fix: expect.stringMatching(/free disk space/) });
+    expect(disk).toMatchObject({
+      ok: false,
+      freeMb: 1,
+      files: manifest.length,
+      planned: formatBytes(sum(manifest)),
+      fix: expect.stringMatching(/free disk space/),
+    });
     expect(verdicts(parsed.error.hint.checks)).toMatchObject({ archive: true, warehouse: true, key: true });
   });
 });

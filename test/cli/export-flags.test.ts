@@ -8,9 +8,9 @@ describe("export's flags", () => {
   it.each([
     [{ format: 'json' }, 'export: unknown format "json"; allowed: parquet, csv'],
     [{ table: ['sync.files'] }, 'export: unknown table "sync.files"; allowed: levels, strikes_total, strikes_by_expiry'],
-    [{ since: '2026-13' }, 'export: --since must be a date YYYY-MM-DD, got "2026-13"'],
-    [{ since: '2026-02-30' }, 'export: --since must be a date YYYY-MM-DD, got "2026-02-30"'],
-    [{ until: '' }, 'export: --until must be a date YYYY-MM-DD, got ""'],
+    [{ since: '2026-13' }, 'export: --since: "2026-13" is not a real date YYYY-MM-DD'],
+    [{ since: '2026-02-30' }, 'export: --since: "2026-02-30" is not a real date YYYY-MM-DD'],
+    [{ until: '' }, 'export: --until: "" is not a real date YYYY-MM-DD'],
     [{ exchange: ['nyse'] }, 'export: unknown exchange "nyse"; allowed: bybit, deribit, okx, derive, combined, tradfi'],
     [{ symbol: ['../x'] }, /^export: bad symbol "..\/X"; allowed: /],
     [{ since: '2026-11-22', until: '2026-11-21' }, 'export: --since 2026-11-22 is after --until 2026-11-21'],

@@ -74,6 +74,16 @@ describe('the key file', () => {
     expect(closed.stderr).not.toMatch(/warning/);
   });
 
+  it('a folder as the key file: exit 2 saying it is a folder where a key file is expected, no chmod advice', async () => {
+    const cwd = folder('keydir');
+    const dir = folder('keydir/open');
+    chmodSync(dir, 0o777);
+    const result = await runCliInProcess(['me', '--api-key-file', dir], { env: env({ GEX_API_KEY: '' }), cwd });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`--api-key-file: ${dir} is a folder where a key file is expected`);
+    expect(result.stderr).not.toMatch(/chmod|can be read by others|EISDIR/);
+  });
+
   it('--api-key-file beside GEX_API_KEY: says which one is used', async () => {
     const cwd = folder('keyboth');
     const file = join(cwd, 'key');

@@ -75,8 +75,15 @@ describe('remote commands', () => {
     expect(offline.stdout).toMatch(/last run: sync ok/);
 
     // A capture after the sync: status shows it, and still shows the nightly sync's outcome.
+    // Its times read as every other command's (2026-03-11 14:07:00.123Z), the dry run's too; never the raw ISO form.
+    const dry = await runCliInProcess(['capture', '--db', bench.dbPath, '--symbol', 'BTC', '--exchange', 'deribit', '--dry-run'], { env });
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stdout).toMatch(/^capture dry run at \d{4}-\d\d-\d\d \d\d:\d\d:\d\d(\.\d{3})?Z: up to /);
     const capture = await runCliInProcess(['capture', '--db', bench.dbPath, '--symbol', 'BTC', '--exchange', 'deribit'], { env });
     expect(capture.code, capture.stderr).toBe(0);
+    expect(capture.stdout).toMatch(/^capture at \d{4}-\d\d-\d\d \d\d:\d\d:\d\d(\.\d{3})?Z: /);
+    expect(capture.stdout).toMatch(/captured {2}\d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ/);
+    expect(dry.stdout + capture.stdout).not.toMatch(/\dT\d\d:/);
     const after = await runCliInProcess(['status', '--db', bench.dbPath, '--archive', bench.archive, '--json'], { env });
     const both = JSON.parse(after.stdout) as {
       last_run: { command: string; outcome: string; rows_loaded: number };

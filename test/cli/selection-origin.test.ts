@@ -77,7 +77,7 @@ describe('config values are blamed on the config, not on flags', () => {
     const config = withConfig(ws, { until: '2026-02-30', exchange: ['deribt'] });
     const result = await runCliInProcess(['plan', '--config', config, ...ws.local, '--exchange', 'deribit'], { env: env() });
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain(`"until" in config file ${config}: bad date "2026-02-30"`);
+    expect(result.stderr).toContain(`"until" in config file ${config}: "2026-02-30" is not a real date YYYY-MM-DD in 2020–2100`);
     const venue = await runCliInProcess(['plan', '--config', config, ...ws.local, '--until', '2026-03-10'], { env: env() });
     expect(venue.code).toBe(2);
     expect(venue.stderr).toContain(`"exchange" in config file ${config}: unknown history venue "deribt"`);

@@ -44,11 +44,11 @@ describe('status and the journal leftovers', () => {
     const text = await runCliInProcess(['status', ...local], offline);
     expect(text.code).toBe(0);
     expect(text.stdout).toContain(
-      'paid, bytes not archived: 1 file(s) whose link a run asked for before it stopped (or is downloading now): deribit BTC 2026-03-10 levels;',
+      'paid, bytes not archived: 1 file whose link a run asked for before it stopped (or is downloading now): deribit BTC 2026-03-10 levels;',
     );
-    expect(text.stdout).toContain(`journal: 1 name(s) set aside unread`);
+    expect(text.stdout).toContain(`journal: 1 name set aside unread`);
     // Bytes and times as the sync's own summary prints them, never `0 bytes` or the raw ISO form.
-    expect(text.stdout).toContain('waiting to load: 0 paid file(s) (0 B) of a sync started 2026-03-11 00:30:00Z that stopped before it finished');
+    expect(text.stdout).toContain('waiting to load: 0 paid files (0 B) of a sync started 2026-03-11 00:30:00Z that stopped before it finished');
     expect(text.stdout).toContain(join(packagesFolder(join(dir, 'raw')), '.unreadable-notes'));
     const json = await runCliInProcess(['status', ...local, '--json'], offline);
     const result = JSON.parse(json.stdout) as { paid_not_archived: { name: string }[]; journal_set_aside: string[]; stopped_run: { credits: number } };

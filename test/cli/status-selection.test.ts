@@ -39,7 +39,7 @@ describe('status and the selection', () => {
     // BTC and ETH on 4 single venues and combined, SPY and QQQ on tradfi.
     expect(result.pairs_not_shown).toBe(9);
     const text = await runCliInProcess(['status', '--config', config, ...ws.local], { env: env() });
-    expect(text.stdout).toContain('9 more pair(s) of the remote coverage neither held nor in the selection: gexwh status --all lists them');
+    expect(text.stdout).toContain('9 more pairs of the remote coverage neither held nor in the selection: gexwh status --all lists them');
     const all = await runCliInProcess(['status', '--config', config, ...ws.local, '--all', '--json'], { env: env() });
     const every = JSON.parse(all.stdout) as { pairs: Pair[]; pairs_not_shown: number };
     expect(every.pairs).toHaveLength(12);

@@ -49,6 +49,21 @@ describe('gexwh sync --report', () => {
     expect(html).toContain(`to the latest capture, close ${held!.last} `);
   }, 120_000);
 
+  it('the text summary, and report and chart after it, give the size as people read it (KB), not a byte count', async () => {
+    const out = join(bench.dir, 'text', 'report.htm');
+    const run = await runCliInProcess(syncArgs(bench.dbPath, out).slice(0, -1), { env });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(new RegExp(`report of 1 pair → ${out.replace(/[.\\/]/g, '\\$&')} \\(\\d+\\.\\d [KM]B\\)\\n`));
+    const local = ['--db', bench.dbPath, '--archive', bench.archive];
+    const report = await runCliInProcess(['report', ...local, '--exchange', 'deribit', '--symbol', 'BTC', '--out', join(bench.dir, 'text', 'r.HTML')]);
+    expect(report.code, report.stderr).toBe(0);
+    expect(report.stdout).toMatch(/^report of 1 pair, \d+ charts → \S+r\.HTML \(\d+\.\d [KM]B\)\n$/);
+    const chart = await runCliInProcess(['chart', 'levels', ...local, '--exchange', 'deribit', '--symbol', 'BTC', '--out', join(bench.dir, 'text', 'l.svg')]);
+    expect(chart.code, chart.stderr).toBe(0);
+    expect(chart.stdout).toMatch(/→ \S+l\.svg \(\d+\.\d KB\)\n$/);
+    expect(run.stdout + report.stdout + chart.stdout).not.toMatch(/bytes\)/);
+  }, 120_000);
+
   it('a report that cannot be written: said on stderr and in the JSON, and the sync that loaded data exits 0', async () => {
     const out = join(bench.dir, 'taken.html');
     mkdirSync(out); // a folder where the file should go: the rename fails

@@ -132,6 +132,20 @@ describe("the API down or failing: exit 6, the host, the last status and the ser
     expect(run.stderr).toContain('check the base URL and the network');
     expect((JSON.parse(run.stdout) as JsonError).error).toMatchObject({ code: 'network', exitCode: 6, hint: { host: `127.0.0.1:${closed}`, attempts: 5 } });
   });
+
+  it('only a command that pays for files says every file paid so far is kept: sync does, me and plan do not', async () => {
+    const closed = await closedPort();
+    const down = { ...env, GEX_BASE_URL: `http://127.0.0.1:${closed}` };
+    for (const args of [['me'], ['plan', ...local]]) {
+      const run = await runCliInProcess(args, { env: down });
+      expect(run.code, run.stderr).toBe(6);
+      expect(run.stderr).not.toMatch(/paid|Nothing was lost/);
+    }
+    const sync = await runCliInProcess(['sync', ...local, '--exchange', 'deribit', '--symbol', 'BTC', '--json'], { env: down });
+    expect(sync.code, sync.stderr).toBe(6);
+    expect(sync.stderr).toMatch(/check the base URL and the network\. Nothing was lost: every file paid so far is archived and recorded\n/);
+    expect((JSON.parse(sync.stdout) as JsonError).error.message).toContain('Nothing was lost');
+  });
 });
 
 describe('the base URL', () => {

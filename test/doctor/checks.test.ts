@@ -31,6 +31,8 @@ describe('doctor verdicts', () => {
   it('disk: free space against the next night planned bytes (and temp room)', () => {
     expect(diskCheck(10 * 1024 ** 3, { bytes: 1024 ** 3, files: 200 }).ok).toBe(true);
     const short = diskCheck(100 * 1024 ** 2, { bytes: 1024 ** 3, files: 200 });
-    expect(short).toMatchObject({ ok: false, detail: '100.0 MB free; the next sync plans 200 file(s), 1024.0 MB' });
+    expect(short).toMatchObject({ ok: false, detail: '100.0 MB free; the next sync plans 200 file(s), 1.0 GB' });
+    // Large and small sizes in the unit people read them in, not 78011.0 MB.
+    expect(diskCheck(78011 * 1024 ** 2, { bytes: 729_400, files: 24 }).detail).toBe('76.2 GB free; the next sync plans 24 file(s), 712.3 KB');
   });
 });

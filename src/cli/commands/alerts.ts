@@ -7,7 +7,7 @@ import type { Command } from 'commander';
 import { NoWarehouseError, UsageError } from '../../core/errors.js';
 import { parseRules } from '../../alerts/rules.js';
 import type { ReplayRequest } from '../../alerts/replay.js';
-import { isIsoDate } from '../../time/dates.js';
+import { dateProblem } from '../../time/dates.js';
 import { contextOf } from '../context.js';
 import { withConfig } from '../option-use.js';
 
@@ -21,7 +21,8 @@ interface AlertsFlags {
 
 function sessionDate(value: string | undefined, option: string): string | undefined {
   if (value === undefined) return undefined;
-  if (!isIsoDate(value)) throw new UsageError(`${option}: "${value}" is not a real date YYYY-MM-DD`);
+  const problem = dateProblem(value);
+  if (problem !== undefined) throw new UsageError(`${option}: ${problem}`);
   return value;
 }
 

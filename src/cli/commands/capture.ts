@@ -81,14 +81,14 @@ export function formatCaptureSummary(summary: CaptureSummary): string {
     exchange: t.exchange,
     symbol: t.symbol,
     status: t.status,
-    as_of: t.asOf ?? '',
+    as_of: t.asOf === undefined ? '' : formatInstant(t.asOf),
     requests: summary.dryRun ? t.plannedRequests : t.requests,
     note: t.reason ?? '',
   }));
   const rowsText = `rows added: live_levels ${summary.rowsInserted.live_levels}, term_structure ${summary.rowsInserted.term_structure}, live_strikes ${summary.rowsInserted.live_strikes}`;
   const head = summary.dryRun
-    ? `capture dry run at ${summary.serverTime}: up to ${summary.plannedRequests} request(s); nothing spent`
-    : `capture at ${summary.serverTime}: ${summary.requestsSpent} request(s) spent (planned up to ${summary.plannedRequests}); ${rowsText}`;
+    ? `capture dry run at ${formatInstant(summary.serverTime)}: up to ${summary.plannedRequests} request(s); nothing spent`
+    : `capture at ${formatInstant(summary.serverTime)}: ${summary.requestsSpent} request(s) spent (planned up to ${summary.plannedRequests}); ${rowsText}`;
   const stop =
     summary.stoppedBy === 'quota'
       ? `stopped: request quota used up; resets at ${summary.quotaStop?.resetAt === undefined ? 'midnight UTC' : formatInstant(summary.quotaStop.resetAt)}`

@@ -18,6 +18,7 @@ import {
 import { CHART_KINDS, type ChartKind, type Look } from '../../charts/types.js';
 import { contextOf } from '../context.js';
 import { withConfig } from '../option-use.js';
+import { formatBytes } from '../summary.js';
 
 interface ChartFlags {
   exchange?: string[];
@@ -78,7 +79,7 @@ export function registerChart(program: Command): void {
       writeWhole(out, bytes);
       ctx.out.result(
         { kind, out, format, bytes: bytes.length, width: look.width, height: look.height, shows: caption },
-        () => `${kind} chart of ${request.pair.exchange} ${request.pair.symbol} (${caption}) → ${out} (${bytes.length} bytes)`,
+        () => `${kind} chart of ${request.pair.exchange} ${request.pair.symbol} (${caption}) → ${out} (${formatBytes(bytes.length)})`,
       );
     });
 }

@@ -8,6 +8,7 @@ import { NoWarehouseError, UsageError } from '../../core/errors.js';
 import { DEFAULTS, parseLook, parseRange } from '../../charts/request.js';
 import { contextOf } from '../context.js';
 import { withConfig } from '../option-use.js';
+import { countOf, formatBytes } from '../summary.js';
 
 interface ReportFlags {
   out: string;
@@ -44,6 +45,9 @@ export function registerReport(program: Command): void {
       if (!existsSync(resolve(ctx.settings.db))) throw new NoWarehouseError(ctx.settings.db, 'report');
       const { writeReport } = await import('../report-file.js');
       const written = await writeReport(ctx, flags.out, request, look);
-      ctx.out.result(written, () => `report of ${written.pairs} pair(s), ${written.charts} charts → ${written.out} (${written.bytes} bytes)`);
+      ctx.out.result(
+        written,
+        () => `report of ${countOf(written.pairs, 'pair')}, ${countOf(written.charts, 'chart')} → ${written.out} (${formatBytes(written.bytes)})`,
+      );
     });
 }

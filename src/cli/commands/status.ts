@@ -13,7 +13,7 @@ import type { WaitingSummary } from '../../journal/load-pending.js';
 import type { CreditsOnRecord, PaidNotArchived, StoppedRun } from '../../journal/on-record.js';
 import { contextOf, type CommandContext } from '../context.js';
 import { formatInstant, formatTable, type Row } from '../output.js';
-import { formatBytes } from '../summary.js';
+import { countOf, formatBytes, formatCount } from '../summary.js';
 import { escapeLine } from '../terminal.js';
 import { resolveSelection } from '../selection.js';
 
@@ -103,11 +103,11 @@ function statusText(
   hidden: number,
 ): string {
   const lines = local.held ? [`warehouse: ${local.held}`, ''] : [formatTable(local.pairs), ''];
-  if (hidden > 0) lines.push(`${hidden} more pair(s) of the remote coverage neither held nor in the selection: gexwh status --all lists them`);
+  if (hidden > 0) lines.push(`${countOf(hidden, 'more pair')} of the remote coverage neither held nor in the selection: gexwh status --all lists them`);
   if (waiting.files > 0 || waiting.runs > 0) lines.push(describeWaiting(waiting));
   if (stopped) lines.push(describeStopped(stopped));
   if (waiting.snapshots > 0)
-    lines.push(`waiting to load: ${waiting.snapshots} live snapshot(s) journaled by capture; the next capture, sync or gexwh load loads them`);
+    lines.push(`waiting to load: ${countOf(waiting.snapshots, 'live snapshot')} journaled by capture; the next capture, sync or gexwh load loads them`);
   if (waiting.problem !== null) lines.push(`journal: ${waiting.problem}`);
   if (waiting.rejected > 0)
     lines.push(`journal: ${waiting.rejected} entry(ies) refused (never loaded; kept in its rejected list): ${waiting.rejectedReasons.join('; ')}`);
@@ -124,7 +124,7 @@ function paidLines(paid: readonly PaidNotArchived[]): string[] {
   const names = paid.slice(0, 5).map((file) => escapeLine(file.name));
   const more = paid.length > names.length ? `, and ${paid.length - names.length} more` : '';
   return [
-    `paid, bytes not archived: ${paid.length} file(s) whose link a run asked for before it stopped (or is downloading now): ${names.join(', ')}${more}; ` +
+    `paid, bytes not archived: ${countOf(paid.length, 'file')} whose link a run asked for before it stopped (or is downloading now): ${names.join(', ')}${more}; ` +
       `the next gexwh sync or gexwh load loads those whose bytes reached the archive, for 0 credits, and the next sync buys the others again`,
   ];
 }
@@ -135,7 +135,7 @@ function setAsideLines(paths: readonly string[]): string[] {
   const shown = paths.slice(0, 5).map(escapeLine);
   const more = paths.length > shown.length ? `, and ${paths.length - shown.length} more` : '';
   return [
-    `journal: ${paths.length} name(s) set aside unread (a link, a FIFO or device, over 128 MiB, or a name gexwh never writes), kept for you to look at, never opened: ` +
+    `journal: ${countOf(paths.length, 'name')} set aside unread (a link, a FIFO or device, over 128 MiB, or a name gexwh never writes), kept for you to look at, never opened: ` +
       `${shown.join(', ')}${more}; remove them once seen`,
   ];
 }
@@ -147,8 +147,8 @@ function layoutLines(layouts: readonly string[]): string[] {
 
 function describeStopped(stopped: StoppedRun): string {
   return (
-    `waiting to load: ${stopped.files} paid file(s) (${formatBytes(stopped.bytes)}) of a sync started ${formatInstant(stopped.startedAt)} that stopped before it finished ` +
-    `(or is running now), ${stopped.credits} credit(s) recorded as spent; the next gexwh sync or gexwh load loads them for 0 credits. Log: ${stopped.log}`
+    `waiting to load: ${countOf(stopped.files, 'paid file')} (${formatBytes(stopped.bytes)}) of a sync started ${formatInstant(stopped.startedAt)} that stopped before it finished ` +
+    `(or is running now), ${countOf(stopped.credits, 'credit')} recorded as spent; the next gexwh sync or gexwh load loads them for 0 credits. Log: ${stopped.log}`
   );
 }
 
@@ -163,7 +163,7 @@ function runLines(local: WarehouseStatus, stopped: StoppedRun | undefined): stri
   // The warehouse's row of a run that stopped hard is still open; its log has what it spent.
   if (local.lastRun && stopped?.runId === local.lastRun.runId)
     lines.push(
-      `last run: sync stopped before it finished at ${formatInstant(local.lastRun.startedAt)}; ${stopped.credits} credits, ${stopped.files} paid file(s) waiting`,
+      `last run: sync stopped before it finished at ${formatInstant(local.lastRun.startedAt)}; ${countOf(stopped.credits, 'credit')}, ${countOf(stopped.files, 'paid file')} waiting`,
     );
   else if (local.lastRun) lines.push(`last run: ${describeRun(local.lastRun)}`);
   // Captures run every few minutes; the nightly sync's outcome must not scroll out of sight.
@@ -178,7 +178,7 @@ function quotaLine(q: NonNullable<Remote['quota']>): string {
 
 function describeWaiting(w: WaitingSummary): string {
   return (
-    `waiting to load: ${w.files} paid file(s) archived but not loaded (${formatBytes(w.bytes)}, since ${w.oldest === null || w.oldest === undefined ? '-' : formatInstant(w.oldest)}), ${w.runs} run record(s); ` +
+    `waiting to load: ${countOf(w.files, 'paid file')} archived but not loaded (${formatBytes(w.bytes)}, since ${w.oldest === null || w.oldest === undefined ? '-' : formatInstant(w.oldest)}), ${countOf(w.runs, 'run record')}; ` +
     `gexwh load (or the next sync) loads them for 0 credits. Journal: ${w.journal}`
   );
 }
@@ -186,9 +186,9 @@ function describeWaiting(w: WaitingSummary): string {
 function describeRun(r: RunRow): string {
   const what =
     r.command === 'capture'
-      ? `${r.rowsLoaded} live rows added`
-      : `${r.filesLoaded} loaded, ${r.filesFailed} failed, ${r.filesDeferred} deferred; ${r.creditsSpent} credits`;
-  return `${r.command} ${r.outcome ?? 'unfinished'} at ${formatInstant(r.startedAt)}; ${what}, ${r.requestsSpent} requests`;
+      ? `${countOf(r.rowsLoaded, 'live row')} added`
+      : `${formatCount(r.filesLoaded)} loaded, ${formatCount(r.filesFailed)} failed, ${formatCount(r.filesDeferred)} deferred; ${countOf(r.creditsSpent, 'credit')}`;
+  return `${r.command} ${r.outcome ?? 'unfinished'} at ${formatInstant(r.startedAt)}; ${what}, ${countOf(r.requestsSpent, 'request')}`;
 }
 
 async function fetchRemote(ctx: CommandContext): Promise<Remote> {
