@@ -51,7 +51,7 @@ describe('doctor and the selection', () => {
     expect(totals.to_download).toBeGreaterThan(0);
     const doctor = await runCliInProcess(['doctor', '--config', config, ...ws.local, '--json'], { env: env() });
     const disk = checksOf(doctor.stdout).find((c) => c.name === 'disk')!;
-    expect(disk.detail).toMatch(new RegExp(`the next sync plans ${totals.to_download} file\\(s\\), [\\d.]+ MB`));
+    expect(disk.detail).toMatch(new RegExp(`the next sync plans ${totals.to_download} file\\(s\\), (?:\\d+ B|[\\d.]+ [KMGT]B)`));
     expect(disk.detail).toContain(`; ${totals.to_reload} to load from the archive, ${totals.deferred} deferred, ${totals.already_loaded} already loaded`);
   });
 
