@@ -4,6 +4,7 @@
 // chart draws is exactly what these queries answer.
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { UsageError } from '../core/errors.js';
+import { formatInstant } from '../time/dates.js';
 import { checkSelectionNames } from '../core/known-names.js';
 import { heldPairs, HELD_SOURCE } from '../warehouse/held-pairs.js';
 import { num, readRow, readRows, text, textList, maybeNum, maybeText } from '../warehouse/read-rows.js';
@@ -53,7 +54,7 @@ function atParam(moment: Moment): [string, number | null] {
 function describeMoment(moment: Moment): string {
   if (moment.at === undefined) return 'at all';
   const stale = moment.maxStalenessSeconds === undefined ? '' : ` within --max-staleness ${moment.maxStalenessSeconds} s`;
-  return `at or before ${moment.at.toISOString()}${stale}`;
+  return `at or before ${formatInstant(moment.at)}${stale}`;
 }
 
 /**
@@ -184,11 +185,11 @@ async function noStrikesError(conn: DuckDBConnection, pair: Pair, expiration: st
   const held = await expirationsOfLatestCapture(conn, pair, moment);
   if (held === undefined) {
     const first = await firstStrikesCapture(conn, pair, 'any expiration');
-    const since = first === null ? 'none holds per-expiration strikes (strikes_by_expiry) at all' : `the first with per-expiration strikes is ${first}`;
+    const since = first === null ? 'none holds per-expiration strikes (strikes_by_expiry) at all' : `the first with per-expiration strikes is ${formatInstant(first)}`;
     return new UsageError(`no capture of ${pair.exchange} ${pair.symbol}${when} holds per-expiration strikes; ${since}`, { first_capture: first });
   }
   return new UsageError(
-    `no capture of ${pair.exchange} ${pair.symbol}${when} holds expiration ${expiration}; the latest, ${held.capturedAt}, holds ${held.expirations.join(', ')}: pass one of them to --expiration`,
+    `no capture of ${pair.exchange} ${pair.symbol}${when} holds expiration ${expiration}; the latest, ${formatInstant(held.capturedAt)}, holds ${held.expirations.join(', ')}: pass one of them to --expiration`,
     { captured_at: held.capturedAt, expirations: held.expirations },
   );
 }

@@ -12,7 +12,7 @@ export type SyncReport = (WrittenReport & { outcome: 'written' }) | { out: strin
 
 /** The report's file must be .html: checked before the sync spends anything. */
 export function checkReportFile(out: string | undefined): void {
-  if (out !== undefined && !/\.html?$/i.test(out)) throw new UsageError(`--report ${out}: the report is HTML; name the file .html`);
+  if (out !== undefined && !/\.html?$/i.test(out)) throw new UsageError(`--report ${out}: the report is HTML; name the file .html or .htm`);
 }
 
 /** Writes the report of every pair held, as `gexwh report` does with its defaults and the config's timeZone; none asked, none written. */

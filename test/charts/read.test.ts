@@ -69,7 +69,7 @@ describe('readProfile', () => {
 
   it('before the first capture, or past the staleness limit, there is nothing to draw', async () => {
     await expect(readProfile(wh.connection, PAIR, 'TOTAL', { at: new Date('2026-03-10T13:59:59Z') })).rejects.toThrow(
-      'no strikes capture of deribit BTC at or before 2026-03-10T13:59:59.000Z',
+      'no strikes capture of deribit BTC at or before 2026-03-10 13:59:59Z',
     );
     await expect(readProfile(wh.connection, PAIR, 'TOTAL', { at: new Date('2026-03-10T14:14:00Z'), maxStalenessSeconds: 600 })).rejects.toThrow(
       /within --max-staleness 600 s/,
@@ -95,17 +95,17 @@ describe('an expiration the captures do not hold', () => {
     try {
       const unknown = readProfile(c, PAIR, '2099-01-01', {});
       await expect(unknown).rejects.toThrow(
-        'no capture of deribit BTC holds expiration 2099-01-01; the latest, 2026-03-10T14:15:00Z, holds 2026-03-13, 2026-03-27: pass one of them to --expiration',
+        'no capture of deribit BTC holds expiration 2099-01-01; the latest, 2026-03-10 14:15:00Z, holds 2026-03-13, 2026-03-27: pass one of them to --expiration',
       );
       await expect(readProfile(c, PAIR, '2099-01-01', {})).rejects.toMatchObject({
         hints: { captured_at: '2026-03-10T14:15:00Z', expirations: ['2026-03-13', '2026-03-27'] },
       });
       // At the earlier capture only one expiration was held.
       await expect(readProfile(c, PAIR, '2026-03-27', { at: new Date('2026-03-10T14:05:00Z') })).rejects.toThrow(
-        /the latest, 2026-03-10T14:00:00Z, holds 2026-03-13:/,
+        /the latest, 2026-03-10 14:00:00Z, holds 2026-03-13:/,
       );
       await expect(readProfile(c, PAIR, '2026-03-13', { at: new Date('2026-03-09T00:00:00Z') })).rejects.toThrow(
-        /at or before 2026-03-09T00:00:00.000Z holds per-expiration strikes; the first with per-expiration strikes is 2026-03-10T14:00:00Z/,
+        /at or before 2026-03-09 00:00:00Z holds per-expiration strikes; the first with per-expiration strikes is 2026-03-10 14:00:00Z/,
       );
     } finally {
       await c.run('DELETE FROM strikes_by_expiry');

@@ -68,7 +68,7 @@ describe('gexwh report', () => {
   it('bad input is exit 2', async () => {
     const ext = await runCliInProcess(['report', '--db', bench.dbPath, '--out', join(bench.dir, 'r.pdf')]);
     expect(ext.code).toBe(2);
-    expect(ext.stderr).toMatch(/--out .*r.pdf: the report is HTML; name the file .html/);
+    expect(ext.stderr).toMatch(/--out .*r.pdf: the report is HTML; name the file .html or .htm/);
     const name = await runCliInProcess(['report', '--db', bench.dbPath, '--out', join(bench.dir, 'r.html'), '--symbol', 'ETX']);
     expect(name.code).toBe(2);
     expect(name.stderr).toMatch(/ETX: no history in the warehouse/);

@@ -199,6 +199,12 @@ describe('gexwh levels', () => {
     expect(lines[0]).toMatch(/^deribit BTC +2026-03-16 14:00 UTC intraday /);
   });
 
+  it('--at before every capture says so, the moment written as every other time gexwh prints', async () => {
+    const run = await runCliInProcess(['levels', '--db', db, '--at', '2020-01-01T00:00:00Z']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout.trim()).toBe('no capture at or before 2020-01-01 00:00:00Z of the pairs asked');
+  });
+
   it('--tz writes the capture time in the zone; the JSON keeps UTC', async () => {
     const run = await runCliInProcess(['levels', '--db', db, '--symbol', 'SPY', '--tz', 'America/New_York']);
     expect(run.code, run.stderr).toBe(0);

@@ -35,7 +35,7 @@ export function registerLevels(program: Command): void {
       };
       // A read must not leave an empty warehouse behind a mistyped --db.
       if (!existsSync(resolve(ctx.settings.db))) throw new NoWarehouseError(ctx.settings.db, 'levels');
-      const [{ readDeskLevels }, { openReader }, { levelsColumns, levelsRow }, { formatTable }] = await Promise.all([
+      const [{ readDeskLevels }, { openReader }, { levelsColumns, levelsRow }, { formatInstant, formatTable }] = await Promise.all([
         import('../../desk/levels.js'),
         import('../../warehouse/index.js'),
         import('../levels-table.js'),
@@ -48,7 +48,7 @@ export function registerLevels(program: Command): void {
       } finally {
         warehouse.close();
       }
-      const asked = at ? ` at or before ${at.toISOString()}` : '';
+      const asked = at ? ` at or before ${formatInstant(at)}` : '';
       ctx.out.result({ at: at?.toISOString() ?? null, range_pct: request.rangePct, time_zone: zone, pairs: lines }, () =>
         lines.length === 0
           ? `no capture${asked} of the pairs asked`

@@ -33,7 +33,7 @@ export function registerReport(program: Command): void {
       const ctx = contextOf(command);
       // The one selection: flags, else the config file's exchange and symbol, else every pair with levels.
       const flags = withConfig('report', given, ctx.settings.config);
-      if (!/\.html?$/i.test(flags.out)) throw new UsageError(`--out ${flags.out}: the report is HTML; name the file .html`);
+      if (!/\.html?$/i.test(flags.out)) throw new UsageError(`--out ${flags.out}: the report is HTML; name the file .html or .htm`);
       const look = { ...parseLook(flags), timeZone: withConfig('report', flags, ctx.settings.config).tz ?? 'UTC' };
       const request = {
         ...(flags.exchange ? { exchanges: flags.exchange } : {}),
