@@ -11,8 +11,9 @@
 //     | `levels_asof(exch, ...)` | ...): the row's other cells list its columns;
 //   - a bullet starting with the name in backticks and a dash (- `live_levels` — ...): the bullet,
 //     from its "Columns:" on when it has one.
-// A column is documented when its name is a word of its relation's entry. A cell that reads
-// "as `X`" or starts "the columns of `X`" lists X's documented columns too ("as in `X`" only says a
+// A table macro's columns are those of a sample call (SAMPLE_CALLS); pit_levels gets a table of the
+// columns its entry asks for. A column is documented when its name is a word of its relation's entry. A cell that reads
+// "as `X`" or starts "the columns of `X`" (or "your columns, then those of `X`") lists X's documented columns too ("as in `X`" only says a
 // column means what it does in X, and lists nothing). A name ending in a period (`spot_delta_1d`) may
 // be written with the placeholder N (`spot_delta_N`).
 import { readdirSync, readFileSync } from 'node:fs';
@@ -36,7 +37,7 @@ const NAME = String.raw`(?:sync\.)?[a-z_][a-z0-9_]*`;
 const HEADING = new RegExp(String.raw`^#{2,}\s+\x60(${NAME})\x60\s*$`);
 const ROW = new RegExp(String.raw`^\|\s*\x60(${NAME})[(\x60]`);
 const BULLET = new RegExp(String.raw`^- \x60(${NAME})\x60(?: \([^)]*\))? [—–-] `);
-const INHERIT = new RegExp(String.raw`^\s*(?:as|the columns of) \x60(${NAME})\x60`);
+const INHERIT = new RegExp(String.raw`^\s*(?:as|the columns of|your columns, then those of) \x60(${NAME})\x60`);
 const SEPARATOR = /^\|[\s|:-]+\|\s*$/;
 
 /** Each documented name and the texts that list its columns, fenced code left out. */
@@ -112,6 +113,23 @@ function undocumented(relations: Relation[], markdown: string): string[] {
   return gaps;
 }
 
+/** A call of each table macro, to read the columns it returns. */
+const SAMPLE_CALLS: Record<string, string> = {
+  levels_asof: `levels_asof('deribit', 'BTC', now())`,
+  strikes_asof: `strikes_asof('deribit', 'BTC', now())`,
+  pit_levels: `pit_levels('probe')`,
+  nearest_walls: `nearest_walls()`,
+  regime_returns: `regime_returns('deribit', 'BTC')`,
+  flip_crossings: `flip_crossings('deribit', 'BTC')`,
+};
+
+async function macroColumns(wh: Warehouse, name: string): Promise<string[]> {
+  const call = SAMPLE_CALLS[name];
+  if (call === undefined) return [];
+  const reader = await wh.connection.runAndReadAll(`DESCRIBE SELECT * FROM ${call}`);
+  return reader.getRowObjectsJson().map((r) => String(r.column_name));
+}
+
 async function readCatalog(wh: Warehouse): Promise<Relation[]> {
   const reader = await wh.connection.runAndReadAll(`
     WITH rels AS (
@@ -130,11 +148,12 @@ async function readCatalog(wh: Warehouse): Promise<Relation[]> {
       LEFT JOIN duckdb_columns() c
         ON c.database_name = current_database() AND c.schema_name = r.schema_name AND c.table_name = r.name
      GROUP BY ALL ORDER BY ALL`);
-  return reader.getRowObjectsJson().map((r) => ({
+  const relations = reader.getRowObjectsJson().map((r) => ({
     name: String(r.name),
     kind: String(r.kind) as Kind,
     columns: (r.columns as string[] | null) ?? [],
   }));
+  return relations;
 }
 
 describe(`${DOC} documents the catalog of a fresh warehouse`, () => {
@@ -144,7 +163,10 @@ describe(`${DOC} documents the catalog of a fresh warehouse`, () => {
 
   beforeAll(async () => {
     wh = await openWarehouse(':memory:');
+    // Read before the probe exists: a temp table is no part of the catalog.
     catalog = await readCatalog(wh);
+    await wh.connection.run('CREATE TEMP TABLE probe (exchange VARCHAR, symbol VARCHAR, ts TIMESTAMPTZ)');
+    for (const r of catalog) if (r.kind === 'macro') r.columns = await macroColumns(wh, r.name);
   });
   afterAll(() => wh.close());
 
@@ -152,7 +174,9 @@ describe(`${DOC} documents the catalog of a fresh warehouse`, () => {
     const names = catalog.map((r) => `${r.kind} ${r.name}`);
     for (const n of ['table levels', 'table sync.files', 'view levels_compare', 'macro pit_levels']) expect(names).toContain(n);
     expect(catalog.find((r) => r.name === 'levels_compare')?.columns).toContain('spot_delta_30d');
-    expect(catalog.filter((r) => r.kind === 'macro').every((r) => r.columns.length === 0)).toBe(true);
+    expect(catalog.find((r) => r.name === 'pit_levels')?.columns.slice(0, 4)).toEqual(['exchange', 'symbol', 'ts', 'session_date']);
+    // A macro added without a sample call would have its columns go unchecked.
+    expect(catalog.filter((r) => r.kind === 'macro' && SAMPLE_CALLS[r.name] === undefined).map((r) => r.name)).toEqual([]);
   });
 
   it('every table, view and macro has an entry naming each of its columns', () => {
