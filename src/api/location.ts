@@ -11,6 +11,18 @@ export function isLoopbackHost(hostname: string): boolean {
   return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
 }
 
+/**
+ * Hosts a connection reaches this machine at, whatever the scheme: loopback (and `localhost.`), the
+ * unspecified address (Linux connects 0.0.0.0 and `::` to itself) and IPv4-mapped forms of both.
+ * A name that only resolves to this machine through DNS cannot be told from its text.
+ */
+export function reachesThisMachine(hostname: string): boolean {
+  const host = hostname.toLowerCase();
+  if (isLoopbackHost(host) || host === 'localhost.' || host === '[::]') return true;
+  if (/^0\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host)) return true;
+  return /^\[::ffff:(7f[0-9a-f]{2}|0):[0-9a-f]{1,4}\]$/.test(host);
+}
+
 export interface LocationPolicy {
   /**
    * Plain http to this machine: only when the API itself is on loopback (the emulator, a local
@@ -43,7 +55,7 @@ export function checkFileLocation(value: string | undefined, endpoint: string, p
   if (url.username !== '' || url.password !== '') {
     throw new UnsafeResponseError(`${endpoint}: the redirect Location carries user info; refused`);
   }
-  if (url.protocol === 'https:') return url;
+  if (url.protocol === 'https:') return checkHttpsHost(url, endpoint, policy);
   if (url.protocol === 'http:') {
     const loopback = isLoopbackHost(url.hostname);
     if (loopback && policy.allowLoopbackHttp) return url;
@@ -54,6 +66,17 @@ export function checkFileLocation(value: string | undefined, endpoint: string, p
   }
   throw new UnsafeResponseError(
     `${endpoint}: the redirect uses the scheme "${sanitizedScheme(url.protocol)}"; only https (or http to loopback from a loopback API) is allowed`,
+  );
+}
+
+/** Encryption changes nothing here: a remote API must not aim the client at a service of this machine. */
+function checkHttpsHost(url: URL, endpoint: string, policy: LocationPolicy): URL {
+  if (policy.allowLoopbackHttp || !reachesThisMachine(url.hostname)) return url;
+  throw new UnsafeResponseError(
+    `${endpoint}: the redirect goes to this machine (${url.protocol}//${url.host}), from an API that is not on this machine; refused`,
+    {
+      allowed: 'https to a host that is not this machine',
+    },
   );
 }
 

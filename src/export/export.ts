@@ -16,6 +16,7 @@ import { num, readOne } from '../warehouse/read-rows.js';
 import { NoWarehouseError } from '../core/errors.js';
 import { isIsoDate } from '../time/dates.js';
 import { openWarehouse } from '../warehouse/open.js';
+import { withSeparator } from '../warehouse/real-paths.js';
 import { keepBlockMemory } from '../warehouse/keep-memory.js';
 import { checkSelectionNames } from '../core/known-names.js';
 import { heldPairs, HELD_SOURCE } from '../warehouse/held-pairs.js';
@@ -50,7 +51,13 @@ export async function exportWarehouse(options: ExportOptions): Promise<ExportRes
   // The bucket is checked (and the credentials tried) before the warehouse is opened or a file written.
   // The AWS SDK loads only for an s3:// export: importing it is slow, and every command would pay for it at start.
   const target = isS3Url(selection.outDir) ? await (await import('./s3.js')).s3Target(selection.outDir, options.s3 ?? {}) : localTarget(selection.outDir);
-  const warehouse = await openWarehouse(options.dbPath);
+  // The warehouse may come from elsewhere, and its tables may be views reading any file of this
+  // machine into the export: it is opened sandboxed, DuckDB writing only into this run's staging folder.
+  // The folder is named now and made only once the names and the target are checked.
+  const staging = join(target.stagingRoot(), `${STAGING_PREFIX}${randomBytes(6).toString('hex')}`);
+  const warehouse = await openWarehouse(options.dbPath, {
+    sandbox: { writable: true, readDirectories: [withSeparator(staging)], prepare: keepBlockMemory },
+  });
   try {
     // A mistyped name would export nothing and say so quietly: name it, with the closest held names.
     if (selection.exchanges || selection.symbols) {
@@ -62,6 +69,7 @@ export async function exportWarehouse(options: ExportOptions): Promise<ExportRes
       now: options.now ?? (() => new Date()),
       target,
       connect: () => warehouse.connect(),
+      staging,
       ...(options.onProgress ? { onProgress: options.onProgress } : {}),
     });
   } finally {
@@ -79,6 +87,21 @@ export interface ExportRun {
    * none big enough to keep DuckDB's threads busy alone. Without it, one table after another.
    */
   connect?: () => Promise<DuckDBConnection>;
+  /** The staging folder's name, not yet made (the sandbox lets DuckDB write there); else mkdtemp's. */
+  staging?: string;
+}
+
+/**
+ * A new staging folder under the target's staging root. A folder of a crashed run (or anyone's
+ * folder of that name) is only reported: the export removes nothing it cannot prove it wrote, and
+ * the staging folder it removes is the one made now (mkdir fails on a name that exists).
+ */
+function makeStaging(target: ExportTarget, name: string | undefined): { staging: string; warnings: string[] } {
+  mkdirSync(target.stagingRoot(), { recursive: true });
+  const warnings = target.local ? leftoverStaging(target.stagingRoot()) : [];
+  if (name === undefined) return { staging: mkdtempSync(join(target.stagingRoot(), STAGING_PREFIX)), warnings };
+  mkdirSync(name, { mode: 0o700 });
+  return { staging: name, warnings };
 }
 
 /** What one export run shares between its tables: where files go, the staging folder, the counts. */
@@ -102,11 +125,7 @@ interface RunState extends ExportRun {
 export async function exportOn(conn: DuckDBConnection, selection: ExportSelection, run: Partial<ExportRun> = {}): Promise<ExportResult> {
   const target = run.target ?? localTarget(selection.outDir);
   await keepBlockMemory(conn);
-  mkdirSync(target.stagingRoot(), { recursive: true });
-  // A folder of a crashed run (or anyone's folder of that name) is only reported: the export removes
-  // nothing it cannot prove it wrote, and the staging folder it removes is the one mkdtemp made now.
-  const warnings = target.local ? leftoverStaging(target.stagingRoot()) : [];
-  const staging = mkdtempSync(join(target.stagingRoot(), STAGING_PREFIX));
+  const { staging, warnings } = makeStaging(target, run.staging);
   const state: RunState = {
     now: run.now ?? (() => new Date()),
     target,

@@ -3,7 +3,7 @@
 // faults it in fresh, page by page: kernel time that grows with the rows written (at 24 months a
 // third of the export's wall time went to system time, twice the raw COPY's).
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { readOne, text } from './read-rows.js';
+import { bool, readOne, text } from './read-rows.js';
 import { quoteString } from '../core/sql-quote.js';
 
 /**
@@ -12,6 +12,9 @@ import { quoteString } from '../core/sql-quote.js';
  * nothing is reserved up front (the allocator keeps only what it has touched).
  */
 export async function keepBlockMemory(conn: DuckDBConnection): Promise<void> {
+  // A sandbox's settings are locked: its opener kept the memory before the lock (SandboxOptions.prepare).
+  const { locked } = await readOne(conn, `SELECT current_setting('lock_configuration')::BOOLEAN AS locked`, [], { locked: bool });
+  if (locked) return;
   const { limit } = await readOne(conn, `SELECT current_setting('memory_limit') AS "limit"`, [], { limit: text });
   await conn.run(`SET block_allocator_memory = ${quoteString(limit)}`);
 }

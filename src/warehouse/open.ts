@@ -2,9 +2,10 @@
 // error to LockError (exit 5) and a damaged file to DamagedWarehouseError, and applies pending
 // migrations when opened for writing. openReader is the one sandbox every user-facing read goes
 // through (query, chart, report, status, doctor).
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, realpathSync, rmSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve, sep } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+import { realpathOfExisting, realpathOr, withSeparator } from './real-paths.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { duckdb } from './duckdb.js';
@@ -64,6 +65,8 @@ export interface SandboxOptions {
   writeFiles?: readonly string[];
   /** Open for writing (status storing the coverage it just fetched); migrations run locked down too. */
   writable?: boolean;
+  /** Settings of gexwh's own to make before the configuration is locked (an export keeps its memory). */
+  prepare?: (connection: DuckDBConnection) => Promise<void>;
 }
 
 export const IN_MEMORY = ':memory:';
@@ -348,6 +351,7 @@ async function createInstance(dbPath: string, readOnly: boolean, privateTemp: st
 async function lockDown(connection: DuckDBConnection, dbPath: string, privateTemp: string, sandbox: SandboxOptions): Promise<void> {
   const readDirectories = sandbox.readDirectories ?? [];
   const writeFiles = sandbox.writeFiles ?? [];
+  await sandbox.prepare?.(connection);
   if (readDirectories.length > 0) await connection.run(`SET allowed_directories = [${readDirectories.map((d) => quoteString(d)).join(', ')}]`);
   if (writeFiles.length > 0) await connection.run(`SET allowed_paths = [${writeFiles.map((f) => quoteString(f)).join(', ')}]`);
   await connection.run('SET enable_external_access = false');
@@ -368,7 +372,10 @@ async function checkAllowed(connection: DuckDBConnection, dbPath: string, privat
   );
   const bases = new Set([dbPath, realpathOr(dbPath)]);
   const expectedPaths = new Set([...[...bases].flatMap((base) => [base, ...WAL_SUFFIXES.map((s) => `${base}${s}`)]), ...(sandbox.writeFiles ?? [])]);
-  const expectedDirectories = new Set([withSeparator(privateTemp), withSeparator(realpathOr(privateTemp)), ...(sandbox.readDirectories ?? [])]);
+  const readDirectories = sandbox.readDirectories ?? [];
+  // DuckDB resolves links in a folder's existing part (an export's staging folder is made later).
+  const resolvedReads = readDirectories.map((d) => withSeparator(realpathOfExisting(d)));
+  const expectedDirectories = new Set([withSeparator(privateTemp), withSeparator(realpathOr(privateTemp)), ...readDirectories, ...resolvedReads]);
   const stray = [...paths.filter((p) => !expectedPaths.has(p)), ...directories.filter((d) => !expectedDirectories.has(d))];
   if (stray.length > 0) {
     throw new UnsafeWarehouseError(
@@ -376,18 +383,6 @@ async function checkAllowed(connection: DuckDBConnection, dbPath: string, privat
       { db: dbPath },
     );
   }
-}
-
-function realpathOr(path: string): string {
-  try {
-    return realpathSync(path);
-  } catch {
-    return path;
-  }
-}
-
-function withSeparator(folder: string): string {
-  return folder.endsWith(sep) ? folder : `${folder}${sep}`;
 }
 
 /**

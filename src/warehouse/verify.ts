@@ -13,7 +13,7 @@ import { rowCountMismatches, type RowCountMismatch } from './row-count-mismatche
 import { type LedgerRow, listLedger } from './ledger.js';
 import { listUnconfirmed } from './unconfirmed.js';
 import { acquireSyncLock } from './lock.js';
-import { openWarehouse } from './open.js';
+import { openReader, openWarehouse } from './open.js';
 import { chooseVersion, removeOrphanRows } from './rebuild.js';
 import { fileKey } from '../core/pairs.js';
 import { FILE_KINDS } from '../core/file-kinds.js';
@@ -64,7 +64,7 @@ export interface VerifyReport {
 export async function verifyWarehouse(options: VerifyOptions): Promise<VerifyReport> {
   if (!existsSync(resolve(options.dbPath))) throw new NoWarehouseError(options.dbPath, 'verify');
   if (!options.repair) {
-    const warehouse = await openWarehouse(options.dbPath, { readOnly: true });
+    const warehouse = await openReader(options.dbPath);
     try {
       const inspection = await inspect(warehouse.connection, options.archiveRoot, new Map(), options.onProgress);
       return { checked: inspection.checked, problems: inspection.problems, repaired: [] };

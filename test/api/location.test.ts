@@ -26,6 +26,24 @@ describe('checkFileLocation', () => {
     },
   );
 
+  it.each([
+    'https://127.0.0.1:8443/admin',
+    'https://localhost/f',
+    'https://localhost./f',
+    'https://[::1]:9000/f',
+    'https://0.0.0.0:6379/f',
+    'https://0/f',
+    'https://[::]/f',
+    'https://[::ffff:127.0.0.1]/f',
+    'https://[::ffff:0.0.0.0]/f',
+    'https://2130706433/f',
+  ])('refuses %s (https, but this machine) from an API that is not on loopback; accepts it from one on loopback', (value) => {
+    expect(() => checkFileLocation(value, 'x', REMOTE_API)).toThrow(
+      /the redirect goes to this machine \(https:\/\/.*\), from an API that is not on this machine/,
+    );
+    expect(checkFileLocation(value, 'x', LOCAL_API)).toBeInstanceOf(URL);
+  });
+
   it('derives the policy from the API base', () => {
     expect(locationPolicyFor(new URL('http://127.0.0.1:8080'))).toEqual(LOCAL_API);
     expect(locationPolicyFor(new URL('http://localhost'))).toEqual(LOCAL_API);

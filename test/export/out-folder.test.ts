@@ -74,6 +74,17 @@ describe('export through a folder that is a link out', () => {
   });
 });
 
+describe('an --out reached through a link of the user (a data folder linked elsewhere)', () => {
+  it('exports: the sandbox allows the staging folder DuckDB resolves through the link', async () => {
+    const real = join(dir, 'real-data');
+    mkdirSync(real);
+    symlinkSync(real, join(dir, 'data-link'));
+    const result = await exportTo(join(dir, 'data-link', 'export'));
+    expect(result.code, result.stdout).toBe(0);
+    expect(readdirSync(join(real, 'export'))).toContain('levels');
+  });
+});
+
 describe("the warehouse's hostile column through a real export", () => {
   it('views.sql run statement by statement creates the views with that column and writes no file', async () => {
     const out = join(dir, 'hostile');

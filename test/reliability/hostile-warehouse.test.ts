@@ -1,12 +1,12 @@
 // Reliability matrix, a warehouse from someone else: its views and sync tables redefined to read a
 // file of this machine (levels_close with a regime read from the file, or for the chart a spot cast
 // from it, sync.runs with an outcome read from it, sync.migrations casting it to a number: DuckDB's
-// error then quotes it). report, chart,
-// status (offline, and online where it stores the fresh coverage) and doctor open it through the
-// sandboxed reader: the file's content appears nowhere (stdout, stderr, files written), each says
-// the warehouse holds SQL that reads a file, and nothing is written. In-process: no signal or
-// second process matters here.
-import { copyFileSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+// error then quotes it; the ledger's sha256 read from it; a table levels that is a view reading it).
+// report, chart, status (offline, and online where it stores the fresh coverage), doctor, verify and
+// export open it through the sandbox: the file's content appears nowhere (stdout, stderr, files
+// written), each says the warehouse holds SQL that reads a file, and nothing is written. In-process:
+// no signal or second process matters here.
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../emulator/index.js';
@@ -22,6 +22,10 @@ let cleanup: () => void;
 let db: string;
 /** The same, but its levels_close casts the file to a number: the chart draws no text, DuckDB's error quotes it. */
 let chartDb: string;
+/** The same, but its table levels is a view reading the file into regime: an export would copy it out. */
+let exportDb: string;
+/** The same, but its ledger's sha256 is read from the file: verify quoted it in each hash_mismatch. */
+let verifyDb: string;
 let out: string;
 let emulator: Emulator;
 
@@ -39,6 +43,10 @@ beforeAll(async () => {
   }
   chartDb = join(dir, 'chart.duckdb');
   copyFileSync(db, chartDb);
+  exportDb = join(dir, 'export.duckdb');
+  copyFileSync(db, exportDb);
+  verifyDb = join(dir, 'verify.duckdb');
+  copyFileSync(db, verifyDb);
   const file = `(SELECT content FROM read_text('${secret}'))`;
   const closes = `FROM levels_total t SEMI JOIN session_closes c
     ON c.exchange = t.exchange AND c.symbol = t.symbol AND c.session_date = t.session_date AND c.timestamp_utc = t.timestamp_utc`;
@@ -52,6 +60,8 @@ beforeAll(async () => {
     CREATE VIEW sync.migrations AS SELECT * REPLACE (CAST(${file} AS INTEGER) AS version) FROM sync.migrations_kept;`,
   );
   await alter(chartDb, `CREATE OR REPLACE VIEW levels_close AS SELECT t.* REPLACE (CAST(${file} AS DOUBLE) AS spot) ${closes};`);
+  await alter(verifyDb, `ALTER TABLE sync.files RENAME TO files_kept; CREATE VIEW sync.files AS SELECT * REPLACE (${file} AS sha256) FROM sync.files_kept;`);
+  await alter(exportDb, `ALTER TABLE levels RENAME TO levels_kept; CREATE VIEW levels AS SELECT * REPLACE (${file} AS regime) FROM levels_kept;`);
   emulator = await startEmulator({ now: DEMO_NOW, days: 2, expirations: 1, strikes: 4, symbols: ['BTC', 'SPY'] });
 }, 120_000);
 
@@ -80,7 +90,7 @@ function expectNoLeak(result: CliResult, folder?: string): void {
 
 /** The one error every reader gives: the SQL named, the file named, its content not. */
 const REFUSAL =
-  /the warehouse .*(gex|chart)\.duckdb holds SQL \(a view or a macro\) that reads a file or URL outside it, which the sandbox refused \(Permission Error: Cannot access file ".*hostname"/;
+  /the warehouse .*(gex|chart|export|verify)\.duckdb holds SQL \(a view or a macro\) that reads a file or URL outside it, which the sandbox refused \(Permission Error: Cannot access file ".*hostname"/;
 
 describe('a hostile warehouse leaks no file through the commands that read it', () => {
   it('report: exit 2, the refusal, no page', async () => {
@@ -135,5 +145,29 @@ describe('a hostile warehouse leaks no file through the commands that read it', 
     const warehouse = checks.find((c) => c.name === 'warehouse')!;
     expect(warehouse.ok).toBe(false);
     expect(warehouse.detail).toMatch(REFUSAL);
+  });
+
+  it('export: exit 2, the refusal, no partition written (before, the file content was in every levels file)', async () => {
+    const folder = join(out, 'export');
+    const result = await runCliInProcess(['export', '--db', exportDb, '--out', folder, '--format', 'csv']);
+    expect(result.stdout + result.stderr).not.toContain(SECRET);
+    for (const name of existsSync(folder) ? readdirSync(folder, { recursive: true, encoding: 'utf8' }) : []) {
+      const path = join(folder, name);
+      if (statSync(path).isFile()) expect(readFileSync(path, 'utf8').includes(SECRET), `${name} holds the file's content`).toBe(false);
+    }
+    expect(existsSync(folder) ? readdirSync(folder) : [], 'files left (a staging folder too)').toEqual([]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(REFUSAL);
+  });
+
+  it('verify: exit 2, the refusal (before, each hash_mismatch quoted the file as the ledger sha256)', async () => {
+    // One archived copy where verify looks, so it hashes it and compares with the ledger's sha256.
+    const archive = join(dir, 'verify-raw');
+    mkdirSync(join(archive, 'deribit', 'BTC'), { recursive: true });
+    copyFileSync(join(dir, 'deribit_BTC_2026-03-12_levels.csv.gz'), join(archive, 'deribit', 'BTC', '2026-03-12_levels.csv.gz'));
+    const result = await runCliInProcess(['verify', '--db', verifyDb, '--archive', archive]);
+    expectNoLeak(result);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(REFUSAL);
   });
 });
