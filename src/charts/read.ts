@@ -185,7 +185,8 @@ async function noStrikesError(conn: DuckDBConnection, pair: Pair, expiration: st
   const held = await expirationsOfLatestCapture(conn, pair, moment);
   if (held === undefined) {
     const first = await firstStrikesCapture(conn, pair, 'any expiration');
-    const since = first === null ? 'none holds per-expiration strikes (strikes_by_expiry) at all' : `the first with per-expiration strikes is ${formatInstant(first)}`;
+    const since =
+      first === null ? 'none holds per-expiration strikes (strikes_by_expiry) at all' : `the first with per-expiration strikes is ${formatInstant(first)}`;
     return new UsageError(`no capture of ${pair.exchange} ${pair.symbol}${when} holds per-expiration strikes; ${since}`, { first_capture: first });
   }
   return new UsageError(
