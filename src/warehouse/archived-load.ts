@@ -12,6 +12,8 @@ import { errorMessage } from '../core/errors.js';
 import type { FileKeyParts } from '../core/pairs.js';
 import { pinArchived, type PinMode, type PinnedFile } from '../core/archive/pin.js';
 import { quarantineFile } from '../core/archive/quarantine.js';
+import { configurationLocked } from './keep-memory.js';
+import { readOne, text } from './read-rows.js';
 import { loadFiles, type LoadInput, type LoadOptions, type LoadReport } from './loader.js';
 
 export interface ArchivedCandidate extends FileKeyParts {
@@ -69,6 +71,7 @@ export async function loadArchived<C extends ArchivedCandidate>(
 ): Promise<ArchivedLoadReport<C>> {
   const report: ArchivedLoadReport<C> = { loaded: [], skipped: [], failed: [], held: [], warnings: [], rowsLoaded: 0, notLoaded: [], candidateOf: new Map() };
   let done = 0;
+  const pinning = { ...options, copyBase: await copyBaseOf(conn) };
   for (const chunk of chunksOf(byKind(candidates), options.chunkSize ?? 32)) {
     // A stop signal ends the load between chunks (the loader ends it within a chunk).
     if (options.signal?.aborted) {
@@ -77,7 +80,7 @@ export async function loadArchived<C extends ArchivedCandidate>(
     }
     const pins: PinnedFile[] = [];
     try {
-      const inputs = await pinChunk(root, chunk, judge, options, report, pins);
+      const inputs = await pinChunk(root, chunk, judge, pinning, report, pins);
       const onProgress = (filesDone: number) => options.onProgress?.(done + filesDone + (chunk.length - inputs.length));
       const loaded = await loadFiles(conn, inputs, { ...options, onProgress });
       merge(report, loaded);
@@ -89,12 +92,21 @@ export async function loadArchived<C extends ArchivedCandidate>(
   return report;
 }
 
+/**
+ * Where private copies go (where the platform has no /proc/self/fd): a sandboxed writer's DuckDB reads
+ * no file outside the archive but its own private temp folder (0700, removed on close), so there.
+ */
+async function copyBaseOf(conn: DuckDBConnection): Promise<string | undefined> {
+  if (!(await configurationLocked(conn))) return undefined;
+  return (await readOne(conn, `SELECT current_setting('temp_directory') AS folder`, [], { folder: text })).folder;
+}
+
 /** Pins every file of a chunk and judges it; returns the loader's inputs, pinned files in `pins`. */
 async function pinChunk<C extends ArchivedCandidate>(
   root: string,
   chunk: readonly C[],
   judge: (candidate: C, found: FoundBytes) => Verdict | Promise<Verdict>,
-  options: ArchivedLoadOptions,
+  options: ArchivedLoadOptions & { copyBase: string | undefined },
   report: ArchivedLoadReport<C>,
   pins: PinnedFile[],
 ): Promise<LoadInput[]> {
@@ -103,7 +115,7 @@ async function pinChunk<C extends ArchivedCandidate>(
   const judged = await Promise.all(
     chunk.map((candidate) =>
       limit(async () => {
-        const outcome = await pinArchived(root, candidate.relativePath, options.pinMode);
+        const outcome = await pinArchived(root, candidate.relativePath, options.pinMode, options.copyBase);
         if (outcome.kind === 'pinned') pins.push(outcome.file);
         return { candidate, outcome, verdict: outcome.kind === 'pinned' ? await judge(candidate, outcome.file) : undefined };
       }),

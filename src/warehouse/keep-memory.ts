@@ -13,8 +13,13 @@ import { quoteString } from '../core/sql-quote.js';
  */
 export async function keepBlockMemory(conn: DuckDBConnection): Promise<void> {
   // A sandbox's settings are locked: its opener kept the memory before the lock (SandboxOptions.prepare).
-  const { locked } = await readOne(conn, `SELECT current_setting('lock_configuration')::BOOLEAN AS locked`, [], { locked: bool });
-  if (locked) return;
+  if (await configurationLocked(conn)) return;
   const { limit } = await readOne(conn, `SELECT current_setting('memory_limit') AS "limit"`, [], { limit: text });
   await conn.run(`SET block_allocator_memory = ${quoteString(limit)}`);
+}
+
+/** A sandbox's configuration is locked once opened: its settings were made before (SandboxOptions.prepare). */
+export async function configurationLocked(conn: DuckDBConnection): Promise<boolean> {
+  const { locked } = await readOne(conn, `SELECT current_setting('lock_configuration')::BOOLEAN AS locked`, [], { locked: bool });
+  return locked;
 }

@@ -25,6 +25,7 @@ import {
   type SchemaContract,
 } from './schema-evolution.js';
 import { refreshSessionCloses } from './session-closes.js';
+import { configurationLocked } from './keep-memory.js';
 import { conciseDbError, toIsoTimestamp } from './duckdb-text.js';
 import { errorMessage } from '../core/errors.js';
 import { isFileKind } from '../core/file-kinds.js';
@@ -152,8 +153,12 @@ async function prepareRound(
   return prepared;
 }
 
-/** DuckDB measures a running statement's progress only with its progress bar on (never printed here). */
+/**
+ * DuckDB measures a running statement's progress only with its progress bar on (never printed here).
+ * A sandbox's settings are locked: its opener turned it on before the lock (open-writer.ts).
+ */
 async function trackProgress(conn: DuckDBConnection): Promise<void> {
+  if (await configurationLocked(conn)) return;
   await conn.run('SET enable_progress_bar = true');
   await conn.run('SET enable_progress_bar_print = false');
   await conn.run('SET progress_bar_time = 0');

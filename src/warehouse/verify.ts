@@ -13,7 +13,8 @@ import { rowCountMismatches, type RowCountMismatch } from './row-count-mismatche
 import { type LedgerRow, listLedger } from './ledger.js';
 import { listUnconfirmed } from './unconfirmed.js';
 import { acquireSyncLock } from './lock.js';
-import { openReader, openWarehouse } from './open.js';
+import { openReader } from './open.js';
+import { openWriter } from './open-writer.js';
 import { chooseVersion, removeOrphanRows } from './rebuild.js';
 import { fileKey } from '../core/pairs.js';
 import { FILE_KINDS } from '../core/file-kinds.js';
@@ -74,7 +75,7 @@ export async function verifyWarehouse(options: VerifyOptions): Promise<VerifyRep
   }
   const lock = await acquireSyncLock(options.dbPath, { waitSeconds: options.lockWaitSeconds ?? 0 });
   try {
-    const warehouse = await openWarehouse(options.dbPath);
+    const warehouse = await openWriter(options.dbPath, options.archiveRoot);
     try {
       return await verifyAndRepairOn(warehouse.connection, options.archiveRoot, options.now ?? (() => new Date()), options.onProgress);
     } finally {

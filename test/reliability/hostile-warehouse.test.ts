@@ -90,7 +90,7 @@ function expectNoLeak(result: CliResult, folder?: string): void {
 
 /** The one error every reader gives: the SQL named, the file named, its content not. */
 const REFUSAL =
-  /the warehouse .*(gex|chart|export|verify)\.duckdb holds SQL \(a view or a macro\) that reads a file or URL outside it, which the sandbox refused \(Permission Error: Cannot access file ".*hostname"/;
+  /the warehouse .*[\w-]+\.duckdb holds SQL \(a view or a macro\) that reads a file or URL outside it, which the sandbox refused \(Permission Error: Cannot access file ".*hostname"/;
 
 describe('a hostile warehouse leaks no file through the commands that read it', () => {
   it('report: exit 2, the refusal, no page', async () => {
@@ -161,13 +161,30 @@ describe('a hostile warehouse leaks no file through the commands that read it', 
   });
 
   it('verify: exit 2, the refusal (before, each hash_mismatch quoted the file as the ledger sha256)', async () => {
-    // One archived copy where verify looks, so it hashes it and compares with the ledger's sha256.
-    const archive = join(dir, 'verify-raw');
-    mkdirSync(join(archive, 'deribit', 'BTC'), { recursive: true });
-    copyFileSync(join(dir, 'deribit_BTC_2026-03-12_levels.csv.gz'), join(archive, 'deribit', 'BTC', '2026-03-12_levels.csv.gz'));
+    const archive = verifyArchive();
     const result = await runCliInProcess(['verify', '--db', verifyDb, '--archive', archive]);
     expectNoLeak(result);
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(REFUSAL);
   });
+
+  it('verify --repair: exit 2, the refusal, the ledger untouched (before, the repair printed the file)', async () => {
+    const archive = verifyArchive();
+    const repairDb = join(dir, 'repair.duckdb');
+    copyFileSync(verifyDb, repairDb);
+    const before = readFileSync(repairDb);
+    const result = await runCliInProcess(['verify', '--repair', '--db', repairDb, '--archive', archive]);
+    expectNoLeak(result);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(REFUSAL);
+    expect(readFileSync(repairDb).equals(before), 'the warehouse written').toBe(true);
+  });
 });
+
+/** One archived copy where verify looks, so it hashes it and compares it with the ledger's sha256. */
+function verifyArchive(): string {
+  const archive = join(dir, 'verify-raw');
+  mkdirSync(join(archive, 'deribit', 'BTC'), { recursive: true });
+  copyFileSync(join(dir, 'deribit_BTC_2026-03-12_levels.csv.gz'), join(archive, 'deribit', 'BTC', '2026-03-12_levels.csv.gz'));
+  return archive;
+}

@@ -1,14 +1,15 @@
 // Loads of archived bytes (warehouse/archived-load.ts): the bytes hashed are the bytes loaded, even
 // when the file is swapped between the hash and the load; a mismatch is quarantined, never loaded.
-import { readdirSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { expectVersion, loadArchived, type ArchivedCandidate } from '../../src/warehouse/archived-load.js';
 import type { PinMode } from '../../src/core/archive/pin.js';
 import { writeArchived } from './archive-fixtures.js';
-import { BTC, HEADERS, levelsRows, query, toCsv, withWarehouse, type Market } from './fixtures.js';
+import { BTC, HEADERS, levelsRows, makeTempDir, query, toCsv, withWarehouse, type Market } from './fixtures.js';
 import type { LoadInput } from '../../src/warehouse/loader.js';
+import { openWriter } from '../../src/warehouse/open-writer.js';
 
 const candidateOf = (input: LoadInput): ArchivedCandidate & { input: LoadInput } => ({
   exchange: input.exchange,
@@ -74,5 +75,30 @@ describe.each(['descriptor', 'copy'] as PinMode[])('loadArchived (%s)', (pinMode
       ]);
       expect(await query(wh, `SELECT count(*)::INT n FROM sync.files WHERE status = 'loaded'`)).toEqual([{ n: 3 }]);
     });
+  });
+
+  it("loads through the writers' sandbox, the archive named through a link (DuckDB reads only its real folder)", async () => {
+    const { dir, cleanup } = makeTempDir();
+    try {
+      const archive = join(dir, 'real-raw');
+      const paid = writeArchived(archive, 'levels', BTC);
+      mkdirSync(join(dir, 'links'));
+      symlinkSync(archive, join(dir, 'links', 'raw'));
+      const wh = await openWriter(join(dir, 'gex.duckdb'), join(dir, 'links', 'raw'));
+      try {
+        const report = await loadArchived(wh.connection, join(dir, 'links', 'raw'), [candidateOf(paid)], judge, {
+          command: 'test',
+          pinMode,
+          onProgress: () => undefined,
+        });
+        expect(report.notLoaded).toEqual([]);
+        expect(report.failed).toEqual([]);
+        expect(await query(wh, `SELECT count(*)::INT n FROM levels`)).toEqual([{ n: paid.rows }]);
+      } finally {
+        wh.close();
+      }
+    } finally {
+      cleanup();
+    }
   });
 });

@@ -37,8 +37,11 @@ function hasProcFd(): boolean {
 
 const CHUNK = 1 << 20;
 
-/** Opens, checks and hashes `<root>/<relativePath>`; the caller releases what it pinned. */
-export async function pinArchived(root: string, relativePath: string, mode: PinMode = defaultPinMode()): Promise<PinOutcome> {
+/**
+ * Opens, checks and hashes `<root>/<relativePath>`; the caller releases what it pinned. A copy is
+ * written in a fresh folder under `copyBase` (default: the system's temp dir).
+ */
+export async function pinArchived(root: string, relativePath: string, mode: PinMode = defaultPinMode(), copyBase = tmpdir()): Promise<PinOutcome> {
   const located = await locateInArchive(root, relativePath);
   if (located.kind !== 'found') return located;
   const base = (await realRoot(root)) ?? root;
@@ -55,7 +58,7 @@ export async function pinArchived(root: string, relativePath: string, mode: PinM
       await handle.close();
       return { kind: 'refused', path: located.path, reason: problem };
     }
-    return { kind: 'pinned', file: mode === 'descriptor' ? await pinDescriptor(handle, located.path) : await pinCopy(handle, located.path) };
+    return { kind: 'pinned', file: mode === 'descriptor' ? await pinDescriptor(handle, located.path) : await pinCopy(handle, located.path, copyBase) };
   } catch (error) {
     await handle.close().catch(() => undefined);
     return { kind: 'unreadable', path: located.path, reason: errorMessage(error) };
@@ -93,8 +96,8 @@ async function pinDescriptor(handle: fs.FileHandle, path: string): Promise<Pinne
   return { path, readPath: `/proc/self/fd/${handle.fd}`, ...digest, release: once(() => handle.close()) };
 }
 
-async function pinCopy(handle: fs.FileHandle, path: string): Promise<PinnedFile> {
-  const folder = await fs.mkdtemp(join(tmpdir(), 'gexwh-load-'));
+async function pinCopy(handle: fs.FileHandle, path: string, copyBase: string): Promise<PinnedFile> {
+  const folder = await fs.mkdtemp(join(copyBase, 'gexwh-load-'));
   const readPath = join(folder, basename(path));
   const release = once(() => fs.rm(folder, { recursive: true, force: true }));
   try {
