@@ -359,7 +359,7 @@ async function heldCaptures(options: CaptureOptions): Promise<Map<string, string
 async function openForCapture(options: CaptureOptions, startedAt: Date, summary: CaptureSummary, outcome: RunOutcome, fatal: unknown): Promise<Warehouse> {
   const waitSeconds = options.waitSeconds ?? 60;
   try {
-    return await openWaiting(options.dbPath, waitSeconds, options.signal);
+    return await openWaiting(options, waitSeconds, options.signal);
   } catch (error) {
     if (!(error instanceof LockError)) throw error;
     const counts: RunCounts = {

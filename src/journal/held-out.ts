@@ -3,7 +3,7 @@
 // found it held (what waits in the journal, and that the next sync or load loads it for 0 credits).
 import { setTimeout as sleep } from 'node:timers/promises';
 import { LockError } from '../core/errors.js';
-import { openWarehouse, parseLockHolderPid, type Warehouse } from '../warehouse/index.js';
+import { openWriter, parseLockHolderPid, type Warehouse } from '../warehouse/index.js';
 import { journalPath } from './journal.js';
 
 export interface HeldDetails {
@@ -53,14 +53,19 @@ export function holderPidOf(error: unknown): number | undefined {
 }
 
 /**
- * Opens the warehouse for writing, retrying while another process holds it, up to `waitSeconds`.
- * A stop signal ends the wait at once (the caller records the run and exits).
+ * Opens the warehouse for writing (sandboxed, the archive readable), retrying while another process
+ * holds it, up to `waitSeconds`. A stop signal ends the wait at once (the caller records the run and exits).
  */
-export async function openWaiting(dbPath: string, waitSeconds: number, signal?: AbortSignal, pollMs = 250): Promise<Warehouse> {
+export async function openWaiting(
+  { dbPath, archiveRoot }: { dbPath: string; archiveRoot: string },
+  waitSeconds: number,
+  signal?: AbortSignal,
+  pollMs = 250,
+): Promise<Warehouse> {
   const deadline = Date.now() + Math.max(0, waitSeconds) * 1000;
   for (;;) {
     try {
-      return await openWarehouse(dbPath);
+      return await openWriter(dbPath, archiveRoot);
     } catch (error) {
       if (!(error instanceof LockError) || Date.now() >= deadline || signal?.aborted) throw error;
       await sleep(Math.min(pollMs, Math.max(1, deadline - Date.now()))).catch(() => undefined);

@@ -134,7 +134,7 @@ export async function loadWaiting(options: LoadCommandOptions): Promise<LoadComm
     const { journal } = read;
     let warehouse: Warehouse;
     try {
-      warehouse = await openWaiting(options.dbPath, options.waitSeconds, options.signal);
+      warehouse = await openWaiting(options, options.waitSeconds, options.signal);
     } catch (error) {
       if (!(error instanceof LockError)) throw error;
       const snapshots = (await listSnapshots(options.archiveRoot, 'pending')).length;
@@ -201,7 +201,7 @@ export async function restoreLiveTables(
   if (journaled.snapshots === 0) return { snapshots: 0, inserted: none, unreadable: journaled.unreadable };
   const lock = await acquireSyncLock(options.dbPath, { waitSeconds: options.waitSeconds });
   try {
-    const warehouse = await openWaiting(options.dbPath, options.waitSeconds, options.signal);
+    const warehouse = await openWaiting(options, options.waitSeconds, options.signal);
     try {
       return { snapshots: journaled.snapshots, inserted: await writeLiveCapture(warehouse.connection, journaled.rows), unreadable: journaled.unreadable };
     } finally {

@@ -142,7 +142,7 @@ async function startState(options: BeginOptions, warn: (message: string) => void
 function storeOf(options: BeginOptions, state: StartState): SyncStore {
   let open = state.warehouse;
   let copy = state.beside;
-  const reopen = async (waitSeconds: number, signal?: AbortSignal) => (open ??= await openWaiting(options.dbPath, waitSeconds, signal));
+  const reopen = async (waitSeconds: number, signal?: AbortSignal) => (open ??= await openWaiting(options, waitSeconds, signal));
   return {
     get mode() {
       return copy?.mode ?? 'warehouse';

@@ -1,5 +1,6 @@
 // The warehouse's public surface: what sync, cli and verify/rebuild call.
 export { openWarehouse, openReader, parseLockHolderPid, IN_MEMORY, type Warehouse, type OpenOptions, type SandboxOptions } from './open.js';
+export { openWriter, type WriterOptions } from './open-writer.js';
 export { migrate, appliedVersions, latestVersion, listMigrations, type Migration, type MigrateOptions } from './migrations.js';
 export { acquireSyncLock, lockPathFor, isProcessAlive, type SyncLock, type LockInfo, type AcquireOptions } from './lock.js';
 export { loadFiles, describeFile, type LoadInput, type LoadOptions, type LoadReport, type FailedLoad } from './loader.js';

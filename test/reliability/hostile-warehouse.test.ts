@@ -179,6 +179,23 @@ describe('a hostile warehouse leaks no file through the commands that read it', 
     expect(result.stderr).toMatch(REFUSAL);
     expect(readFileSync(repairDb).equals(before), 'the warehouse written').toBe(true);
   });
+
+  // Each writer opens a copy of a hostile warehouse: one whose sync.migrations casts the file to a
+  // number (the migration check reads it first, and DuckDB's error quoted the file), or, for rebuild
+  // (which refuses a warehouse with no sync.migrations table), one whose ledger's sha256 reads it.
+  it.each([['load', () => db, (copy: string, raw: string) => ['load', '--db', copy, '--archive', raw]]] as const)(
+    '%s: exit 2, the refusal, the warehouse unchanged',
+    async (name, source, argv) => {
+      const copy = join(dir, `writer-${name}.duckdb`);
+      copyFileSync(source(), copy);
+      const before = readFileSync(copy);
+      const result = await runCliInProcess([...argv(copy, verifyArchive())], { env: { GEX_BASE_URL: emulator.baseUrl, GEX_API_KEY: emulator.keys.pro } });
+      expectNoLeak(result);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toMatch(REFUSAL);
+      expect(readFileSync(copy).equals(before), 'the warehouse written').toBe(true);
+    },
+  );
 });
 
 /** One archived copy where verify looks, so it hashes it and compares it with the ledger's sha256. */
