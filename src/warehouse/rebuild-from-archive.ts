@@ -11,7 +11,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import type { OnProgress } from '../core/progress.js';
 import { recordFileStatus } from './ledger.js';
 import { loadArchived, type ArchivedCandidate, type FoundBytes, type Verdict } from './archived-load.js';
-import { openWarehouse } from './open.js';
+import { openWriter } from './open-writer.js';
 import { finishRun, startRun } from './runs.js';
 import { errorMessage } from '../core/errors.js';
 import { type ArchivedFile, scanArchive } from '../core/archive/walk.js';
@@ -71,7 +71,7 @@ export interface ArchiveRebuildOptions {
 
 /** Creates a fresh warehouse at dbPath (which must not exist) and loads the whole archive into it. */
 export async function rebuildFromArchive(options: ArchiveRebuildOptions): Promise<RebuildResult> {
-  const warehouse = await openWarehouse(options.dbPath);
+  const warehouse = await openWriter(options.dbPath, options.archiveRoot);
   try {
     return await rebuildFromArchiveOn(warehouse.connection, options);
   } finally {

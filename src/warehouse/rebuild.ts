@@ -19,7 +19,8 @@ import { expectVersion, loadArchived, type ArchivedCandidate, type FoundBytes, t
 import { type LedgerRow, listLedger } from './ledger.js';
 import { acquireSyncLock } from './lock.js';
 import { rebuildSessionCloses } from './session-closes.js';
-import { isDamagedFileMessage, isDamagedWarehouseError, openWarehouse, type Warehouse } from './open.js';
+import { isDamagedFileMessage, isDamagedWarehouseError, type Warehouse } from './open.js';
+import { openWriter } from './open-writer.js';
 import { rebuildFromArchive, setAsideDamaged } from './rebuild-from-archive.js';
 import { finishRun, startRun } from './runs.js';
 import type { FileKind } from '../core/file-kinds.js';
@@ -109,7 +110,7 @@ async function rebuildExisting(options: RebuildOptions, now: () => Date): Promis
 async function openHeldWarehouse(options: RebuildOptions): Promise<Warehouse> {
   const waitSeconds = options.warehouseWaitSeconds ?? 0;
   try {
-    return await openWarehouse(options.dbPath, { waitSeconds });
+    return await openWriter(options.dbPath, options.archiveRoot, { waitSeconds });
   } catch (error) {
     if (!(error instanceof LockError)) throw error;
     const waited = waitSeconds > 0 ? ` (waited ${waitSeconds} s)` : '';
