@@ -9,7 +9,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import type { ApiClient } from '../api/index.js';
 import { InterruptedError } from '../core/errors.js';
 import { marketOf } from '../time/sessions.js';
-import { openWarehouse, type HistoryLevelsRow } from '../warehouse/index.js';
+import { openWriter, type HistoryLevelsRow } from '../warehouse/index.js';
 import { emptyStateCopy } from '../warehouse/snapshot.js';
 import { readLevelsFillState, writeApiLevels } from '../warehouse/levels-fill.js';
 import { FILL_GRANULARITY, fillRange, planFillWindows, sessionsToFill, type FillWindow } from './fill-windows.js';
@@ -174,7 +174,7 @@ async function fetchWindow(
 async function withWarehouse<T>(options: FillLevelsOptions, work: (conn: DuckDBConnection) => Promise<T>): Promise<T> {
   // A plan never creates a warehouse: with none yet, it counts the windows of an empty one.
   const absent = options.dryRun && !existsSync(resolve(options.dbPath));
-  const warehouse = absent ? await emptyStateCopy() : await openWarehouse(options.dbPath, { waitSeconds: options.waitSeconds ?? 0 });
+  const warehouse = absent ? await emptyStateCopy() : await openWriter(options.dbPath, undefined, { waitSeconds: options.waitSeconds ?? 0 });
   try {
     return await work(warehouse.connection);
   } finally {

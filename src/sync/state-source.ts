@@ -17,7 +17,7 @@ import { resolve } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { LockError } from '../core/errors.js';
 import {
-  openWarehouse,
+  openWriter,
   readListingStates,
   startRun,
   storeListings,
@@ -114,7 +114,7 @@ async function startState(options: BeginOptions, warn: (message: string) => void
   }
   let warehouse: Warehouse;
   try {
-    warehouse = await openWarehouse(options.dbPath);
+    warehouse = await openWriter(options.dbPath, options.archiveRoot);
   } catch (error) {
     if (!(error instanceof LockError)) throw error;
     return besideState(options, journal.journal.listings, { pid: holderPidOf(error) }, warn);

@@ -201,6 +201,29 @@ describe('a hostile warehouse leaks no file through the commands that read it', 
   it.each([
     ['load', () => db, (copy: string, raw: string) => ['load', '--db', copy, '--archive', raw]],
     ['rebuild', () => verifyDb, (copy: string, raw: string) => ['rebuild', '--db', copy, '--archive', raw]],
+    [
+      'sync',
+      () => db,
+      (copy: string, raw: string) => ['sync', '--db', copy, '--archive', raw, '--exchange', 'deribit', '--symbol', 'BTC', '--since', '2026-03-12'],
+    ],
+    [
+      'sync --fill-levels',
+      () => db,
+      (copy: string, raw: string) => [
+        'sync',
+        '--db',
+        copy,
+        '--archive',
+        raw,
+        '--exchange',
+        'deribit',
+        '--symbol',
+        'BTC',
+        '--since',
+        '2026-03-12',
+        '--fill-levels',
+      ],
+    ],
   ] as const)('%s: exit 2, the refusal, no row loaded', async (name, source, argv) => {
     const copy = join(dir, `writer-${name}.duckdb`);
     copyFileSync(source(), copy);
