@@ -13,7 +13,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { existsSync } from 'node:fs';
 import type { CaptureApi } from './api-port.js';
 import { ApiError, AuthError, GexwhError, InterruptedError, LockError, PartialFailureError, QuotaExceededError } from '../core/errors.js';
-import { finishRun, openWarehouse, startRun, type RunCounts, type RunOutcome, type Warehouse } from '../warehouse/index.js';
+import { finishRun, openReader, openWriter, startRun, type RunCounts, type RunOutcome, type Warehouse } from '../warehouse/index.js';
 import { latestTermCaptures, type LiveTable } from '../warehouse/live.js';
 import { captureSlotStart, captureTargets, heldSlotOf, targetCost, tradfiClearlyClosed, type CaptureTarget } from './capture-targets.js';
 import type { CaptureKey } from '../journal/live-rows.js';
@@ -339,7 +339,8 @@ async function heldCaptures(options: CaptureOptions): Promise<Map<string, string
   for (const readOnly of existsSync(options.dbPath) ? [false, true] : []) {
     let warehouse: Warehouse;
     try {
-      warehouse = await openWarehouse(options.dbPath, { readOnly });
+      // Sandboxed either way: a warehouse from elsewhere may hold views that read local files.
+      warehouse = readOnly ? await openReader(options.dbPath) : await openWriter(options.dbPath, options.archiveRoot);
     } catch (error) {
       if (error instanceof LockError) continue;
       throw error;

@@ -224,6 +224,7 @@ describe('a hostile warehouse leaks no file through the commands that read it', 
         '--fill-levels',
       ],
     ],
+    ['capture', () => db, (copy: string, raw: string) => ['capture', '--db', copy, '--archive', raw, '--exchange', 'deribit', '--symbol', 'BTC']],
   ] as const)('%s: exit 2, the refusal, no row loaded', async (name, source, argv) => {
     const copy = join(dir, `writer-${name}.duckdb`);
     copyFileSync(source(), copy);
