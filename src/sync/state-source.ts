@@ -16,16 +16,7 @@
 import { resolve } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { LockError } from '../core/errors.js';
-import {
-  openWriter,
-  readListingStates,
-  startRun,
-  storeListings,
-  upsertCoverage,
-  type Listed,
-  type ListingState,
-  type Warehouse,
-} from '../warehouse/index.js';
+import { openWriter, readListingStates, startRun, storeListings, upsertCoverage, type Listed, type ListingState, type Warehouse } from '../warehouse/index.js';
 import { copySyncState, emptyStateCopy, type StateCopy } from '../warehouse/snapshot.js';
 import { readJournal } from '../journal/journal.js';
 import { applyJournal, holderPidOf, nothingApplied, openWaiting, type AppliedJournal, type JournalCheck } from '../journal/load-pending.js';
