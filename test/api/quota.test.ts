@@ -58,6 +58,18 @@ describe('quota headers', () => {
     expect(quotaOfResponse({ 'x-ratelimit-limit': '500' }, { limit: 500, remaining: 3, reset: RESET }).requests?.reset).toEqual(new Date(RESET));
   });
 
+  it('a limit of 1 is a bound, not unlimited: only 0 means no limit', () => {
+    const bucket = parseQuotaHeaders({ 'x-history-files-limit': '1', 'x-history-files-remaining': '0' }, 'files');
+    expect(bucket).toEqual({ limit: 1, remaining: 0, reset: null, unlimited: false });
+    expect(unitsLeft(bucket)).toBe(0);
+  });
+
+  it('reads counts of meta.rate_limit as whole numbers only: a fraction is not a count', () => {
+    expect(parseRateLimitBlock({ limit: 50.5, remaining: 7 })).toBeUndefined();
+    expect(parseRateLimitBlock({ limit: 50, remaining: 6.5 })).toMatchObject({ limit: 50, remaining: null });
+    expect(parseRateLimitBlock({ limit: 50, remaining: Number.NaN })).toMatchObject({ remaining: null });
+  });
+
   it('parses resets in ISO 8601 and, defensively, epoch seconds or milliseconds', () => {
     expect(parseReset(RESET)).toEqual(new Date(RESET));
     expect(parseReset('1741132800')).toEqual(new Date(RESET));
@@ -82,12 +94,24 @@ describe('cost table', () => {
     ['/history/snapshot/deribit/BTC', 1, 0],
     ['/history/files/deribit/BTC', 1, 0],
     ['/history/files/deribit/BTC/2025-03-03/levels', 0, 1],
+    // Not an endpoint (a file path cut short): neither a manifest page nor a file link.
+    ['/history/files/deribit/BTC/2025-03-03', 0, 0],
   ])('%s costs %i request(s) and %i credit(s)', (path, requests, credits) => {
     expect(costOfPath(path)).toEqual({ requests, credits });
   });
 });
 
 describe('QuotaTracker', () => {
+  it('counts the fall of remaining from the day it implies: answers before the first sight of remaining count too', () => {
+    const tracker = new QuotaTracker();
+    const requests = (remaining: number) => ({ requests: { limit: 100, remaining, reset: null, unlimited: false } });
+    tracker.countAnswered(3); // three answers that carried no quota headers
+    tracker.observe(requests(90)); // so the day started at 93
+    tracker.countAnswered(1);
+    tracker.observe(requests(85)); // another client spent 4 more
+    expect(tracker.spent().requests).toBe(8);
+  });
+
   it('keeps the latest known bucket per name and sums what was spent', () => {
     const tracker = new QuotaTracker();
     expect(tracker.state()).toEqual({});

@@ -54,6 +54,20 @@ describe('NYSE calendar', () => {
     expect(nyseHoliday('2021-06-18')).toBeUndefined(); // Juneteenth only from 2022
   });
 
+  it('Juneteenth is a holiday from its first year, 2022 (a Sunday: observed Monday June 20)', () => {
+    expect(nyseHoliday('2022-06-20')).toBe('Juneteenth');
+    expect(isNyseTradingDay('2022-06-20')).toBe(false);
+    expect(isNyseTradingDay('2021-06-18')).toBe(true);
+  });
+
+  it('reads only YYYY-MM-DD: another ISO form of a date is refused, not answered as a trading day', () => {
+    // Thanksgiving 2026 in ISO basic, week and ordinal forms: no holiday key matches them.
+    for (const other of ['20261126', '2026-W48-4', '2026-330', '2026-11-26T12:00']) {
+      expect(() => isNyseTradingDay(other)).toThrow(RangeError);
+      expect(() => nyseHoliday(other)).toThrow(RangeError);
+    }
+  });
+
   it('weekends are not trading days; a holiday has a name', () => {
     expect(isNyseTradingDay('2026-11-28')).toBe(false);
     expect(isNyseTradingDay('2026-11-26')).toBe(false);

@@ -156,6 +156,20 @@ describe('a kill between the credit and the archive', () => {
     expect(await adoptStoppedRun(root)).toEqual({ files: 0, credits: 0 });
   });
 
+  it('bytes of the right size but another sha256 in the archive are not the paid file: it is lost, never waits to load', async () => {
+    const log = openSpendLog(root, start);
+    await log.paying(planned(1));
+    await log.credit(1);
+    mkdirSync(join(root, 'deribit', 'BTC'), { recursive: true });
+    writeFileSync(join(root, 'deribit', 'BTC', '2026-03-01_levels.csv.gz'), Buffer.alloc(BODY.length, 0x78));
+    kill();
+    const adopted = await adoptStoppedRun(root);
+    expect(adopted.note).toMatch(/1 file\(s\) paid by a run that stopped before their bytes were archived/);
+    expect(namesIn('archived')).toEqual([]);
+    expect(namesIn('failed')).toEqual([jobName(planned(1))]);
+    expect((await readJournal(root)).files).toEqual([]);
+  });
+
   it('a kill between the failed/ record and the paid/ removal: the next run only finishes the move', async () => {
     const log = openSpendLog(root, start);
     await log.paying(planned(1));

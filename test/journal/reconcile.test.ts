@@ -32,6 +32,19 @@ describe('a stopped run reconciled from /me', () => {
     expect(run?.error).toContain('2 credit(s) charged by the API, not received');
   });
 
+  it('counts the links the log already wrote down as lost once: only the rest of the fall is newly lost', () => {
+    const log = {
+      version: 1,
+      run: { creditsSpent: 44, linksLost: 2, error: null },
+      files: [],
+      quotaAtStart: { remaining: 100, reset },
+    } as unknown as StoppedLog;
+    // 100 - 53 = 47 charged: 44 spent and 2 lost on record, so 1 more lost, 3 in all.
+    expect(reconciled(log, { remaining: 53, reset }).run).toMatchObject({ creditsSpent: 44, linksLost: 3 });
+    // 46 charged is exactly what the log holds: nothing changes.
+    expect(reconciled(log, { remaining: 54, reset })).toBe(log);
+  });
+
   it('changes nothing when /me cannot tell: another quota window, unlimited credits, or nothing unread', () => {
     const log = {
       version: 1,

@@ -40,6 +40,9 @@ describe('the spend log', () => {
       `2026-03-10_levels_combined_BTC_${'a'.repeat(16)}.json`,
     ]);
     expect((await journalState(root)).stopped).toMatchObject({ credits: 4, files: 2, bytes: 200, runId: 7, startedAt: start.startedAt.toISOString() });
+    // What the run record says it spent, should the run end here: every credit, not the last one.
+    expect(log.creditsSpent).toBe(4);
+    expect(log.counts()).toMatchObject({ creditsSpent: 4, bytesDownloaded: 200, requestsSpent: 3 });
     await log.close();
     expect(existsSync(pkg)).toBe(false);
   });

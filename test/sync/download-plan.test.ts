@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { creditBudget, planSync, selectPairs, type PlanInput } from '../../src/sync/download-plan.js';
 import type { FileKind } from '../../src/sync/selection.js';
+import { fileVersionKey } from '../../src/core/pairs.js';
 import type { LedgerEntry, StoredManifestRow, PlannedFile } from '../../src/core/rows.js';
 
 const ALL_FILES: FileKind[] = ['levels', 'strikes_total', 'strikes_by_expiry'];
@@ -139,6 +140,24 @@ describe('planSync and the ledger', () => {
     ]);
     expect(plan.toDownload[0]).toMatchObject({ sha256: rebuilt[0]!.sha256, replaces: old.sha256 });
     expect(plan.pairs[0]).toMatchObject({ rebuilt: 3, toDownload: 3 });
+  });
+
+  it('counts as rebuilt only the new versions it buys: one whose copy is archived is a reload, not a rebuild', () => {
+    const rebuilt = manifestOf('deribit', 'BTC', ['2024-06-03'], 'b');
+    const ledger = btc.map((row) => loaded(row));
+    const archivedRow = rebuilt[0]!;
+    const archived = new Set([fileVersionKey({ ...archivedRow, sessionDate: archivedRow.session_date })]);
+    const plan = planSync(
+      input({
+        manifest: [...btc.filter((r) => r.session_date !== '2024-06-03'), ...rebuilt],
+        ledger,
+        archived,
+        selection: { files: ALL_FILES, symbols: ['BTC'] },
+      }),
+    );
+    expect(plan.toReload.map(label)).toEqual(['2024-06-03 deribit BTC levels']);
+    expect(plan.toReload[0]!.replaces).toBeDefined();
+    expect(plan.pairs[0]).toMatchObject({ toDownload: 2, toReload: 1, rebuilt: 2 });
   });
 
   it('downloads a file that failed verification again and reloads one that failed loading from the archive', () => {

@@ -95,6 +95,12 @@ describe('parseIsoInstant', () => {
     expect(parseIsoInstant('2028-02-29')?.toISOString()).toBe('2028-02-29T00:00:00.000Z');
   });
 
+  it('reads a fraction of a second as a decimal fraction, whatever its digits: .5 is 500 ms, not 5', () => {
+    expect(parseIsoInstant('2026-03-10T12:00:00.5Z')?.toISOString()).toBe('2026-03-10T12:00:00.500Z');
+    expect(parseIsoInstant('2026-03-10T12:00:00.05Z')?.toISOString()).toBe('2026-03-10T12:00:00.050Z');
+    expect(parseIsoInstant('2026-03-10T12:00:00.123456Z')?.toISOString()).toBe('2026-03-10T12:00:00.123Z');
+  });
+
   it('refuses what new Date() would roll into another day, and a time without a zone', () => {
     for (const bad of [
       '2026-11-31T14:00:00Z',

@@ -127,6 +127,20 @@ describe('placeFileInside and commitFile', () => {
     expect(readFileSync(final, 'utf8')).toBe('parquet bytes');
   });
 
+  it('commitFile: a downloaded temp is fsynced before it is renamed over its name, then the folder fsynced', async () => {
+    const temp = join(root, '.data.parquet.abc.part');
+    writeFileSync(temp, 'downloaded bytes');
+    const { io, calls } = watched();
+    await commitFile(temp, join(root, 'data.parquet'), { io });
+    expect(calls.filter((c) => !c.startsWith('realpath'))).toEqual([
+      `openForSync ${temp}`,
+      `fsync ${temp}`,
+      `rename ${temp} ${join(root, 'data.parquet')}`,
+      `syncFolder ${root}`,
+    ]);
+    expect(readFileSync(join(root, 'data.parquet'), 'utf8')).toBe('downloaded bytes');
+  });
+
   it('a staged file that is a link is not followed to be fsynced', async () => {
     writeFileSync(join(outside, 'real'), 'x');
     symlinkSync(join(outside, 'real'), join(root, 'staged.tmp'));
