@@ -159,7 +159,7 @@ function namingRefusals(connection: DuckDBConnection, path: string): DuckDBConne
   });
 }
 
-function refusalOf(error: unknown, path: string): UnsafeWarehouseError | undefined {
+export function refusalOf(error: unknown, path: string): UnsafeWarehouseError | undefined {
   const first = errorMessage(error).split('\n')[0] ?? '';
   if (!/^Permission Error:/.test(first)) return undefined;
   return new UnsafeWarehouseError(

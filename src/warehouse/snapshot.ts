@@ -10,7 +10,7 @@ import { duckdb } from './duckdb.js';
 import { duckdbLimitsFromEnv } from './duckdb-limits.js';
 import { errorMessage, LockError } from '../core/errors.js';
 import { migrate } from './migrations.js';
-import { parseLockHolderPid } from './open.js';
+import { parseLockHolderPid, refusalOf } from './open.js';
 
 export interface StateCopy {
   readonly connection: DuckDBConnection;
@@ -48,11 +48,16 @@ export async function copySyncState(dbPath: string): Promise<StateCopy> {
         { cause: error },
       );
     }
+    // The file may come from elsewhere, its sync tables views that read files of this machine: once
+    // it is attached, DuckDB reads nothing outside it (views cannot SET it back).
+    await connection.run('SET enable_external_access = false');
     try {
       for (const table of COPIED) {
         // Fixed table names; BY NAME copes with a warehouse whose columns were added in another order.
         await connection.run(`INSERT INTO ${table} BY NAME SELECT * FROM held.${table}`);
       }
+    } catch (error) {
+      throw refusalOf(error, dbPath) ?? error;
     } finally {
       await connection.run('DETACH held');
     }

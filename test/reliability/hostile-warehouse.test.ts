@@ -12,6 +12,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../emulator/index.js';
 import { openWarehouse } from '../../src/warehouse/open.js';
+import { copySyncState } from '../../src/warehouse/snapshot.js';
 import { runCliInProcess, type CliResult } from '../helpers/cli.js';
 import { DEMO_NOW, loadDemoHistory } from '../helpers/demo-warehouse.js';
 import { makeTempDir } from '../warehouse/fixtures.js';
@@ -107,6 +108,17 @@ const REFUSAL =
   /the warehouse .*[\w-]+\.duckdb holds SQL \(a view or a macro\) that reads a file or URL outside it, which the sandbox refused \(Permission Error: Cannot access file ".*hostname"/;
 
 describe('a hostile warehouse leaks no file through the commands that read it', () => {
+  it("a sync's copy of the state beside a reader: the refusal, never the file (a ledger sha256 read from it)", async () => {
+    const copying = copySyncState(verifyDb);
+    await expect(copying).rejects.toMatchObject({ name: 'UnsafeWarehouseError' });
+    const error = (await copying.then(
+      () => undefined,
+      (e: unknown) => e as Error,
+    ))!;
+    expect(error.message).toContain('holds SQL (a view or a macro) that reads a file or URL outside it');
+    expect(error.message).not.toContain(SECRET);
+  });
+
   it('report: exit 2, the refusal, no page', async () => {
     const result = await runCliInProcess(['report', '--db', db, '--out', join(out, 'report', 'report.html'), '--json']);
     expectNoLeak(result, join(out, 'report'));
