@@ -2,7 +2,7 @@
 // where the API key is sent, its db and archive where files are written. As git refuses a repository
 // another user owns, such a file is used only when the current user owns it (the link too, when it is
 // one) and neither its group nor others may write it. A file named with --config is the user's choice.
-import { lstatSync, statSync } from 'node:fs';
+import { fstatSync, lstatSync, statSync } from 'node:fs';
 import { UntrustedConfigError } from '../core/errors.js';
 
 /** What the check needs of a file: its owner and permission bits. */
@@ -15,13 +15,13 @@ export interface OwnerAndMode {
 export interface TrustProbe {
   /** The current user's uid; undefined where the platform has none (Windows): nothing is checked. */
   uid(): number | undefined;
-  /** The file itself when it is a link (who planted it), and what it leads to. */
-  stat(path: string): { link: OwnerAndMode; file: OwnerAndMode };
+  /** The file itself when it is a link (who planted it), and what it leads to: the file open at `fd` when given. */
+  stat(path: string, fd?: number): { link: OwnerAndMode; file: OwnerAndMode };
 }
 
 export const processTrust: TrustProbe = {
   uid: () => process.getuid?.(),
-  stat: (path) => ({ link: lstatSync(path), file: statSync(path) }),
+  stat: (path, fd) => ({ link: lstatSync(path), file: fd === undefined ? statSync(path) : fstatSync(fd) }),
 };
 
 /** Why a found config file is not trusted (pure), or undefined when the user owns it and only they may write it. */
@@ -42,11 +42,14 @@ export function distrustOf(path: string, uid: number, stats: { link: OwnerAndMod
   return undefined;
 }
 
-/** Throws UntrustedConfigError (exit 2) for a found config file the current user does not alone control. */
-export function checkFoundConfig(path: string, probe: TrustProbe = processTrust): void {
+/**
+ * Throws UntrustedConfigError (exit 2) for a found config file the current user does not alone control.
+ * `fd`: the file as opened for reading, so the file judged is the file read.
+ */
+export function checkFoundConfig(path: string, probe: TrustProbe = processTrust, fd?: number): void {
   const uid = probe.uid();
   if (uid === undefined) return;
-  const distrust = distrustOf(path, uid, probe.stat(path));
+  const distrust = distrustOf(path, uid, probe.stat(path, fd));
   if (distrust === undefined) return;
   throw new UntrustedConfigError(
     `config file ${path} is not used: ${distrust.why}. A config found in the working folder or a parent decides where the API key is sent, ` +

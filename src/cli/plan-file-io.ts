@@ -1,7 +1,8 @@
 // The plan file on disk: `plan --out FILE` writes it whole or not at all (a temp file beside it, then
 // a rename); `sync --plan FILE` reads it, refusing a missing, malformed or foreign file with exit 2.
-import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { writeBeside } from '../core/output-file.js';
 import { UsageError } from '../core/errors.js';
 import { parsePlanDocument, type PlanDocument } from '../sync/plan-file.js';
 import type { RawSyncSelection } from '../sync/selection.js';
@@ -18,15 +19,7 @@ export function readPlanFile(path: string): PlanDocument {
 }
 
 export function writePlanFile(path: string, document: PlanDocument): void {
-  const target = resolve(path);
-  const temporary = join(dirname(target), `.${basename(target)}.${process.pid}.tmp`);
-  try {
-    writeFileSync(temporary, `${JSON.stringify(document, null, 2)}\n`);
-    renameSync(temporary, target);
-  } catch (error) {
-    rmSync(temporary, { force: true });
-    throw error;
-  }
+  writeBeside(resolve(path), `${JSON.stringify(document, null, 2)}\n`);
 }
 
 /** The flags that choose what a sync buys: with --plan the file chooses, so none of them may be given. */

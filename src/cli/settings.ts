@@ -1,9 +1,9 @@
 // Settings of a run: flag > env > config file > default. The config file is validated with
 // zod; an unknown key or a bad value is a UsageError naming the field and what is allowed.
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { closeSync, constants, existsSync, fstatSync, openSync, readFileSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
-import { AuthError, UsageError } from '../core/errors.js';
+import { AuthError, errorMessage, UsageError } from '../core/errors.js';
 import { isSpecialFile } from '../core/special-file.js';
 import { closestNames } from '../core/known-names.js';
 import { configShape } from './option-use.js';
@@ -106,8 +106,30 @@ export function loadConfig(explicit: string | undefined, cwd: string = process.c
   }
   const path = findConfigFile(cwd);
   if (path === undefined) return { path: undefined, values: {} };
-  checkFoundConfig(path, probe);
-  return { path, values: loadConfigFile(path), found: 'upward' };
+  return { path, values: readFoundConfig(path, probe), found: 'upward' };
+}
+
+/**
+ * Opened once, judged and read through that descriptor: judged by its name and read again by it,
+ * whoever may write the folder could rename their own file over the user's in between, and its
+ * baseUrl would have received the key. Non-blocking: a FIFO planted there must not hang the command.
+ */
+function readFoundConfig(path: string, probe: TrustProbe): ConfigFile {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+  } catch (error) {
+    // Another user's file this user may not read is still named as another user's.
+    checkFoundConfig(path, probe);
+    throw new UsageError(`config file ${path}: cannot read it (${(error as NodeJS.ErrnoException).code ?? errorMessage(error)})`);
+  }
+  try {
+    checkFoundConfig(path, probe, fd);
+    if (!fstatSync(fd).isFile()) throw new UsageError(`config file ${path}: not a regular file`);
+    return parseConfigText(readFileSync(fd, 'utf8'), path);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 export function loadConfigFile(path: string | undefined): ConfigFile {
@@ -117,9 +139,13 @@ export function loadConfigFile(path: string | undefined): ConfigFile {
     if (explicit) throw new UsageError(`--config: file not found: ${file}`);
     return {};
   }
+  return parseConfigText(readFileSync(file, 'utf8'), file);
+}
+
+function parseConfigText(text: string, file: string): ConfigFile {
   let raw: unknown;
   try {
-    raw = JSON.parse(readFileSync(file, 'utf8'));
+    raw = JSON.parse(text);
   } catch (error) {
     throw new UsageError(`config file ${file}: not valid JSON (${(error as Error).message})`);
   }

@@ -2,13 +2,15 @@
 // is used only when the current user owns it and alone may write it; otherwise exit 2, naming the
 // file, the owner or mode and the fix, and no request leaves. The tests run as root here: a file
 // chown'ed to another uid (65534, nobody) is a file someone else owns.
-import { chmodSync, chownSync, lchownSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, chownSync, lchownSync, mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { checkFoundConfig, distrustOf, type TrustProbe } from '../../src/cli/config-trust.js';
+import { checkFoundConfig, distrustOf, processTrust, type TrustProbe } from '../../src/cli/config-trust.js';
+import { loadConfig } from '../../src/cli/settings.js';
 import { UntrustedConfigError } from '../../src/core/errors.js';
 import { runCliInProcess } from '../helpers/cli.js';
 
@@ -44,6 +46,47 @@ describe('distrustOf (pure)', () => {
   it('the owner and uid come from the probe given', () => {
     const probe: TrustProbe = { uid: () => 1000, stat: () => ({ link: { uid: 1000, mode: 0o644 }, file: { uid: 1001, mode: 0o644 } }) };
     expect(() => checkFoundConfig('/p/c.json', probe)).toThrow(UntrustedConfigError);
+  });
+});
+
+describe('loadConfig: the file judged is the file read', () => {
+  it.runIf(process.platform !== 'win32')('a file renamed over the config right after it was judged is not read', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gexwh-trust-swap-'));
+    try {
+      const config = join(dir, 'gexwh.config.json');
+      writeFileSync(config, JSON.stringify({ baseUrl: 'https://api.mine.example' }), { mode: 0o644 });
+      const theirs = join(dir, 'theirs.json');
+      writeFileSync(theirs, JSON.stringify({ baseUrl: 'https://key-catcher.example' }), { mode: 0o644 });
+      // The race made certain: whoever may write the folder renames their file over the user's
+      // between the check and the read (in the tests both are root's: what matters is which is read).
+      const racing: TrustProbe = {
+        uid: () => me,
+        stat: (path, fd) => {
+          const stats = processTrust.stat(path, fd);
+          renameSync(theirs, config);
+          return stats;
+        },
+      };
+      expect(loadConfig(undefined, dir, racing).values).toEqual({ baseUrl: 'https://api.mine.example' });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it.runIf(process.platform !== 'win32')("a FIFO at the name is refused at once; another user's file is named as another user's", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gexwh-trust-fifo-'));
+    try {
+      const config = join(dir, 'gexwh.config.json');
+      execFileSync('mkfifo', [config]);
+      expect(() => loadConfig(undefined, dir)).toThrow(/not a regular file/);
+      rmSync(config);
+      writeFileSync(config, '{}', { mode: 0o600 });
+      chownSync(config, OTHER_UID, OTHER_UID);
+      const denied = { ...processTrust, stat: () => ({ link: { uid: OTHER_UID, mode: 0o100600 }, file: { uid: OTHER_UID, mode: 0o100600 } }) };
+      expect(() => loadConfig(undefined, dir, denied)).toThrow(UntrustedConfigError);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

@@ -47,8 +47,10 @@ export async function pinArchived(root: string, relativePath: string, mode: PinM
   const base = (await realRoot(root)) ?? root;
   let handle: fs.FileHandle;
   try {
-    // O_NOFOLLOW: the name realpath returned must not have become a link since.
-    handle = await fs.open(located.real, constants.O_RDONLY | constants.O_NOFOLLOW);
+    // O_NOFOLLOW: the name realpath returned must not have become a link since. O_NONBLOCK: a FIFO
+    // planted at the name would block open() in a libuv thread until a writer came (verify, rebuild and
+    // load hung for good, deaf to SIGTERM); it is refused by its type below. A regular file ignores it.
+    handle = await fs.open(located.real, constants.O_RDONLY | constants.O_NOFOLLOW | (constants.O_NONBLOCK ?? 0));
   } catch (error) {
     return openFailure(located.path, error);
   }
@@ -69,6 +71,8 @@ function openFailure(path: string, error: unknown): PinOutcome {
   const code = (error as NodeJS.ErrnoException).code;
   if (code === 'ENOENT') return { kind: 'missing', path };
   if (code === 'ELOOP') return { kind: 'refused', path, reason: `${path} became a symbolic link while it was opened: not followed` };
+  // A socket cannot be opened as a file.
+  if (code === 'ENXIO') return { kind: 'refused', path, reason: `${path} is not a regular file` };
   return { kind: 'unreadable', path, reason: errorMessage(error) };
 }
 

@@ -1,7 +1,11 @@
 // The archive's read rule (confine.ts) and the pin that makes the bytes hashed the bytes loaded (pin.ts).
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { once } from 'node:events';
+import { constants, mkdirSync, openSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
+import { setTimeout as delay } from 'node:timers/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { locateInArchive } from '../../../src/core/archive/confine.js';
@@ -82,6 +86,23 @@ describe.each(['descriptor', 'copy'] as PinMode[])('pinArchived (%s)', (mode) =>
     mkdirSync(join(root, REL));
     expect(await pinArchived(root, REL, mode)).toMatchObject({ kind: 'refused', reason: expect.stringContaining('is not a regular file') });
     expect((await pinArchived(root, 'deribit/BTC/none.csv.gz', mode)).kind).toBe('missing');
+  });
+
+  it.runIf(process.platform !== 'win32')('refuses a FIFO and a socket at the name at once, never waiting for a writer', async () => {
+    const path = join(root, REL);
+    execFileSync('mkfifo', [path]);
+    // Before, open() blocked in a libuv thread until a writer came: verify and rebuild hung for good.
+    const outcome = await Promise.race([pinArchived(root, REL, mode), delay(3000).then(() => 'hung' as const)]);
+    if (outcome === 'hung') openSync(path, constants.O_WRONLY | constants.O_NONBLOCK); // let the blocked open go
+    expect(outcome).toMatchObject({ kind: 'refused', reason: expect.stringContaining('is not a regular file') });
+    rmSync(path);
+    const server = createServer().listen(path);
+    await once(server, 'listening');
+    try {
+      expect(await pinArchived(root, REL, mode)).toMatchObject({ kind: 'refused', reason: expect.stringContaining('is not a regular file') });
+    } finally {
+      server.close();
+    }
   });
 });
 
