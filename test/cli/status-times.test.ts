@@ -1,5 +1,6 @@
 // status prints its run times as people read them (`2026-03-10 23:45:00Z`), like every other time it
-// shows, never the raw ISO form with its `T` and milliseconds; JSON keeps the ISO form.
+// shows, never the raw ISO form with its `T` and milliseconds; JSON keeps the ISO form. And its counts
+// as a sentence would: `1 request`, `2 requests`, `1 credit`, never `1 requests`.
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -31,4 +32,28 @@ it('the last run and last sync lines print a readable UTC time', async () => {
   expect(status.stdout).toContain('last run: capture ok at 2026-03-11 00:15:00.250Z;');
   expect(status.stdout).toContain('last sync: sync ok at 2026-03-10 23:45:00Z;');
   expect(status.stdout).not.toMatch(/\dT\d\d:\d\d/);
+});
+
+it('the last run and last sync lines put each noun in the number its count takes', async () => {
+  const ws = workspaceIn(dir);
+  mkdirSync(ws.root, { recursive: true });
+  const warehouse = await openWarehouse(ws.db);
+  try {
+    const sync = await startRun(warehouse.connection, { command: 'sync', options: {}, startedAt: new Date('2026-03-10T23:45:00Z') });
+    await finishRun(warehouse.connection, sync, {
+      outcome: 'ok',
+      filesLoaded: 0,
+      creditsSpent: 1,
+      requestsSpent: 1,
+      finishedAt: new Date('2026-03-10T23:46:00Z'),
+    });
+    const capture = await startRun(warehouse.connection, { command: 'capture', options: {}, startedAt: new Date('2026-03-11T00:15:00Z') });
+    await finishRun(warehouse.connection, capture, { outcome: 'ok', rowsLoaded: 1, requestsSpent: 2 });
+  } finally {
+    warehouse.close();
+  }
+  const status = await runCliInProcess(['status', ...ws.local], { cwd: ws.root });
+  expect(status.code, status.stderr).toBe(0);
+  expect(status.stdout).toContain('last run: capture ok at 2026-03-11 00:15:00Z; 1 live row added, 2 requests\n');
+  expect(status.stdout).toContain('last sync: sync ok at 2026-03-10 23:45:00Z; 0 loaded, 0 failed, 0 deferred; 1 credit, 1 request\n');
 });
