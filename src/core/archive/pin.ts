@@ -95,9 +95,12 @@ export async function pinArchived(
   }
   try {
     const opened = await checkOpened(handle, located.real, base);
-    if ('problem' in opened) {
+    if ('problem' in opened || 'notAFile' in opened) {
       await handle.close();
-      return { kind: 'refused', path: located.path, reason: opened.problem };
+      // Not a file (a folder, a FIFO, a device) is unreadable, not a way out of the archive.
+      return 'problem' in opened
+        ? { kind: 'refused', path: located.path, reason: opened.problem }
+        : { kind: 'unreadable', path: located.path, reason: opened.notAFile };
     }
     // Judged on fstat's size before a byte is read (or copied): a larger file cannot be the version wanted.
     const limit = limitOf(limits);
@@ -119,7 +122,7 @@ function openFailure(path: string, error: unknown): PinOutcome {
   if (code === 'ENOENT') return { kind: 'missing', path };
   if (code === 'ELOOP') return { kind: 'refused', path, reason: `${path} became a symbolic link while it was opened: not followed` };
   // A socket cannot be opened as a file.
-  if (code === 'ENXIO') return { kind: 'refused', path, reason: `${path} is not a regular file` };
+  if (code === 'ENXIO') return { kind: 'unreadable', path, reason: `${path} is a socket, not a regular file: not read` };
   return { kind: 'unreadable', path, reason: errorMessage(error) };
 }
 
@@ -127,9 +130,9 @@ function openFailure(path: string, error: unknown): PinOutcome {
  * The open file must be a regular file inside the archive, the one its confined name names now: a
  * folder above it swapped for a link between realpath and open would otherwise go unseen.
  */
-async function checkOpened(handle: fs.FileHandle, real: string, base: string): Promise<{ problem: string } | { size: number }> {
+async function checkOpened(handle: fs.FileHandle, real: string, base: string): Promise<{ problem: string } | { notAFile: string } | { size: number }> {
   const opened = await handle.stat();
-  if (!opened.isFile()) return { problem: `${real} is not a regular file` };
+  if (!opened.isFile()) return { notAFile: `${real} is ${kindOf(opened)}, not a regular file: not read` };
   if (hasProcFd()) {
     const actual = await fs.readlink(`/proc/self/fd/${handle.fd}`);
     if (!isInside(base, actual)) return { problem: leavesArchive(real, actual, base) };
@@ -140,6 +143,14 @@ async function checkOpened(handle: fs.FileHandle, real: string, base: string): P
     return { problem: `${real} changed while it was being opened: not read` };
   }
   return { size: opened.size };
+}
+
+function kindOf(stat: { isFIFO(): boolean; isCharacterDevice(): boolean; isBlockDevice(): boolean; isSocket(): boolean; isDirectory(): boolean }): string {
+  if (stat.isFIFO()) return 'a FIFO (named pipe)';
+  if (stat.isCharacterDevice() || stat.isBlockDevice()) return 'a device';
+  if (stat.isSocket()) return 'a socket';
+  if (stat.isDirectory()) return 'a folder';
+  return 'of another type';
 }
 
 function limitOf(limits: PinLimits): { maxBytes: number; recorded: boolean } {
