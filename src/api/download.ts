@@ -41,7 +41,7 @@ export interface DownloadOptions {
    * link that must not be thrown away by a stop, yet must not hold the exit for long.
    */
   stopRetries?: AbortSignal;
-  /** Opens the temp file for writing (default: fs.createWriteStream, truncating). */
+  /** Opens the temp file for writing (default: fs.createWriteStream, created new: never through a link planted at its name). */
   openFile?: (tempPath: string) => Writable;
   /** When the link was issued; a link older than its lifetime is not tried (LinkExpiredError). */
   issuedAt?: Date;
@@ -91,6 +91,8 @@ export class StorageDownloader {
 
   private async downloadWithRetries(url: URL, tempPath: string, maxBytes: number, options: DownloadOptions): Promise<DownloadResult> {
     for (let attempt = 1; ; attempt++) {
+      // The temp file is created new by each attempt: what a failed one left goes first.
+      if (attempt > 1) await rm(tempPath, { force: true });
       this.assertLinkFresh(url, options.issuedAt);
       const step = await this.attempt(url, tempPath, maxBytes, options);
       if (step.done) return step.result;
@@ -128,7 +130,7 @@ export class StorageDownloader {
         bodyTimeout: this.deps.timeouts.bodyMs,
         signal: signal ?? null,
       });
-      const openFile = options.openFile ?? ((path: string) => createWriteStream(path, { flags: 'w' }));
+      const openFile = options.openFile ?? ((path: string) => createWriteStream(path, { flags: 'wx' }));
       return await this.handleResponse(url, response.statusCode, response.headers, response.body, {
         tempPath,
         maxBytes,

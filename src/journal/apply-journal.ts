@@ -207,7 +207,8 @@ async function loadJournaledFiles(
     } else if (loaded.get(fileKey(entry)) !== expected.sha256) {
       if (entry.sha256 !== expected.sha256)
         applied.warnings.push(`journal file ${describeEntry(entry)} says sha256 ${entry.sha256}; the manifest's version ${expected.sha256} is what may load`);
-      candidates.push({ ...entry, relativePath: entry.archivePath, entry, expected });
+      // Either version may be there: the manifest's loads, the journal's own is refused (judgeJournaled).
+      candidates.push({ ...entry, relativePath: entry.archivePath, maxBytes: Math.max(entry.bytes, expected.bytes), entry, expected });
     }
   }
   const report = await loadArchived(conn, archiveRoot, candidates, judgeJournaled, {

@@ -64,7 +64,9 @@ export async function loadSyncFiles(
   const result: SyncLoad = { loaded: 0, rows: 0, failed: [], notLoaded: [], held: [], warnings: [] };
   if (files.length === 0) return result;
   const stop = definedOnly({ signal, schemaContract });
-  const copies = files.filter((file) => file.fromArchive).map((file) => ({ ...file, relativePath: archivedCopyRelative(file), verified: file }));
+  const copies = files
+    .filter((file) => file.fromArchive)
+    .map((file) => ({ ...file, relativePath: archivedCopyRelative(file), maxBytes: file.bytes, verified: file }));
   const fresh = files.filter((file) => !file.fromArchive);
   const judge = (c: (typeof copies)[number], found: FoundBytes): Verdict =>
     expectVersion({ sha256: c.sha256, bytes: c.bytes }, found, { rows: c.rows, downloadedAt: c.downloadedAt }, 'the manifest');

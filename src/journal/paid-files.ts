@@ -85,6 +85,6 @@ const LOST = 'the run stopped before its bytes were archived; its credit is on t
 async function bytesArchived(archiveRoot: string, entry: PackageEntry): Promise<boolean> {
   const checked = checkFile('value' in entry.read ? entry.read.value : undefined, archiveRoot);
   if ('reason' in checked) return false;
-  const found = await hashArchived(archiveRoot, checked.file.archivePath);
+  const found = await hashArchived(archiveRoot, checked.file.archivePath, { maxBytes: checked.file.bytes });
   return found.kind === 'hashed' && found.sha256 === checked.file.sha256 && found.bytes === checked.file.bytes;
 }

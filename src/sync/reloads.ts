@@ -23,7 +23,7 @@ export async function archivedVersions(files: readonly PlannedFile[], archiveRoo
  */
 async function isArchived(root: string, file: PlannedFile): Promise<boolean> {
   const relative = archivedCopyRelative(file);
-  const found = await hashArchived(root, relative);
+  const found = await hashArchived(root, relative, { maxBytes: file.bytes });
   return found.kind === 'hashed' && found.bytes === file.bytes && found.sha256 === file.sha256;
 }
 

@@ -30,6 +30,8 @@ export function judgeArchive(expected: { sha256: string; bytes: number | null },
   if (found.kind === 'missing') return 'missing';
   if (found.kind === 'refused') return 'outside_archive';
   if (found.kind === 'unreadable') return 'unreadable';
+  // Larger than recorded: refused unread, and what a read would have found (another sha256).
+  if (found.kind === 'oversized') return 'hash_mismatch';
   if (found.sha256 !== expected.sha256) return 'hash_mismatch';
   if (expected.bytes !== null && found.bytes !== expected.bytes) return 'size_mismatch';
   return 'ok';
@@ -42,9 +44,23 @@ export function foundSha(found: ArchiveLook): string | undefined {
 
 /** One sentence on what is wrong with a copy (not for 'ok'). */
 export function describeLook(verdict: ArchiveVerdict, found: ArchiveLook, expected: { sha256: string; bytes: number | null }, whose: string): string {
+  if (found.kind === 'oversized') return `${found.path} holds ${found.bytes} bytes, ${whose} says ${expected.bytes ?? `at most ${found.maxBytes}`}: not read`;
   if (found.kind !== 'hashed') return found.kind === 'missing' ? `${found.path} is missing` : found.reason;
   if (verdict === 'hash_mismatch') return `${found.path} has sha256 ${found.sha256}, ${whose} says ${expected.sha256}`;
   return `${found.path} has ${found.bytes} bytes, ${whose} says ${expected.bytes ?? '?'}`;
+}
+
+/**
+ * The most a file's archived copy may hold: the largest size its versions record, so a larger file is
+ * refused unread (pin.ts); undefined when a version records none.
+ */
+export function largestRecorded(versions: readonly { bytes: number | null }[]): number | undefined {
+  let most = 0;
+  for (const version of versions) {
+    if (version.bytes === null) return undefined;
+    most = Math.max(most, version.bytes);
+  }
+  return versions.length === 0 ? undefined : most;
 }
 
 /** Ledger rows grouped per file (exchange, symbol, session, kind), keeping the ledger's order. */

@@ -19,6 +19,11 @@ import { loadFiles, type LoadInput, type LoadOptions, type LoadReport } from './
 export interface ArchivedCandidate extends FileKeyParts {
   /** Relative to the archive root: the plain name or a pending version's name. */
   relativePath: string;
+  /**
+   * The most its bytes may be (the size the manifest, ledger or journal records; the largest of them
+   * when several versions may be there): a larger file is quarantined unread. Unknown: the pin's cap.
+   */
+  maxBytes?: number | undefined;
 }
 
 export interface FoundBytes {
@@ -115,7 +120,7 @@ async function pinChunk<C extends ArchivedCandidate>(
   const judged = await Promise.all(
     chunk.map((candidate) =>
       limit(async () => {
-        const outcome = await pinArchived(root, candidate.relativePath, options.pinMode, options.copyBase);
+        const outcome = await pinArchived(root, candidate.relativePath, options.pinMode, options.copyBase, { maxBytes: candidate.maxBytes });
         if (outcome.kind === 'pinned') pins.push(outcome.file);
         return { candidate, outcome, verdict: outcome.kind === 'pinned' ? await judge(candidate, outcome.file) : undefined };
       }),
@@ -123,6 +128,12 @@ async function pinChunk<C extends ArchivedCandidate>(
   );
   const inputs: LoadInput[] = [];
   for (const { candidate, outcome, verdict } of judged) {
+    if (outcome.kind === 'oversized' && outcome.recorded) {
+      // What a read would have ended in (not the version recorded), without the read.
+      const mismatch = `${outcome.bytes} bytes, more than the ${outcome.maxBytes} bytes recorded for it (not read)`;
+      report.notLoaded.push(await quarantine(root, candidate, { ...outcome, sha256: null }, { mismatch, expectedSha256: null }, options.command));
+      continue;
+    }
     if (outcome.kind !== 'pinned' || verdict === undefined) {
       if (outcome.kind !== 'pinned') report.notLoaded.push(notPinned(candidate, outcome));
       continue;
@@ -145,13 +156,14 @@ async function pinChunk<C extends ArchivedCandidate>(
 function notPinned<C extends ArchivedCandidate>(candidate: C, outcome: Exclude<Awaited<ReturnType<typeof pinArchived>>, { kind: 'pinned' }>): NotLoaded<C> {
   if (outcome.kind === 'missing') return { candidate, kind: 'missing', detail: `${outcome.path} is missing` };
   if (outcome.kind === 'refused') return { candidate, kind: 'outside_archive', detail: outcome.reason };
+  if (outcome.kind === 'oversized') return { candidate, kind: 'unreadable', detail: outcome.reason };
   return { candidate, kind: 'unreadable', detail: `${outcome.path} cannot be read: ${outcome.reason}` };
 }
 
 async function quarantine<C extends ArchivedCandidate>(
   root: string,
   candidate: C,
-  found: PinnedFile,
+  found: { path: string; sha256: string | null; bytes: number },
   verdict: { mismatch: string; expectedSha256: string | null },
   command: string,
 ): Promise<NotLoaded<C>> {

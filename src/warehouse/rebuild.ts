@@ -14,7 +14,7 @@ import { join, resolve } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { errorMessage, LockError, NotAWarehouseError, UsageError } from '../core/errors.js';
 import { identifyDbFile } from './identity.js';
-import { archivedRelativeOf, groupByFile } from './archive-check.js';
+import { archivedRelativeOf, groupByFile, largestRecorded } from './archive-check.js';
 import { expectVersion, loadArchived, type ArchivedCandidate, type FoundBytes, type NotLoaded, type Verdict } from './archived-load.js';
 import { type LedgerRow, listLedger } from './ledger.js';
 import { acquireSyncLock } from './lock.js';
@@ -206,6 +206,7 @@ async function rebuildCandidates(conn: DuckDBConnection): Promise<RebuildCandida
         sessionDate: first.sessionDate,
         file: first.file,
         relativePath: archivedRelativeOf(first),
+        maxBytes: largestRecorded(versions),
         versions,
         manifestRows,
       },

@@ -7,7 +7,17 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { NoWarehouseError } from '../core/errors.js';
-import { archivedRelativeOf, copyRelativeOf, describeLook, foundSha, groupByFile, hashArchived, judgeArchive, type ArchiveLook } from './archive-check.js';
+import {
+  archivedRelativeOf,
+  copyRelativeOf,
+  describeLook,
+  foundSha,
+  groupByFile,
+  hashArchived,
+  judgeArchive,
+  largestRecorded,
+  type ArchiveLook,
+} from './archive-check.js';
 import { expectVersion, loadArchived, type ArchivedCandidate } from './archived-load.js';
 import { rowCountMismatches, type RowCountMismatch } from './row-count-mismatches.js';
 import { type LedgerRow, listLedger } from './ledger.js';
@@ -126,8 +136,9 @@ async function inspect(conn: DuckDBConnection, archiveRoot: string, looks: Map<s
   const manifest = await manifestShas(conn);
   const mismatches = new Map((await rowCountMismatches(conn)).map((m) => [fileKey(m), m]));
   const inspection: Inspection = { checked: 0, problems: [], fixes: [] };
-  const look = async (relative: string) => {
-    if (!looks.has(relative)) looks.set(relative, await hashArchived(archiveRoot, relative));
+  // Every name looked at is one file's (its plain or pending name): none of its versions is larger than the largest.
+  const look = async (relative: string, versions: readonly LedgerRow[]) => {
+    if (!looks.has(relative)) looks.set(relative, await hashArchived(archiveRoot, relative, { maxBytes: largestRecorded(versions) }));
     return looks.get(relative)!;
   };
   const files = groupByFile(await listLedger(conn));
@@ -136,7 +147,7 @@ async function inspect(conn: DuckDBConnection, archiveRoot: string, looks: Map<s
     const first = versions[0];
     if (!first) continue;
     const relative = archivedRelativeOf(first);
-    const found = await look(relative);
+    const found = await look(relative, versions);
     meter(versions);
     const problems = await inspectFile(versions, found, manifest, mismatches, { root: archiveRoot, look });
     if (problems === undefined) continue;
@@ -175,7 +186,7 @@ async function inspectFile(
   found: ArchiveLook,
   manifest: Map<string, string>,
   mismatches: Map<string, RowCountMismatch>,
-  archive: { root: string; look: (relative: string) => Promise<ArchiveLook> },
+  archive: { root: string; look: (relative: string, versions: readonly LedgerRow[]) => Promise<ArchiveLook> },
 ): Promise<VerifyProblem[] | undefined> {
   const loaded = versions.find((v) => v.status === 'loaded');
   if (loaded) {
@@ -198,7 +209,7 @@ async function inspectFile(
         `the ledger's archive path is refused: ${copy.refused}; the next sync downloads it again (1 credit, within the budget)`,
       ),
     ];
-  return [never, ...checkFailedCopy(newest, await archive.look(copy.relative))];
+  return [never, ...checkFailedCopy(newest, await archive.look(copy.relative, versions))];
 }
 
 /** Archive and manifest checks of the loaded version (pure). */
@@ -236,6 +247,7 @@ function repairCandidate(versions: readonly LedgerRow[], relativePath: string, f
     sessionDate: choice.sessionDate,
     file: choice.file,
     relativePath,
+    maxBytes: choice.bytes ?? undefined,
     version: choice,
     rows: choice.rows,
   };

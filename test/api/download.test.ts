@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ServerResponse } from 'node:http';
@@ -255,6 +255,16 @@ describe('downloadToFile', () => {
     ]);
     expect(api.requests).toHaveLength(1);
     expect(await readFile(temp)).toEqual(FILE);
+  });
+
+  it('creates its temp file new: a link planted at the name is refused, never written through', async () => {
+    const { client, temp } = await setup(fileHandler);
+    const target = join(dir, 'victim.txt');
+    await writeFile(target, 'mine');
+    await symlink(target, temp);
+    const link = await client.requestFileLink('deribit', 'BTC', '2025-03-03', 'levels');
+    await expect(client.downloadToFile(link, temp, { expectedBytes: FILE.length })).rejects.toThrow(/EEXIST/);
+    expect(await readFile(target, 'utf8')).toBe('mine'); // before ('w'), it held the downloaded bytes
   });
 
   it('retries storage 5xx with the same link, then gives up with NetworkError and no temp file', async () => {

@@ -1,6 +1,6 @@
 // Loads of archived bytes (warehouse/archived-load.ts): the bytes hashed are the bytes loaded, even
 // when the file is swapped between the hash and the load; a mismatch is quarantined, never loaded.
-import { mkdirSync, readdirSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
@@ -51,6 +51,26 @@ describe.each(['descriptor', 'copy'] as PinMode[])('loadArchived (%s)', (pinMode
       expect(await query(wh, `SELECT sha256, archive_path FROM sync.files`)).toEqual([
         { sha256: paid.sha256, archive_path: 'bybit/BTC/2026-11-20_levels.csv.gz' },
       ]);
+    });
+  });
+
+  it('a sparse file larger than the recorded size is quarantined on its size, unread, like any wrong file', async () => {
+    await withWarehouse(async (wh, dir) => {
+      const archive = join(dir, 'raw');
+      const paid = writeArchived(archive, 'levels', BTC);
+      truncateSync(paid.path, 2 * 1024 ** 3); // 2 GiB, no disk: hashing it took seconds (an hour a terabyte)
+      const report = await loadArchived(wh.connection, archive, [{ ...candidateOf(paid), maxBytes: paid.bytes }], judge, { command: 'test', pinMode });
+      expect(report.loaded).toEqual([]);
+      expect(report.notLoaded).toEqual([
+        expect.objectContaining({
+          kind: 'mismatch',
+          detail: expect.stringMatching(
+            new RegExp(`: ${2 * 1024 ** 3} bytes, more than the ${paid.bytes} bytes recorded for it \\(not read\\); not loaded, moved to .*_quarantine`),
+          ),
+        }),
+      ]);
+      const note = JSON.parse(readFileSync(`${report.notLoaded[0]!.quarantinedAt!}.note.json`, 'utf8'));
+      expect(note).toMatchObject({ found_sha256: null, found_bytes: 2 * 1024 ** 3, expected_sha256: null, command: 'test' });
     });
   });
 

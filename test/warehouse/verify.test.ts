@@ -1,4 +1,4 @@
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { restoredEachTest } from '../helpers/restored-dir.js';
@@ -79,6 +79,17 @@ describe('verifyWarehouse', () => {
       ['unexplained_rows', 'ETH', '2026-11-20', 'strikes_total'],
     ]);
     expect(report.problems[1]?.detail).toContain('holds 2 rows of this file, the ledger says 3');
+  });
+
+  it('a sparse file planted at an archived name is a hash_mismatch named by its size, never read', async () => {
+    const path = join(archive, 'tradfi', 'SPY', '2026-11-20_levels.csv.gz');
+    const recorded = statSync(path).size;
+    rmSync(path);
+    writeFileSync(path, '');
+    truncateSync(path, 2 * 1024 ** 3); // 2 GiB, no disk; before, verify hashed it all (3 s a GiB)
+    const report = await verifyWarehouse({ dbPath, archiveRoot: archive });
+    expect(brief(report.problems)).toEqual([['hash_mismatch', 'SPY', '2026-11-20', 'levels']]);
+    expect(report.problems[0]!.detail).toBe(`${path} holds ${2 * 1024 ** 3} bytes, the ledger says ${recorded}: not read`);
   });
 
   it('repair reloads files whose archive is intact and reports what it could not repair', async () => {

@@ -15,7 +15,8 @@ export interface QuarantineNote {
   reason: string;
   /** The sha256 the manifest or ledger gives for this file, when one does. */
   expectedSha256: string | null;
-  foundSha256: string;
+  /** Null when the file was refused on its size, unread. */
+  foundSha256: string | null;
   foundBytes: number;
   /** The command that found it. */
   command: string;

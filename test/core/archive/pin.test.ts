@@ -2,14 +2,27 @@
 import { createHash } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import { once } from 'node:events';
-import { constants, mkdirSync, openSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  constants,
+  mkdirSync,
+  openSync,
+  mkdtempSync,
+  promises as fsPromises,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { setTimeout as delay } from 'node:timers/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { locateInArchive } from '../../../src/core/archive/confine.js';
-import { defaultPinMode, hashArchived, pinArchived, type PinMode } from '../../../src/core/archive/pin.js';
+import { ARCHIVED_MAX_BYTES, defaultPinMode, hashArchived, pinArchived, type PinMode } from '../../../src/core/archive/pin.js';
 import { quarantineFile } from '../../../src/core/archive/quarantine.js';
 
 let dir: string;
@@ -84,7 +97,11 @@ describe.each(['descriptor', 'copy'] as PinMode[])('pinArchived (%s)', (mode) =>
     expect((await pinArchived(root, REL, mode)).kind).toBe('refused');
     rmSync(join(root, REL));
     mkdirSync(join(root, REL));
-    expect(await pinArchived(root, REL, mode)).toMatchObject({ kind: 'refused', reason: expect.stringContaining('is not a regular file') });
+    expect(await pinArchived(root, REL, mode)).toEqual({
+      kind: 'unreadable',
+      path: join(root, REL),
+      reason: `${join(root, REL)} is a folder, not a regular file: not read`,
+    });
     expect((await pinArchived(root, 'deribit/BTC/none.csv.gz', mode)).kind).toBe('missing');
   });
 
@@ -94,12 +111,13 @@ describe.each(['descriptor', 'copy'] as PinMode[])('pinArchived (%s)', (mode) =>
     // Before, open() blocked in a libuv thread until a writer came: verify and rebuild hung for good.
     const outcome = await Promise.race([pinArchived(root, REL, mode), delay(3000).then(() => 'hung' as const)]);
     if (outcome === 'hung') openSync(path, constants.O_WRONLY | constants.O_NONBLOCK); // let the blocked open go
-    expect(outcome).toMatchObject({ kind: 'refused', reason: expect.stringContaining('is not a regular file') });
+    // Unreadable, not `refused`: a refusal is read as a link out of the archive (outside_archive).
+    expect(outcome).toMatchObject({ kind: 'unreadable', reason: `${path} is a FIFO (named pipe), not a regular file: not read` });
     rmSync(path);
     const server = createServer().listen(path);
     await once(server, 'listening');
     try {
-      expect(await pinArchived(root, REL, mode)).toMatchObject({ kind: 'refused', reason: expect.stringContaining('is not a regular file') });
+      expect(await pinArchived(root, REL, mode)).toMatchObject({ kind: 'unreadable', reason: `${path} is a socket, not a regular file: not read` });
     } finally {
       server.close();
     }
@@ -149,5 +167,66 @@ describe('quarantineFile beside a _quarantine that is a link out of the archive'
     await expect(quarantineFile(root, REL, note)).rejects.toThrow(/is a symbolic link to .*, outside .*: not followed/);
     expect(readFileSync(join(root, REL), 'utf8')).toBe('bad');
     expect(readdirSync(outside)).toEqual([]);
+  });
+});
+
+describe('a file larger than it may be', () => {
+  const GIB2 = 2 * 1024 ** 3;
+
+  /** Counts the reads of every FileHandle (the pin reads through one). */
+  async function countReads(): Promise<{ calls: () => number; restore: () => void }> {
+    const probe = await fsPromises.open(join(dir, 'probe'), 'w');
+    const proto = Object.getPrototypeOf(probe) as { read: (...args: unknown[]) => unknown };
+    await probe.close();
+    const spy = vi.spyOn(proto, 'read');
+    return { calls: () => spy.mock.calls.length, restore: () => spy.mockRestore() };
+  }
+
+  it.each(['descriptor', 'copy'] as PinMode[])('is refused on its size before a byte is read (%s): a sparse 2 GiB file is not hashed', async (mode) => {
+    const path = join(root, REL);
+    writeFileSync(path, '');
+    truncateSync(path, GIB2); // no disk used
+    const copyBase = join(dir, 'copies');
+    mkdirSync(copyBase);
+    const reads = await countReads();
+    try {
+      const outcome = await pinArchived(root, REL, mode, copyBase, { maxBytes: 1234 });
+      expect(outcome).toEqual({
+        kind: 'oversized',
+        path,
+        bytes: GIB2,
+        maxBytes: 1234,
+        recorded: true,
+        reason: `${path} holds ${GIB2} bytes, more than the 1234 bytes recorded for it: not read`,
+      });
+      expect(reads.calls()).toBe(0);
+      expect(readdirSync(copyBase)).toEqual([]); // no private copy written either
+    } finally {
+      reads.restore();
+    }
+  });
+
+  it('with no size recorded, the cap is the largest file a download may be (4 GiB); within it, hashed as before', async () => {
+    const path = join(root, REL);
+    writeFileSync(path, '');
+    truncateSync(path, ARCHIVED_MAX_BYTES + 1);
+    const reads = await countReads();
+    try {
+      expect(await hashArchived(root, REL)).toMatchObject({
+        kind: 'oversized',
+        bytes: ARCHIVED_MAX_BYTES + 1,
+        maxBytes: ARCHIVED_MAX_BYTES,
+        recorded: false,
+        reason: expect.stringContaining(`holds ${ARCHIVED_MAX_BYTES + 1} bytes, more than the ${ARCHIVED_MAX_BYTES} bytes any file gexwh downloads may hold`),
+      });
+      expect(reads.calls()).toBe(0);
+      writeFileSync(path, 'abc');
+      expect(await hashArchived(root, REL, { maxBytes: 3 })).toEqual({ kind: 'hashed', path, sha256: sha('abc'), bytes: 3 });
+      expect(reads.calls()).toBeGreaterThan(0); // the count sees the pin's reads
+      // Smaller than recorded: read (it costs no more than the recorded size), and the digest tells it apart.
+      expect(await hashArchived(root, REL, { maxBytes: 10 })).toMatchObject({ kind: 'hashed', bytes: 3 });
+    } finally {
+      reads.restore();
+    }
   });
 });
