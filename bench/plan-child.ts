@@ -45,8 +45,9 @@ if (mode === 'upsert') {
 } else if (mode === 'mark-loaded') {
   // Setup, not measured: the nightly state where every listed file is loaded.
   await conn.run(
-    `INSERT INTO sync.files SELECT exchange, symbol, session_date, file, sha256, bytes, rows, NULL, now(), now(), 'loaded', NULL, now()
-       FROM sync.manifest`,
+    // By name: the ledger gains columns over time (schema_version), and a positional list broke.
+    `INSERT INTO sync.files BY NAME SELECT exchange, symbol, session_date, file, sha256, bytes, rows,
+       now() AS downloaded_at, now() AS loaded_at, 'loaded' AS status, now() AS updated_at FROM sync.manifest`,
   );
 } else if (mode === 'plan' || mode === 'plan-full') {
   const pairs = symbols.map((symbol) => ({ exchange: 'bybit', symbol }));
