@@ -1,8 +1,10 @@
 // `gexwh levels`: where each pair stands at one moment, read from the views users query. The capture
-// is levels_asof's (the last at or before the moment, never after); the 1d/7d references are
-// levels_compare's rule (the close of the latest session on or before the capture's session - N
+// is levels_asof's (the last at or before the moment, never after), or the pair's newest live
+// snapshot (live_levels, `gexwh capture`) at or before the moment when it is newer than that capture:
+// a trader capturing every 15 minutes sees this morning, not last night's close. The 1d/7d references
+// are levels_compare's rule (the close of the latest session on or before the capture's session - N
 // days, from levels_close); the nearest walls come from nearest_walls(range_pct) of that capture; the
-// 0DTE share from levels_expiry rows of that capture. Every number is a column of those views.
+// 0DTE share from levels_expiry rows of that capture. Every number is a column of those views or tables.
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { Pair } from '../core/pairs.js';
 import { pairsWithLevels } from '../warehouse/held-pairs.js';
@@ -22,7 +24,9 @@ export interface LevelsRequest {
  * the JSON's keys): api_call_wall/api_put_wall are levels' p1_strike/n1_strike, the chain's largest
  * positive and negative net-GEX strikes; nearest_* are nearest_walls' columns for range_pct;
  * zero_dte_share is the gross GEX (abs_gex) of the expirations with dte < 1 over all expirations' of
- * the capture, NULL when the capture's expirations are not held.
+ * the capture, NULL when the capture's expirations are not held. source is where the capture was read:
+ * `levels` (the history) or `live_levels` (a live snapshot, type `live`, which holds no strikes nor
+ * expirations, so its nearest walls and 0DTE share are NULL).
  */
 export type DeskLevels = RowOf<typeof SHAPE>;
 
@@ -53,11 +57,23 @@ const SHAPE = {
   flip_delta_7d: maybeNum,
   ref_session_date_7d: maybeText,
   zero_dte_share: maybeNum,
+  source: text,
 };
 
 /** $1 exchange, $2 symbol, $3 the moment ('infinity' for the latest), $4 the range in percent. */
 const LEVELS_SQL = `
-WITH cap AS (SELECT * FROM levels_asof($1, $2, $3::TIMESTAMPTZ)),
+WITH hist AS (
+  SELECT exchange, symbol, session_date, timestamp_utc, type, spot, flip, regime, net_gex, p1_strike, n1_strike, 'levels' AS source
+    FROM levels_asof($1, $2, $3::TIMESTAMPTZ)
+),
+live AS (
+  SELECT exchange, symbol, session_date, as_of AS timestamp_utc, 'live' AS type, spot, flip, regime, net_gex, p1_strike, n1_strike, 'live_levels' AS source
+    FROM live_levels
+   WHERE exchange = $1 AND symbol = $2 AND expiration = 'TOTAL' AND as_of <= $3::TIMESTAMPTZ
+   ORDER BY as_of DESC LIMIT 1
+),
+-- The newer of the two; on a tie the history's, which holds the strikes and expirations too.
+cap AS (SELECT * FROM (SELECT * FROM hist UNION ALL SELECT * FROM live) ORDER BY timestamp_utc DESC, source = 'levels' DESC LIMIT 1),
 ref AS (
   SELECT n.days, c.session_date, c.spot, c.flip
     FROM (VALUES (1), (7)) n(days), cap
@@ -67,12 +83,12 @@ ref AS (
 ),
 walls AS (
   SELECT w.* FROM nearest_walls(range_pct := $4::DOUBLE) w
-   WHERE w.exchange = $1 AND w.symbol = $2 AND w.timestamp_utc = (SELECT timestamp_utc FROM cap)
+   WHERE w.exchange = $1 AND w.symbol = $2 AND w.timestamp_utc = (SELECT timestamp_utc FROM cap WHERE source = 'levels')
 ),
 expiries AS (
   SELECT sum(abs_gex) FILTER (WHERE dte < 1) / nullif(sum(abs_gex), 0) AS share, count(*) AS n, count(dte) AS with_dte
     FROM levels_expiry
-   WHERE exchange = $1 AND symbol = $2 AND timestamp_utc = (SELECT timestamp_utc FROM cap)
+   WHERE exchange = $1 AND symbol = $2 AND timestamp_utc = (SELECT timestamp_utc FROM cap WHERE source = 'levels')
 )
 SELECT cap.exchange, cap.symbol, cap.session_date::VARCHAR AS session_date, strftime(cap.timestamp_utc, ${ISO}) AS captured_at,
        cap.type, cap.spot, cap.flip, (cap.flip - cap.spot) / nullif(cap.spot, 0) * 100 AS flip_distance_pct, cap.regime, cap.net_gex,
@@ -80,7 +96,8 @@ SELECT cap.exchange, cap.symbol, cap.session_date::VARCHAR AS session_date, strf
        walls.nearest_call_wall, walls.nearest_call_wall_gex, walls.nearest_put_wall, walls.nearest_put_wall_gex, $4::DOUBLE AS range_pct,
        cap.spot - r1.spot AS spot_delta_1d, cap.flip - r1.flip AS flip_delta_1d, r1.session_date::VARCHAR AS ref_session_date_1d,
        cap.spot - r7.spot AS spot_delta_7d, cap.flip - r7.flip AS flip_delta_7d, r7.session_date::VARCHAR AS ref_session_date_7d,
-       CASE WHEN expiries.n > 0 AND expiries.with_dte = expiries.n THEN coalesce(expiries.share, 0) END AS zero_dte_share
+       CASE WHEN expiries.n > 0 AND expiries.with_dte = expiries.n THEN coalesce(expiries.share, 0) END AS zero_dte_share,
+       cap.source
   FROM cap
   LEFT JOIN walls ON true
   LEFT JOIN ref r1 ON r1.days = 1

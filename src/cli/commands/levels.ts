@@ -1,4 +1,5 @@
-// `gexwh levels`: where each pair stands now (or at --at): the capture, spot, flip and the distance to
+// `gexwh levels`: where each pair stands now (or at --at): the capture (a newer live snapshot of
+// `gexwh capture` included, typed live), spot, flip and the distance to
 // it, regime, net GEX, the API's walls and the nearest walls within --range, the 1d and 7d changes
 // and the 0DTE share of gross GEX. Read through the same sandboxed reader as chart, report and query.
 import { existsSync } from 'node:fs';
@@ -21,7 +22,7 @@ export function registerLevels(program: Command): void {
   program
     .command('levels')
     .description(
-      'one line per pair: the latest capture (or the last at or before --at), spot, flip and % to it, regime, net GEX, the API walls and the nearest walls, 1d/7d changes, 0DTE share',
+      'one line per pair: the latest capture (or the last at or before --at; a newer live snapshot of gexwh capture, typed live), spot, flip and % to it, regime, net GEX, the API walls and the nearest walls, 1d/7d changes, 0DTE share',
     )
     .action(async (flags: LevelsFlags, command: Command) => {
       const ctx = contextOf(command);
