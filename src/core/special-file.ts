@@ -25,3 +25,12 @@ function statOrUndefined(path: string): Stats | undefined {
     throw error;
   }
 }
+
+/** What a file that is not a regular file is, for a message: "… is a FIFO (named pipe), not a regular file". */
+export function fileTypeOf(stat: Pick<Stats, 'isFIFO' | 'isCharacterDevice' | 'isBlockDevice' | 'isSocket' | 'isDirectory'>): string {
+  if (stat.isFIFO()) return 'a FIFO (named pipe)';
+  if (stat.isCharacterDevice() || stat.isBlockDevice()) return 'a device';
+  if (stat.isSocket()) return 'a socket';
+  if (stat.isDirectory()) return 'a folder';
+  return 'of another type';
+}

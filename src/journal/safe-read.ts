@@ -5,6 +5,7 @@
 // without waiting on a FIFO (opened non-blocking, then refused by its type), and only up to a size a
 // journal can reach, so no file can hang a run, exhaust its memory or show the bytes of another file.
 import { constants, promises as fs } from 'node:fs';
+import { fileTypeOf } from '../core/special-file.js';
 
 /** Far above any journal a night's sync writes (a few MB), far below what a string can hold (~512 MB). */
 export const JOURNAL_MAX_BYTES = 128 * 1024 * 1024;
@@ -31,7 +32,7 @@ export async function readJournalFile(path: string, maxBytes: number = JOURNAL_M
   }
   try {
     const stat = await handle.stat();
-    if (!stat.isFile()) return { refused: `${path} is ${kindOf(stat)}, not a regular file: it is not read` };
+    if (!stat.isFile()) return { refused: `${path} is ${fileTypeOf(stat)}, not a regular file: it is not read` };
     if (stat.size > maxBytes) return { refused: tooBig(path, stat.size, maxBytes) };
     return await readCapped(handle, path, maxBytes, stat.size);
   } finally {
@@ -62,12 +63,4 @@ async function readCapped(handle: fs.FileHandle, path: string, maxBytes: number,
 
 function tooBig(path: string, size: number, maxBytes: number): string {
   return `${path} holds ${size} bytes, more than a journal can (at most ${maxBytes}): it is not read`;
-}
-
-function kindOf(stat: { isFIFO(): boolean; isCharacterDevice(): boolean; isBlockDevice(): boolean; isSocket(): boolean; isDirectory(): boolean }): string {
-  if (stat.isFIFO()) return 'a FIFO (named pipe)';
-  if (stat.isCharacterDevice() || stat.isBlockDevice()) return 'a device';
-  if (stat.isSocket()) return 'a socket';
-  if (stat.isDirectory()) return 'a folder';
-  return 'not a file';
 }

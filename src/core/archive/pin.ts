@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { errorMessage } from '../errors.js';
 import { isInside, leavesArchive, locateInArchive, realRoot, type Located } from './confine.js';
+import { fileTypeOf } from '../special-file.js';
 
 export type PinMode = 'descriptor' | 'copy';
 
@@ -132,7 +133,7 @@ function openFailure(path: string, error: unknown): PinOutcome {
  */
 async function checkOpened(handle: fs.FileHandle, real: string, base: string): Promise<{ problem: string } | { notAFile: string } | { size: number }> {
   const opened = await handle.stat();
-  if (!opened.isFile()) return { notAFile: `${real} is ${kindOf(opened)}, not a regular file: not read` };
+  if (!opened.isFile()) return { notAFile: `${real} is ${fileTypeOf(opened)}, not a regular file: not read` };
   if (hasProcFd()) {
     const actual = await fs.readlink(`/proc/self/fd/${handle.fd}`);
     if (!isInside(base, actual)) return { problem: leavesArchive(real, actual, base) };
@@ -143,14 +144,6 @@ async function checkOpened(handle: fs.FileHandle, real: string, base: string): P
     return { problem: `${real} changed while it was being opened: not read` };
   }
   return { size: opened.size };
-}
-
-function kindOf(stat: { isFIFO(): boolean; isCharacterDevice(): boolean; isBlockDevice(): boolean; isSocket(): boolean; isDirectory(): boolean }): string {
-  if (stat.isFIFO()) return 'a FIFO (named pipe)';
-  if (stat.isCharacterDevice() || stat.isBlockDevice()) return 'a device';
-  if (stat.isSocket()) return 'a socket';
-  if (stat.isDirectory()) return 'a folder';
-  return 'of another type';
 }
 
 function limitOf(limits: PinLimits): { maxBytes: number; recorded: boolean } {
