@@ -4,36 +4,27 @@
 // non-zero offset on a field the spec says is UTC is refused rather than guessed at: it means the
 // server and this reading disagree on what the field holds. On other fields it is converted exactly.
 import { z } from 'zod';
+import { parseIsoInstant } from '../time/dates.js';
 
-const ISO_INSTANT = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2})(:\d{2})?(\.\d+)?(Z|[+-]\d{2}(?::?\d{2})?)$/;
-const CANONICAL = z.iso.datetime();
+/** The spellings the API may use: a date, T, hh:mm, optional seconds and fraction, then a zone. */
+const ISO_INSTANT = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2})(:\d{2})?(\.\d+)?(Z|[+-]\d{2}:?\d{2})$/;
+const ZERO_OFFSET = /^(?:Z|[+-]00:?00)$/;
 const EXAMPLE = 'such as 2025-03-11T00:15:00Z (seconds optional; Z, +00:00 or +0000 for UTC)';
 
 type Offsets = 'utc-only' | 'any';
-
-/** Minutes east of UTC of an offset text ("Z", "+05:30", "-0800", "+01"). */
-function offsetMinutes(zone: string): number {
-  if (zone === 'Z') return 0;
-  const digits = zone.slice(1).replace(':', '');
-  const minutes = Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2) || '0');
-  return zone.startsWith('-') ? -minutes : minutes;
-}
 
 /** The canonical UTC text of an ISO 8601 date-time, or why it is refused. */
 export function utcInstantOf(text: string, offsets: Offsets): { instant: string } | { error: string } {
   const match = ISO_INSTANT.exec(text);
   if (!match) return { error: `expected an ISO 8601 UTC date-time ${EXAMPLE}` };
   const [, minute, seconds = ':00', fraction = '', zone] = match as unknown as [string, string, string | undefined, string | undefined, string];
-  const local = `${minute}${seconds}`;
-  if (!CANONICAL.safeParse(`${local}Z`).success) return { error: `not a real date-time: ${local}` };
-  const shift = offsetMinutes(zone);
-  if (shift === 0) return { instant: `${local}${fraction}Z` };
-  if (offsets === 'utc-only' || Math.abs(shift) >= 24 * 60) {
-    return { error: `expected a UTC date-time (Z or a zero offset), not one at offset ${zone}` };
-  }
+  // Every part real (no 2025-02-30, 24:00 or +25:00), the offset applied: the one reading of an instant.
+  const moment = parseIsoInstant(text);
+  if (moment === undefined) return { error: `not a real date-time: ${text}` };
+  if (ZERO_OFFSET.test(zone)) return { instant: `${minute}${seconds}${fraction}Z` };
+  if (offsets === 'utc-only') return { error: `expected a UTC date-time (Z or a zero offset), not one at offset ${zone}` };
   // Whole minutes move; the fraction is carried over as written, so the conversion is exact.
-  const utc = new Date(Date.parse(`${local}Z`) - shift * 60_000).toISOString().slice(0, 19);
-  return { instant: `${utc}${fraction}Z` };
+  return { instant: `${moment.toISOString().slice(0, 19)}${fraction}Z` };
 }
 
 function instantSchema(offsets: Offsets) {
